@@ -1,0 +1,52 @@
+# teamlead — the Makefile is the entry point. `make help` lists the targets.
+GO        ?= go
+BIN       := bin
+CONFIG    ?= configs/team.yaml
+STATE     ?= .teamlead-demo
+FUZZTIME  ?= 5m
+# CI runs every fuzz target for this long as part of `make test`.
+CI_FUZZTIME ?= 15s
+LDFLAGS   := -X main.version=$(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: help run demo build test unit e2e bench fuzz fuzz-ci lint fmt clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+build: ## build bin/teamlead and bin/mockagent
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/teamlead ./cmd/teamlead
+	$(GO) build -o $(BIN)/mockagent ./cmd/mockagent
+
+run: build ## run the bundled demo team (Ctrl-C stops)
+	$(BIN)/teamlead run --headless --config $(CONFIG) --state $(STATE)
+
+demo: run ## same as run
+
+test: lint unit fuzz-ci ## everything CI runs: vet, gofmt, all tests with -race (end-to-end included), a short fuzz
+
+unit: ## all Go tests with the race detector
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+e2e: ## only the end-to-end tests (real binary, real PTYs)
+	$(GO) test -race -count=1 -timeout 20m ./test/e2e/...
+
+fuzz-ci:
+	$(GO) test -run=NONE -fuzz=FuzzParser -fuzztime=$(CI_FUZZTIME) ./internal/protocol
+
+fuzz: ## fuzz every parser for FUZZTIME each (default 5m)
+	$(GO) test -run=NONE -fuzz=FuzzParser -fuzztime=$(FUZZTIME) ./internal/protocol
+	$(GO) test -run=NONE -fuzz=FuzzScript -fuzztime=$(FUZZTIME) ./cmd/mockagent
+
+bench: build ## parser and relay figures as ratios to a baseline measured in the same run
+	$(GO) run ./cmd/tlbench
+
+lint: ## go vet and a gofmt check
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+fmt: ## format the code
+	gofmt -w $$(find . -name '*.go' -not -path './.git/*')
+
+clean: ## remove build output and the demo state
+	rm -rf $(BIN) $(STATE)

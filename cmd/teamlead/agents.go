@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/control"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+func newAgentsCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "agents",
+		Short: "List the team's agents: name, role, state, pid, restarts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list, live, err := listAgents(g)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tPID\tRESTARTS")
+			for _, a := range list {
+				pid := "-"
+				if a.Pid > 0 && live {
+					pid = fmt.Sprint(a.Pid)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, a.State, pid, a.Restarts)
+			}
+			if !live {
+				fmt.Fprintln(tw, "(no console is running; states are the last ones recorded)")
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// listAgents asks the running console, or else reads the team file and the
+// last recorded lifecycle event of each agent from the store.
+func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
+	if c, err := control.NewClient(g.state); err == nil {
+		list, err := c.Agents()
+		return list, true, err
+	} else if !errors.Is(err, control.ErrNoConsole) {
+		return nil, false, err
+	}
+	team, err := config.LoadTeam(g.config)
+	if err != nil {
+		return nil, false, err
+	}
+	st, err := openReadOnly(g)
+	if err != nil {
+		return nil, false, err
+	}
+	defer st.Close()
+	var out []engine.AgentInfo
+	for _, a := range team.Agents {
+		info := engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running"}
+		recs, err := st.Query(store.Query{Agent: a.Name, Kind: "agent"})
+		if err != nil {
+			return nil, false, err
+		}
+		if n := len(recs); n > 0 {
+			last := recs[n-1]
+			info.State = "not running (last: " + last.Reason + ")"
+			fmt.Sscan(last.Fields["restarts"], &info.Restarts)
+		}
+		out = append(out, info)
+	}
+	return out, false, nil
+}
+
+// openReadOnly opens the store for reading when no console owns it.
+func openReadOnly(g *globals) (*store.Store, error) {
+	st, err := store.Open(g.storeDir(), store.Options{ReadOnly: true})
+	if errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("%w: a console owns %s but does not answer on its socket; is it stuck?", err, g.state)
+	}
+	return st, err
+}

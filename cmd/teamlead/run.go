@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/control"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+type runFlags struct {
+	headless bool
+	sync     bool
+	grace    time.Duration
+	backoff  time.Duration
+}
+
+func newRunCmd(g *globals) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the team: start the agents and relay their messages",
+		Long: "Run starts every agent of the team file over its own PTY and acts as Team Lead until\n" +
+			"SIGINT or SIGTERM. With --headless it prints what happens, one line per event.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd, g, f) },
+	}
+	cmd.Flags().BoolVar(&f.headless, "headless", false, "run without a UI, printing events")
+	cmd.Flags().BoolVar(&f.sync, "sync", false, "fsync every store commit (survives power loss; group-committed)")
+	cmd.Flags().DurationVar(&f.grace, "grace", 5*time.Second, "how long agents get after SIGTERM before SIGKILL")
+	cmd.Flags().DurationVar(&f.backoff, "restart-backoff", 500*time.Millisecond, "first delay before restarting an agent (doubles up to 30s)")
+	return cmd
+}
+
+func run(cmd *cobra.Command, g *globals, f *runFlags) error {
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	team, err := config.LoadTeam(g.config)
+	if err != nil {
+		return err
+	}
+	if !f.headless {
+		fmt.Fprintln(errOut, "teamlead: the full-screen console is not built yet; running headless")
+	}
+	if err := os.MkdirAll(g.state, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	_ = os.Chmod(g.state, 0o700)
+	st, err := store.Open(g.storeDir(), store.Options{Sync: f.sync})
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return fmt.Errorf("%w\n(another console uses %s; stop it, or pass a different --state)", err, g.state)
+		}
+		return err
+	}
+	defer st.Close()
+
+	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
+		OnError: func(err error) { fmt.Fprintln(errOut, "teamlead:", err) }})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	since := st.LastSeq()
+	go printEvents(out, eng, since)
+	if err := eng.Start(ctx); err != nil {
+		return err
+	}
+	srv, err := control.Listen(g.state, eng)
+	if err != nil {
+		stop()
+		<-eng.Done()
+		return err
+	}
+	fmt.Fprintf(out, "teamlead: running %d agents from %s; state in %s; Ctrl-C stops\n", len(team.Agents), team.File, g.state)
+	<-eng.Done()
+	srv.Close()
+	fmt.Fprintln(out, "teamlead: stopped")
+	return eng.Err()
+}
+
+// printEvents prints one line per record committed after `after`.
+func printEvents(w io.Writer, eng *engine.Engine, after uint64) {
+	for {
+		sub := eng.Bus().Subscribe(">", after)
+		for r := range sub.C {
+			fmt.Fprintln(w, report.Line(r))
+			after = r.Seq
+		}
+		if !sub.Lagged() {
+			return
+		}
+	}
+}

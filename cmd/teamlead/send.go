@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/teamlead/teamlead/internal/control"
+)
+
+func newSendCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "send AGENT TEXT...",
+		Short: "Type text into an agent as the human (TEXT '-' reads stdin)",
+		Long: "Send types TEXT into AGENT's terminal through the running console, then the agent's\n" +
+			"submit key, exactly as if the human typed it. The text is recorded in the audit log.",
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text := strings.Join(args[1:], " ")
+			if text == "-" {
+				b, err := io.ReadAll(cmd.InOrStdin())
+				if err != nil {
+					return err
+				}
+				text = strings.TrimRight(string(b), "\n")
+			}
+			c, err := control.NewClient(g.state)
+			if err != nil {
+				return fmt.Errorf("%w; start one with: teamlead run", err)
+			}
+			return c.Send(args[0], text)
+		},
+	}
+}

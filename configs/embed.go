@@ -1,0 +1,10 @@
+// Package configs holds teamlead's default configuration files; the
+// built-in presets are embedded in the binary from here.
+package configs
+
+import _ "embed"
+
+// Presets is the text of presets.yaml: how to talk to each known agent CLI.
+//
+//go:embed presets.yaml
+var Presets []byte

@@ -1,0 +1,225 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/teamlead/teamlead/configs"
+	"go.yaml.in/yaml/v3"
+)
+
+// Team is a loaded team file: the agents to run and how to talk to them.
+type Team struct {
+	// Agents are the team members, in file order.
+	Agents []Agent `yaml:"agents"`
+	// Presets adds or overrides presets by name for this team.
+	Presets map[string]Preset `yaml:"presets"`
+	// Lead tunes the Team Lead's own rules.
+	Lead Lead `yaml:"lead"`
+
+	// File is the absolute path the team was loaded from.
+	File string `yaml:"-"`
+	// Resolved holds each agent's preset after defaults were applied, by agent name.
+	Resolved map[string]Preset `yaml:"-"`
+}
+
+// Agent is one team member.
+type Agent struct {
+	// Name is the address used in to:/from:.
+	Name string `yaml:"name"`
+	// Role is the agent's role (pm, architect, developer, qa, ... or any word); role:<role> addresses every agent with it.
+	Role string `yaml:"role"`
+	// Command is the argv to run; no shell unless the user writes one. A relative path with a slash is taken from the config file's folder.
+	Command []string `yaml:"command"`
+	// Dir is the working directory, relative to the config file; created if missing.
+	Dir string `yaml:"dir"`
+	// Env adds environment variables.
+	Env map[string]string `yaml:"env"`
+	// Preset names how to talk to this CLI (claude-code, codex, gemini, aider, plain).
+	Preset string `yaml:"preset"`
+	// Parse is stream (line output) or screen (full-screen CLIs); the preset gives the default.
+	Parse string `yaml:"parse"`
+	// Restart is never, on-failure or always (with backoff).
+	Restart string `yaml:"restart"`
+	// Cols and Rows set the PTY size (default 120x40).
+	Cols int `yaml:"cols"`
+	// Rows is the PTY height.
+	Rows int `yaml:"rows"`
+}
+
+// Lead configures the Team Lead's rules.
+type Lead struct {
+	// Delegate is the role that receives coding and test requests the Team Lead refuses (default developer).
+	Delegate string `yaml:"delegate"`
+}
+
+// Preset is how to talk to one kind of agent CLI.
+type Preset struct {
+	// Submit is the key sequence that submits typed text.
+	Submit string `yaml:"submit"`
+	// Newline separates lines when text is typed line by line.
+	Newline string `yaml:"newline"`
+	// SubmitDelay is the pause between the text and the submit key.
+	SubmitDelay time.Duration `yaml:"submit_delay"`
+	// LineDelay is the pause between lines typed line by line.
+	LineDelay time.Duration `yaml:"line_delay"`
+	// Paste is auto (bracketed paste when the agent enabled it), always or never.
+	Paste string `yaml:"paste"`
+	// Parse is the default parse mode: stream or screen.
+	Parse string `yaml:"parse"`
+	// Restart is the default restart policy.
+	Restart string `yaml:"restart"`
+}
+
+type presetFile struct {
+	Presets map[string]Preset `yaml:"presets"`
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+
+// reserved addresses cannot be agent names.
+var reserved = map[string]bool{"team-lead": true, "human": true, "all": true}
+
+// LoadTeam reads and validates a team file.
+func LoadTeam(path string) (*Team, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot read team file: %v (pass --config FILE or set TEAMLEAD_CONFIG)", ErrInvalid, err)
+	}
+	t := &Team{}
+	root, err := decodeStrict(path, data, t)
+	if err != nil {
+		return nil, err
+	}
+	t.File = abs
+	presets, err := builtinPresets()
+	if err != nil {
+		return nil, err
+	}
+	for name, p := range t.Presets {
+		presets[name] = mergePreset(presets["plain"], p)
+	}
+	if err := t.validate(path, root, presets); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func builtinPresets() (map[string]Preset, error) {
+	var pf presetFile
+	if _, err := decodeStrict("configs/presets.yaml", configs.Presets, &pf); err != nil {
+		return nil, err
+	}
+	out := map[string]Preset{}
+	for name, p := range pf.Presets {
+		out[name] = p
+	}
+	return out, nil
+}
+
+// mergePreset fills empty fields of p from base.
+func mergePreset(base, p Preset) Preset {
+	if p.Submit == "" {
+		p.Submit = base.Submit
+	}
+	if p.Newline == "" {
+		p.Newline = base.Newline
+	}
+	if p.Paste == "" {
+		p.Paste = base.Paste
+	}
+	if p.Parse == "" {
+		p.Parse = base.Parse
+	}
+	if p.Restart == "" {
+		p.Restart = base.Restart
+	}
+	return p
+}
+
+func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset) error {
+	items := child(root, "agents")
+	if len(t.Agents) == 0 {
+		return &FieldError{File: file, Line: lineOf(root, "agents"), Field: "agents",
+			Msg: "no agents; add at least one under agents: with name and command"}
+	}
+	fail := func(i int, key, msg string) error {
+		var n *yaml.Node
+		if items != nil && i < len(items.Content) {
+			n = items.Content[i]
+		}
+		return &FieldError{File: file, Line: lineOf(n, key), Field: fmt.Sprintf("agents[%d].%s", i, key), Msg: msg}
+	}
+	t.Resolved = map[string]Preset{}
+	seen := map[string]int{}
+	base := filepath.Dir(t.File)
+	for i := range t.Agents {
+		a := &t.Agents[i]
+		if a.Name == "" {
+			return fail(i, "name", "missing; every agent needs a name (its address in to:/from:)")
+		}
+		if !nameRE.MatchString(a.Name) || reserved[a.Name] || strings.HasPrefix(a.Name, "role:") {
+			return fail(i, "name", fmt.Sprintf("%q is not a usable name: use lower-case letters, digits, '-', '_' or '.', and not team-lead, human or all", a.Name))
+		}
+		if prev, dup := seen[a.Name]; dup {
+			return fail(i, "name", fmt.Sprintf("duplicate name %q (also agents[%d]); names must be unique", a.Name, prev))
+		}
+		seen[a.Name] = i
+		if len(a.Command) == 0 || strings.TrimSpace(a.Command[0]) == "" {
+			return fail(i, "command", "missing; give the program to run as a list, e.g. command: [claude]")
+		}
+		if a.Role == "" {
+			a.Role = a.Name
+		}
+		a.Role = strings.ToLower(a.Role)
+		if a.Preset == "" {
+			a.Preset = "plain"
+		}
+		p, ok := presets[a.Preset]
+		if !ok {
+			return fail(i, "preset", fmt.Sprintf("unknown preset %q; known presets are %s", a.Preset, strings.Join(sortedKeys(presets), ", ")))
+		}
+		if a.Parse == "" {
+			a.Parse = p.Parse
+		}
+		if a.Parse == "screen" {
+			// Screen parsing reads blocks off an emulated screen; until the
+			// emulator lands, say so rather than silently parsing a stream.
+			return fail(i, "parse", "screen mode needs the terminal emulator, which this build does not have yet; use stream")
+		}
+		if a.Parse != "stream" {
+			return fail(i, "parse", fmt.Sprintf("%q is not a parse mode; use stream or screen", a.Parse))
+		}
+		if a.Restart == "" {
+			a.Restart = p.Restart
+		}
+		if a.Restart != "never" && a.Restart != "on-failure" && a.Restart != "always" {
+			return fail(i, "restart", fmt.Sprintf("%q is not a restart policy; use never, on-failure or always", a.Restart))
+		}
+		if a.Cols < 0 || a.Rows < 0 || a.Cols > 1000 || a.Rows > 1000 {
+			return fail(i, "cols", "terminal size must be between 1 and 1000")
+		}
+		if a.Dir == "" {
+			a.Dir = "."
+		}
+		if !filepath.IsAbs(a.Dir) {
+			a.Dir = filepath.Join(base, a.Dir)
+		}
+		if strings.Contains(a.Command[0], "/") && !filepath.IsAbs(a.Command[0]) {
+			a.Command[0] = filepath.Join(base, a.Command[0])
+		}
+		t.Resolved[a.Name] = p
+	}
+	if t.Lead.Delegate == "" {
+		t.Lead.Delegate = "developer"
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeTeam(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "team.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadTeamValid(t *testing.T) {
+	p := writeTeam(t, `
+agents:
+  - name: dev
+    role: Developer
+    command: [./bin/agent, --flag]
+    dir: ./work/dev
+    env: {KEY: value}
+    preset: codex
+    restart: always
+  - name: qa
+    command: [cat]
+presets:
+  slow:
+    submit_delay: 2s
+lead:
+  delegate: dev
+`)
+	team, err := LoadTeam(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(p)
+	dev := team.Agents[0]
+	if dev.Role != "developer" || dev.Dir != filepath.Join(dir, "work/dev") || dev.Command[0] != filepath.Join(dir, "bin/agent") {
+		t.Errorf("dev not resolved: %+v", dev)
+	}
+	if dev.Env["KEY"] != "value" || dev.Restart != "always" || dev.Parse != "stream" {
+		t.Errorf("dev fields: %+v", dev)
+	}
+	if got := team.Resolved["dev"].SubmitDelay; got != 250*time.Millisecond {
+		t.Errorf("codex submit delay = %v", got)
+	}
+	qa := team.Agents[1]
+	if qa.Role != "qa" || qa.Preset != "plain" || qa.Restart != "on-failure" || qa.Command[0] != "cat" {
+		t.Errorf("qa defaults: %+v", qa)
+	}
+	if team.Lead.Delegate != "dev" {
+		t.Errorf("delegate = %q", team.Lead.Delegate)
+	}
+}
+
+func TestLoadTeamErrors(t *testing.T) {
+	cases := []struct {
+		name, text, want string
+	}{
+		{"unknown key", "agents:\n  - name: dev\n    command: [x]\n    comand: [y]\n", `team.yaml:4: agents[0].comand: unknown field`},
+		{"unknown top key", "agent:\n  - name: dev\n", `team.yaml:1: agent: unknown field`},
+		{"duplicate name", "agents:\n  - name: dev\n    command: [x]\n  - name: dev\n    command: [y]\n", `team.yaml:4: agents[1].name: duplicate name "dev"`},
+		{"missing command", "agents:\n  - name: dev\n    role: qa\n", `team.yaml:2: agents[0].command: missing`},
+		{"unknown preset", "agents:\n  - name: dev\n    command: [x]\n    preset: clod\n", `team.yaml:4: agents[0].preset: unknown preset "clod"; known presets are aider, claude-code, codex, gemini, plain`},
+		{"bad restart", "agents:\n  - name: dev\n    command: [x]\n    restart: sometimes\n", `team.yaml:4: agents[0].restart: "sometimes" is not a restart policy`},
+		{"bad parse", "agents:\n  - name: dev\n    command: [x]\n    parse: pixels\n", `team.yaml:4: agents[0].parse: "pixels" is not a parse mode`},
+		{"reserved name", "agents:\n  - name: team-lead\n    command: [x]\n", `team.yaml:2: agents[0].name: "team-lead" is not a usable name`},
+		{"no agents", "lead:\n  delegate: dev\n", `team.yaml:1: agents: no agents`},
+		{"bad type", "agents:\n  - name: dev\n    command: [x]\n    cols: wide\n", `team.yaml:4: (value): cannot unmarshal`},
+		{"duplicate key", "agents:\n  - name: dev\n    name: dev2\n    command: [x]\n", `team.yaml:3: agents[0].name: given twice (first on line 2)`},
+		{"empty", "", `team.yaml:1: (file): the file is empty`},
+		{"bad preset key", "presets:\n  mine:\n    submt: x\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submt: unknown field`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := LoadTeam(writeTeam(t, c.text))
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("error %v does not wrap ErrInvalid", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q\nwant it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLoadTeamMissingFile(t *testing.T) {
+	_, err := LoadTeam(filepath.Join(t.TempDir(), "nope.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "--config") {
+		t.Fatalf("want a hint about --config, got %v", err)
+	}
+}
+
+func TestBuiltinPresetsLoad(t *testing.T) {
+	p, err := builtinPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"plain", "claude-code", "codex", "gemini", "aider"} {
+		if p[name].Submit != "\r" {
+			t.Errorf("preset %s submit = %q", name, p[name].Submit)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package control
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// Client talks to a running console.
+type Client struct {
+	path string
+}
+
+// NewClient returns a client for the console of stateDir. It fails with
+// ErrNoConsole when nothing listens there.
+func NewClient(stateDir string) (*Client, error) {
+	path := filepath.Join(stateDir, SocketName)
+	c, err := net.DialTimeout("unix", path, 2*time.Second)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+			return nil, fmt.Errorf("%w with state %s", ErrNoConsole, stateDir)
+		}
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
+	c.Close()
+	return &Client{path: path}, nil
+}
+
+// do sends req and calls fn for every reply line until the end.
+func (c *Client) do(req Request, fn func(Reply) error) error {
+	conn, err := net.Dial("unix", c.path)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoConsole, err)
+	}
+	defer conn.Close()
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bufio.NewReader(conn))
+	for {
+		var r Reply
+		if err := dec.Decode(&r); err != nil {
+			return fmt.Errorf("reading the console's reply: %w", err)
+		}
+		if r.Error != "" {
+			return fmt.Errorf("%w: %s", ErrRemote, r.Error)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+		if r.End {
+			return nil
+		}
+	}
+}
+
+// Agents lists the console's agents.
+func (c *Client) Agents() ([]engine.AgentInfo, error) {
+	var out []engine.AgentInfo
+	err := c.do(Request{Cmd: "agents"}, func(r Reply) error {
+		out = append(out, r.Agents...)
+		return nil
+	})
+	return out, err
+}
+
+// Send types text into agent as the human.
+func (c *Client) Send(agent, text string) error {
+	return c.do(Request{Cmd: "send", Agent: agent, Text: text}, func(Reply) error { return nil })
+}
+
+// Audit streams the audit records matching q.
+func (c *Client) Audit(q store.Query, fn func(store.Record) error) error {
+	return c.do(Request{Cmd: "audit", Query: q}, func(r Reply) error {
+		if r.Record != nil {
+			return fn(*r.Record)
+		}
+		return nil
+	})
+}
+
+// Watch streams records on subjects matching pattern (and q's filters),
+// from after q.AfterSeq, until fn returns an error or the console stops.
+func (c *Client) Watch(pattern string, q store.Query, fn func(store.Record) error) error {
+	return c.do(Request{Cmd: "watch", Pattern: pattern, Query: q}, func(r Reply) error {
+		if r.Record != nil {
+			return fn(*r.Record)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,262 @@
+// Package control is the running console's Unix socket: CLI subcommands
+// (agents, send, audit) talk to the console through it, because one process
+// owns the store. The socket is mode 0600 in a 0700 state directory, and a
+// connection from another user is refused by its peer credentials.
+//
+// The wire format is JSON lines: one Request from the client, then Reply
+// lines from the server until one with End set.
+package control
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// SocketName is the socket's file name inside the state directory.
+const SocketName = "teamlead.sock"
+
+// Sentinel errors.
+var (
+	// ErrNoConsole means no console is listening on the socket.
+	ErrNoConsole = errors.New("no console is running")
+	// ErrRunning means another console already serves this state directory.
+	ErrRunning = errors.New("a console is already running")
+	// ErrRemote is an error reported by the console.
+	ErrRemote = errors.New("console")
+)
+
+// Request is one command sent to the console.
+type Request struct {
+	Cmd     string      `json:"cmd"` // agents | send | audit | watch
+	Agent   string      `json:"agent,omitempty"`
+	Text    string      `json:"text,omitempty"`
+	Query   store.Query `json:"query,omitempty"`
+	Pattern string      `json:"pattern,omitempty"` // watch: subject pattern
+}
+
+// Reply is one line of the console's answer.
+type Reply struct {
+	Error  string             `json:"error,omitempty"`
+	Agents []engine.AgentInfo `json:"agents,omitempty"`
+	Record *store.Record      `json:"record,omitempty"`
+	End    bool               `json:"end,omitempty"`
+}
+
+// Console is what the server needs from the running engine.
+type Console interface {
+	Agents() []engine.AgentInfo
+	Send(agent, text string) error
+	Store() *store.Store
+	Bus() bus.Bus
+}
+
+// Server serves one console's socket.
+type Server struct {
+	ln      net.Listener
+	console Console
+	path    string
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	conns   map[net.Conn]bool
+	closed  bool
+}
+
+// Listen creates the socket in stateDir and serves console on it.
+func Listen(stateDir string, console Console) (*Server, error) {
+	path := filepath.Join(stateDir, SocketName)
+	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("%w on %s: stop it first, or use another --state", ErrRunning, path)
+	}
+	_ = os.Remove(path) // stale socket of a console that died
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &Server{ln: ln, console: console, path: path, conns: map[net.Conn]bool{}}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Path is the socket's path.
+func (s *Server) Path() string { return s.path }
+
+// Close stops serving, ends open connections and removes the socket.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	err := s.ln.Close()
+	s.wg.Wait()
+	os.Remove(s.path)
+	return err
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			c.Close()
+			return
+		}
+		s.conns[c] = true
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serve(c)
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+			c.Close()
+		}()
+	}
+}
+
+// peerIsOwner reports whether the connecting process runs as our user.
+func peerIsOwner(c net.Conn) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return errors.New("not a unix connection")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return err
+	}
+	if credErr != nil {
+		return credErr
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return fmt.Errorf("uid %d is not the console's owner", cred.Uid)
+	}
+	return nil
+}
+
+func (s *Server) serve(c net.Conn) {
+	enc := json.NewEncoder(c)
+	if err := peerIsOwner(c); err != nil {
+		_ = enc.Encode(Reply{Error: "refused: " + err.Error(), End: true})
+		return
+	}
+	var req Request
+	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&req); err != nil {
+		_ = enc.Encode(Reply{Error: "bad request: " + err.Error(), End: true})
+		return
+	}
+	fail := func(err error) { _ = enc.Encode(Reply{Error: err.Error(), End: true}) }
+	switch req.Cmd {
+	case "agents":
+		_ = enc.Encode(Reply{Agents: s.console.Agents(), End: true})
+	case "send":
+		if err := s.console.Send(req.Agent, req.Text); err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{End: true})
+	case "audit":
+		err := s.console.Store().Scan(req.Query, func(r store.Record) error {
+			return enc.Encode(Reply{Record: &r})
+		})
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{End: true})
+	case "watch":
+		s.watch(c, enc, req)
+	default:
+		fail(fmt.Errorf("unknown command %q", req.Cmd))
+	}
+}
+
+// watch streams records matching the request until the client hangs up.
+func (s *Server) watch(c net.Conn, enc *json.Encoder, req Request) {
+	gone := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, c); close(gone) }()
+	after := req.Query.AfterSeq
+	for {
+		sub := s.console.Bus().Subscribe(req.Pattern, after)
+		stop := make(chan struct{})
+		go func() {
+			select {
+			case <-gone:
+				sub.Close()
+			case <-stop:
+			}
+		}()
+		for r := range sub.C {
+			if !matches(req.Query, r) {
+				after = r.Seq
+				continue
+			}
+			if err := enc.Encode(Reply{Record: &r}); err != nil {
+				sub.Close()
+				break
+			}
+			after = r.Seq
+		}
+		close(stop)
+		if !sub.Lagged() {
+			return
+		}
+		// Fell behind: resume from the store where we were.
+	}
+}
+
+// matches applies the non-subject filters of q to a live record.
+func matches(q store.Query, r store.Record) bool {
+	if q.Type != "" && r.Type != q.Type || q.Task != "" && r.Task != q.Task || q.Kind != "" && r.Kind != q.Kind {
+		return false
+	}
+	if q.Agent != "" && r.Agent != q.Agent && r.From != q.Agent && !contains(r.To, q.Agent) {
+		return false
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,416 @@
+// Package engine runs a team: it starts the agents over PTYs, parses their
+// output, feeds the Team Lead state machine from one goroutine, commits
+// every batch of its output to the store before anything is typed or
+// acknowledged, types the deliveries, and publishes what happened on the bus.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/protocol"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// ErrStopped is returned by requests made after the engine stopped.
+var ErrStopped = errors.New("engine stopped")
+
+// maxBatch bounds how many inputs go into one store transaction; batching
+// is what makes synced (power-loss durable) writes affordable.
+const maxBatch = 512
+
+// Options configure an engine.
+type Options struct {
+	// Team is the loaded team file.
+	Team *config.Team
+	// Store is the open store (the engine is its only writer).
+	Store *store.Store
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Backoff is the base restart backoff (default from the agents package).
+	Backoff time.Duration
+	// Grace is the SIGTERM→SIGKILL grace period when stopping agents.
+	Grace time.Duration
+	// OnError is told about trouble the engine survives, such as a store
+	// write that failed and is being retried (a full disk).
+	OnError func(error)
+}
+
+// Engine is a running team.
+type Engine struct {
+	opts   Options
+	store  *store.Store
+	bus    *bus.Embedded
+	lead   *lead.Lead
+	agents map[string]*agents.Agent
+	roles  map[string]string
+	order  []string
+	in     chan input
+	quit   chan struct{}
+	done   chan struct{}
+	now    func() time.Time
+	errMu  sync.Mutex
+	err    error
+	// stopping is set (on the loop goroutine) once shutdown began: new
+	// deliveries stay in the outbox for the next run instead of being typed.
+	stopping bool
+}
+
+type inputKind int
+
+const (
+	inBlock inputKind = iota + 1
+	inState
+	inDelivered
+	inUndeliverable
+	inHuman
+)
+
+type input struct {
+	kind     inputKind
+	agent    string
+	block    protocol.Event
+	state    agents.StateEvent
+	delivery store.Delivery
+	reason   string
+	text     string
+	reply    chan error
+}
+
+// New prepares an engine for opts.Team; Start runs it.
+func New(opts Options) (*Engine, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	next := uint64(1)
+	if v, ok, err := opts.Store.Meta(lead.MetaNextMsg); err != nil {
+		return nil, err
+	} else if ok {
+		if n, perr := strconv.ParseUint(v, 10, 64); perr == nil {
+			next = n
+		}
+	}
+	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next}
+	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store), agents: map[string]*agents.Agent{},
+		roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
+	for _, a := range opts.Team.Agents {
+		cfg.Members = append(cfg.Members, lead.Member{Name: a.Name, Role: a.Role})
+		e.roles[a.Name] = a.Role
+		e.order = append(e.order, a.Name)
+	}
+	e.lead = lead.New(cfg)
+	return e, nil
+}
+
+// Bus returns the engine's event bus.
+func (e *Engine) Bus() bus.Bus { return e.bus }
+
+// Store returns the engine's store.
+func (e *Engine) Store() *store.Store { return e.store }
+
+// Start redelivers what the last run accepted but did not deliver, starts
+// the agents, and runs the loop until ctx ends; then it stops every agent.
+func (e *Engine) Start(ctx context.Context) error {
+	pending, err := e.store.Outbox()
+	if err != nil {
+		return fmt.Errorf("reading the outbox: %w", err)
+	}
+	for _, a := range e.opts.Team.Agents {
+		e.agents[a.Name] = agents.Start(e.spec(a), &sink{e: e, parser: protocol.NewParser()})
+	}
+	for _, d := range pending {
+		e.lead.Typing(d.Agent, d.Text)
+		e.dispatch(d)
+	}
+	go e.loop(ctx)
+	return nil
+}
+
+// Done is closed when the engine has stopped and every agent is gone.
+func (e *Engine) Done() <-chan struct{} { return e.done }
+
+// Err reports the error that stopped the engine, if any.
+func (e *Engine) Err() error {
+	e.errMu.Lock()
+	defer e.errMu.Unlock()
+	return e.err
+}
+
+func (e *Engine) spec(a config.Agent) agents.Spec {
+	p := e.opts.Team.Resolved[a.Name]
+	return agents.Spec{
+		Name: a.Name, Command: a.Command, Dir: a.Dir, Env: a.Env,
+		Cols: uint16(a.Cols), Rows: uint16(a.Rows),
+		Restart: agents.RestartPolicy(a.Restart), Grace: e.opts.Grace, Backoff: e.opts.Backoff,
+		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
+			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), Parse: a.Parse},
+	}
+}
+
+// sink receives one agent's output on its reader goroutine, so parsing runs
+// in parallel across agents; parsed blocks go to the engine loop in order.
+type sink struct {
+	e      *Engine
+	parser *protocol.Parser
+}
+
+func (s *sink) Output(agent string, data []byte) {
+	s.parser.Feed(data, func(ev protocol.Event) { s.e.send(input{kind: inBlock, agent: agent, block: ev}) })
+}
+
+func (s *sink) State(ev agents.StateEvent) {
+	switch agents.State(ev.State) {
+	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
+		// The process is gone: an open block is cut off, the next process starts clean.
+		s.parser.Flush(func(pe protocol.Event) { s.e.send(input{kind: inBlock, agent: ev.Agent, block: pe}) })
+		s.parser.Reset()
+	}
+	s.e.send(input{kind: inState, agent: ev.Agent, state: ev})
+}
+
+func (e *Engine) send(in input) bool {
+	select {
+	case e.in <- in:
+		return true
+	case <-e.quit:
+		return false
+	}
+}
+
+func (e *Engine) loop(ctx context.Context) {
+	defer close(e.done)
+	batch := make([]input, 0, maxBatch)
+	for {
+		select {
+		case <-ctx.Done():
+			e.shutdown()
+			return
+		case in := <-e.in:
+			batch = append(batch[:0], in)
+		drain:
+			for len(batch) < maxBatch {
+				select {
+				case more := <-e.in:
+					batch = append(batch, more)
+				default:
+					break drain
+				}
+			}
+			if err := e.step(batch); err != nil {
+				e.fail(err)
+				e.shutdown()
+				return
+			}
+		}
+	}
+}
+
+func (e *Engine) fail(err error) {
+	e.errMu.Lock()
+	defer e.errMu.Unlock()
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// step runs a batch of inputs through the lead, commits everything they
+// produced in one transaction, and only then types and publishes.
+func (e *Engine) step(batch []input) error {
+	var b store.Batch
+	var replies []chan error
+	var replyErrs []error
+	for _, in := range batch {
+		now := e.now()
+		var out lead.Output
+		switch in.kind {
+		case inBlock:
+			out = e.lead.Block(in.agent, in.block, now)
+		case inState:
+			out = e.lead.AgentState(in.agent, string(in.state.State), stateFields(in.state), now)
+		case inDelivered:
+			out = e.lead.Delivered(in.delivery, now)
+			b.Dequeue = append(b.Dequeue, in.delivery.ID)
+		case inUndeliverable:
+			if e.stopping {
+				continue // the agent was stopped with us: redeliver on the next start
+			}
+			out = e.lead.Undeliverable(in.delivery, in.reason, now)
+			b.Dequeue = append(b.Dequeue, in.delivery.ID)
+		case inHuman:
+			if e.stopping {
+				in.reply <- ErrStopped
+				continue
+			}
+			var err error
+			out, err = e.lead.HumanSend(in.agent, in.text, now)
+			replies = append(replies, in.reply)
+			replyErrs = append(replyErrs, err)
+		}
+		b.Records = append(b.Records, out.Records...)
+		b.Enqueue = append(b.Enqueue, out.Deliveries...)
+		for k, v := range out.Meta {
+			if b.Meta == nil {
+				b.Meta = map[string]string{}
+			}
+			b.Meta[k] = v
+		}
+	}
+	err := e.commit(&b)
+	for i, r := range replies {
+		if err != nil {
+			r <- err
+		} else {
+			r <- replyErrs[i]
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing to the store: %w", err)
+	}
+	if !e.stopping {
+		for _, d := range b.Enqueue {
+			e.dispatch(d)
+		}
+	}
+	e.bus.Publish(b.Records...)
+	return nil
+}
+
+// commit writes b, retrying with backoff while the store refuses (a full
+// disk, say): nothing is typed or acknowledged until it is on disk, and the
+// agents wait meanwhile because their output is not being consumed.
+func (e *Engine) commit(b *store.Batch) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := e.store.Commit(b)
+		if err == nil || !errors.Is(err, store.ErrDiskFull) {
+			return err
+		}
+		if e.opts.OnError != nil {
+			e.opts.OnError(fmt.Errorf("%w; retrying in %v, nothing is lost meanwhile", err, wait))
+		}
+		select {
+		case <-time.After(wait):
+		case <-e.quit:
+			return err
+		}
+		if wait < 5*time.Second {
+			wait *= 2
+		}
+	}
+}
+
+func stateFields(ev agents.StateEvent) map[string]string {
+	f := map[string]string{"pid": strconv.Itoa(ev.Pid), "restarts": strconv.Itoa(ev.Restarts)}
+	if ev.State == agents.StateExited || ev.State == agents.StateFailed {
+		f["exit_code"] = strconv.Itoa(ev.ExitCode)
+	}
+	if ev.Err != "" {
+		f["error"] = ev.Err
+	}
+	return f
+}
+
+// dispatch types d into its agent; the outcome comes back as an input.
+func (e *Engine) dispatch(d store.Delivery) {
+	a := e.agents[d.Agent]
+	if a == nil {
+		go e.send(input{kind: inUndeliverable, delivery: d, reason: "no such agent"})
+		return
+	}
+	a.Type(d.Text, func(err error) {
+		if err != nil {
+			e.send(input{kind: inUndeliverable, delivery: d, reason: err.Error()})
+			return
+		}
+		e.send(input{kind: inDelivered, delivery: d})
+	})
+}
+
+// shutdown stops every agent in parallel and waits for them, still
+// recording what they say and what was delivered until they are gone.
+func (e *Engine) shutdown() {
+	e.stopping = true
+	var wg sync.WaitGroup
+	for _, a := range e.agents {
+		wg.Add(1)
+		go func(a *agents.Agent) {
+			defer wg.Done()
+			a.Stop()
+		}(a)
+	}
+	stopped := make(chan struct{})
+	go func() { wg.Wait(); close(stopped) }()
+	for {
+		select {
+		case <-stopped:
+			close(e.quit)
+			e.drain()
+			return
+		case in := <-e.in:
+			if err := e.step([]input{in}); err != nil {
+				e.fail(err)
+			}
+		}
+	}
+}
+
+// drain records whatever arrived before quit was closed.
+func (e *Engine) drain() {
+	for {
+		select {
+		case in := <-e.in:
+			if err := e.step([]input{in}); err != nil {
+				e.fail(err)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// Send types text from the human into agent, after recording it.
+func (e *Engine) Send(agent, text string) error {
+	reply := make(chan error, 1)
+	if !e.send(input{kind: inHuman, agent: agent, text: text, reply: reply}) {
+		return ErrStopped
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-e.done:
+		return ErrStopped
+	}
+}
+
+// AgentInfo describes one agent for `teamlead agents`.
+type AgentInfo struct {
+	Name     string    `json:"name"`
+	Role     string    `json:"role"`
+	State    string    `json:"state"`
+	Pid      int       `json:"pid"`
+	Restarts int       `json:"restarts"`
+	ExitCode int       `json:"exit_code"`
+	Since    time.Time `json:"since"`
+}
+
+// Agents lists the team in configuration order.
+func (e *Engine) Agents() []AgentInfo {
+	out := make([]AgentInfo, 0, len(e.order))
+	for _, n := range e.order {
+		info := e.agents[n].Info()
+		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
+			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt})
+	}
+	return out
+}
+
+// Agent returns the running agent called name, or nil.
+func (e *Engine) Agent(name string) *agents.Agent { return e.agents[name] }

@@ -1,0 +1,438 @@
+// Package lead is the Team Lead: a deterministic state machine that turns
+// what agents say into deliveries, acknowledgements, refusals and items for
+// the human. It does no I/O and reads no clock: every input carries its
+// time, and every output is data (records for the audit log, deliveries for
+// the outbox) that the engine commits before anything is typed.
+package lead
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/teamlead/teamlead/internal/protocol"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// Record kinds written to the audit log.
+const (
+	KindMessage     = "message"     // an accepted envelope
+	KindDelivered   = "delivered"   // text typed into an agent
+	KindUndelivered = "undelivered" // a delivery that could not be typed
+	KindRefusal     = "refusal"     // an envelope refused (spoof, coordination-only, unknown recipient ...)
+	KindReformat    = "reformat"    // a malformed block, answered with a reformat request
+	KindInbox       = "inbox"       // an item put in front of the human
+	KindHuman       = "human"       // text the human typed into an agent
+	KindAgent       = "agent"       // agent lifecycle
+	KindGap         = "gap"         // a <gap> question block
+)
+
+// Delivery kinds in the outbox.
+const (
+	DeliverRelay  = "relay"  // a message relayed from another agent
+	DeliverAck    = "ack"    // a relay acknowledgement to the sender
+	DeliverNotice = "notice" // a refusal, reformat request or other notice from team-lead
+	DeliverHuman  = "human"  // text the human typed
+)
+
+// MetaNextMsg is the store meta key holding the next message number.
+const MetaNextMsg = "lead/next-msg"
+
+// Agent lifecycle states as the lead sees them.
+const (
+	StateRunning    = "running"
+	StateStarting   = "starting"
+	StateRestarting = "restarting"
+	StateExited     = "exited"
+	StateFailed     = "failed"
+	StateStopped    = "stopped"
+)
+
+// Member is an agent the lead relays to.
+type Member struct {
+	Name string
+	Role string
+}
+
+// Config is what the lead needs to know about the team.
+type Config struct {
+	Members []Member
+	// Delegate is the role that receives coding and test requests sent to the Team Lead.
+	Delegate string
+	// NextMsg is the next message number (from the store, so ids continue after a restart).
+	NextMsg uint64
+}
+
+// Output is everything one input produced. The engine commits Records,
+// Deliveries and Meta in one transaction, then types the deliveries.
+type Output struct {
+	Records    []store.Record
+	Deliveries []store.Delivery
+	Meta       map[string]string
+}
+
+func (o *Output) record(r store.Record) { o.Records = append(o.Records, r) }
+
+// Empty reports whether the input produced nothing.
+func (o *Output) Empty() bool {
+	return len(o.Records) == 0 && len(o.Deliveries) == 0 && len(o.Meta) == 0
+}
+
+type member struct {
+	Member
+	state string
+}
+
+// Lead is the Team Lead state machine. It is not safe for concurrent use:
+// the engine feeds it from one goroutine.
+type Lead struct {
+	members  map[string]*member
+	order    []string
+	delegate string
+	nextMsg  uint64
+	echo     map[string]*echoRing
+}
+
+// New returns a lead for the given team. Every member starts as "starting".
+func New(cfg Config) *Lead {
+	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}}
+	if l.nextMsg == 0 {
+		l.nextMsg = 1
+	}
+	if l.delegate == "" {
+		l.delegate = "developer"
+	}
+	for _, m := range cfg.Members {
+		l.members[m.Name] = &member{Member: m, state: StateStarting}
+		l.order = append(l.order, m.Name)
+		l.echo[m.Name] = &echoRing{}
+	}
+	return l
+}
+
+// State returns the lead's view of an agent's state ("" if unknown).
+func (l *Lead) State(agent string) string {
+	if m := l.members[agent]; m != nil {
+		return m.state
+	}
+	return ""
+}
+
+// Block handles one parsed block from agent's output.
+func (l *Lead) Block(agent string, ev protocol.Event, now time.Time) Output {
+	var out Output
+	if l.members[agent] == nil {
+		return out
+	}
+	switch ev.Kind {
+	case protocol.KindEnvelope:
+		if l.echo[agent].consume(protocol.Fingerprint(&ev.Envelope)) {
+			return out // the PTY echoed what the console typed: not the agent's message
+		}
+		l.envelope(&out, agent, ev, now)
+	case protocol.KindMalformed:
+		if ev.Block == "route" && l.echo[agent].consume(protocol.Fingerprint(&ev.Envelope)) {
+			return out
+		}
+		l.reformat(&out, agent, ev.Envelope.Get("task"), ev.Reason, ev.Raw, now)
+	case protocol.KindGap:
+		l.gap(&out, agent, ev, now)
+	}
+	return out
+}
+
+func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.Time) {
+	env := ev.Envelope.Clone()
+	env.Body = ev.Envelope.Body
+	task := strings.TrimSpace(env.Get("task"))
+	if problems := protocol.Problems(&env, ev.HasBody); len(problems) > 0 {
+		l.reformat(out, sender, task, strings.Join(problems, "; "), ev.Raw, now)
+		return
+	}
+	if from := strings.TrimSpace(env.Get("from")); from != "" && !strings.EqualFold(from, sender) {
+		reason := fmt.Sprintf("spoofed sender: the block says from: %s but came from %s", from, sender)
+		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+			Type: env.Get("type"), Task: task, Body: env.Body, Reason: reason, Fields: extraFields(&env)})
+		l.notice(out, sender, task, "refused: "+reason+". The console stamps your name on every message; leave from: out or write from: "+sender+".", now)
+		return
+	}
+	env.Set("from", sender)
+	env.Set("type", strings.ToLower(strings.TrimSpace(env.Get("type"))))
+	env.Del("id")
+	id := l.newID(out)
+	env.Set("id", id)
+
+	recipients, unknown := l.resolve(sender, env.Recipients())
+	var relayed []string
+	toLead := false
+	for _, r := range recipients {
+		if r == protocol.TeamLead {
+			toLead = true
+			continue
+		}
+		relayed = append(relayed, r)
+	}
+	out.record(store.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender,
+		To: recipients, Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Fields: extraFields(&env)})
+
+	var delivered []string
+	for _, r := range relayed {
+		if st := l.members[r].state; st == StateExited || st == StateFailed || st == StateStopped {
+			l.notice(out, sender, task, fmt.Sprintf("not delivered: %s has exited (%s) and is not restarting; message %s was not delivered to it.", r, st, id), now)
+			out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + r, Agent: r, From: sender, To: []string{r},
+				Type: env.Get("type"), Task: task, MsgID: id, Reason: r + " is " + st})
+			continue
+		}
+		l.deliver(out, r, DeliverRelay, id, &env, now)
+		delivered = append(delivered, r)
+	}
+	for _, u := range unknown {
+		l.notice(out, sender, task, fmt.Sprintf("not delivered: unknown recipient %q in message %s. Known agents: %s; or use team-lead or role:<role>.", u, id, strings.Join(l.order, ", ")), now)
+		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+			Type: env.Get("type"), Task: task, MsgID: id, Reason: "unknown recipient " + u})
+	}
+	if toLead {
+		l.forLead(out, sender, id, &env, now)
+	}
+	if len(delivered) > 0 {
+		l.ack(out, sender, task, "relayed "+id+" to "+strings.Join(delivered, ", "), now)
+	}
+}
+
+// resolve expands the to: list into agent names (and team-lead), in order,
+// without duplicates and without the sender for role addresses.
+func (l *Lead) resolve(sender string, addrs []string) (names, unknown []string) {
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, a := range addrs {
+		a = strings.ToLower(strings.TrimSpace(a))
+		switch {
+		case a == protocol.TeamLead:
+			add(a)
+		case strings.HasPrefix(a, "role:"):
+			role := strings.TrimSpace(strings.TrimPrefix(a, "role:"))
+			found := false
+			for _, n := range l.order {
+				if l.members[n].Role == role && n != sender {
+					add(n)
+					found = true
+				}
+			}
+			if !found {
+				unknown = append(unknown, a)
+			}
+		case l.members[a] != nil:
+			add(a)
+		default:
+			unknown = append(unknown, a)
+		}
+	}
+	return names, unknown
+}
+
+// forLead handles a message addressed to the Team Lead itself.
+func (l *Lead) forLead(out *Output, sender, id string, env *protocol.Envelope, now time.Time) {
+	task := env.Get("task")
+	if CodingRequest(env.Body) {
+		l.refuseCoding(out, sender, id, env, now)
+		return
+	}
+	switch env.Get("type") {
+	case protocol.TypeQuestion, protocol.TypeBlocker:
+		out.record(store.Record{Time: now, Kind: KindInbox, Subject: "human.inbox", Agent: sender, From: sender,
+			Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Fields: extraFields(env)})
+		l.ack(out, sender, task, "received "+id+"; it is in the human's queue", now)
+	default:
+		l.ack(out, sender, task, "received "+id, now)
+	}
+}
+
+// refuseCoding applies seed 001 rule 4: the Team Lead only coordinates, so a
+// request to write code or run tests is refused and forwarded to the
+// delegate role.
+func (l *Lead) refuseCoding(out *Output, sender, id string, env *protocol.Envelope, now time.Time) {
+	task := env.Get("task")
+	target := ""
+	for _, n := range l.order {
+		m := l.members[n]
+		if m.Role == l.delegate && n != sender && m.state != StateExited && m.state != StateFailed && m.state != StateStopped {
+			target = n
+			break
+		}
+	}
+	reason := "coordination-only role"
+	out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Reason: reason, Fields: map[string]string{"delegate": target}})
+	if target == "" {
+		l.notice(out, sender, task, fmt.Sprintf("refused: %s. The Team Lead does not write code or run tests, and no running agent has role %s to delegate %s (task %s) to.", reason, l.delegate, id, task), now)
+		return
+	}
+	fwd := env.Clone()
+	fwd.Set("to", target)
+	fwd.Set("delegated-by", protocol.TeamLead)
+	l.deliver(out, target, DeliverRelay, id, &fwd, now)
+	n := notice(sender, task, fmt.Sprintf("refused: %s. The Team Lead does not write code or run tests; delegated %s to %s (role %s) for task %s.", reason, id, target, l.delegate, task))
+	n.Set("refusal", reason)
+	n.Set("delegate", target)
+	n.Set("delegated-task", task)
+	l.deliver(out, sender, DeliverNotice, "", &n, now)
+}
+
+func (l *Lead) gap(out *Output, sender string, ev protocol.Event, now time.Time) {
+	g := ev.Gap
+	out.record(store.Record{Time: now, Kind: KindGap, Subject: "question.ask." + sender, Agent: sender, From: sender,
+		Type: protocol.TypeQuestion, Body: g.Question, Fields: map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}})
+	out.record(store.Record{Time: now, Kind: KindInbox, Subject: "human.inbox", Agent: sender, From: sender,
+		Type: protocol.TypeQuestion, Body: g.Question, Fields: map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}})
+}
+
+func (l *Lead) reformat(out *Output, sender, task, reason, raw string, now time.Time) {
+	out.record(store.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		Task: task, Reason: reason, Body: raw})
+	l.notice(out, sender, task, "reformat: your [ROUTE] block was not accepted: "+reason+
+		". Resend it as [ROUTE], then to:, type:, task: and body: lines (body last), then [/ROUTE].", now)
+}
+
+// notice sends a type: blocker from team-lead to agent.
+func (l *Lead) notice(out *Output, agent, task, body string, now time.Time) {
+	n := notice(agent, task, body)
+	l.deliver(out, agent, DeliverNotice, "", &n, now)
+}
+
+func notice(agent, task, body string) protocol.Envelope {
+	if task == "" {
+		task = "-"
+	}
+	return protocol.Envelope{Headers: []protocol.Header{
+		{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: agent},
+		{Key: "type", Value: protocol.TypeBlocker}, {Key: "task", Value: task}}, Body: body}
+}
+
+// ack sends the relay acknowledgement of PROTOCOL.md section 2.
+func (l *Lead) ack(out *Output, agent, task, body string, now time.Time) {
+	a := protocol.Envelope{Headers: []protocol.Header{
+		{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: agent},
+		{Key: "type", Value: protocol.TypeStatus}, {Key: "task", Value: task}}, Body: body}
+	l.deliver(out, agent, DeliverAck, "", &a, now)
+}
+
+// deliver queues env for agent and remembers its fingerprint, so the echo
+// of the typed text is not read back as the agent's own message.
+func (l *Lead) deliver(out *Output, agent, kind, id string, env *protocol.Envelope, now time.Time) {
+	l.echo[agent].add(protocol.Fingerprint(env))
+	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, MsgID: id, Kind: kind, Text: protocol.Format(env), Time: now})
+}
+
+func (l *Lead) newID(out *Output) string {
+	id := "m-" + strconv.FormatUint(l.nextMsg, 10)
+	l.nextMsg++
+	if out.Meta == nil {
+		out.Meta = map[string]string{}
+	}
+	out.Meta[MetaNextMsg] = strconv.FormatUint(l.nextMsg, 10)
+	return id
+}
+
+// Typing tells the lead that text is being typed into agent outside its own
+// deliveries (the human's text, or an outbox entry redelivered after a
+// restart), so that envelopes in it are recognised as echo.
+func (l *Lead) Typing(agent, text string) {
+	ring := l.echo[agent]
+	if ring == nil {
+		return
+	}
+	for _, ev := range protocol.Parse(text) {
+		if ev.Kind == protocol.KindEnvelope {
+			ring.add(protocol.Fingerprint(&ev.Envelope))
+		}
+	}
+}
+
+// HumanSend records text the human types into agent and queues it.
+func (l *Lead) HumanSend(agent, text string, now time.Time) (Output, error) {
+	var out Output
+	if l.members[agent] == nil {
+		return out, fmt.Errorf("%w: %q (known agents: %s)", ErrUnknownAgent, agent, strings.Join(l.order, ", "))
+	}
+	l.Typing(agent, text)
+	out.record(store.Record{Time: now, Kind: KindHuman, Subject: "human.send." + agent, Agent: agent, From: "human", To: []string{agent}, Body: text})
+	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, Kind: DeliverHuman, Text: text, Time: now})
+	return out, nil
+}
+
+// Delivered records that d was typed into its agent and removes it from the
+// outbox (the engine adds d.ID to the batch's dequeue list).
+func (l *Lead) Delivered(d store.Delivery, now time.Time) Output {
+	var out Output
+	out.record(store.Record{Time: now, Kind: KindDelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, To: []string{d.Agent},
+		MsgID: d.MsgID, Fields: map[string]string{"delivery": d.Kind, "outbox": strconv.FormatUint(d.ID, 10)}})
+	return out
+}
+
+// Undeliverable records that d could not be typed (its agent is gone) and,
+// for a relayed message, tells the original sender.
+func (l *Lead) Undeliverable(d store.Delivery, reason string, now time.Time) Output {
+	var out Output
+	out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, To: []string{d.Agent},
+		MsgID: d.MsgID, Reason: reason, Fields: map[string]string{"delivery": d.Kind}})
+	if d.Kind != DeliverRelay {
+		return out
+	}
+	for _, ev := range protocol.Parse(d.Text) {
+		if ev.Kind != protocol.KindEnvelope {
+			continue
+		}
+		sender := ev.Envelope.Get("from")
+		if l.members[sender] != nil {
+			l.notice(&out, sender, ev.Envelope.Get("task"), fmt.Sprintf("not delivered: %s to %s failed: %s.", d.MsgID, d.Agent, reason), now)
+		}
+	}
+	return out
+}
+
+// AgentState records a lifecycle change of an agent.
+func (l *Lead) AgentState(agent, state string, fields map[string]string, now time.Time) Output {
+	var out Output
+	m := l.members[agent]
+	if m == nil {
+		return out
+	}
+	m.state = state
+	if state == StateStarting || state == StateRestarting {
+		l.echo[agent] = &echoRing{} // a new process echoes nothing it did not receive
+	}
+	out.record(store.Record{Time: now, Kind: KindAgent, Subject: "agent." + agent + ".state", Agent: agent, Reason: state, Fields: fields})
+	return out
+}
+
+// extraFields keeps the headers other than the standard ones, so that the
+// audit log shows unknown headers too.
+func extraFields(env *protocol.Envelope) map[string]string {
+	var f map[string]string
+	for _, h := range env.Headers {
+		switch h.Key {
+		case "from", "to", "type", "task", "id":
+			continue
+		}
+		if f == nil {
+			f = map[string]string{}
+		}
+		f[h.Key] = h.Value
+	}
+	return f
+}
+
+// Members lists the team in configuration order.
+func (l *Lead) Members() []Member {
+	out := make([]Member, 0, len(l.order))
+	for _, n := range l.order {
+		out = append(out, l.members[n].Member)
+	}
+	return out
+}

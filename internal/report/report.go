@@ -1,0 +1,178 @@
+// Package report renders audit records for people and programs: one line
+// per event for the headless console, and table, JSON or CSV for
+// `teamlead audit`.
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// Formats lists the accepted --format values.
+var Formats = []string{"table", "json", "csv"}
+
+// Writer writes records in one format; Close flushes.
+type Writer interface {
+	Write(r store.Record) error
+	Close() error
+}
+
+// NewWriter returns a Writer for format (table, json or csv).
+func NewWriter(w io.Writer, format string) (Writer, error) {
+	switch format {
+	case "table", "":
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SEQ\tTIME\tKIND\tAGENT\tFROM\tTO\tTYPE\tTASK\tID\tDETAIL")
+		return &tableWriter{tw: tw}, nil
+	case "json":
+		return &jsonWriter{enc: json.NewEncoder(w)}, nil
+	case "csv":
+		cw := csv.NewWriter(w)
+		err := cw.Write(csvHeader)
+		return &csvWriter{cw: cw}, err
+	}
+	return nil, fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
+}
+
+type tableWriter struct{ tw *tabwriter.Writer }
+
+func (t *tableWriter) Write(r store.Record) error {
+	_, err := fmt.Fprintf(t.tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05.000"),
+		r.Kind, dash(r.Agent), dash(r.From), dash(strings.Join(r.To, ",")), dash(r.Type), dash(r.Task), dash(r.MsgID), clip(Detail(r), 80))
+	return err
+}
+
+func (t *tableWriter) Close() error { return t.tw.Flush() }
+
+// jsonWriter writes one JSON object per line (JSON Lines), so exports stream.
+type jsonWriter struct{ enc *json.Encoder }
+
+func (j *jsonWriter) Write(r store.Record) error { return j.enc.Encode(r) }
+func (j *jsonWriter) Close() error               { return nil }
+
+var csvHeader = []string{"seq", "time", "kind", "subject", "agent", "from", "to", "type", "task", "msg_id", "body", "reason", "fields"}
+
+type csvWriter struct{ cw *csv.Writer }
+
+func (c *csvWriter) Write(r store.Record) error {
+	return c.cw.Write([]string{strconv.FormatUint(r.Seq, 10), r.Time.UTC().Format("2006-01-02T15:04:05.000000000Z07:00"),
+		r.Kind, r.Subject, r.Agent, r.From, strings.Join(r.To, ","), r.Type, r.Task, r.MsgID, r.Body, r.Reason, fields(r.Fields)})
+}
+
+func (c *csvWriter) Close() error {
+	c.cw.Flush()
+	return c.cw.Error()
+}
+
+// Line renders r as one line for the headless console's output.
+func Line(r store.Record) string {
+	ts := r.Time.Local().Format("15:04:05.000")
+	return fmt.Sprintf("%s  %-11s %s", ts, r.Kind, clip(Summary(r), 160))
+}
+
+// Summary says what r is about in a few words.
+func Summary(r store.Record) string {
+	tag := strings.TrimSpace(strings.Join(nonEmpty(r.Type, r.Task, r.MsgID), " "))
+	if tag != "" {
+		tag = "[" + tag + "] "
+	}
+	switch r.Kind {
+	case "message":
+		return fmt.Sprintf("%s → %s %s%s", r.From, strings.Join(r.To, ", "), tag, firstLine(r.Body))
+	case "delivered", "undelivered":
+		s := fmt.Sprintf("%s → %s", dash(r.MsgID), r.Agent)
+		if k := r.Fields["delivery"]; k != "" {
+			s += " (" + k + ")"
+		}
+		if r.Reason != "" {
+			s += ": " + r.Reason
+		}
+		return s
+	case "agent":
+		s := r.Agent + " " + r.Reason
+		if pid := r.Fields["pid"]; pid != "" && pid != "0" {
+			s += " pid " + pid
+		}
+		if code, ok := r.Fields["exit_code"]; ok {
+			s += " exit " + code
+		}
+		if n := r.Fields["restarts"]; n != "" && n != "0" {
+			s += " restarts " + n
+		}
+		if e := r.Fields["error"]; e != "" {
+			s += ": " + e
+		}
+		return s
+	case "human":
+		return "→ " + r.Agent + ": " + firstLine(r.Body)
+	case "inbox", "gap":
+		s := r.From + " " + tag
+		if t := r.Fields["topic"]; t != "" {
+			s += "(" + t + ") "
+		}
+		return s + firstLine(r.Body)
+	}
+	return r.Agent + ": " + tag + Detail(r)
+}
+
+// Detail is the most telling text of r: its reason, else its body.
+func Detail(r store.Record) string {
+	if r.Reason != "" {
+		return firstLine(r.Reason)
+	}
+	return firstLine(r.Body)
+}
+
+func nonEmpty(vals ...string) []string {
+	var out []string
+	for _, v := range vals {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func fields(f map[string]string) string {
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+f[k])
+	}
+	return strings.Join(parts, " ")
+}
