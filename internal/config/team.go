@@ -69,6 +69,8 @@ type Preset struct {
 	LineDelay time.Duration `yaml:"line_delay"`
 	// Paste is auto (bracketed paste when the agent enabled it), always or never.
 	Paste string `yaml:"paste"`
+	// ReadyTimeout is how long typing into a new process waits for its first output.
+	ReadyTimeout time.Duration `yaml:"ready_timeout"`
 	// Parse is the default parse mode: stream or screen.
 	Parse string `yaml:"parse"`
 	// Restart is the default restart policy.

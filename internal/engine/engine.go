@@ -151,7 +151,7 @@ func (e *Engine) spec(a config.Agent) agents.Spec {
 		Cols: uint16(a.Cols), Rows: uint16(a.Rows),
 		Restart: agents.RestartPolicy(a.Restart), Grace: e.opts.Grace, Backoff: e.opts.Backoff,
 		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
-			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), Parse: a.Parse},
+			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse},
 	}
 }
 

@@ -196,7 +196,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 		l.forLead(out, sender, id, &env, now)
 	}
 	if len(delivered) > 0 {
-		l.ack(out, sender, task, "relayed "+id+" to "+strings.Join(delivered, ", "), now)
+		l.ack(out, sender, task, id, "relayed "+id+" to "+strings.Join(delivered, ", "), now)
 	}
 }
 
@@ -247,9 +247,9 @@ func (l *Lead) forLead(out *Output, sender, id string, env *protocol.Envelope, n
 	case protocol.TypeQuestion, protocol.TypeBlocker:
 		out.record(store.Record{Time: now, Kind: KindInbox, Subject: "human.inbox", Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Fields: extraFields(env)})
-		l.ack(out, sender, task, "received "+id+"; it is in the human's queue", now)
+		l.ack(out, sender, task, id, "received "+id+"; it is in the human's queue", now)
 	default:
-		l.ack(out, sender, task, "received "+id, now)
+		l.ack(out, sender, task, id, "received "+id, now)
 	}
 }
 
@@ -314,19 +314,20 @@ func notice(agent, task, body string) protocol.Envelope {
 		{Key: "type", Value: protocol.TypeBlocker}, {Key: "task", Value: task}}, Body: body}
 }
 
-// ack sends the relay acknowledgement of PROTOCOL.md section 2.
-func (l *Lead) ack(out *Output, agent, task, body string, now time.Time) {
+// ack sends the relay acknowledgement of PROTOCOL.md section 2 for message id.
+func (l *Lead) ack(out *Output, agent, task, id, body string, now time.Time) {
 	a := protocol.Envelope{Headers: []protocol.Header{
 		{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: agent},
 		{Key: "type", Value: protocol.TypeStatus}, {Key: "task", Value: task}}, Body: body}
-	l.deliver(out, agent, DeliverAck, "", &a, now)
+	l.deliver(out, agent, DeliverAck, id, &a, now)
 }
 
 // deliver queues env for agent and remembers its fingerprint, so the echo
 // of the typed text is not read back as the agent's own message.
 func (l *Lead) deliver(out *Output, agent, kind, id string, env *protocol.Envelope, now time.Time) {
 	l.echo[agent].add(protocol.Fingerprint(env))
-	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, MsgID: id, Kind: kind, Text: protocol.Format(env), Time: now})
+	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, MsgID: id, Kind: kind, From: env.Get("from"),
+		Task: env.Get("task"), Type: env.Get("type"), Text: protocol.Format(env), Time: now})
 }
 
 func (l *Lead) newID(out *Output) string {
@@ -362,7 +363,7 @@ func (l *Lead) HumanSend(agent, text string, now time.Time) (Output, error) {
 	}
 	l.Typing(agent, text)
 	out.record(store.Record{Time: now, Kind: KindHuman, Subject: "human.send." + agent, Agent: agent, From: "human", To: []string{agent}, Body: text})
-	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, Kind: DeliverHuman, Text: text, Time: now})
+	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, Kind: DeliverHuman, From: "human", Text: text, Time: now})
 	return out, nil
 }
 
@@ -370,8 +371,8 @@ func (l *Lead) HumanSend(agent, text string, now time.Time) (Output, error) {
 // outbox (the engine adds d.ID to the batch's dequeue list).
 func (l *Lead) Delivered(d store.Delivery, now time.Time) Output {
 	var out Output
-	out.record(store.Record{Time: now, Kind: KindDelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, To: []string{d.Agent},
-		MsgID: d.MsgID, Fields: map[string]string{"delivery": d.Kind, "outbox": strconv.FormatUint(d.ID, 10)}})
+	out.record(store.Record{Time: now, Kind: KindDelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
+		Type: d.Type, Task: d.Task, MsgID: d.MsgID, Fields: map[string]string{"delivery": d.Kind, "outbox": strconv.FormatUint(d.ID, 10)}})
 	return out
 }
 
@@ -379,19 +380,10 @@ func (l *Lead) Delivered(d store.Delivery, now time.Time) Output {
 // for a relayed message, tells the original sender.
 func (l *Lead) Undeliverable(d store.Delivery, reason string, now time.Time) Output {
 	var out Output
-	out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, To: []string{d.Agent},
-		MsgID: d.MsgID, Reason: reason, Fields: map[string]string{"delivery": d.Kind}})
-	if d.Kind != DeliverRelay {
-		return out
-	}
-	for _, ev := range protocol.Parse(d.Text) {
-		if ev.Kind != protocol.KindEnvelope {
-			continue
-		}
-		sender := ev.Envelope.Get("from")
-		if l.members[sender] != nil {
-			l.notice(&out, sender, ev.Envelope.Get("task"), fmt.Sprintf("not delivered: %s to %s failed: %s.", d.MsgID, d.Agent, reason), now)
-		}
+	out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
+		Type: d.Type, Task: d.Task, MsgID: d.MsgID, Reason: reason, Fields: map[string]string{"delivery": d.Kind}})
+	if d.Kind == DeliverRelay && l.members[d.From] != nil {
+		l.notice(&out, d.From, d.Task, fmt.Sprintf("not delivered: %s to %s failed: %s.", d.MsgID, d.Agent, reason), now)
 	}
 	return out
 }

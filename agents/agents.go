@@ -1,0 +1,425 @@
+// Package agents supervises agent CLIs (Claude Code, Codex, Gemini CLI, or
+// any program) as subprocesses over pseudo-terminals: it spawns each one in
+// its own session and process group, streams everything it prints to a Sink,
+// restarts it according to a policy, and types messages into it (bracketed
+// paste when the program asked for it, a pause before the submit key).
+//
+// Each Agent runs three kinds of goroutines: a supervisor (spawn, wait,
+// restart, stop), a reader per process (PTY output to the Sink) and a writer
+// (typed messages, one at a time, in enqueue order). A blocked PTY write only
+// ever blocks the writer goroutine of that agent.
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Sentinel errors of this package. Errors returned or reported by an Agent
+// wrap one of these; match them with errors.Is.
+var (
+	// ErrGone means the agent was stopped, or exited and will not restart:
+	// nothing more can be typed into it.
+	ErrGone = errors.New("agents: agent is gone (stopped, or exited with no restart)")
+	// ErrNotRunning means no process is running right now (the agent is
+	// starting or waiting to restart); raw writes are refused meanwhile.
+	ErrNotRunning = errors.New("agents: agent has no running process")
+	// ErrNoCommand means the Spec has an empty Command.
+	ErrNoCommand = errors.New("agents: spec has no command")
+	// ErrCommandNotFound means the command could not be found or is not
+	// executable.
+	ErrCommandNotFound = errors.New("agents: command not found")
+	// ErrBadSpec means a Spec field has a value this package does not know.
+	ErrBadSpec = errors.New("agents: invalid spec")
+	// ErrSpawn means the process could not be started (PTY, directory or
+	// exec failure).
+	ErrSpawn = errors.New("agents: cannot start process")
+	// ErrWrite means writing to the agent's PTY failed.
+	ErrWrite = errors.New("agents: write to agent failed")
+	// ErrBadSize means a terminal size of zero columns or rows was given.
+	ErrBadSize = errors.New("agents: terminal size must be at least 1x1")
+)
+
+// RestartPolicy says when a process that exited is started again.
+type RestartPolicy string
+
+// Restart policies.
+const (
+	// RestartNever never restarts; the agent is done after its first exit.
+	RestartNever RestartPolicy = "never"
+	// RestartOnFailure restarts after a nonzero exit status or a death by signal.
+	RestartOnFailure RestartPolicy = "on-failure"
+	// RestartAlways restarts after any exit.
+	RestartAlways RestartPolicy = "always"
+)
+
+// PasteMode says when typed text is sent as one bracketed paste.
+type PasteMode string
+
+// Paste modes.
+const (
+	// PasteAuto pastes when the program enabled bracketed paste (ESC[?2004h).
+	PasteAuto PasteMode = "auto"
+	// PasteAlways always pastes, whatever the program asked for.
+	PasteAlways PasteMode = "always"
+	// PasteNever always types line by line.
+	PasteNever PasteMode = "never"
+)
+
+// Preset describes how to type into one kind of agent CLI.
+type Preset struct {
+	// Name names the preset (informational).
+	Name string
+	// Submit is the key or keys that submit typed text; default "\r".
+	Submit string
+	// Newline separates lines when typing line by line (not pasting);
+	// default "\r" (what Enter sends, right for line-based programs).
+	Newline string
+	// SubmitDelay is the pause after the text and before Submit (Codex takes
+	// an Enter within 120ms of a burst of typed characters as a newline).
+	SubmitDelay time.Duration
+	// LineDelay is the pause after each line when typing line by line.
+	LineDelay time.Duration
+	// Paste says when to use bracketed paste; default PasteAuto.
+	Paste PasteMode
+	// ReadyTimeout is how long typing into a new process waits for its
+	// first output (a program sets up its terminal before it prints), after
+	// which it types anyway; default 3s.
+	ReadyTimeout time.Duration
+	// Parse is "stream" or "screen": how the engine reads this agent's
+	// output (informational here).
+	Parse string
+}
+
+// Spec describes one agent process and how to supervise it.
+type Spec struct {
+	// Name is the agent's name, passed to the Sink with everything it produces.
+	Name string
+	// Command is the argv to run; no shell is involved. A relative path with
+	// a slash is resolved from Dir; a bare name is searched in PATH (the
+	// PATH of Env when it sets one).
+	Command []string
+	// Dir is the working directory, created if missing; "" means the
+	// current directory.
+	Dir string
+	// Env is added to os.Environ(), overriding variables of the same name.
+	// TERM defaults to xterm-256color when neither sets it.
+	Env map[string]string
+	// Cols is the initial PTY width; default 120.
+	Cols uint16
+	// Rows is the initial PTY height; default 40.
+	Rows uint16
+	// Restart is the restart policy; default RestartNever.
+	Restart RestartPolicy
+	// Preset says how to type into the agent.
+	Preset Preset
+	// Grace is how long Stop waits after SIGTERM before SIGKILL; default 5s.
+	// It also bounds how long stragglers left in the process group after an
+	// exit get before they are killed.
+	Grace time.Duration
+	// Backoff is the first restart delay, doubled after each quick exit;
+	// default 500ms.
+	Backoff time.Duration
+	// BackoffMax caps the restart delay; default 30s.
+	BackoffMax time.Duration
+	// StableAfter is how long a process must run for the restart delay to
+	// go back to Backoff; default 30s.
+	StableAfter time.Duration
+}
+
+// State is the lifecycle state of an agent.
+type State string
+
+// Agent states.
+const (
+	// StateStarting means the process is being spawned.
+	StateStarting State = "starting"
+	// StateRunning means the process is running.
+	StateRunning State = "running"
+	// StateRestarting means the process exited and will be started again
+	// after the backoff delay.
+	StateRestarting State = "restarting"
+	// StateExited means the process exited (ExitCode tells how).
+	StateExited State = "exited"
+	// StateFailed means the process could not be started (Err tells why).
+	StateFailed State = "failed"
+	// StateStopped means Stop ended the agent.
+	StateStopped State = "stopped"
+)
+
+// StateEvent reports a change of an agent's state.
+type StateEvent struct {
+	// Agent is the agent's name.
+	Agent string
+	// State is the new state.
+	State State
+	// Pid is the process id while running, else the last one (0 if none).
+	Pid int
+	// ExitCode is the last exit status; -1 when killed by a signal.
+	ExitCode int
+	// Restarts counts the restarts so far.
+	Restarts int
+	// Err explains a failure or a death by signal; "" otherwise.
+	Err string
+	// Final is true when the agent will never run again (Done is closing).
+	Final bool
+	// Time is when the change happened.
+	Time time.Time
+}
+
+// Sink receives everything an agent produces.
+//
+// Output is called from the agent's reader goroutine, in order; it must not
+// retain data after returning. State is called from the agent's supervisor
+// goroutine. For one agent the two are never called concurrently: the
+// "running" event comes before that process's first Output and the exit
+// event after its last. A Sink that blocks stalls that agent (and, in the
+// end, the program behind it, whose output is no longer read, and Stop).
+// Do not call the agent's Stop from inside a Sink method: it waits for the
+// goroutine that is calling the Sink.
+type Sink interface {
+	// Output receives a chunk of the agent's terminal output.
+	Output(agent string, data []byte)
+	// State receives a state change.
+	State(ev StateEvent)
+}
+
+// Info is a snapshot of an agent's state.
+type Info struct {
+	// Name is the agent's name.
+	Name string
+	// State is the current state.
+	State State
+	// Pid is the current (or last) process id; 0 if none was started.
+	Pid int
+	// Restarts counts the restarts so far.
+	Restarts int
+	// ExitCode is the last exit status; -1 when killed by a signal.
+	ExitCode int
+	// StartedAt is when the current (or last) process started.
+	StartedAt time.Time
+	// Cols is the PTY width.
+	Cols uint16
+	// Rows is the PTY height.
+	Rows uint16
+	// BracketedPaste is true while the running program has bracketed paste
+	// enabled (it printed ESC[?2004h and not yet ESC[?2004l).
+	BracketedPaste bool
+}
+
+// Agent is one supervised agent process (restarted according to its policy).
+// Its methods are safe for concurrent use.
+type Agent struct {
+	spec Spec
+	sink Sink
+
+	stopOnce sync.Once
+	stopCh   chan struct{} // closed by Stop
+	done     chan struct{} // closed when the agent will never run again
+
+	mu        sync.Mutex
+	state     State
+	pid       int
+	restarts  int
+	exitCode  int
+	startedAt time.Time
+	cols      uint16
+	rows      uint16
+	cur       *proc         // the running process, nil when none
+	changed   chan struct{} // closed and replaced when cur or final changes
+	final     bool          // set just before done is closed
+	queue     []*message
+	queueSig  chan struct{} // capacity 1: wakes the writer
+}
+
+// Start validates spec, applies defaults and starts the agent at once. It
+// never blocks on the process: failures are reported through sink.State
+// (state "failed" with Err saying what and what to do).
+func Start(spec Spec, sink Sink) *Agent {
+	if sink == nil {
+		sink = nopSink{}
+	}
+	spec = withDefaults(spec)
+	a := &Agent{
+		spec:     spec,
+		sink:     sink,
+		stopCh:   make(chan struct{}),
+		done:     make(chan struct{}),
+		state:    StateStarting,
+		cols:     spec.Cols,
+		rows:     spec.Rows,
+		changed:  make(chan struct{}),
+		queueSig: make(chan struct{}, 1),
+	}
+	go a.supervise()
+	go a.writer()
+	return a
+}
+
+// Name returns the agent's name.
+func (a *Agent) Name() string { return a.spec.Name }
+
+// Spec returns the agent's spec with defaults applied.
+func (a *Agent) Spec() Spec { return a.spec }
+
+// Info returns a snapshot of the agent's state.
+func (a *Agent) Info() Info {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	inf := Info{
+		Name:      a.spec.Name,
+		State:     a.state,
+		Pid:       a.pid,
+		Restarts:  a.restarts,
+		ExitCode:  a.exitCode,
+		StartedAt: a.startedAt,
+		Cols:      a.cols,
+		Rows:      a.rows,
+	}
+	if a.cur != nil {
+		inf.BracketedPaste = a.cur.bracketed.Load()
+	}
+	return inf
+}
+
+// Done returns a channel closed when the agent will never run again: it was
+// stopped, failed to start, or exited with no restart.
+func (a *Agent) Done() <-chan struct{} { return a.done }
+
+// Stop ends the agent: SIGTERM to its whole process group (and session),
+// SIGKILL after the Grace period, then the PTY is closed. There is no
+// restart afterwards and queued messages fail with ErrGone. Stop returns
+// when the process is gone; it is safe to call more than once.
+func (a *Agent) Stop() {
+	a.stopOnce.Do(func() { close(a.stopCh) })
+	<-a.done
+}
+
+// Resize sets the PTY size (the kernel sends SIGWINCH to the program). The
+// size is kept for later restarts too.
+func (a *Agent) Resize(cols, rows uint16) error {
+	if cols == 0 || rows == 0 {
+		return fmt.Errorf("%w: got %dx%d", ErrBadSize, cols, rows)
+	}
+	a.mu.Lock()
+	a.cols, a.rows = cols, rows
+	p := a.cur
+	a.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	if err := setWinsize(p.master, cols, rows); err != nil && !p.isExited() {
+		return fmt.Errorf("agents: resize %s to %dx%d: %w", a.spec.Name, cols, rows, err)
+	}
+	return nil
+}
+
+// Write writes raw bytes (keys from the human) straight to the PTY, with no
+// sanitizing. It fails with ErrNotRunning while no process runs (ErrGone
+// once the agent is done). It blocks while the program does not read its
+// input and the PTY buffer is full, and waits for a message being pasted by
+// the writer to finish, so call it off any UI loop.
+func (a *Agent) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	pr, final := a.cur, a.final
+	a.mu.Unlock()
+	if final {
+		return 0, a.gone()
+	}
+	if pr == nil || pr.isExited() {
+		return 0, fmt.Errorf("%w (agent %q)", ErrNotRunning, a.spec.Name)
+	}
+	pr.wmu.Lock()
+	defer pr.wmu.Unlock()
+	return pr.writeLocked(p)
+}
+
+// gone returns ErrGone naming the agent.
+func (a *Agent) gone() error { return fmt.Errorf("%w (agent %q)", ErrGone, a.spec.Name) }
+
+// nopSink discards everything.
+type nopSink struct{}
+
+func (nopSink) Output(string, []byte) {}
+func (nopSink) State(StateEvent)      {}
+
+// Defaults applied by Start.
+const (
+	defaultCols         = 120
+	defaultRows         = 40
+	defaultGrace        = 5 * time.Second
+	defaultBackoff      = 500 * time.Millisecond
+	defaultBackoffMax   = 30 * time.Second
+	defaultStableAfter  = 30 * time.Second
+	defaultReadyTimeout = 3 * time.Second
+	defaultSubmit       = "\r"
+	defaultNewline      = "\r"
+)
+
+func withDefaults(s Spec) Spec {
+	s.Command = append([]string(nil), s.Command...)
+	if s.Env != nil {
+		env := make(map[string]string, len(s.Env))
+		for k, v := range s.Env {
+			env[k] = v
+		}
+		s.Env = env
+	}
+	if s.Cols == 0 {
+		s.Cols = defaultCols
+	}
+	if s.Rows == 0 {
+		s.Rows = defaultRows
+	}
+	if s.Restart == "" {
+		s.Restart = RestartNever
+	}
+	if s.Grace <= 0 {
+		s.Grace = defaultGrace
+	}
+	if s.Backoff <= 0 {
+		s.Backoff = defaultBackoff
+	}
+	if s.BackoffMax <= 0 {
+		s.BackoffMax = defaultBackoffMax
+	}
+	if s.BackoffMax < s.Backoff {
+		s.BackoffMax = s.Backoff
+	}
+	if s.StableAfter <= 0 {
+		s.StableAfter = defaultStableAfter
+	}
+	if s.Preset.ReadyTimeout <= 0 {
+		s.Preset.ReadyTimeout = defaultReadyTimeout
+	}
+	if s.Preset.Submit == "" {
+		s.Preset.Submit = defaultSubmit
+	}
+	if s.Preset.Newline == "" {
+		s.Preset.Newline = defaultNewline
+	}
+	if s.Preset.Paste == "" {
+		s.Preset.Paste = PasteAuto
+	}
+	return s
+}
+
+// validate reports spec values this package does not understand.
+func validate(s Spec) error {
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return fmt.Errorf("%w: agent %q: set its command (argv, no shell)", ErrNoCommand, s.Name)
+	}
+	switch s.Restart {
+	case RestartNever, RestartOnFailure, RestartAlways:
+	default:
+		return fmt.Errorf("%w: agent %q: restart policy %q: use never, on-failure or always", ErrBadSpec, s.Name, s.Restart)
+	}
+	switch s.Preset.Paste {
+	case PasteAuto, PasteAlways, PasteNever:
+	default:
+		return fmt.Errorf("%w: agent %q: paste mode %q: use auto, always or never", ErrBadSpec, s.Name, s.Preset.Paste)
+	}
+	return nil
+}

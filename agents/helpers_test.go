@@ -1,0 +1,232 @@
+package agents
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mockPath is the mockagent binary built for the tests.
+var mockPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agents-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mockPath = filepath.Join(dir, "mockagent")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	build := exec.Command(goTool, "build", "-o", mockPath, "github.com/teamlead/teamlead/cmd/mockagent")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building mockagent: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// waitTimeout bounds every wait in these tests; generous for a loaded
+// machine running with -race.
+const waitTimeout = 30 * time.Second
+
+// eventually waits until cond holds, failing the test at the deadline with
+// what and the diagnostics diag returns.
+func eventually(t *testing.T, what string, diag func() string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			msg := ""
+			if diag != nil {
+				msg = diag()
+			}
+			t.Fatalf("timed out after %v waiting for %s\n%s", waitTimeout, what, msg)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitDone waits for the agent to be done.
+func waitDone(t *testing.T, a *Agent, rec *recorder) {
+	t.Helper()
+	select {
+	case <-a.Done():
+	case <-time.After(waitTimeout):
+		t.Fatalf("agent %s not done after %v\n%s", a.Name(), waitTimeout, rec.diag())
+	}
+}
+
+// recorder is a Sink keeping everything.
+type recorder struct {
+	mu     sync.Mutex
+	out    []byte
+	events []StateEvent
+	// outAtEvent is len(out) when each event arrived.
+	outAtEvent []int
+}
+
+func (r *recorder) Output(agent string, data []byte) {
+	r.mu.Lock()
+	r.out = append(r.out, data...)
+	r.mu.Unlock()
+}
+
+func (r *recorder) State(ev StateEvent) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.outAtEvent = append(r.outAtEvent, len(r.out))
+	r.mu.Unlock()
+}
+
+func (r *recorder) output() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return string(r.out)
+}
+
+func (r *recorder) evs() []StateEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]StateEvent(nil), r.events...)
+}
+
+// has reports whether the output contains s.
+func (r *recorder) has(s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Contains(r.out, []byte(s))
+}
+
+// count counts the events in state s.
+func (r *recorder) count(s State) int {
+	n := 0
+	for _, ev := range r.evs() {
+		if ev.State == s {
+			n++
+		}
+	}
+	return n
+}
+
+// last returns the last event.
+func (r *recorder) last() StateEvent {
+	evs := r.evs()
+	if len(evs) == 0 {
+		return StateEvent{}
+	}
+	return evs[len(evs)-1]
+}
+
+func (r *recorder) diag() string {
+	var b strings.Builder
+	for _, ev := range r.evs() {
+		fmt.Fprintf(&b, "event: %s pid=%d exit=%d restarts=%d final=%v err=%q\n", ev.State, ev.Pid, ev.ExitCode, ev.Restarts, ev.Final, ev.Err)
+	}
+	fmt.Fprintf(&b, "output: %q\n", r.output())
+	return b.String()
+}
+
+// start starts an agent stopped at the end of the test.
+func start(t *testing.T, spec Spec) (*Agent, *recorder) {
+	t.Helper()
+	if spec.Name == "" {
+		spec.Name = "test"
+	}
+	rec := &recorder{}
+	a := Start(spec, rec)
+	t.Cleanup(a.Stop)
+	return a, rec
+}
+
+// mock returns the argv running mockagent with flags and script.
+func mock(script string, flags ...string) []string {
+	return append(append([]string{mockPath}, flags...), "-e", script)
+}
+
+// fileIs waits until the file at path holds exactly want.
+func fileIs(t *testing.T, path, want string, rec *recorder) {
+	t.Helper()
+	var got []byte
+	eventually(t, fmt.Sprintf("%s to hold %q", filepath.Base(path), want),
+		func() string { return fmt.Sprintf("file: %q\n%s", got, rec.diag()) },
+		func() bool {
+			got, _ = os.ReadFile(path)
+			return string(got) == want
+		})
+}
+
+// pidAfter extracts the number after prefix in the output.
+func pidAfter(t *testing.T, rec *recorder, prefix string) int {
+	t.Helper()
+	var pid int
+	eventually(t, "a pid after "+prefix, rec.diag, func() bool {
+		out := rec.output()
+		i := strings.Index(out, prefix)
+		if i < 0 {
+			return false
+		}
+		j := i + len(prefix)
+		k := j
+		for k < len(out) && out[k] >= '0' && out[k] <= '9' {
+			k++
+		}
+		if k == j || k == len(out) {
+			return false
+		}
+		pid, _ = strconv.Atoi(out[j:k])
+		return true
+	})
+	return pid
+}
+
+// gone reports whether pid no longer runs (a zombie nobody reaped counts
+// as gone).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
+}
+
+// done is a Type callback recording its error.
+type doneRec struct {
+	ch chan error
+}
+
+func newDone() *doneRec { return &doneRec{ch: make(chan error, 1)} }
+
+func (d *doneRec) fn(err error) { d.ch <- err }
+
+func (d *doneRec) wait(t *testing.T, rec *recorder) error {
+	t.Helper()
+	select {
+	case err := <-d.ch:
+		return err
+	case <-time.After(waitTimeout):
+		t.Fatalf("Type's done not called after %v\n%s", waitTimeout, rec.diag())
+		return nil
+	}
+}
+
+// syscallKill kills pid.
+func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }

@@ -1,0 +1,90 @@
+//go:build linux
+
+package agents
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// member is one process of a session, read from /proc.
+type member struct {
+	pid    int
+	zombie bool
+}
+
+// sessionMembers lists the processes whose session id is sid, from /proc.
+// Processes that moved to another process group of the session (job
+// control in a shell the agent runs) are included; those that left with
+// setsid are not reachable and not listed. ok is false when /proc cannot
+// be read.
+func sessionMembers(sid int) (ms []member, ok bool) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil, false
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, false
+	}
+	for _, n := range names {
+		if n[0] < '0' || n[0] > '9' {
+			continue
+		}
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + n + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid pgrp session ...; comm may hold spaces
+		// and parentheses, so parse from the last ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) < 4 {
+			continue
+		}
+		s, err := strconv.Atoi(string(f[3]))
+		if err != nil || s != sid {
+			continue
+		}
+		st := f[0]
+		ms = append(ms, member{pid: pid, zombie: len(st) == 1 && (st[0] == 'Z' || st[0] == 'X')})
+	}
+	return ms, true
+}
+
+// signalSession sends sig to the process group sid and to every other
+// process of the session sid.
+func signalSession(sid int, sig syscall.Signal) {
+	_ = syscall.Kill(-sid, sig)
+	ms, _ := sessionMembers(sid)
+	for _, m := range ms {
+		if !m.zombie {
+			_ = syscall.Kill(m.pid, sig)
+		}
+	}
+}
+
+// sessionAlive reports whether any process of session sid is still alive
+// (zombies waiting for a parent that does not reap them do not count).
+func sessionAlive(sid int) bool {
+	ms, ok := sessionMembers(sid)
+	if !ok {
+		return syscall.Kill(-sid, 0) == nil
+	}
+	for _, m := range ms {
+		if !m.zombie {
+			return true
+		}
+	}
+	return false
+}

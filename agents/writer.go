@@ -1,0 +1,217 @@
+package agents
+
+import (
+	"errors"
+	"strings"
+	"time"
+)
+
+// Bracketed paste delimiters (xterm): the program reads everything between
+// them as pasted text, newlines included, instead of as typed keys.
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
+// message is one text queued by Type.
+type message struct {
+	text string
+	done func(error)
+}
+
+// Type enqueues text to be typed into the agent as one message and returns
+// at once. The writer goroutine types messages one at a time in enqueue
+// order: the text is sanitized (see Sanitize; trailing newlines dropped),
+// then sent as one bracketed paste when the preset says so (or, in auto
+// mode, the program enabled it), else line by line joined with the preset's
+// Newline and LineDelay apart; then, after SubmitDelay, the Submit key.
+//
+// done (may be nil) is called on the writer goroutine, never the caller's,
+// once the last byte including Submit is written, or with an error wrapping
+// ErrGone if the agent is stopped or done first (ErrWrite if the PTY
+// refused a write while the program still ran). While the agent restarts,
+// messages wait for the new process; a message cut short by the process
+// exiting is typed again, whole, into the next one.
+func (a *Agent) Type(text string, done func(error)) {
+	if done == nil {
+		done = func(error) {}
+	}
+	m := &message{text: text, done: done}
+	a.mu.Lock()
+	if a.final {
+		a.mu.Unlock()
+		go done(a.gone())
+		return
+	}
+	a.queue = append(a.queue, m)
+	a.mu.Unlock()
+	select {
+	case a.queueSig <- struct{}{}:
+	default:
+	}
+}
+
+// writer types queued messages until the agent is done, then fails what is
+// left with ErrGone.
+func (a *Agent) writer() {
+	for {
+		m := a.next()
+		if m == nil {
+			return
+		}
+		m.done(a.deliver(m))
+	}
+}
+
+// next returns the next queued message, waiting for one; nil once the agent
+// is done and the queue is empty.
+func (a *Agent) next() *message {
+	for {
+		a.mu.Lock()
+		if len(a.queue) > 0 {
+			m := a.queue[0]
+			a.queue[0] = nil
+			a.queue = a.queue[1:]
+			a.mu.Unlock()
+			return m
+		}
+		final := a.final
+		a.mu.Unlock()
+		if final {
+			return nil
+		}
+		select {
+		case <-a.queueSig:
+		case <-a.done:
+		}
+	}
+}
+
+// deliver types m into the running process, waiting for one, and retries
+// in the next process if the current one exits mid-message.
+func (a *Agent) deliver(m *message) error {
+	for {
+		p, err := a.waitProc()
+		if err != nil {
+			return err
+		}
+		a.waitReady(p)
+		err = a.typeInto(p, m.text)
+		if err == nil {
+			return nil
+		}
+		if a.stopping() {
+			return a.gone()
+		}
+		if !p.isExited() {
+			return err
+		}
+		// The process exited mid-message: type it whole into the next one
+		// (waitProc returns ErrGone if there will be none).
+	}
+}
+
+// waitProc returns the running process, waiting while the agent starts or
+// restarts; ErrGone once it is stopped or done.
+func (a *Agent) waitProc() (*proc, error) {
+	for {
+		a.mu.Lock()
+		p, final, ch := a.cur, a.final, a.changed
+		a.mu.Unlock()
+		if final || a.stopping() {
+			return nil, a.gone()
+		}
+		if p != nil && !p.isExited() {
+			return p, nil
+		}
+		select {
+		case <-ch:
+		case <-a.stopCh:
+		}
+	}
+}
+
+// waitReady waits until p has printed something, or for the preset's
+// ReadyTimeout, or until p exits or the agent stops (typing then fails by
+// itself).
+func (a *Agent) waitReady(p *proc) {
+	select {
+	case <-p.spoke:
+		return
+	default:
+	}
+	t := time.NewTimer(a.spec.Preset.ReadyTimeout)
+	defer t.Stop()
+	select {
+	case <-p.spoke:
+	case <-t.C:
+	case <-p.exited:
+	case <-a.stopCh:
+	}
+}
+
+// errInterrupted means a pause was cut short by an exit or Stop.
+var errInterrupted = errors.New("agents: typing interrupted")
+
+// pause sleeps d unless p exits or the agent is stopped first.
+func (a *Agent) pause(p *proc, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-p.exited:
+		return errInterrupted
+	case <-a.stopCh:
+		return errInterrupted
+	}
+}
+
+// write writes b to p under p's write lock.
+func (a *Agent) write(p *proc, b string) error {
+	if a.stopping() || p.isExited() {
+		return errInterrupted
+	}
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	_, err := p.writeLocked([]byte(b))
+	return err
+}
+
+// typeInto types one message into p.
+func (a *Agent) typeInto(p *proc, raw string) error {
+	pr := a.spec.Preset
+	text := strings.TrimRight(Sanitize(raw), "\n")
+	paste := pr.Paste == PasteAlways || (pr.Paste == PasteAuto && p.bracketed.Load())
+	switch {
+	case text == "":
+	case paste:
+		// One write (in chunks, under the lock, so no raw key from the
+		// human lands inside the paste).
+		if err := a.write(p, pasteStart+text+pasteEnd); err != nil {
+			return err
+		}
+	default:
+		lines := strings.Split(text, "\n")
+		for i, line := range lines {
+			if i < len(lines)-1 {
+				line += pr.Newline
+			}
+			if err := a.write(p, line); err != nil {
+				return err
+			}
+			if i < len(lines)-1 {
+				if err := a.pause(p, pr.LineDelay); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := a.pause(p, pr.SubmitDelay); err != nil {
+		return err
+	}
+	return a.write(p, pr.Submit)
+}

@@ -1,0 +1,180 @@
+// Command mockagent is a scripted stand-in for an agent CLI, for the demo
+// and the tests: it prints what its script says ([ROUTE] envelopes, <gap>
+// blocks, text in pieces), waits for input lines matching patterns, records
+// every byte it receives, and can behave like a full-screen CLI (raw mode,
+// bracketed paste).
+//
+// Usage (flags before SCRIPT_FILE):
+//
+//	mockagent [--record FILE] [--raw] [--bracketed-paste] [--name NAME] SCRIPT_FILE
+//	mockagent [flags] -e 'script text'
+//
+// --record appends every byte read from the terminal to FILE, raw, as
+// received. --raw turns off echo and line editing (output still turns "\n"
+// into CRLF). --bracketed-paste prints ESC[?2004h at start and ESC[?2004l at
+// exit, and implies --raw. The default is cooked mode: the terminal echoes
+// what is typed. --name sets what {name} stands for (default "mockagent").
+//
+// The script has one command per line; blank lines and lines starting with
+// '#' are skipped. TEXT and values decode \n \r \t \e (ESC) \\ \" and \xHH,
+// and {name} is replaced by --name:
+//
+//	say TEXT                 print TEXT and "\n" (TEXT starts after the one blank that follows "say")
+//	write TEXT               print TEXT, no newline
+//	route k=v k="v w" ...    print a multi-line [ROUTE] envelope, keys in order, body last
+//	route1 k=v ...           print the one-line form [ROUTE] k: v ... body: x [/ROUTE]
+//	gap topic=... question=... [context=...] [urgency=...]   print a <gap> block
+//	burst N route|route1|gap k=v ...   print N blocks back to back; {i} is 1..N
+//	chunk N                  from now on write N bytes per write(2), 1ms apart (0: whole writes)
+//	expect REGEX             wait for an input line matching REGEX (Go regexp, taken raw)
+//	expectn N REGEX          wait for N matching input lines
+//	timeout DUR              expect's timeout (default 30s)
+//	sleep DUR                pause (Go duration: 500ms, 2s)
+//	size                     print "size COLSxROWS"
+//	ignore-term              ignore SIGTERM from now on
+//	exit CODE                exit with CODE
+//	idle                     read input until EOF or SIGTERM (also what happens at the end of the script)
+//
+// Input lines end at CR, LF or CRLF; escape sequences (bracketed paste
+// markers included) and control characters are removed before matching, and
+// lines are consumed in order (a line that does not match is dropped). An
+// expect that times out prints "mockagent: timeout waiting for REGEX" and
+// exits 3 (if the input ends first: "mockagent: input closed while waiting
+// for REGEX", exit 3). A script error prints the line number and exits 2.
+// SIGTERM exits 143 (ESC[?2004l and the terminal mode are restored first).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+func main() { os.Exit(realMain(os.Args[1:])) }
+
+// realMain runs the mock and returns its exit status.
+func realMain(args []string) int {
+	fs := flag.NewFlagSet("mockagent", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: mockagent [flags] SCRIPT_FILE | mockagent [flags] -e 'script'")
+		fs.PrintDefaults()
+	}
+	record := fs.String("record", "", "append every byte read from stdin to `FILE`, raw")
+	raw := fs.Bool("raw", false, "put the terminal in raw mode (no echo, no line editing; output still turns \\n into CRLF)")
+	bracketed := fs.Bool("bracketed-paste", false, "enable bracketed paste (ESC[?2004h) at start, disable at exit; implies --raw")
+	name := fs.String("name", "mockagent", "`NAME` substituted for {name} in the script")
+	expr := fs.String("e", "", "script `text` (instead of SCRIPT_FILE)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	src := *expr
+	switch {
+	case *expr != "" && fs.NArg() > 0:
+		fmt.Fprintln(os.Stderr, "mockagent: give SCRIPT_FILE or -e, not both")
+		return exitUsage
+	case *expr == "" && fs.NArg() != 1:
+		fs.Usage()
+		return exitUsage
+	case *expr == "":
+		b, err := os.ReadFile(fs.Arg(0))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mockagent: %v\n", err)
+			return exitUsage
+		}
+		src = string(b)
+	}
+	file := "-e"
+	if fs.NArg() == 1 {
+		file = fs.Arg(0)
+	}
+	cmds, err := Parse(src)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mockagent: %s: %v\n", file, err)
+		return exitUsage
+	}
+
+	var rec io.Writer
+	if *record != "" {
+		f, err := os.OpenFile(*record, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mockagent: --record: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		rec = f
+	}
+
+	// SIGTERM ends the mock cleanly (exit 143) unless ignore-term.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM)
+
+	var restore func()
+	if *raw || *bracketed {
+		r, err := makeRaw(int(os.Stdin.Fd()))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mockagent: --raw needs a terminal on stdin: %v\n", err)
+			return exitUsage
+		}
+		restore = r
+	}
+	if *bracketed {
+		_, _ = os.Stdout.WriteString("\x1b[?2004h")
+	}
+	var once sync.Once
+	cleanup := func() {
+		once.Do(func() {
+			if *bracketed {
+				_, _ = os.Stdout.WriteString("\x1b[?2004l")
+			}
+			if restore != nil {
+				restore()
+			}
+		})
+	}
+	go func() {
+		<-sigs
+		cleanup()
+		os.Exit(128 + int(syscall.SIGTERM))
+	}()
+
+	in := newInputLines()
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := os.Stdin.Read(buf)
+			if n > 0 {
+				if rec != nil {
+					_, _ = rec.Write(buf[:n])
+				}
+				in.feed(buf[:n])
+			}
+			if err != nil {
+				in.close()
+				return
+			}
+		}
+	}()
+
+	r := &runner{
+		out:        os.Stdout,
+		in:         in,
+		name:       *name,
+		size:       func() (int, int, error) { return termSize(int(os.Stdout.Fd())) },
+		ignoreTerm: func() { signal.Ignore(syscall.SIGTERM) },
+	}
+	code, exit := r.run(cmds)
+	if !exit {
+		in.waitEOF()
+	}
+	cleanup()
+	return code
+}

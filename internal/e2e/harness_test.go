@@ -1,0 +1,242 @@
+// Package e2e runs the real teamlead binary with scripted mockagent agents
+// over real PTYs and checks, byte for byte where it matters, what every
+// agent received.
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var bin struct{ teamlead, mockagent string }
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "teamlead-e2e-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin.teamlead = filepath.Join(dir, "teamlead")
+	bin.mockagent = filepath.Join(dir, "mockagent")
+	for out, pkg := range map[string]string{bin.teamlead: "../../cmd/teamlead", bin.mockagent: "../../cmd/mockagent"} {
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building", pkg, "failed:", err)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// agentDef is one mockagent in a test team.
+type agentDef struct {
+	name, role string
+	script     string   // mockagent script text
+	flags      []string // extra mockagent flags (--raw, --bracketed-paste)
+}
+
+// team is a directory holding a team file, the agents' scripts and what
+// each agent received (<name>.in, appended across restarts).
+type team struct {
+	t      *testing.T
+	dir    string
+	config string
+	state  string
+}
+
+func newTeam(t *testing.T, agents ...agentDef) *team {
+	t.Helper()
+	tm := &team{t: t, dir: t.TempDir()}
+	tm.state = filepath.Join(tm.dir, "state")
+	tm.write("team.yaml", agents)
+	return tm
+}
+
+// write (re)writes a team file named file and makes it the current one.
+func (tm *team) write(file string, agents []agentDef) {
+	tm.t.Helper()
+	var b strings.Builder
+	b.WriteString("agents:\n")
+	for _, a := range agents {
+		script := filepath.Join(tm.dir, file+"."+a.name+".mock")
+		// Every agent says something once its terminal is set up; the
+		// console waits for that before typing into it.
+		text := "say {name} ready\n" + a.script
+		if err := os.WriteFile(script, []byte(text), 0o600); err != nil {
+			tm.t.Fatal(err)
+		}
+		args := []string{bin.mockagent, "--name", a.name, "--record", tm.input(a.name)}
+		args = append(args, a.flags...)
+		args = append(args, script)
+		role := a.role
+		if role == "" {
+			role = a.name
+		}
+		fmt.Fprintf(&b, "  - name: %s\n    role: %s\n    restart: never\n    dir: .\n    command: [%s]\n", a.name, role, quoteAll(args))
+	}
+	tm.config = filepath.Join(tm.dir, file)
+	if err := os.WriteFile(tm.config, []byte(b.String()), 0o600); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+func quoteAll(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return strings.Join(q, ", ")
+}
+
+// input is the file where agent name records every byte it read.
+func (tm *team) input(name string) string { return filepath.Join(tm.dir, name+".in") }
+
+// received returns what agent name has read so far.
+func (tm *team) received(name string) string {
+	b, _ := os.ReadFile(tm.input(name))
+	return string(b)
+}
+
+// waitReceived waits until agent name has read something containing want.
+func (tm *team) waitReceived(name, want string) string {
+	tm.t.Helper()
+	var got string
+	waitFor(tm.t, 20*time.Second, fmt.Sprintf("%s to receive %q", name, want), func() bool {
+		got = tm.received(name)
+		return strings.Contains(got, want)
+	})
+	return got
+}
+
+// console is a running `teamlead run --headless`.
+type console struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (tm *team) start(extra ...string) *console {
+	tm.t.Helper()
+	args := append([]string{"run", "--headless", "--config", tm.config, "--state", tm.state, "--grace", "3s"}, extra...)
+	c := &console{t: tm.t, cmd: exec.Command(bin.teamlead, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
+	c.cmd.Env = append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=")
+	if err := c.cmd.Start(); err != nil {
+		tm.t.Fatal(err)
+	}
+	go func() { c.err = c.cmd.Wait(); close(c.done) }()
+	tm.t.Cleanup(func() { c.kill() })
+	waitFor(tm.t, 20*time.Second, "the console to start", func() bool {
+		return strings.Contains(c.out.String(), "teamlead: running") || c.exited()
+	})
+	if c.exited() {
+		tm.t.Fatalf("console exited at start: %v\n%s", c.err, c.out)
+	}
+	return c
+}
+
+func (c *console) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (c *console) stop() {
+	c.t.Helper()
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+	case <-time.After(30 * time.Second):
+		c.kill()
+		c.t.Fatalf("console did not stop within 30s after SIGTERM:\n%s", c.out)
+	}
+	if c.err != nil {
+		c.t.Fatalf("console exited with %v:\n%s", c.err, c.out)
+	}
+}
+
+// kill sends SIGKILL (the console gets no chance to clean up) and waits.
+func (c *console) kill() {
+	if c.exited() {
+		return
+	}
+	_ = c.cmd.Process.Kill()
+	<-c.done
+}
+
+// cli runs a teamlead subcommand against the team's state and config.
+func (tm *team) cli(args ...string) (string, error) {
+	full := append(append([]string{}, args...), "--state", tm.state, "--config", tm.config)
+	cmd := exec.Command(bin.teamlead, full...)
+	cmd.Env = append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (tm *team) mustCLI(args ...string) string {
+	tm.t.Helper()
+	out, err := tm.cli(args...)
+	if err != nil {
+		tm.t.Fatalf("teamlead %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// waitFor polls cond until it holds or the deadline passes; explain, if
+// given, adds what the test saw to the failure.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool, explain ...func() string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			msg := fmt.Sprintf("timed out after %v waiting for %s", timeout, what)
+			for _, e := range explain {
+				msg += "\n" + e()
+			}
+			t.Fatal(msg)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// typed is how the plain preset types an envelope into an agent that has
+// not enabled bracketed paste: lines separated by CR, then the submit CR.
+func typed(lines ...string) string { return strings.Join(lines, "\r") + "\r" }
+
+// cooked is what an agent in cooked mode reads for the same text: the line
+// discipline turns each CR into LF.
+func cooked(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
