@@ -5,7 +5,7 @@ CONFIG    ?= configs/team.yaml
 STATE     ?= .teamlead-demo
 FUZZTIME  ?= 5m
 # CI runs every fuzz target for this long as part of `make test`.
-CI_FUZZTIME ?= 15s
+CI_FUZZTIME ?= 8s
 LDFLAGS   := -X main.version=$(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: help run demo build test unit e2e bench fuzz fuzz-ci lint fmt clean
@@ -30,12 +30,19 @@ unit: ## all Go tests with the race detector
 e2e: ## only the end-to-end tests (real binary, real PTYs)
 	$(GO) test -race -count=1 -timeout 20m ./internal/e2e/...
 
+# package:target for every fuzz target; `make fuzz` runs each for FUZZTIME.
+FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI \
+	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse \
+	./internal/store:FuzzEscapeName
+
 fuzz-ci:
-	$(GO) test -run=NONE -fuzz=FuzzParser -fuzztime=$(CI_FUZZTIME) ./internal/protocol
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME)
 
 fuzz: ## fuzz every parser for FUZZTIME each (default 5m)
-	$(GO) test -run=NONE -fuzz=FuzzParser -fuzztime=$(FUZZTIME) ./internal/protocol
-	$(GO) test -run=NONE -fuzz=FuzzScript -fuzztime=$(FUZZTIME) ./cmd/mockagent
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
+	  $(GO) test -run=NONE -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZTIME) "$${t%%:*}" >/tmp/teamlead-fuzz.log 2>&1 || { cat /tmp/teamlead-fuzz.log; exit 1; }; \
+	done
 
 bench: build ## parser and relay figures as ratios to a baseline measured in the same run
 	$(GO) run ./cmd/tlbench

@@ -33,6 +33,10 @@ type proc struct {
 	// way the program means to read it.
 	spoke     chan struct{}
 	spokeOnce sync.Once
+
+	tty     *os.File     // the console's copy of the slave side, to count unread input
+	written atomic.Int64 // bytes written to the master in all
+	confirm *confirmer   // typed messages awaiting the program's read
 }
 
 // markExited closes p.exited once.
@@ -68,6 +72,7 @@ func (p *proc) writeLocked(b []byte) (int, error) {
 		end := min(n+writeChunk, len(b))
 		m, err := p.master.Write(b[n:end])
 		n += m
+		p.written.Add(int64(m))
 		if err != nil {
 			return n, fmt.Errorf("%w: %w", ErrWrite, err)
 		}
@@ -273,12 +278,16 @@ func (a *Agent) spawn() (*proc, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true},
 	}
 	err = cmd.Start()
-	_ = tty.Close() // the child holds its own copies; EIO on the master once they close
 	if err != nil {
+		_ = tty.Close()
 		_ = master.Close()
 		return nil, fmt.Errorf("%w: agent %q: %w", ErrSpawn, s.Name, err)
 	}
-	p := &proc{cmd: cmd, master: master, pid: cmd.Process.Pid, exited: make(chan struct{}), spoke: make(chan struct{})}
+	// The console keeps tty open to count unread input (see confirm.go)
+	// until the process exits; then the master reads EIO once the child's
+	// copies close.
+	p := &proc{cmd: cmd, master: master, pid: cmd.Process.Pid, exited: make(chan struct{}), spoke: make(chan struct{}),
+		tty: tty, confirm: newConfirmer()}
 	a.mu.Lock()
 	a.cur = p
 	a.pid = p.pid
@@ -298,6 +307,7 @@ func (a *Agent) runProc(p *proc) (ran time.Duration, failed bool, why string, st
 	go func() { waitCh <- p.cmd.Wait() }()
 	readerDone := make(chan struct{})
 	go a.reader(p, readerDone)
+	go a.confirmLoop(p)
 
 	var werr error
 	leaderDone := false
@@ -311,6 +321,7 @@ func (a *Agent) runProc(p *proc) (ran time.Duration, failed bool, why string, st
 	ran = time.Since(started)
 	werr = a.endSession(p, waitCh, leaderDone, werr)
 	p.markExited()
+	a.endConfirm(p)
 	a.drain(p, readerDone)
 
 	code, sig := exitStatus(p.cmd.ProcessState, werr)

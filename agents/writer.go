@@ -26,12 +26,13 @@ type message struct {
 // mode, the program enabled it), else line by line joined with the preset's
 // Newline and LineDelay apart; then, after SubmitDelay, the Submit key.
 //
-// done (may be nil) is called on the writer goroutine, never the caller's,
-// once the last byte including Submit is written, or with an error wrapping
-// ErrGone if the agent is stopped or done first (ErrWrite if the PTY
-// refused a write while the program still ran). While the agent restarts,
-// messages wait for the new process; a message cut short by the process
-// exiting is typed again, whole, into the next one.
+// done (may be nil) is called on another goroutine, never the caller's,
+// once the program has read the whole message including Submit from its
+// terminal (see confirm.go), or with an error wrapping ErrGone if the agent
+// is stopped or done first (ErrWrite if the PTY refused a write while the
+// program still ran). While the agent restarts, messages wait for the new
+// process; a message cut short by the process exiting, or typed but not
+// read when it exited, is typed again, whole, into the next one.
 func (a *Agent) Type(text string, done func(error)) {
 	if done == nil {
 		done = func(error) {}
@@ -59,7 +60,19 @@ func (a *Agent) writer() {
 		if m == nil {
 			return
 		}
-		m.done(a.deliver(m))
+		for {
+			p, err := a.deliver(m)
+			if err != nil {
+				m.done(err)
+				break
+			}
+			// done is called once the program has read the message.
+			if p.confirm.add(m, p.written.Load()) {
+				break
+			}
+			// The process ended before the message could be tracked:
+			// whether it read it is unknown, so type it again.
+		}
 	}
 }
 
@@ -88,23 +101,24 @@ func (a *Agent) next() *message {
 }
 
 // deliver types m into the running process, waiting for one, and retries
-// in the next process if the current one exits mid-message.
-func (a *Agent) deliver(m *message) error {
+// in the next process if the current one exits mid-message. It returns the
+// process m was typed into.
+func (a *Agent) deliver(m *message) (*proc, error) {
 	for {
 		p, err := a.waitProc()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		a.waitReady(p)
 		err = a.typeInto(p, m.text)
 		if err == nil {
-			return nil
+			return p, nil
 		}
 		if a.stopping() {
-			return a.gone()
+			return nil, a.gone()
 		}
 		if !p.isExited() {
-			return err
+			return nil, err
 		}
 		// The process exited mid-message: type it whole into the next one
 		// (waitProc returns ErrGone if there will be none).

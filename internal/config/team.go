@@ -96,6 +96,12 @@ func LoadTeam(path string) (*Team, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot read team file: %v (pass --config FILE or set TEAMLEAD_CONFIG)", ErrInvalid, err)
 	}
+	return parseTeam(path, abs, data)
+}
+
+// parseTeam decodes and validates the team file text data; path is how to
+// name the file in errors, abs its absolute path.
+func parseTeam(path, abs string, data []byte) (*Team, error) {
 	t := &Team{}
 	root, err := decodeStrict(path, data, t)
 	if err != nil {

@@ -112,3 +112,21 @@ func TestBuiltinPresetsLoad(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoadTeam: no team file text may panic the loader, and every refusal
+// wraps ErrInvalid.
+func FuzzLoadTeam(f *testing.F) {
+	f.Add([]byte("agents:\n  - name: dev\n    command: [x]\n"))
+	f.Add([]byte("agents:\n  - name: dev\n    command: [x]\n    cols: wide\n"))
+	f.Add([]byte("presets:\n  p: {submit: x}\nagents: [{name: a, command: [b], preset: p}]\n"))
+	f.Add([]byte("agents: &a [*a]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		team, err := parseTeam("team.yaml", "/tmp/team.yaml", data)
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("error %v does not wrap ErrInvalid", err)
+		}
+		if err == nil && len(team.Agents) == 0 {
+			t.Fatal("accepted a team without agents")
+		}
+	})
+}

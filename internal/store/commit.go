@@ -1,0 +1,252 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// Record is one entry of the append-only audit log.
+type Record struct {
+	Seq     uint64            `json:"seq"`               // assigned by the store, strictly increasing
+	Time    time.Time         `json:"time"`              // set by the caller; the store fills time.Now() if zero
+	Kind    string            `json:"kind"`              // message | delivery | delivered | refusal | reformat | human | agent | ...
+	Subject string            `json:"subject,omitempty"` // bus subject, e.g. route.dev
+	Agent   string            `json:"agent,omitempty"`   // the agent this is about
+	From    string            `json:"from,omitempty"`    // sender
+	To      []string          `json:"to,omitempty"`      // recipients
+	Type    string            `json:"type,omitempty"`    // message type
+	Task    string            `json:"task,omitempty"`    // task ID
+	MsgID   string            `json:"msg_id,omitempty"`  // message ID
+	Body    string            `json:"body,omitempty"`    // message text
+	Reason  string            `json:"reason,omitempty"`  // why (refusals, reformats...)
+	Fields  map[string]string `json:"fields,omitempty"`  // anything else (headers, exit code, pid...)
+}
+
+// Delivery is a pending write of text into an agent's PTY (the outbox).
+type Delivery struct {
+	ID    uint64    `json:"id"`               // assigned by the store if zero
+	Agent string    `json:"agent"`            // recipient
+	MsgID string    `json:"msg_id,omitempty"` // the message this delivers
+	Kind  string    `json:"kind"`             // relay | ack | notice | human
+	From  string    `json:"from,omitempty"`   // who the text is from (an agent, team-lead or human)
+	Task  string    `json:"task,omitempty"`   // the task it concerns
+	Type  string    `json:"type,omitempty"`   // the message type it carries
+	Text  string    `json:"text"`             // what to type
+	Time  time.Time `json:"time"`             // when enqueued; the store fills time.Now() if zero
+}
+
+// Batch is everything one step of the engine writes, committed atomically.
+type Batch struct {
+	Records []Record          // audit records to append; Seq is filled in
+	Enqueue []Delivery        // outbox puts; a zero ID is filled in
+	Dequeue []uint64          // outbox deletes (delivered)
+	Meta    map[string]string // small key/values, e.g. counters, consumer positions
+}
+
+// empty reports whether the batch writes nothing.
+func (b *Batch) empty() bool {
+	return b == nil || len(b.Records)+len(b.Enqueue)+len(b.Dequeue)+len(b.Meta) == 0
+}
+
+// size estimates the bytes a batch will write.
+func (b *Batch) size() int {
+	n := 0
+	for _, r := range b.Records {
+		n += 256 + len(r.Body) + len(r.Reason)
+	}
+	for _, d := range b.Enqueue {
+		n += 128 + len(d.Text)
+	}
+	return n + 32*len(b.Dequeue) + 64*len(b.Meta)
+}
+
+// Commit writes b in one Badger transaction (split in order, at record or
+// delivery boundaries, only when it exceeds Badger's transaction size) and
+// fills b.Records[i].Seq and zero b.Enqueue[i].ID in place. It returns once
+// the data is durable: in the page cache, or fsynced with Options.Sync.
+// Concurrent commits allocate numbers under a short lock and then commit in
+// parallel, so Badger can group-commit them. On error nothing is
+// acknowledged; the numbers handed out are skipped, and a batch that had to
+// be split may be partly on disk (whole records and deliveries only).
+func (s *Store) Commit(b *Batch) error {
+	if s.readOnly {
+		return fmt.Errorf("%w: %s (writes go through the running console)", ErrReadOnly, s.dir)
+	}
+	if b.empty() {
+		return nil
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	if err := s.space.check(b.size()); err != nil {
+		return err
+	}
+	first, t, err := s.alloc.allocate(s.db, len(b.Records), b.Enqueue)
+	if err != nil {
+		return s.writeError(err)
+	}
+	defer s.alloc.finish(t)
+	units, err := buildUnits(b, first, time.Now().Round(0))
+	if err != nil {
+		return err
+	}
+	if err := s.writeUnits(units); err != nil {
+		return s.writeError(err)
+	}
+	return nil
+}
+
+// writeError classifies a failed write.
+func (s *Store) writeError(err error) error {
+	if isNoSpace(err) {
+		return diskFull(s.dir, err)
+	}
+	if errors.Is(err, ErrTooLarge) {
+		return err
+	}
+	return fmt.Errorf("store: commit to %s: %w", s.dir, err)
+}
+
+// op is one key write or delete.
+type op struct {
+	key, val []byte
+	del      bool
+}
+
+// unit is a group of ops that never straddles a transaction split.
+type unit []op
+
+// buildUnits numbers the records from first and turns the batch into units.
+func buildUnits(b *Batch, first uint64, now time.Time) ([]unit, error) {
+	units := make([]unit, 0, len(b.Records)+len(b.Enqueue)+len(b.Dequeue)+len(b.Meta))
+	for i := range b.Records {
+		r := &b.Records[i]
+		r.Seq = first + uint64(i)
+		if r.Time.IsZero() {
+			r.Time = now
+		}
+		u, err := recordUnit(r)
+		if err != nil {
+			return nil, err
+		}
+		units = append(units, u)
+	}
+	for i := range b.Enqueue {
+		u, err := deliveryUnit(&b.Enqueue[i], now)
+		if err != nil {
+			return nil, err
+		}
+		units = append(units, u)
+	}
+	for _, id := range b.Dequeue {
+		units = append(units, unit{{key: outKey(id), del: true}})
+	}
+	for _, k := range slices.Sorted(maps.Keys(b.Meta)) {
+		units = append(units, unit{{key: metaKey(k), val: []byte(b.Meta[k])}})
+	}
+	return units, nil
+}
+
+// recordUnit is a record's log entry plus its index entries.
+func recordUnit(r *Record) (unit, error) {
+	val, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode record %d: %w", r.Seq, err)
+	}
+	u := unit{{key: logKey(r.Seq), val: val}, {key: timeKey(r.Time, r.Seq)}}
+	for _, name := range recordAgents(r) {
+		u = append(u, op{key: postingKey(prefixAgent, name, r.Seq)})
+	}
+	for _, ix := range []struct {
+		prefix []byte
+		name   string
+	}{{prefixTask, r.Task}, {prefixType, r.Type}, {prefixKind, r.Kind}} {
+		if ix.name != "" {
+			u = append(u, op{key: postingKey(ix.prefix, ix.name, r.Seq)})
+		}
+	}
+	return u, nil
+}
+
+// recordAgents lists the distinct non-empty agent names a record is about.
+func recordAgents(r *Record) []string {
+	names := make([]string, 0, 2+len(r.To))
+	for _, n := range append([]string{r.Agent, r.From}, r.To...) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// deliveryUnit is a delivery's outbox entry.
+func deliveryUnit(d *Delivery, now time.Time) (unit, error) {
+	if d.Time.IsZero() {
+		d.Time = now
+	}
+	val, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode delivery %d: %w", d.ID, err)
+	}
+	return unit{{key: outKey(d.ID), val: val}}, nil
+}
+
+// writeUnits commits units in order, as few transactions as Badger allows.
+func (s *Store) writeUnits(units []unit) error {
+	for len(units) > 0 {
+		n, err := s.commitPrefix(units)
+		if err != nil {
+			return err
+		}
+		units = units[n:]
+	}
+	return nil
+}
+
+// commitPrefix commits the longest prefix of units that fits one transaction.
+func (s *Store) commitPrefix(units []unit) (int, error) {
+	n, err := s.tryCommit(units)
+	if !errors.Is(err, badger.ErrTxnTooBig) {
+		return n, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%w: one record or delivery exceeds Badger's transaction size", ErrTooLarge)
+	}
+	_, err = s.tryCommit(units[:n])
+	return n, err
+}
+
+// tryCommit commits all units in one transaction, or reports how many fit.
+func (s *Store) tryCommit(units []unit) (int, error) {
+	txn := s.db.NewTransaction(true)
+	defer txn.Discard()
+	for i, u := range units {
+		if err := addUnit(txn, u); err != nil {
+			return i, err
+		}
+	}
+	return len(units), txn.Commit()
+}
+
+// addUnit stages one unit's ops in txn.
+func addUnit(txn *badger.Txn, u unit) error {
+	for _, o := range u {
+		var err error
+		if o.del {
+			err = txn.Delete(o.key)
+		} else {
+			err = txn.Set(o.key, o.val)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,307 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// timeIndexBudget is how many time-index keys a query reads before deciding
+// the time range is too wide to drive the query; a query that can merge-join
+// equality indexes instead gives up sooner (budget / joinBudgetDivisor).
+const (
+	timeIndexBudget   = 1 << 16
+	joinBudgetDivisor = 16
+)
+
+// errStop ends a scan early (Limit reached).
+var errStop = errors.New("stop")
+
+// Query selects audit records; zero fields do not filter.
+type Query struct {
+	Agent string    // matches Record.Agent, Record.From or any of Record.To
+	Task  string    // matches Record.Task
+	Type  string    // matches Record.Type
+	Kind  string    // matches Record.Kind
+	Since time.Time // inclusive lower bound on Record.Time
+	Until time.Time // exclusive upper bound on Record.Time
+	// AfterSeq keeps only records with Seq > AfterSeq.
+	AfterSeq uint64
+	// Limit caps the number of records; 0 means no limit.
+	Limit int
+}
+
+// hasTime reports whether q bounds Record.Time.
+func (q Query) hasTime() bool { return !q.Since.IsZero() || !q.Until.IsZero() }
+
+// match reports whether r satisfies every filter of q.
+func (q Query) match(r *Record) bool {
+	return r.Seq > q.AfterSeq &&
+		(q.Agent == "" || slices.Contains(recordAgents(r), q.Agent)) &&
+		(q.Task == "" || r.Task == q.Task) &&
+		(q.Type == "" || r.Type == q.Type) &&
+		(q.Kind == "" || r.Kind == q.Kind) &&
+		(q.Since.IsZero() || !r.Time.Before(q.Since)) &&
+		(q.Until.IsZero() || r.Time.Before(q.Until))
+}
+
+// postings lists the index prefixes for q's equality filters.
+func (q Query) postings() [][]byte {
+	var ps [][]byte
+	for _, f := range []struct {
+		ix   []byte
+		name string
+	}{{prefixAgent, q.Agent}, {prefixTask, q.Task}, {prefixType, q.Type}, {prefixKind, q.Kind}} {
+		if f.name != "" {
+			ps = append(ps, postingPrefix(f.ix, f.name))
+		}
+	}
+	return ps
+}
+
+// Query returns the records matching q in Seq order.
+func (s *Store) Query(q Query) ([]Record, error) {
+	var out []Record
+	err := s.Scan(q, func(r Record) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// Scan calls fn for each record matching q, in Seq order, from one consistent
+// snapshot that holds every record up to LastSeq. It reads through the
+// indexes: equality filters are merge-joined on seq, a narrow time range
+// drives the query through the time index, and only a query with neither
+// walks the log (from AfterSeq). An error from fn stops the scan and is
+// returned. fn must not call Close.
+func (s *Store) Scan(q Query, fn func(Record) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	upper, _ := s.alloc.visible()
+	err := s.db.View(func(txn *badger.Txn) error {
+		return scanTxn(txn, q, upper, s.timeBudget, fn)
+	})
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
+}
+
+// scanTxn picks the access path for q and feeds matches to fn.
+func scanTxn(txn *badger.Txn, q Query, upper uint64, budget int, fn func(Record) error) error {
+	v := &visitor{txn: txn, q: q, fn: fn}
+	from := q.AfterSeq + 1
+	ps := q.postings()
+	if len(ps) > 0 {
+		budget /= joinBudgetDivisor
+	}
+	if q.hasTime() {
+		if seqs, ok := timeCandidates(txn, q, from, upper, budget); ok {
+			return visitAll(seqs, v.seq)
+		}
+	}
+	if len(ps) > 0 {
+		return joinPostings(txn, ps, from, upper, v.seq)
+	}
+	return scanLog(txn, from, upper, v.record)
+}
+
+// visitor applies q's filters and Limit, then calls fn.
+type visitor struct {
+	txn  *badger.Txn
+	q    Query
+	fn   func(Record) error
+	seen int
+}
+
+// seq loads the record with the given seq and visits it.
+func (v *visitor) seq(seq uint64) error {
+	item, err := v.txn.Get(logKey(seq))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil // an index entry whose record is gone: skip it
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(v.record)
+}
+
+// record decodes a log value and visits it.
+func (v *visitor) record(val []byte) error {
+	var r Record
+	if err := json.Unmarshal(val, &r); err != nil {
+		return fmt.Errorf("store: decode record: %w", err)
+	}
+	if !v.q.match(&r) {
+		return nil
+	}
+	if err := v.fn(r); err != nil {
+		return err
+	}
+	v.seen++
+	if v.q.Limit > 0 && v.seen >= v.q.Limit {
+		return errStop
+	}
+	return nil
+}
+
+// visitAll calls visit for each seq in order.
+func visitAll(seqs []uint64, visit func(uint64) error) error {
+	for _, seq := range seqs {
+		if err := visit(seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// timeCandidates returns the sorted seqs in q's time range, within
+// [from, upper], or false when the range holds more than budget keys.
+func timeCandidates(txn *badger.Txn, q Query, from, upper uint64, budget int) ([]uint64, bool) {
+	lo, hi := prefixTime, cat(prefixTime, u64(^uint64(0)), []byte{0xff})
+	if !q.Since.IsZero() {
+		lo = cat(prefixTime, timeBytes(q.Since))
+	}
+	if !q.Until.IsZero() {
+		hi = cat(prefixTime, timeBytes(q.Until))
+	}
+	it := keyIterator(txn, prefixTime)
+	defer it.Close()
+	var seqs []uint64
+	read := 0
+	for it.Seek(lo); it.Valid() && bytes.Compare(it.Item().Key(), hi) < 0; it.Next() {
+		if read++; read > budget {
+			return nil, false
+		}
+		if seq := seqSuffix(it.Item().Key()); seq >= from && seq <= upper {
+			seqs = append(seqs, seq)
+		}
+	}
+	slices.Sort(seqs)
+	return seqs, true
+}
+
+// joinPostings visits, in order, the seqs in [from, upper] present in every
+// posting list (a leapfrog merge join: each list seeks to the current
+// candidate, so the cost follows the shortest list).
+func joinPostings(txn *badger.Txn, prefixes [][]byte, from, upper uint64, visit func(uint64) error) error {
+	its := make([]*badger.Iterator, len(prefixes))
+	for i, p := range prefixes {
+		its[i] = keyIterator(txn, p)
+		defer its[i].Close()
+	}
+	target := from
+	for target <= upper {
+		seq, ok := agree(its, prefixes, target)
+		if !ok || seq > upper {
+			return nil
+		}
+		if err := visit(seq); err != nil || seq == upper {
+			return err
+		}
+		target = seq + 1
+	}
+	return nil
+}
+
+// agree advances the iterators to the smallest seq >= target they all hold.
+func agree(its []*badger.Iterator, prefixes [][]byte, target uint64) (uint64, bool) {
+	for agreed, i := 0, 0; agreed < len(its); i = (i + 1) % len(its) {
+		its[i].Seek(cat(prefixes[i], u64(target)))
+		if !its[i].Valid() {
+			return 0, false
+		}
+		if seq := seqSuffix(its[i].Item().Key()); seq > target {
+			target, agreed = seq, 1
+		} else {
+			agreed++
+		}
+	}
+	return target, true
+}
+
+// scanLog visits log values with seq in [from, upper].
+func scanLog(txn *badger.Txn, from, upper uint64, visit func([]byte) error) error {
+	o := badger.DefaultIteratorOptions
+	o.Prefix = prefixLog
+	it := txn.NewIterator(o)
+	defer it.Close()
+	for it.Seek(logKey(from)); it.Valid() && seqSuffix(it.Item().Key()) <= upper; it.Next() {
+		if err := it.Item().Value(visit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyIterator iterates keys under prefix without loading values.
+func keyIterator(txn *badger.Txn, prefix []byte) *badger.Iterator {
+	o := badger.DefaultIteratorOptions
+	o.Prefix, o.PrefetchValues = prefix, false
+	return txn.NewIterator(o)
+}
+
+// Outbox returns the pending deliveries in ID order.
+func (s *Store) Outbox() ([]Delivery, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	_, upper := s.alloc.visible()
+	var out []Delivery
+	err := s.db.View(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.Prefix = prefixOut
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Rewind(); it.Valid() && seqSuffix(it.Item().Key()) <= upper; it.Next() {
+			var d Delivery
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &d) }); err != nil {
+				return fmt.Errorf("store: decode delivery: %w", err)
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Meta returns the value stored under key by a Batch.Meta and whether it exists.
+func (s *Store) Meta(key string) (string, bool, error) {
+	if err := s.enter(); err != nil {
+		return "", false, err
+	}
+	defer s.leave()
+	var val []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(metaKey(key))
+		if err != nil {
+			return err
+		}
+		val, err = item.ValueCopy(nil)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store: meta %q: %w", key, err)
+	}
+	return string(val), true, nil
+}
+
+// LastSeq returns the highest seq such that every record up to it has
+// finished committing; a reader that resumes with AfterSeq = LastSeq()
+// never skips a record committed concurrently with a lower seq.
+func (s *Store) LastSeq() uint64 {
+	seq, _ := s.alloc.visible()
+	return seq
+}
