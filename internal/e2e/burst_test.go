@@ -155,7 +155,9 @@ func TestKillConsoleMidBurst(t *testing.T) {
 		return out
 	}
 	waitFor(t, 60*time.Second, "every accepted message to reach the sink", func() bool { return len(missing()) == 0 },
-		func() string { return fmt.Sprintf("missing %v (acked %d, accepted %d)", missing(), len(acked), len(accepted)) })
+		func() string {
+			return fmt.Sprintf("missing %v (acked %d, accepted %d)", missing(), len(acked), len(accepted))
+		})
 	t.Logf("acked before kill: %d, accepted: %d, sink received %d deliveries in all", len(acked), len(accepted), len(arrivals(tm.received("sink"))))
 	c2.stop()
 }

@@ -1,0 +1,267 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// fakeConsole is a console with a real store and bus but no agents.
+type fakeConsole struct {
+	st   *store.Store
+	b    *bus.Embedded
+	mu   sync.Mutex
+	sent []string
+}
+
+func (f *fakeConsole) Agents() []engine.AgentInfo {
+	return []engine.AgentInfo{{Name: "dev", Role: "developer", State: "running", Pid: 42}}
+}
+
+func (f *fakeConsole) Send(agent, text string) error {
+	if agent != "dev" {
+		return fmt.Errorf("unknown agent %q", agent)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, agent+":"+text)
+	return nil
+}
+
+func (f *fakeConsole) Store() *store.Store { return f.st }
+func (f *fakeConsole) Bus() bus.Bus        { return f.b }
+
+func (f *fakeConsole) commit(t *testing.T, recs ...store.Record) {
+	t.Helper()
+	b := store.Batch{Records: recs}
+	if err := f.st.Commit(&b); err != nil {
+		t.Fatal(err)
+	}
+	f.b.Publish(b.Records...)
+}
+
+func newConsole(t *testing.T) (*fakeConsole, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &fakeConsole{st: st, b: bus.NewEmbedded(st)}, dir
+}
+
+func listen(t *testing.T, c Console, dir string) *Server {
+	t.Helper()
+	srv, err := Listen(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func TestSocketRoundTrip(t *testing.T) {
+	con, dir := newConsole(t)
+	con.commit(t, store.Record{Kind: "message", Subject: "route.dev", Agent: "dev", From: "dev", Task: "T-1", Body: "hello"})
+	srv := listen(t, con, dir)
+
+	fi, err := os.Stat(srv.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 || fi.Mode()&os.ModeSocket == 0 {
+		t.Errorf("socket mode %v, want a 0600 socket", fi.Mode())
+	}
+	c, err := NewClient(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents, err := c.Agents()
+	if err != nil || len(agents) != 1 || agents[0].Pid != 42 {
+		t.Fatalf("agents %+v %v", agents, err)
+	}
+	if err := c.Send("dev", "carry on"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send("ghost", "x"); !errors.Is(err, ErrRemote) || !strings.Contains(err.Error(), `unknown agent "ghost"`) {
+		t.Errorf("send to unknown agent: %v", err)
+	}
+	con.mu.Lock()
+	if strings.Join(con.sent, ",") != "dev:carry on" {
+		t.Errorf("sent %v", con.sent)
+	}
+	con.mu.Unlock()
+
+	var got []store.Record
+	if err := c.Audit(store.Query{Task: "T-1"}, func(r store.Record) error { got = append(got, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Body != "hello" {
+		t.Errorf("audit %+v", got)
+	}
+}
+
+func TestWatchStreamsNewRecords(t *testing.T) {
+	con, dir := newConsole(t)
+	con.commit(t, store.Record{Kind: "message", Subject: "route.dev", Agent: "dev", Body: "old"})
+	listen(t, con, dir)
+	c, err := NewClient(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan store.Record, 10)
+	stop := errors.New("enough")
+	done := make(chan error, 1)
+	go func() {
+		done <- c.Watch("route.*", store.Query{AfterSeq: con.st.LastSeq()}, func(r store.Record) error {
+			got <- r
+			if r.Body == "second" {
+				return stop
+			}
+			return nil
+		})
+	}()
+	// Records committed after the watch started arrive; the old one does not,
+	// and neither does one on another subject.
+	con.commit(t, store.Record{Kind: "message", Subject: "route.dev", Agent: "dev", Body: "first"})
+	con.commit(t, store.Record{Kind: "agent", Subject: "agent.dev.state", Agent: "dev", Body: "other subject"})
+	con.commit(t, store.Record{Kind: "message", Subject: "route.qa", Agent: "qa", Body: "second"})
+	select {
+	case err := <-done:
+		if !errors.Is(err, stop) {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("watch did not deliver")
+	}
+	close(got)
+	var bodies []string
+	for r := range got {
+		bodies = append(bodies, r.Body)
+	}
+	if strings.Join(bodies, ",") != "first,second" {
+		t.Errorf("watched %v", bodies)
+	}
+}
+
+func TestSecondConsoleRefusedStaleSocketReplaced(t *testing.T) {
+	con, dir := newConsole(t)
+	srv := listen(t, con, dir)
+	if _, err := Listen(dir, con); !errors.Is(err, ErrRunning) {
+		t.Errorf("second Listen: %v, want ErrRunning", err)
+	}
+	srv.Close()
+	if _, err := NewClient(dir); !errors.Is(err, ErrNoConsole) {
+		t.Errorf("client with no console: %v", err)
+	}
+	// A socket file left by a console that was killed is replaced.
+	path := filepath.Join(dir, SocketName)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("stale socket not left behind: %v", err)
+	}
+	listen(t, con, dir)
+	if _, err := NewClient(dir); err != nil {
+		t.Errorf("client after replacing a stale socket: %v", err)
+	}
+}
+
+// TestOtherUserRefused connects as another user: first the socket's mode
+// keeps it out; with the mode opened up, the peer-credential check still
+// refuses it.
+func TestOtherUserRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("connecting as another user needs root to switch users")
+	}
+	con, dir := newConsole(t)
+	srv := listen(t, con, dir)
+	exe := copyTestBinary(t)
+	for _, p := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asNobody := func() string {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "TEAMLEAD_TEST_DIAL="+srv.Path())
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	if out := asNobody(); !strings.Contains(out, "permission denied") {
+		t.Errorf("with mode 0600, nobody got: %q", out)
+	}
+	if err := os.Chmod(srv.Path(), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if out := asNobody(); !strings.Contains(out, "refused: uid 65534 is not the console's owner") {
+		t.Errorf("with mode 0666, nobody got: %q", out)
+	}
+}
+
+// copyTestBinary copies this test binary where another user can run it.
+func copyTestBinary(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "teamlead-peer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	exe := filepath.Join(dir, "peer.test")
+	dst, err := os.OpenFile(exe, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	dst.Close()
+	return exe
+}
+
+// TestMain lets the test binary act as a bare client for TestOtherUserRefused.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("TEAMLEAD_TEST_DIAL"); path != "" {
+		c, err := net.Dial("unix", path)
+		if err != nil {
+			fmt.Println("dial:", err)
+			os.Exit(0)
+		}
+		fmt.Fprintln(c, `{"cmd":"agents"}`)
+		b, _ := io.ReadAll(c)
+		fmt.Print(string(b))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
