@@ -309,7 +309,7 @@ func (e *Engine) commit(b *store.Batch) error {
 
 func stateFields(ev agents.StateEvent) map[string]string {
 	f := map[string]string{"pid": strconv.Itoa(ev.Pid), "restarts": strconv.Itoa(ev.Restarts)}
-	if ev.State == agents.StateExited || ev.State == agents.StateFailed {
+	if (ev.State == agents.StateExited || ev.State == agents.StateFailed) && ev.Pid > 0 {
 		f["exit_code"] = strconv.Itoa(ev.ExitCode)
 	}
 	if ev.Err != "" {

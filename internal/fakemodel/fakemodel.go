@@ -1,0 +1,442 @@
+// Package fakemodel is a scripted model server for running the real agent
+// CLIs (Claude Code, Codex) offline, on loopback, in tests and fixture
+// captures. It speaks just enough of Anthropic's Messages API (POST
+// /v1/messages, streamed as server-sent events or not) and of OpenAI's
+// Responses API (POST /v1/responses, streamed) for those CLIs to render the
+// replies it is scripted to give.
+//
+// Replies come from a script: a list of canned texts, one per
+// conversation request, the last one repeated once the script runs out.
+// Requests that are not part of the conversation (Claude Code's start-up
+// call, which is not streamed, and requests that list no tools, such as a
+// title or topic request) are answered with Config.Aside and consume no
+// script entry, so the script stays aligned with what the user typed.
+//
+// Every request is recorded (Requests) and, when Config.LogPath is set,
+// appended to that file as one JSON object per line for inspection.
+package fakemodel
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Config sets up a Server.
+type Config struct {
+	// Script holds the texts of the conversation replies, one per
+	// conversation request; the last is repeated. An empty script
+	// answers "OK".
+	Script []string
+	// Aside is the reply to requests outside the conversation; "OK" when
+	// empty.
+	Aside string
+	// Chunk is the most bytes of text sent in one streamed delta (cut at
+	// a rune boundary); 16 when zero or less.
+	Chunk int
+	// Delay is the pause between two streamed deltas, so that a client
+	// renders the reply as it arrives, as from a real model. Zero sends
+	// them all at once.
+	Delay time.Duration
+	// Model is the model name put in replies when the request names none.
+	Model string
+	// LogPath, when set, is a file each request is appended to, one JSON
+	// object per line.
+	LogPath string
+}
+
+// Request is one request the server received.
+type Request struct {
+	Time   time.Time       `json:"time"`
+	Method string          `json:"method"`
+	Path   string          `json:"path"`
+	Query  string          `json:"query,omitempty"`
+	API    string          `json:"api"`    // "messages", "responses", "count_tokens", "models" or "unknown"
+	Stream bool            `json:"stream"` // the request asked for a streamed reply
+	Script int             `json:"script"` // index of the script entry used, or -1 for none
+	Reply  string          `json:"reply,omitempty"`
+	Body   json.RawMessage `json:"body,omitempty"`
+	// RawBody holds a body that is not JSON.
+	RawBody string `json:"raw_body,omitempty"`
+}
+
+// Server is a running fake model. Its methods are safe for concurrent use.
+type Server struct {
+	cfg Config
+	ln  net.Listener
+	srv *http.Server
+	url string
+
+	mu   sync.Mutex
+	next int // index of the next script entry
+	reqs []Request
+	log  *os.File
+	seq  int // ids of messages and responses
+}
+
+// Start listens on 127.0.0.1 at a free port and serves until Close.
+func Start(cfg Config) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := New(cfg)
+	if cfg.LogPath != "" {
+		f, err := os.OpenFile(cfg.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			ln.Close()
+			return nil, err
+		}
+		s.log = f
+	}
+	s.ln = ln
+	s.url = "http://" + ln.Addr().String()
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// New returns a Server that is not listening, for use as an http.Handler
+// (with net/http/httptest, say). Config.LogPath is ignored: only Start
+// opens the log.
+func New(cfg Config) *Server {
+	if cfg.Chunk <= 0 {
+		cfg.Chunk = 16
+	}
+	if cfg.Aside == "" {
+		cfg.Aside = "OK"
+	}
+	if cfg.Model == "" {
+		cfg.Model = "fake-model"
+	}
+	return &Server{cfg: cfg}
+}
+
+// URL is the server's base URL, "http://127.0.0.1:PORT", without a path
+// (Claude Code's ANTHROPIC_BASE_URL; Codex wants URL()+"/v1").
+func (s *Server) URL() string { return s.url }
+
+// Close stops the server, cutting any reply still being streamed.
+func (s *Server) Close() error {
+	var err error
+	if s.srv != nil {
+		err = s.srv.Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log != nil {
+		if e := s.log.Close(); err == nil {
+			err = e
+		}
+		s.log = nil
+	}
+	return err
+}
+
+// Requests returns a copy of the requests received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Used is the number of script entries used so far (conversation requests
+// answered).
+func (s *Server) Used() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.next
+}
+
+// maxBody caps a request body; a CLI's request with its tool list and
+// system prompt is well under it.
+const maxBody = 32 << 20
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := Request{Time: time.Now().UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Script: -1}
+	if json.Valid(body) {
+		req.Body = json.RawMessage(body)
+	} else if len(body) > 0 {
+		req.RawBody = string(body)
+	}
+	var in struct {
+		Model  string            `json:"model"`
+		Stream bool              `json:"stream"`
+		Tools  []json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &in)
+	req.Stream = in.Stream
+	model := in.Model
+	if model == "" {
+		model = s.cfg.Model
+	}
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case r.Method == http.MethodPost && path == "/v1/messages/count_tokens":
+		req.API = "count_tokens"
+		s.record(req)
+		writeJSON(w, map[string]any{"input_tokens": len(body)/4 + 1})
+	case r.Method == http.MethodPost && path == "/v1/messages":
+		req.API = "messages"
+		text := s.pick(&req, in.Stream && len(in.Tools) > 0)
+		s.record(req)
+		if in.Stream {
+			s.streamMessage(w, r, model, text)
+		} else {
+			writeJSON(w, s.message(model, text))
+		}
+	case r.Method == http.MethodPost && path == "/v1/responses":
+		req.API = "responses"
+		text := s.pick(&req, len(in.Tools) > 0)
+		s.record(req)
+		if in.Stream {
+			s.streamResponse(w, r, model, text)
+		} else {
+			writeJSON(w, s.response(model, text, "completed"))
+		}
+	case r.Method == http.MethodGet && path == "/v1/models":
+		req.API = "models"
+		s.record(req)
+		writeJSON(w, map[string]any{"object": "list", "data": []any{
+			map[string]any{"id": s.cfg.Model, "object": "model", "type": "model", "display_name": s.cfg.Model, "created": 0, "owned_by": "fakemodel"},
+		}})
+	default:
+		req.API = "unknown"
+		s.record(req)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"type":"error","error":{"type":"not_found_error","message":"fakemodel: no such endpoint"}}`)
+	}
+}
+
+// pick chooses the reply to req: the next script entry for a conversation
+// request, else the aside.
+func (s *Server) pick(req *Request, conversation bool) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !conversation {
+		req.Reply = s.cfg.Aside
+		return s.cfg.Aside
+	}
+	i := s.next
+	s.next++
+	text := "OK"
+	if n := len(s.cfg.Script); n > 0 {
+		text = s.cfg.Script[min(i, n-1)]
+	}
+	req.Script, req.Reply = i, text
+	return text
+}
+
+// record keeps req and appends it to the log.
+func (s *Server) record(req Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, req)
+	if s.log != nil {
+		b, err := json.Marshal(req)
+		if err == nil {
+			s.log.Write(append(b, '\n'))
+		}
+	}
+}
+
+func (s *Server) id(prefix string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return fmt.Sprintf("%s_fake%06d", prefix, s.seq)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+// tokens is a rough token count of text, for usage fields.
+func tokens(text string) int { return len(text)/4 + 1 }
+
+// Pieces cuts text into pieces of at most n bytes (n <= 0: 16), each
+// ending at a rune boundary: the text deltas a streamed reply carries.
+func Pieces(text string, n int) []string {
+	if n <= 0 {
+		n = 16
+	}
+	var out []string
+	for len(text) > 0 {
+		k := min(n, len(text))
+		for k < len(text) && k > 0 && !utf8.RuneStart(text[k]) {
+			k--
+		}
+		if k == 0 { // a rune longer than n: take it whole
+			_, k = utf8.DecodeRuneInString(text)
+		}
+		out = append(out, text[:k])
+		text = text[k:]
+	}
+	return out
+}
+
+// message is a whole Messages API reply holding text.
+func (s *Server) message(model, text string) map[string]any {
+	return map[string]any{
+		"id":            s.id("msg"),
+		"type":          "message",
+		"role":          "assistant",
+		"model":         model,
+		"content":       []any{map[string]any{"type": "text", "text": text}},
+		"stop_reason":   "end_turn",
+		"stop_sequence": nil,
+		"usage":         map[string]any{"input_tokens": 10, "output_tokens": tokens(text)},
+	}
+}
+
+// sse writes server-sent events and flushes each one. It stops writing
+// (and reports it) once the client is gone.
+type sse struct {
+	w   http.ResponseWriter
+	f   http.Flusher
+	err error
+}
+
+func newSSE(w http.ResponseWriter) *sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	f, _ := w.(http.Flusher)
+	return &sse{w: w, f: f}
+}
+
+func (e *sse) event(name string, v any) {
+	if e.err != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		e.err = err
+		return
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "event: %s\ndata: %s\n\n", name, b)
+	if _, e.err = e.w.Write(buf.Bytes()); e.err == nil && e.f != nil {
+		e.f.Flush()
+	}
+}
+
+// pause waits d between deltas, or until the client goes away.
+func pause(r *http.Request, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-r.Context().Done():
+		return errors.New("client gone")
+	}
+}
+
+// streamMessage writes text as a streamed Messages API reply.
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, model, text string) {
+	e := newSSE(w)
+	msg := s.message(model, "")
+	msg["content"] = []any{}
+	msg["stop_reason"] = nil
+	msg["usage"] = map[string]any{"input_tokens": 10, "output_tokens": 1}
+	e.event("message_start", map[string]any{"type": "message_start", "message": msg})
+	e.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+		"content_block": map[string]any{"type": "text", "text": ""}})
+	e.event("ping", map[string]any{"type": "ping"})
+	for i, p := range Pieces(text, s.cfg.Chunk) {
+		if i > 0 && pause(r, s.cfg.Delay) != nil {
+			return
+		}
+		e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": p}})
+	}
+	e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	e.event("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": tokens(text)}})
+	e.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// response is a Responses API response object; text, when not empty, is
+// its one output message.
+func (s *Server) response(model, text, status string) map[string]any {
+	out := []any{}
+	if text != "" {
+		out = append(out, s.outputMessage(s.id("msg"), text, "completed"))
+	}
+	return map[string]any{
+		"id":         s.id("resp"),
+		"object":     "response",
+		"created_at": time.Now().Unix(),
+		"status":     status,
+		"model":      model,
+		"output":     out,
+		"usage": map[string]any{"input_tokens": 10, "output_tokens": tokens(text), "total_tokens": 10 + tokens(text),
+			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}},
+	}
+}
+
+func (s *Server) outputMessage(id, text, status string) map[string]any {
+	content := []any{}
+	if status == "completed" {
+		content = append(content, map[string]any{"type": "output_text", "text": text, "annotations": []any{}})
+	}
+	return map[string]any{"type": "message", "id": id, "status": status, "role": "assistant", "content": content}
+}
+
+// streamResponse writes text as a streamed Responses API reply.
+func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, model, text string) {
+	e := newSSE(w)
+	resp := s.response(model, "", "in_progress")
+	respID := resp["id"]
+	seq := 0
+	ev := func(name string, fields map[string]any) {
+		fields["type"] = name
+		fields["sequence_number"] = seq
+		seq++
+		e.event(name, fields)
+	}
+	ev("response.created", map[string]any{"response": resp})
+	ev("response.in_progress", map[string]any{"response": resp})
+	itemID := s.id("msg")
+	ev("response.output_item.added", map[string]any{"output_index": 0, "item": s.outputMessage(itemID, text, "in_progress")})
+	part := map[string]any{"type": "output_text", "text": "", "annotations": []any{}}
+	ev("response.content_part.added", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "part": part})
+	for i, p := range Pieces(text, s.cfg.Chunk) {
+		if i > 0 && pause(r, s.cfg.Delay) != nil {
+			return
+		}
+		ev("response.output_text.delta", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "delta": p})
+	}
+	ev("response.output_text.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "text": text})
+	ev("response.content_part.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0,
+		"part": map[string]any{"type": "output_text", "text": text, "annotations": []any{}}})
+	ev("response.output_item.done", map[string]any{"output_index": 0, "item": s.outputMessage(itemID, text, "completed")})
+	done := s.response(model, "", "completed")
+	done["id"] = respID
+	done["output"] = []any{s.outputMessage(itemID, text, "completed")}
+	done["usage"] = map[string]any{"input_tokens": 10, "output_tokens": tokens(text), "total_tokens": 10 + tokens(text),
+		"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
+	ev("response.completed", map[string]any{"response": done})
+}
