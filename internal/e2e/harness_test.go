@@ -44,6 +44,8 @@ type agentDef struct {
 	name, role string
 	script     string   // mockagent script text
 	flags      []string // extra mockagent flags (--raw, --bracketed-paste)
+	command    []string // a command instead of mockagent (script and flags unused)
+	restart    string   // restart policy (default never)
 }
 
 // team is a directory holding a team file, the agents' scripts and what
@@ -79,11 +81,17 @@ func (tm *team) write(file string, agents []agentDef) {
 		args := []string{bin.mockagent, "--name", a.name, "--record", tm.input(a.name)}
 		args = append(args, a.flags...)
 		args = append(args, script)
-		role := a.role
+		if a.command != nil {
+			args = a.command
+		}
+		role, restart := a.role, a.restart
 		if role == "" {
 			role = a.name
 		}
-		fmt.Fprintf(&b, "  - name: %s\n    role: %s\n    restart: never\n    dir: .\n    command: [%s]\n", a.name, role, quoteAll(args))
+		if restart == "" {
+			restart = "never"
+		}
+		fmt.Fprintf(&b, "  - name: %s\n    role: %s\n    restart: %s\n    dir: %s\n    command: [%s]\n", a.name, role, restart, tm.dir, quoteAll(args))
 	}
 	tm.config = filepath.Join(tm.dir, file)
 	if err := os.WriteFile(tm.config, []byte(b.String()), 0o600); err != nil {
