@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -76,6 +77,21 @@ func (c *Client) Agents() ([]engine.AgentInfo, error) {
 // Send types text into agent as the human.
 func (c *Client) Send(agent, text string) error {
 	return c.do(Request{Cmd: "send", Agent: agent, Text: text}, func(Reply) error { return nil })
+}
+
+// Inbox lists what waits for the human.
+func (c *Client) Inbox() ([]lead.InboxItem, error) {
+	var out []lead.InboxItem
+	err := c.do(Request{Cmd: "inbox"}, func(r Reply) error {
+		out = append(out, r.Inbox...)
+		return nil
+	})
+	return out, err
+}
+
+// Answer answers inbox item id.
+func (c *Client) Answer(id, text string) error {
+	return c.do(Request{Cmd: "answer", ID: id, Text: text}, func(Reply) error { return nil })
 }
 
 // Audit streams the audit records matching q.

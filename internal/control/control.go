@@ -24,6 +24,7 @@ import (
 
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -42,8 +43,9 @@ var (
 
 // Request is one command sent to the console.
 type Request struct {
-	Cmd     string      `json:"cmd"` // agents | send | audit | watch
+	Cmd     string      `json:"cmd"` // agents | send | audit | watch | inbox | answer
 	Agent   string      `json:"agent,omitempty"`
+	ID      string      `json:"id,omitempty"` // answer: the inbox item
 	Text    string      `json:"text,omitempty"`
 	Query   store.Query `json:"query,omitempty"`
 	Pattern string      `json:"pattern,omitempty"` // watch: subject pattern
@@ -54,6 +56,7 @@ type Reply struct {
 	Error  string             `json:"error,omitempty"`
 	Agents []engine.AgentInfo `json:"agents,omitempty"`
 	Record *store.Record      `json:"record,omitempty"`
+	Inbox  []lead.InboxItem   `json:"inbox,omitempty"`
 	End    bool               `json:"end,omitempty"`
 }
 
@@ -61,6 +64,8 @@ type Reply struct {
 type Console interface {
 	Agents() []engine.AgentInfo
 	Send(agent, text string) error
+	Inbox() []lead.InboxItem
+	Answer(id, text string) error
 	Store() *store.Store
 	Bus() bus.Bus
 }
@@ -187,6 +192,14 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{Agents: s.console.Agents(), End: true})
 	case "send":
 		if err := s.console.Send(req.Agent, req.Text); err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{End: true})
+	case "inbox":
+		_ = enc.Encode(Reply{Inbox: s.console.Inbox(), End: true})
+	case "answer":
+		if err := s.console.Answer(req.ID, req.Text); err != nil {
 			fail(err)
 			return
 		}

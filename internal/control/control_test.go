@@ -16,6 +16,7 @@ import (
 
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -39,6 +40,17 @@ func (f *fakeConsole) Send(agent, text string) error {
 	defer f.mu.Unlock()
 	f.sent = append(f.sent, agent+":"+text)
 	return nil
+}
+
+func (f *fakeConsole) Inbox() []lead.InboxItem {
+	return []lead.InboxItem{{ID: "m-3", From: "dev", Type: "question", Body: "ship it?"}}
+}
+
+func (f *fakeConsole) Answer(id, text string) error {
+	if id != "m-3" {
+		return fmt.Errorf("no such pending item %q", id)
+	}
+	return f.Send("dev", "answer "+id+": "+text)
 }
 
 func (f *fakeConsole) Store() *store.Store { return f.st }
@@ -100,8 +112,18 @@ func TestSocketRoundTrip(t *testing.T) {
 	if err := c.Send("ghost", "x"); !errors.Is(err, ErrRemote) || !strings.Contains(err.Error(), `unknown agent "ghost"`) {
 		t.Errorf("send to unknown agent: %v", err)
 	}
+	inbox, err := c.Inbox()
+	if err != nil || len(inbox) != 1 || inbox[0].ID != "m-3" {
+		t.Fatalf("inbox %+v %v", inbox, err)
+	}
+	if err := c.Answer("m-3", "yes"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Answer("m-9", "yes"); err == nil || !strings.Contains(err.Error(), "no such pending item") {
+		t.Errorf("answer to unknown item: %v", err)
+	}
 	con.mu.Lock()
-	if strings.Join(con.sent, ",") != "dev:carry on" {
+	if strings.Join(con.sent, ",") != "dev:carry on,dev:answer m-3: yes" {
 		t.Errorf("sent %v", con.sent)
 	}
 	con.mu.Unlock()
@@ -126,8 +148,9 @@ func TestWatchStreamsNewRecords(t *testing.T) {
 	got := make(chan store.Record, 10)
 	stop := errors.New("enough")
 	done := make(chan error, 1)
+	after := con.st.LastSeq() // everything after "old", replayed from the store if need be
 	go func() {
-		done <- c.Watch("route.*", store.Query{AfterSeq: con.st.LastSeq()}, func(r store.Record) error {
+		done <- c.Watch("route.*", store.Query{AfterSeq: after}, func(r store.Record) error {
 			got <- r
 			if r.Body == "second" {
 				return stop

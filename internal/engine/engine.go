@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -71,7 +72,7 @@ const (
 	inState
 	inDelivered
 	inUndeliverable
-	inHuman
+	inCall
 )
 
 type input struct {
@@ -81,7 +82,7 @@ type input struct {
 	state    agents.StateEvent
 	delivery store.Delivery
 	reason   string
-	text     string
+	call     func(now time.Time) (lead.Output, error) // inCall: runs on the loop goroutine
 	reply    chan error
 }
 
@@ -98,7 +99,11 @@ func New(opts Options) (*Engine, error) {
 			next = n
 		}
 	}
-	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next}
+	inbox, err := restoreInbox(opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox}
 	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store), agents: map[string]*agents.Agent{},
 		roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
 	for _, a := range opts.Team.Agents {
@@ -244,13 +249,13 @@ func (e *Engine) step(batch []input) error {
 			}
 			out = e.lead.Undeliverable(in.delivery, in.reason, now)
 			b.Dequeue = append(b.Dequeue, in.delivery.ID)
-		case inHuman:
+		case inCall:
 			if e.stopping {
 				in.reply <- ErrStopped
 				continue
 			}
 			var err error
-			out, err = e.lead.HumanSend(in.agent, in.text, now)
+			out, err = in.call(now)
 			replies = append(replies, in.reply)
 			replyErrs = append(replyErrs, err)
 		}
@@ -263,7 +268,10 @@ func (e *Engine) step(batch []input) error {
 			b.Meta[k] = v
 		}
 	}
-	err := e.commit(&b)
+	var err error
+	if len(b.Records) > 0 || len(b.Enqueue) > 0 || len(b.Dequeue) > 0 || len(b.Meta) > 0 {
+		err = e.commit(&b)
+	}
 	for i, r := range replies {
 		if err != nil {
 			r <- err
@@ -376,10 +384,11 @@ func (e *Engine) drain() {
 	}
 }
 
-// Send types text from the human into agent, after recording it.
-func (e *Engine) Send(agent, text string) error {
+// do runs fn on the engine goroutine, commits what it produced (even when
+// it also returns an error) and returns its error once that is on disk.
+func (e *Engine) do(fn func(now time.Time) (lead.Output, error)) error {
 	reply := make(chan error, 1)
-	if !e.send(input{kind: inHuman, agent: agent, text: text, reply: reply}) {
+	if !e.send(input{kind: inCall, call: fn, reply: reply}) {
 		return ErrStopped
 	}
 	select {
@@ -388,6 +397,40 @@ func (e *Engine) Send(agent, text string) error {
 	case <-e.done:
 		return ErrStopped
 	}
+}
+
+// Send types text from the human into agent, after recording it.
+func (e *Engine) Send(agent, text string) error {
+	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.HumanSend(agent, text, now) })
+}
+
+// Answer sends the human's answer to inbox item id.
+func (e *Engine) Answer(id, text string) error {
+	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.Answer(id, text, now) })
+}
+
+// Inbox lists what waits for the human, oldest first.
+func (e *Engine) Inbox() []lead.InboxItem {
+	var items []lead.InboxItem
+	_ = e.do(func(time.Time) (lead.Output, error) {
+		items = e.lead.Inbox()
+		return lead.Output{}, nil
+	})
+	return items
+}
+
+// restoreInbox reads the inbox and answer records back from the store.
+func restoreInbox(st *store.Store) ([]lead.InboxItem, error) {
+	var recs []store.Record
+	for _, kind := range []string{lead.KindInbox, lead.KindAnswered} {
+		r, err := st.Query(store.Query{Kind: kind})
+		if err != nil {
+			return nil, fmt.Errorf("reading the inbox: %w", err)
+		}
+		recs = append(recs, r...)
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
+	return lead.RestoreInbox(recs), nil
 }
 
 // AgentInfo describes one agent for `teamlead agents`.

@@ -62,6 +62,8 @@ type Config struct {
 	Delegate string
 	// NextMsg is the next message number (from the store, so ids continue after a restart).
 	NextMsg uint64
+	// Inbox holds the items still pending for the human (see RestoreInbox).
+	Inbox []InboxItem
 }
 
 // Output is everything one input produced. The engine commits Records,
@@ -92,11 +94,15 @@ type Lead struct {
 	delegate string
 	nextMsg  uint64
 	echo     map[string]*echoRing
+	inbox    map[string]InboxItem
 }
 
 // New returns a lead for the given team. Every member starts as "starting".
 func New(cfg Config) *Lead {
-	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}}
+	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}}
+	for _, it := range cfg.Inbox {
+		l.inbox[it.ID] = it
+	}
 	if l.nextMsg == 0 {
 		l.nextMsg = 1
 	}
@@ -245,7 +251,7 @@ func (l *Lead) forLead(out *Output, sender, id string, env *protocol.Envelope, n
 	}
 	switch env.Get("type") {
 	case protocol.TypeQuestion, protocol.TypeBlocker:
-		out.record(store.Record{Time: now, Kind: KindInbox, Subject: "human.inbox", Agent: sender, From: sender,
+		l.toInbox(out, store.Record{Time: now, Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Fields: extraFields(env)})
 		l.ack(out, sender, task, id, "received "+id+"; it is in the human's queue", now)
 	default:
@@ -286,10 +292,11 @@ func (l *Lead) refuseCoding(out *Output, sender, id string, env *protocol.Envelo
 
 func (l *Lead) gap(out *Output, sender string, ev protocol.Event, now time.Time) {
 	g := ev.Gap
+	id := l.newID(out)
+	fields := map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}
 	out.record(store.Record{Time: now, Kind: KindGap, Subject: "question.ask." + sender, Agent: sender, From: sender,
-		Type: protocol.TypeQuestion, Body: g.Question, Fields: map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}})
-	out.record(store.Record{Time: now, Kind: KindInbox, Subject: "human.inbox", Agent: sender, From: sender,
-		Type: protocol.TypeQuestion, Body: g.Question, Fields: map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}})
+		Type: protocol.TypeQuestion, MsgID: id, Body: g.Question, Fields: fields})
+	l.toInbox(out, store.Record{Time: now, Agent: sender, From: sender, Type: protocol.TypeQuestion, MsgID: id, Body: g.Question, Fields: fields})
 }
 
 func (l *Lead) reformat(out *Output, sender, task, reason, raw string, now time.Time) {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/teamlead/teamlead/internal/store"
 )
@@ -46,7 +47,7 @@ type tableWriter struct{ tw *tabwriter.Writer }
 
 func (t *tableWriter) Write(r store.Record) error {
 	_, err := fmt.Fprintf(t.tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05.000"),
-		r.Kind, dash(r.Agent), dash(r.From), dash(strings.Join(r.To, ",")), dash(r.Type), dash(r.Task), dash(r.MsgID), clip(Detail(r), 80))
+		r.Kind, Dash(r.Agent), Dash(r.From), Dash(strings.Join(r.To, ",")), Dash(r.Type), Dash(r.Task), Dash(r.MsgID), clip(Detail(r), 80))
 	return err
 }
 
@@ -88,7 +89,7 @@ func Summary(r store.Record) string {
 	case "message":
 		return fmt.Sprintf("%s → %s %s%s", r.From, strings.Join(r.To, ", "), tag, firstLine(r.Body))
 	case "delivered", "undelivered":
-		s := fmt.Sprintf("%s → %s", dash(r.MsgID), r.Agent)
+		s := fmt.Sprintf("%s → %s", Dash(r.MsgID), r.Agent)
 		if k := r.Fields["delivery"]; k != "" {
 			s += " (" + k + ")"
 		}
@@ -157,7 +158,8 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-func dash(s string) string {
+// Dash returns s, or "-" when s is empty, for table cells.
+func Dash(s string) string {
 	if s == "" {
 		return "-"
 	}
@@ -175,4 +177,17 @@ func fields(f map[string]string) string {
 		parts = append(parts, k+"="+f[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// Age renders a duration the way a queue shows it: 12s, 5m, 3h, 2d.
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

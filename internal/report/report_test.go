@@ -1,0 +1,75 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+var rec = store.Record{Seq: 7, Time: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), Kind: "message", Subject: "route.dev",
+	Agent: "dev", From: "dev", To: []string{"architect", "qa"}, Type: "question", Task: "T-12", MsgID: "m-3",
+	Body: "Which transport?\nSSE or WebSocket?", Fields: map[string]string{"priority": "high", "b": "2"}}
+
+func TestSummary(t *testing.T) {
+	cases := []struct {
+		r    store.Record
+		want string
+	}{
+		{rec, "dev → architect, qa [question T-12 m-3] Which transport? …"},
+		{store.Record{Kind: "delivered", Agent: "qa", MsgID: "m-3", Fields: map[string]string{"delivery": "relay"}}, "m-3 → qa (relay)"},
+		{store.Record{Kind: "agent", Agent: "dev", Reason: "exited", Fields: map[string]string{"pid": "9", "exit_code": "1", "restarts": "2"}}, "dev exited pid 9 exit 1 restarts 2"},
+		{store.Record{Kind: "refusal", Agent: "dev", Reason: "spoofed sender"}, "dev: spoofed sender"},
+		{store.Record{Kind: "inbox", From: "qa", Type: "question", MsgID: "m-4", Body: "q?", Fields: map[string]string{"topic": "api.x"}}, "qa [question m-4] (api.x) q?"},
+		{store.Record{Kind: "human", Agent: "dev", Body: "hi"}, "→ dev: hi"},
+	}
+	for _, c := range cases {
+		if got := Summary(c.r); got != c.want {
+			t.Errorf("Summary(%s) = %q, want %q", c.r.Kind, got, c.want)
+		}
+	}
+}
+
+func TestWriters(t *testing.T) {
+	for _, format := range Formats {
+		var b bytes.Buffer
+		w, err := NewWriter(&b, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		switch format {
+		case "table":
+			if !strings.HasPrefix(out, "SEQ") || !strings.Contains(out, "architect,qa") || !strings.Contains(out, "Which transport? …") {
+				t.Errorf("table:\n%s", out)
+			}
+		case "json":
+			if !strings.Contains(out, `"msg_id":"m-3"`) || strings.Count(out, "\n") != 1 {
+				t.Errorf("json: %s", out)
+			}
+		case "csv":
+			if !strings.HasPrefix(out, "seq,time,kind") || !strings.Contains(out, `"Which transport?`+"\n"+`SSE or WebSocket?"`) || !strings.Contains(out, "b=2 priority=high") {
+				t.Errorf("csv:\n%s", out)
+			}
+		}
+	}
+	if _, err := NewWriter(&bytes.Buffer{}, "xml"); err == nil {
+		t.Error("xml accepted")
+	}
+}
+
+func TestAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{12 * time.Second: "12s", 5 * time.Minute: "5m", 3 * time.Hour: "3h", 72 * time.Hour: "3d"} {
+		if got := Age(d); got != want {
+			t.Errorf("Age(%v) = %q", d, got)
+		}
+	}
+}
