@@ -17,10 +17,11 @@ build: ## build bin/teamlead and bin/mockagent
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/teamlead ./cmd/teamlead
 	$(GO) build -o $(BIN)/mockagent ./cmd/mockagent
 
-run: build ## run the bundled demo team (Ctrl-C stops)
-	$(BIN)/teamlead run --headless --config $(CONFIG) --state $(STATE)
+run: build ## open the console on the bundled demo team (q quits)
+	$(BIN)/teamlead run --config $(CONFIG) --state $(STATE)
 
-demo: run ## same as run
+demo: build ## run the demo team headless, printing events (Ctrl-C stops)
+	$(BIN)/teamlead run --headless --config $(CONFIG) --state $(STATE)
 
 test: lint unit fuzz-ci ## everything CI runs: vet, gofmt, all tests with -race (end-to-end included), a short fuzz
 

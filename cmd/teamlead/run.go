@@ -21,6 +21,7 @@ import (
 
 type runFlags struct {
 	headless bool
+	theme    string
 	sync     bool
 	grace    time.Duration
 	backoff  time.Duration
@@ -37,6 +38,7 @@ func newRunCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd, g, f) },
 	}
 	cmd.Flags().BoolVar(&f.headless, "headless", false, "run without a UI, printing events")
+	cmd.Flags().StringVar(&f.theme, "theme", "", "console theme: dark, light, high-contrast or a .yaml file (default: ui.theme, else dark)")
 	cmd.Flags().BoolVar(&f.sync, "sync", false, "fsync every store commit (survives power loss; group-committed)")
 	cmd.Flags().DurationVar(&f.grace, "grace", 5*time.Second, "how long agents get after SIGTERM before SIGKILL")
 	cmd.Flags().DurationVar(&f.backoff, "restart-backoff", 500*time.Millisecond, "first delay before restarting an agent (doubles up to 30s)")
@@ -48,9 +50,6 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	team, err := config.LoadTeam(g.config)
 	if err != nil {
 		return err
-	}
-	if !f.headless {
-		fmt.Fprintln(errOut, "teamlead: the full-screen console is not built yet; running headless")
 	}
 	if err := os.MkdirAll(g.state, 0o700); err != nil {
 		return fmt.Errorf("state directory: %w", err)
@@ -72,20 +71,33 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	since := st.LastSeq()
-	go printEvents(out, eng, since)
-	if err := eng.Start(ctx); err != nil {
+	if f.headless {
+		go printEvents(out, eng, st.LastSeq())
+	}
+	engCtx, stopEngine := context.WithCancel(ctx)
+	defer stopEngine()
+	if err := eng.Start(engCtx); err != nil {
 		return err
 	}
 	srv, err := control.Listen(g.state, eng)
 	if err != nil {
-		stop()
+		stopEngine()
 		<-eng.Done()
 		return err
 	}
-	fmt.Fprintf(out, "teamlead: running %d agents from %s; state in %s; Ctrl-C stops\n", len(team.Agents), team.File, g.state)
+	defer srv.Close()
+	if f.headless {
+		fmt.Fprintf(out, "teamlead: running %d agents from %s; state in %s; Ctrl-C stops\n", len(team.Agents), team.File, g.state)
+		<-eng.Done()
+		fmt.Fprintln(out, "teamlead: stopped")
+		return eng.Err()
+	}
+	uiErr := runConsole(ctx, eng, team, f.theme)
+	stopEngine()
 	<-eng.Done()
-	srv.Close()
+	if uiErr != nil {
+		return uiErr
+	}
 	fmt.Fprintln(out, "teamlead: stopped")
 	return eng.Err()
 }

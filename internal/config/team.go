@@ -20,6 +20,8 @@ type Team struct {
 	Presets map[string]Preset `yaml:"presets"`
 	// Lead tunes the Team Lead's own rules.
 	Lead Lead `yaml:"lead"`
+	// UI configures the console.
+	UI UI `yaml:"ui"`
 
 	// File is the absolute path the team was loaded from.
 	File string `yaml:"-"`
@@ -49,6 +51,16 @@ type Agent struct {
 	Cols int `yaml:"cols"`
 	// Rows is the PTY height.
 	Rows int `yaml:"rows"`
+}
+
+// UI configures the console.
+type UI struct {
+	// Theme is a built-in theme name (dark, light, high-contrast) or a .yaml file.
+	Theme string `yaml:"theme"`
+	// Keys rebinds actions by name, e.g. {quit: [ctrl+q]}.
+	Keys map[string][]string `yaml:"keys"`
+	// Notify is a command run when something starts waiting for the human; the title and the text are appended as arguments (e.g. [notify-send, -a, teamlead]).
+	Notify []string `yaml:"notify"`
 }
 
 // Lead configures the Team Lead's rules.

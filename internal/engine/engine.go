@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/teamlead/teamlead/agents"
@@ -52,6 +53,7 @@ type Engine struct {
 	bus    *bus.Embedded
 	lead   *lead.Lead
 	agents map[string]*agents.Agent
+	sinks  map[string]*sink
 	roles  map[string]string
 	order  []string
 	in     chan input
@@ -105,7 +107,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox}
 	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store), agents: map[string]*agents.Agent{},
-		roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
+		sinks: map[string]*sink{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
 	for _, a := range opts.Team.Agents {
 		cfg.Members = append(cfg.Members, lead.Member{Name: a.Name, Role: a.Role})
 		e.roles[a.Name] = a.Role
@@ -129,7 +131,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("reading the outbox: %w", err)
 	}
 	for _, a := range e.opts.Team.Agents {
-		e.agents[a.Name] = agents.Start(e.spec(a), &sink{e: e, parser: protocol.NewParser()})
+		s := &sink{e: e, parser: protocol.NewParser()}
+		e.sinks[a.Name] = s
+		e.agents[a.Name] = agents.Start(e.spec(a), s)
 	}
 	for _, d := range pending {
 		e.lead.Typing(d.Agent, d.Text)
@@ -163,11 +167,14 @@ func (e *Engine) spec(a config.Agent) agents.Spec {
 // sink receives one agent's output on its reader goroutine, so parsing runs
 // in parallel across agents; parsed blocks go to the engine loop in order.
 type sink struct {
-	e      *Engine
-	parser *protocol.Parser
+	e          *Engine
+	parser     *protocol.Parser
+	lastOutput atomic.Int64 // unix nanoseconds of the latest output
+	screen     Screen       // the agent's emulated terminal
 }
 
 func (s *sink) Output(agent string, data []byte) {
+	s.lastOutput.Store(time.Now().UnixNano())
 	s.parser.Feed(data, func(ev protocol.Event) { s.e.send(input{kind: inBlock, agent: agent, block: ev}) })
 }
 
@@ -442,6 +449,8 @@ type AgentInfo struct {
 	Restarts int       `json:"restarts"`
 	ExitCode int       `json:"exit_code"`
 	Since    time.Time `json:"since"`
+	// LastOutput is when the agent last printed anything (busy or idle).
+	LastOutput time.Time `json:"last_output"`
 }
 
 // Agents lists the team in configuration order.
@@ -449,11 +458,52 @@ func (e *Engine) Agents() []AgentInfo {
 	out := make([]AgentInfo, 0, len(e.order))
 	for _, n := range e.order {
 		info := e.agents[n].Info()
+		var last time.Time
+		if ns := e.sinks[n].lastOutput.Load(); ns > 0 {
+			last = time.Unix(0, ns)
+		}
 		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
-			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt})
+			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last})
 	}
 	return out
 }
 
-// Agent returns the running agent called name, or nil.
-func (e *Engine) Agent(name string) *agents.Agent { return e.agents[name] }
+// Keys passes raw key bytes from the human to agent (focus mode). They are
+// not recorded: they are keystrokes, not messages.
+func (e *Engine) Keys(agent string, b []byte) error {
+	a := e.agents[agent]
+	if a == nil {
+		return fmt.Errorf("%w: %q", lead.ErrUnknownAgent, agent)
+	}
+	_, err := a.Write(b)
+	return err
+}
+
+// ResizeAgents sets every agent's terminal size.
+func (e *Engine) ResizeAgents(cols, rows int) {
+	if cols <= 0 || rows <= 0 || cols > 1000 || rows > 1000 {
+		return
+	}
+	for _, a := range e.agents {
+		_ = a.Resize(uint16(cols), uint16(rows))
+	}
+}
+
+// Screen is an agent's emulated terminal, as the console shows it.
+type Screen interface {
+	// Render draws width x height cells scrolled back by offset lines, with SGR colours.
+	Render(offset, width, height int) string
+	// ScrollbackLen is how many lines can be scrolled back.
+	ScrollbackLen() int
+}
+
+// Screen returns agent's emulated terminal, or nil.
+func (e *Engine) Screen(agent string) Screen {
+	if s := e.sinks[agent]; s != nil && s.screen != nil {
+		return s.screen
+	}
+	return nil
+}
+
+// LastSeq is the sequence of the newest committed record.
+func (e *Engine) LastSeq() uint64 { return e.store.LastSeq() }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"golang.org/x/sys/unix"
+
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/themes"
+	"github.com/teamlead/teamlead/tui"
+	"github.com/teamlead/teamlead/tui/components/screen"
+	"github.com/teamlead/teamlead/tui/style"
+)
+
+// consoleOf adapts the engine to the dashboard.
+type consoleOf struct{ *engine.Engine }
+
+func (c consoleOf) Screen(agent string) screen.Source {
+	if s := c.Engine.Screen(agent); s != nil {
+		return s
+	}
+	return nil
+}
+
+// runConsole runs the dashboard until the human quits or ctx ends (a
+// signal); the caller then stops the engine.
+func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string) error {
+	if !isTerminal(os.Stdout) || !isTerminal(os.Stdin) {
+		return fmt.Errorf("the console needs a terminal; use --headless to run without one")
+	}
+	if themeName == "" {
+		themeName = team.UI.Theme
+	}
+	th, err := themes.Load(themeName)
+	if err != nil {
+		return err
+	}
+	keys := tui.DefaultKeyMap()
+	if err := keys.Rebind(team.UI.Keys); err != nil {
+		return fmt.Errorf("%s: ui.%w", team.File, err)
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	model := tui.New(consoleOf{eng}, style.New(th, noColor), tui.Options{Keys: keys, Notify: notifier(team.UI.Notify)})
+	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx))
+	_, err = p.Run()
+	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+		return nil // stopped by a signal: a clean stop
+	}
+	return err
+}
+
+// notifier rings the terminal bell and runs the configured command.
+func notifier(argv []string) func(title, body string) {
+	return func(title, body string) {
+		_, _ = io.WriteString(os.Stderr, "\a")
+		if len(argv) == 0 {
+			return
+		}
+		cmd := exec.Command(argv[0], append(append([]string{}, argv[1:]...), title, body)...)
+		if err := cmd.Start(); err == nil {
+			go func() {
+				t := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
+				_ = cmd.Wait()
+				t.Stop()
+			}()
+		}
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

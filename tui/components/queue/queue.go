@@ -1,0 +1,138 @@
+// Package queue is the pane of what waits for the human. Items are generic
+// (a kind, an id, who, what, since when), so questions, consultations and
+// permission requests can join the inbox without a new pane.
+package queue
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/style"
+)
+
+// Item is one thing waiting for the human.
+type Item struct {
+	// Kind says what it is: question, blocker, gap, ... (shown as a tag).
+	Kind string
+	// ID is how to answer it (m-7).
+	ID string
+	// From is the agent that asked.
+	From string
+	// Task is the task reference.
+	Task string
+	// Text is the question itself.
+	Text string
+	// Since is when it arrived.
+	Since time.Time
+}
+
+// Model is the queue pane.
+type Model struct {
+	items   []Item
+	sel     int
+	width   int
+	height  int
+	focused bool
+	now     func() time.Time
+	st      *style.Styles
+}
+
+// New returns an empty queue; now is the clock used for ages.
+func New(st *style.Styles, now func() time.Time) Model { return Model{st: st, now: now} }
+
+// Set replaces the items (kept oldest first), keeping the selection.
+func (m *Model) Set(items []Item) {
+	cur := m.Selected()
+	m.items = append([]Item(nil), items...)
+	sort.SliceStable(m.items, func(i, j int) bool { return m.items[i].Since.Before(m.items[j].Since) })
+	m.sel = 0
+	for i, it := range m.items {
+		if it.ID == cur.ID {
+			m.sel = i
+		}
+	}
+}
+
+// Add appends an item unless its id is already queued.
+func (m *Model) Add(it Item) {
+	for _, have := range m.items {
+		if have.ID == it.ID {
+			return
+		}
+	}
+	m.Set(append(m.items, it))
+}
+
+// Remove drops the item with id.
+func (m *Model) Remove(id string) {
+	out := m.items[:0]
+	for _, it := range m.items {
+		if it.ID != id {
+			out = append(out, it)
+		}
+	}
+	m.items = out
+	if m.sel >= len(m.items) {
+		m.sel = max(len(m.items)-1, 0)
+	}
+}
+
+// Len is the number of items.
+func (m Model) Len() int { return len(m.items) }
+
+// Items returns the items, oldest first.
+func (m Model) Items() []Item { return m.items }
+
+// Selected is the selected item (zero when empty).
+func (m Model) Selected() Item {
+	if m.sel < len(m.items) {
+		return m.items[m.sel]
+	}
+	return Item{}
+}
+
+// Move moves the selection by delta.
+func (m *Model) Move(delta int) {
+	if n := len(m.items); n > 0 {
+		m.sel = min(max(m.sel+delta, 0), n-1)
+	}
+}
+
+// SetSize sets the pane's inner size.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// SetFocused marks the pane focused.
+func (m *Model) SetFocused(f bool) { m.focused = f }
+
+// View renders the items, one line each: id, sender, task, age, text.
+func (m Model) View() string {
+	if len(m.items) == 0 {
+		return m.st.Muted.Render("nothing waits for you")
+	}
+	now := m.now()
+	var lines []string
+	start := 0
+	if m.height > 0 && m.sel >= m.height {
+		start = m.sel - m.height + 1
+	}
+	for i := start; i < len(m.items) && (m.height <= 0 || i-start < m.height); i++ {
+		it := m.items[i]
+		text := strings.Join(strings.Fields(it.Text), " ")
+		line := fmt.Sprintf("%-5s %-9s %-8s %-6s %4s  %s", it.ID, ansi.Truncate(it.Kind, 9, ""), ansi.Truncate(it.From, 8, "…"),
+			ansi.Truncate(report.Dash(it.Task), 6, "…"), report.Age(now.Sub(it.Since)), text)
+		line = ansi.Truncate(line, max(m.width, 1), "…")
+		if i == m.sel && m.focused {
+			line = m.st.Selected.Render(line + strings.Repeat(" ", max(m.width-lipgloss.Width(line), 0)))
+		} else if i == m.sel {
+			line = m.st.Accent.Render(line)
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}

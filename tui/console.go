@@ -1,0 +1,51 @@
+// Package tui is the console a person supervises the team with: the agent
+// list and the selected agent's live screen, the human's inbox, the
+// activity log, a command palette and help, all from the keyboard. Only
+// Model is a tea.Model; each pane is a component under tui/components.
+package tui
+
+import (
+	"time"
+
+	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/tui/components/screen"
+)
+
+// Console is the running team the dashboard drives (the engine).
+type Console interface {
+	// Agents lists the team in configuration order.
+	Agents() []engine.AgentInfo
+	// Screen is an agent's emulated terminal, nil if it has none.
+	Screen(agent string) screen.Source
+	// Send types text into an agent as the human (recorded, then submitted).
+	Send(agent, text string) error
+	// Keys passes raw key bytes to an agent (focus mode).
+	Keys(agent string, b []byte) error
+	// Inbox lists what waits for the human.
+	Inbox() []lead.InboxItem
+	// Answer answers an inbox item.
+	Answer(id, text string) error
+	// Bus carries every committed record.
+	Bus() bus.Bus
+	// LastSeq is the sequence of the newest committed record.
+	LastSeq() uint64
+	// ResizeAgents sets every agent's terminal size (the screen pane's).
+	ResizeAgents(cols, rows int)
+}
+
+// Options tune the dashboard.
+type Options struct {
+	// Keys are the bindings (DefaultKeyMap, maybe rebound from config).
+	Keys KeyMap
+	// Notify is called when something starts waiting for the human; nil
+	// rings the terminal bell only.
+	Notify func(title, body string)
+	// Now is the clock (tests fix it); time.Now when nil.
+	Now func() time.Time
+	// BusyFor is how long after its last output an agent counts as busy.
+	BusyFor time.Duration
+	// FrameEvery caps the refresh rate of the live screen.
+	FrameEvery time.Duration
+}

@@ -1,0 +1,146 @@
+package tui
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap is every action of the console and its keys. Each field's
+// `action` tag is the name used to rebind it from config.
+type KeyMap struct {
+	Up        key.Binding `action:"up"`
+	Down      key.Binding `action:"down"`
+	NextPane  key.Binding `action:"next-pane"`
+	PrevPane  key.Binding `action:"prev-pane"`
+	Focus     key.Binding `action:"focus"`
+	Unfocus   key.Binding `action:"unfocus"`
+	PageUp    key.Binding `action:"page-up"`
+	PageDown  key.Binding `action:"page-down"`
+	Bottom    key.Binding `action:"bottom"`
+	Answer    key.Binding `action:"answer"`
+	Filter    key.Binding `action:"filter"`
+	Palette   key.Binding `action:"palette"`
+	Help      key.Binding `action:"help"`
+	Quit      key.Binding `action:"quit"`
+	Agents    key.Binding `action:"show-agents"`
+	Inbox     key.Binding `action:"show-inbox"`
+	Activity  key.Binding `action:"show-activity"`
+	Cancel    key.Binding `action:"cancel"`
+	Confirm   key.Binding `action:"confirm"`
+	NextAgent key.Binding `action:"next-agent"`
+	PrevAgent key.Binding `action:"prev-agent"`
+}
+
+// DefaultKeyMap returns the default bindings.
+func DefaultKeyMap() KeyMap {
+	b := func(help string, keys ...string) key.Binding {
+		desc, k, _ := strings.Cut(help, "|")
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(desc, k))
+	}
+	return KeyMap{
+		Up:        b("↑/k|up", "up", "k"),
+		Down:      b("↓/j|down", "down", "j"),
+		NextPane:  b("tab|next pane", "tab"),
+		PrevPane:  b("shift+tab|previous pane", "shift+tab"),
+		Focus:     b("enter|type into agent", "enter"),
+		Unfocus:   b("ctrl+]|leave agent", "ctrl+]"),
+		PageUp:    b("pgup|scroll back", "pgup", "ctrl+b"),
+		PageDown:  b("pgdn|scroll forward", "pgdown", "ctrl+f"),
+		Bottom:    b("G|follow", "G", "end"),
+		Answer:    b("a|answer", "a"),
+		Filter:    b("/|filter", "/"),
+		Palette:   b(":|commands", ":", "ctrl+p"),
+		Help:      b("?|help", "?"),
+		Quit:      b("q|quit", "q", "ctrl+c"),
+		Agents:    b("1|agents", "1"),
+		Inbox:     b("2|inbox", "2"),
+		Activity:  b("3|activity", "3"),
+		Cancel:    b("esc|cancel", "esc"),
+		Confirm:   b("enter|confirm", "enter"),
+		NextAgent: b("]|next agent", "]"),
+		PrevAgent: b("[|previous agent", "["),
+	}
+}
+
+// Rebind sets keys by action name (for example {"quit": ["ctrl+q"]}); an
+// unknown action is an error naming the known ones.
+func (k *KeyMap) Rebind(overrides map[string][]string) error {
+	v := reflect.ValueOf(k).Elem()
+	byName := map[string]*key.Binding{}
+	for i := 0; i < v.NumField(); i++ {
+		byName[v.Type().Field(i).Tag.Get("action")] = v.Field(i).Addr().Interface().(*key.Binding)
+	}
+	for action, keys := range overrides {
+		for _, ks := range keys {
+			if _, ok := parseKey(ks); !ok {
+				return fmt.Errorf("keys: %s: %q is not a key (examples: q, ctrl+q, alt+x, enter, tab, f5, pgup)", action, ks)
+			}
+		}
+	}
+	for action, keys := range overrides {
+		b, ok := byName[action]
+		if !ok {
+			names := make([]string, 0, len(byName))
+			for n := range byName {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("keys: unknown action %q; actions are %s", action, strings.Join(names, ", "))
+		}
+		if len(keys) == 0 {
+			return fmt.Errorf("keys: action %q needs at least one key", action)
+		}
+		b.SetKeys(keys...)
+		b.SetHelp(strings.Join(keys, "/"), b.Help().Desc)
+	}
+	return nil
+}
+
+// namedBinding is a binding with its action name.
+type namedBinding struct {
+	name string
+	b    key.Binding
+}
+
+// bindings lists every binding with its action name, in field order.
+func (k KeyMap) bindings() []namedBinding {
+	v := reflect.ValueOf(k)
+	out := make([]namedBinding, 0, v.NumField())
+	for i := 0; i < v.NumField(); i++ {
+		out = append(out, namedBinding{name: v.Type().Field(i).Tag.Get("action"), b: v.Field(i).Interface().(key.Binding)})
+	}
+	return out
+}
+
+// Actions lists every action's name and help, for the command palette.
+func (k KeyMap) Actions() []Action {
+	var out []Action
+	for _, nb := range k.bindings() {
+		out = append(out, Action{Name: nb.name, Keys: nb.b.Help().Key, Desc: nb.b.Help().Desc})
+	}
+	return out
+}
+
+// Action is one entry of the palette's action list.
+type Action struct {
+	Name, Keys, Desc string
+}
+
+// ShortHelp implements help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.NextPane, k.Focus, k.Answer, k.Palette, k.Help, k.Quit}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.NextAgent, k.PrevAgent, k.NextPane, k.PrevPane},
+		{k.Focus, k.Unfocus, k.PageUp, k.PageDown, k.Bottom},
+		{k.Agents, k.Inbox, k.Activity, k.Answer, k.Filter},
+		{k.Palette, k.Help, k.Cancel, k.Quit},
+	}
+}

@@ -1,0 +1,446 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/tui/components/activity"
+	"github.com/teamlead/teamlead/tui/components/agentlist"
+	"github.com/teamlead/teamlead/tui/components/palette"
+	"github.com/teamlead/teamlead/tui/components/queue"
+	"github.com/teamlead/teamlead/tui/components/screen"
+	"github.com/teamlead/teamlead/tui/style"
+)
+
+// pane identifies a focusable pane.
+type pane int
+
+const (
+	paneAgents pane = iota
+	paneScreen
+	paneInbox
+	paneActivity
+	paneCount
+)
+
+var paneNames = [...]string{"Agents", "Screen", "Inbox", "Activity"}
+
+// mode is what the keyboard currently drives.
+type mode int
+
+const (
+	modeNormal  mode = iota
+	modeFocus        // every key goes to the selected agent
+	modePalette      // the command palette is open
+	modeInput        // a one-line prompt (answer, filter, send) is open
+	modeHelp         // the full help is shown
+	modeQuit         // asking whether to quit
+)
+
+// prompt is an open one-line input and what to do with its text.
+type prompt struct {
+	label      string
+	allowEmpty bool // an empty line is a valid answer (clearing a filter)
+	submit     func(text string) tea.Cmd
+}
+
+// Model is the dashboard.
+type Model struct {
+	con      Console
+	keys     KeyMap
+	st       *style.Styles
+	opts     Options
+	help     help.Model
+	agents   agentlist.Model
+	screen   screen.Model
+	queue    queue.Model
+	activity activity.Model
+	palette  palette.Model
+	input    textinput.Model
+	prompt   prompt
+
+	mode   mode
+	pane   pane
+	width  int
+	height int
+
+	sub     *bus.Subscription
+	lastSeq uint64
+	unread  map[string]int
+	status  string
+	statusE bool // status is an error
+}
+
+// recordsMsg carries records committed since the last batch.
+type recordsMsg struct {
+	recs []store.Record
+	sub  *bus.Subscription
+}
+
+// tickMsg refreshes agent states and the live screen.
+type tickMsg time.Time
+
+// statusMsg shows a line in the status bar.
+type statusMsg struct {
+	text string
+	err  bool
+}
+
+// New returns the dashboard for con.
+func New(con Console, st *style.Styles, opts Options) Model {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.BusyFor == 0 {
+		opts.BusyFor = 2 * time.Second
+	}
+	if opts.FrameEvery == 0 {
+		opts.FrameEvery = time.Second / 30
+	}
+	in := textinput.New()
+	h := help.New()
+	h.Styles.ShortKey, h.Styles.FullKey = st.Accent, st.Accent
+	h.Styles.ShortDesc, h.Styles.FullDesc = st.Muted, st.Muted
+	m := Model{con: con, keys: opts.Keys, st: st, opts: opts, help: h,
+		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), activity: activity.New(st),
+		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, unread: map[string]int{}}
+	m.queue.Set(inboxItems(con.Inbox()))
+	m.refreshAgents()
+	m.lastSeq = con.LastSeq()
+	m.sub = con.Bus().Subscribe(">", m.lastSeq)
+	return m
+}
+
+// Init starts the record pump and the refresh tick.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(waitRecords(m.sub), m.tick())
+}
+
+func (m Model) tick() tea.Cmd {
+	return tea.Tick(m.opts.FrameEvery, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// waitRecords delivers the next records of sub, batched: under a burst one
+// update handles many records instead of one each.
+func waitRecords(sub *bus.Subscription) tea.Cmd {
+	return func() tea.Msg {
+		r, ok := <-sub.C
+		if !ok {
+			return recordsMsg{sub: sub}
+		}
+		recs := []store.Record{r}
+		for len(recs) < 512 {
+			select {
+			case r, ok := <-sub.C:
+				if !ok {
+					return recordsMsg{recs: recs, sub: sub}
+				}
+				recs = append(recs, r)
+			default:
+				return recordsMsg{recs: recs, sub: sub}
+			}
+		}
+		return recordsMsg{recs: recs, sub: sub}
+	}
+}
+
+// Update dispatches a message to the handler of its kind.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tickMsg:
+		m.refreshAgents()
+		return m, m.tick()
+	case recordsMsg:
+		return m.onRecords(msg)
+	case statusMsg:
+		m.status, m.statusE = msg.text, msg.err
+		return m, nil
+	case filterMsg:
+		m.activity.SetFilter(string(msg))
+		return m, nil
+	case tea.KeyMsg:
+		return m.onKey(msg)
+	}
+	if m.mode == modeInput {
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	for _, r := range msg.recs {
+		m.lastSeq = r.Seq
+		m.activity.Add(r)
+		switch r.Kind {
+		case lead.KindMessage:
+			for _, a := range append([]string{r.From}, r.To...) {
+				if a != m.agents.Selected() && a != "team-lead" {
+					m.unread[a]++
+				}
+			}
+		case lead.KindInbox:
+			m.queue.Add(queue.Item{Kind: r.Type, ID: r.MsgID, From: r.From, Task: r.Task, Text: r.Body, Since: r.Time})
+			cmds = append(cmds, m.notify(r))
+		case lead.KindAnswered:
+			m.queue.Remove(r.MsgID)
+		}
+	}
+	if len(msg.recs) > 0 {
+		m.refreshAgents()
+	}
+	if len(msg.recs) == 0 && msg.sub.Lagged() {
+		// Fell behind the bus: resume from the store where we were.
+		m.sub = m.con.Bus().Subscribe(">", m.lastSeq)
+		return m, waitRecords(m.sub)
+	}
+	if len(msg.recs) == 0 {
+		return m, tea.Batch(cmds...) // the bus closed: the console is stopping
+	}
+	cmds = append(cmds, waitRecords(msg.sub))
+	return m, tea.Batch(cmds...)
+}
+
+// notify rings the bell (and runs the configured notifier) for a new item.
+func (m Model) notify(r store.Record) tea.Cmd {
+	title := fmt.Sprintf("%s from %s", r.Type, r.From)
+	body := r.Body
+	return func() tea.Msg {
+		if m.opts.Notify != nil {
+			m.opts.Notify(title, body)
+		}
+		return nil
+	}
+}
+
+func (m *Model) refreshAgents() {
+	now := m.opts.Now()
+	pending := map[string]int{}
+	for _, it := range m.queue.Items() {
+		pending[it.From]++
+	}
+	var rows []agentlist.Row
+	for _, a := range m.con.Agents() {
+		state := a.State
+		if state == "running" {
+			state = "idle"
+			if now.Sub(a.LastOutput) < m.opts.BusyFor {
+				state = "busy"
+			}
+		}
+		rows = append(rows, agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name]})
+	}
+	m.agents.SetRows(rows)
+	m.screen.SetSource(m.con.Screen(m.agents.Selected()))
+	delete(m.unread, m.agents.Selected())
+}
+
+func (m *Model) setPane(p pane) {
+	m.pane = (p + paneCount) % paneCount
+	m.agents.SetFocused(m.pane == paneAgents)
+	m.queue.SetFocused(m.pane == paneInbox)
+}
+
+func (m Model) onKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch m.mode {
+	case modeFocus:
+		return m.onFocusKey(k)
+	case modePalette:
+		return m.onPaletteKey(k)
+	case modeInput:
+		return m.onInputKey(k)
+	case modeHelp:
+		m.mode = modeNormal
+		return m, nil
+	case modeQuit:
+		if k.String() == "y" || k.String() == "enter" {
+			return m, tea.Quit
+		}
+		m.mode = modeNormal
+		m.status = ""
+		return m, nil
+	}
+	return m.onNormalKey(k)
+}
+
+func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	ks := m.keys
+	switch {
+	case key.Matches(k, ks.Quit):
+		m.mode = modeQuit
+		return m, nil
+	case key.Matches(k, ks.Help):
+		m.mode = modeHelp
+		return m, nil
+	case key.Matches(k, ks.Palette):
+		m.mode = modePalette
+		return m, m.palette.Open()
+	case key.Matches(k, ks.NextPane):
+		m.setPane(m.pane + 1)
+	case key.Matches(k, ks.PrevPane):
+		m.setPane(m.pane - 1)
+	case key.Matches(k, ks.Agents):
+		m.setPane(paneAgents)
+	case key.Matches(k, ks.Inbox):
+		m.setPane(paneInbox)
+	case key.Matches(k, ks.Activity):
+		m.setPane(paneActivity)
+	case key.Matches(k, ks.NextAgent):
+		m.agents.Move(1)
+		m.refreshAgents()
+	case key.Matches(k, ks.PrevAgent):
+		m.agents.Move(-1)
+		m.refreshAgents()
+	default:
+		return m.onPaneKey(k)
+	}
+	return m, nil
+}
+
+// onPaneKey handles the keys that mean something in the focused pane.
+func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	ks := m.keys
+	switch m.pane {
+	case paneAgents, paneScreen:
+		switch {
+		case key.Matches(k, ks.Up) && m.pane == paneAgents:
+			m.agents.Move(-1)
+			m.refreshAgents()
+		case key.Matches(k, ks.Down) && m.pane == paneAgents:
+			m.agents.Move(1)
+			m.refreshAgents()
+		case key.Matches(k, ks.Up):
+			m.screen.Scroll(1)
+		case key.Matches(k, ks.Down):
+			m.screen.Scroll(-1)
+		case key.Matches(k, ks.PageUp):
+			m.screen.PageUp()
+		case key.Matches(k, ks.PageDown):
+			m.screen.PageDown()
+		case key.Matches(k, ks.Bottom):
+			m.screen.Follow()
+		case key.Matches(k, ks.Focus):
+			if m.agents.Selected() != "" {
+				m.mode = modeFocus
+				m.screen.Follow()
+			}
+		}
+	case paneInbox:
+		switch {
+		case key.Matches(k, ks.Up):
+			m.queue.Move(-1)
+		case key.Matches(k, ks.Down):
+			m.queue.Move(1)
+		case key.Matches(k, ks.Answer), key.Matches(k, ks.Focus):
+			return m.answerSelected()
+		}
+	case paneActivity:
+		switch {
+		case key.Matches(k, ks.Up):
+			m.activity.Scroll(1)
+		case key.Matches(k, ks.Down):
+			m.activity.Scroll(-1)
+		case key.Matches(k, ks.PageUp):
+			m.activity.Scroll(m.activityHeight() - 1)
+		case key.Matches(k, ks.PageDown):
+			m.activity.Scroll(-(m.activityHeight() - 1))
+		case key.Matches(k, ks.Bottom):
+			m.activity.Follow()
+		case key.Matches(k, ks.Filter):
+			mm, cmd := m.openPrompt("filter activity: ", m.activity.Filter(), func(text string) tea.Cmd {
+				return func() tea.Msg { return filterMsg(text) }
+			})
+			mm.prompt.allowEmpty = true
+			return mm, cmd
+		}
+	}
+	return m, nil
+}
+
+// filterMsg sets the activity filter (from the filter prompt).
+type filterMsg string
+
+func (m Model) answerSelected() (tea.Model, tea.Cmd) {
+	it := m.queue.Selected()
+	if it.ID == "" {
+		return m, nil
+	}
+	con := m.con
+	return m.openPrompt(fmt.Sprintf("answer %s (%s): ", it.ID, it.From), "", func(text string) tea.Cmd {
+		return func() tea.Msg {
+			if err := con.Answer(it.ID, text); err != nil {
+				return statusMsg{text: err.Error(), err: true}
+			}
+			return statusMsg{text: "answered " + it.ID + "; " + it.From + " has it"}
+		}
+	})
+}
+
+func (m Model) openPrompt(label, value string, submit func(string) tea.Cmd) (Model, tea.Cmd) {
+	m.mode = modeInput
+	m.prompt = prompt{label: label, submit: submit}
+	m.input.Prompt = label
+	m.input.SetValue(value)
+	m.input.CursorEnd()
+	m.input.Width = max(m.width-len(label)-2, 10)
+	return m, m.input.Focus()
+}
+
+func (m Model) onInputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(k, m.keys.Cancel):
+		m.mode = modeNormal
+		m.input.Blur()
+		return m, nil
+	case k.Type == tea.KeyEnter:
+		m.mode = modeNormal
+		m.input.Blur()
+		text := strings.TrimSpace(m.input.Value())
+		if text == "" && !m.prompt.allowEmpty {
+			return m, nil
+		}
+		return m, m.prompt.submit(text)
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return m, cmd
+}
+
+func (m Model) onFocusKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if key.Matches(k, m.keys.Unfocus) {
+		m.mode = modeNormal
+		return m, nil
+	}
+	agent := m.agents.Selected()
+	b := KeyBytes(k)
+	if len(b) == 0 {
+		return m, nil
+	}
+	con := m.con
+	return m, func() tea.Msg {
+		if err := con.Keys(agent, b); err != nil {
+			return statusMsg{text: err.Error(), err: true}
+		}
+		return nil
+	}
+}
+
+func (m Model) activityHeight() int {
+	_, _, _, act := m.sizes()
+	return act - 2
+}

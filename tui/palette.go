@@ -1,0 +1,121 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/teamlead/teamlead/tui/components/palette"
+)
+
+// commands are the palette's slash commands (seed 004's, and /send).
+var commands = []palette.Entry{
+	{Name: "/send", Usage: "<agent> <text>", Desc: "type text into an agent"},
+	{Name: "/answer", Usage: "<id> <text>", Desc: "answer an item of the inbox"},
+	{Name: "/questions", Usage: "[pending|ID]", Desc: "show the inbox, or one item"},
+	{Name: "/filter", Usage: "<text>", Desc: "filter the activity log"},
+	{Name: "/theme", Usage: "", Desc: "themes are chosen with --theme or ui.theme"},
+}
+
+func paletteEntries(k KeyMap) []palette.Entry {
+	out := append([]palette.Entry(nil), commands...)
+	for _, a := range k.Actions() {
+		out = append(out, palette.Entry{Name: a.Name, Usage: a.Keys, Desc: a.Desc})
+	}
+	return out
+}
+
+func (m Model) onPaletteKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(k, m.keys.Cancel):
+		m.mode = modeNormal
+		return m, nil
+	case k.Type == tea.KeyUp:
+		m.palette.Move(-1)
+		return m, nil
+	case k.Type == tea.KeyDown:
+		m.palette.Move(1)
+		return m, nil
+	case k.Type == tea.KeyEnter:
+		m.mode = modeNormal
+		run, ok := m.palette.Enter()
+		if !ok {
+			return m, nil
+		}
+		return m.run(run)
+	}
+	var cmd tea.Cmd
+	m.palette, cmd = m.palette.Update(k)
+	return m, cmd
+}
+
+// run carries out a palette choice: a slash command, or an action as if
+// its key had been pressed.
+func (m Model) run(r palette.Run) (tea.Model, tea.Cmd) {
+	con := m.con
+	fail := func(format string, a ...any) (tea.Model, tea.Cmd) {
+		m.status, m.statusE = fmt.Sprintf(format, a...), true
+		return m, nil
+	}
+	switch r.Name {
+	case "/send":
+		agent, text, ok := strings.Cut(r.Args, " ")
+		if !ok || strings.TrimSpace(text) == "" {
+			return fail("usage: /send <agent> <text>")
+		}
+		return m, func() tea.Msg {
+			if err := con.Send(agent, strings.TrimSpace(text)); err != nil {
+				return statusMsg{text: err.Error(), err: true}
+			}
+			return statusMsg{text: "sent to " + agent}
+		}
+	case "/answer":
+		id, text, ok := strings.Cut(r.Args, " ")
+		if !ok || strings.TrimSpace(text) == "" {
+			return fail("usage: /answer <id> <text>")
+		}
+		return m, func() tea.Msg {
+			if err := con.Answer(id, strings.TrimSpace(text)); err != nil {
+				return statusMsg{text: err.Error(), err: true}
+			}
+			return statusMsg{text: "answered " + id}
+		}
+	case "/questions":
+		m.setPane(paneInbox)
+		if r.Args != "" && r.Args != "pending" && r.Args != "all" {
+			for _, it := range m.queue.Items() {
+				if it.ID == r.Args {
+					m.status = fmt.Sprintf("%s from %s (%s): %s", it.ID, it.From, it.Kind, it.Text)
+					return m, nil
+				}
+			}
+			return fail("no pending item %s", r.Args)
+		}
+		return m, nil
+	case "/filter":
+		m.activity.SetFilter(r.Args)
+		m.setPane(paneActivity)
+		return m, nil
+	case "/theme":
+		m.status = "choose a theme with --theme NAME (dark, light, high-contrast) or ui.theme in the team file"
+		return m, nil
+	}
+	for _, a := range m.keys.Actions() {
+		if a.Name == r.Name {
+			return m.action(a.Name)
+		}
+	}
+	return fail("unknown command %s (type / to see the commands)", r.Name)
+}
+
+// action performs the keymap action name by replaying its first key.
+func (m Model) action(name string) (tea.Model, tea.Cmd) {
+	for _, a := range m.keys.bindings() {
+		if a.name == name && len(a.b.Keys()) > 0 {
+			return m.onNormalKey(keyMsgFor(a.b.Keys()[0]))
+		}
+	}
+	return m, nil
+}

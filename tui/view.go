@@ -1,0 +1,168 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/tui/components/queue"
+)
+
+// sizes splits the window: the left column (agents over inbox), the screen
+// on the right, the activity log below them, the status bar at the bottom.
+// It returns the left column's width, the agents and inbox pane heights,
+// and the activity pane's height, borders included.
+func (m Model) sizes() (left, agentsH, inboxH, activityH int) {
+	left = min(max(m.width/4, 30), 46)
+	activityH = min(max(m.height/5, 5), 12)
+	top := max(m.height-1-activityH, 6)
+	agentsH = max(top/2, 3)
+	inboxH = max(top-agentsH, 3)
+	return left, agentsH, inboxH, activityH
+}
+
+// layout gives every pane its inner size and the agents their terminal
+// size: the screen pane's.
+func (m *Model) layout() {
+	left, agentsH, inboxH, activityH := m.sizes()
+	m.agents.SetSize(left-2, agentsH-2)
+	m.queue.SetSize(left-2, inboxH-2)
+	cols, rows := max(m.width-left-2, 10), max(agentsH+inboxH-2, 3)
+	m.screen.SetSize(cols, rows)
+	m.activity.SetSize(m.width-2, activityH-2)
+	m.palette.SetWidth(m.width)
+	m.help.Width = m.width
+	m.con.ResizeAgents(cols, rows)
+}
+
+// View draws the whole console.
+func (m Model) View() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
+	}
+	left, agentsH, inboxH, activityH := m.sizes()
+	if m.mode == modeHelp {
+		return m.helpView()
+	}
+	agents := m.box(fmt.Sprintf("Agents (%d)", len(m.agents.Rows())), m.agents.View(), left, agentsH, m.pane == paneAgents)
+	inboxTitle := "Inbox"
+	if n := m.queue.Len(); n > 0 {
+		inboxTitle = fmt.Sprintf("Inbox (%d)", n)
+	}
+	inbox := m.box(inboxTitle, m.queue.View(), left, inboxH, m.pane == paneInbox)
+	screen := m.box(m.screenTitle(), m.screen.View(), m.width-left, agentsH+inboxH, m.pane == paneScreen || m.mode == modeFocus)
+	actTitle := "Activity"
+	if f := m.activity.Filter(); f != "" {
+		actTitle += " — filter: " + f
+	}
+	activity := m.box(actTitle, m.activity.View(), m.width, activityH, m.pane == paneActivity)
+	top := lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.JoinVertical(lipgloss.Left, agents, inbox), screen)
+	body := lipgloss.JoinVertical(lipgloss.Left, top, activity)
+	switch m.mode {
+	case modePalette:
+		body = overlayBottom(body, m.box("Commands", m.palette.View(), m.width, min(14, m.height-1), true))
+	case modeInput:
+		body = overlayBottom(body, m.input.View())
+	}
+	return body + "\n" + m.statusBar()
+}
+
+func (m Model) screenTitle() string {
+	name := m.agents.Selected()
+	if name == "" {
+		return "Screen"
+	}
+	var state, role string
+	for _, r := range m.agents.Rows() {
+		if r.Name == name {
+			state, role = r.State, r.Role
+		}
+	}
+	title := fmt.Sprintf("%s — %s — %s", name, role, state)
+	if off := m.screen.Offset(); off > 0 {
+		title += fmt.Sprintf(" — scrolled back %d lines (G to follow)", off)
+	}
+	if m.mode == modeFocus {
+		title = fmt.Sprintf("● typing into %s — %s to leave", name, m.keys.Unfocus.Help().Key)
+	}
+	return title
+}
+
+// box frames content in a w x h rounded border with title in the top edge.
+func (m Model) box(title, content string, w, h int, focused bool) string {
+	st := m.st.Pane
+	if focused {
+		st = m.st.PaneFocus
+	}
+	inner := lipgloss.NewStyle().Width(w - 2).Height(h - 2).MaxWidth(w - 2).MaxHeight(h - 2).Render(content)
+	framed := st.Render(inner)
+	lines := strings.Split(framed, "\n")
+	if len(lines) > 0 && w > 6 {
+		label := " " + ansi.Truncate(title, w-6, "…") + " "
+		label = m.st.Title.Render(label)
+		border := st.GetBorderStyle()
+		edge := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
+		fill := w - 3 - lipgloss.Width(label)
+		lines[0] = edge.Render(border.TopLeft+border.Top) + label + edge.Render(strings.Repeat(border.Top, max(fill, 0))+border.TopRight)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// overlayBottom replaces the bottom lines of body with over.
+func overlayBottom(body, over string) string {
+	b := strings.Split(body, "\n")
+	o := strings.Split(over, "\n")
+	if len(o) >= len(b) {
+		return over
+	}
+	return strings.Join(append(b[:len(b)-len(o)], o...), "\n")
+}
+
+func (m Model) statusBar() string {
+	var right string
+	if n := m.queue.Len(); n > 0 {
+		right = m.st.Badge.Render(fmt.Sprintf("● %d waiting for you", n))
+	}
+	var left string
+	switch {
+	case m.mode == modeQuit:
+		left = m.st.Warn.Render("quit and stop every agent? y/N")
+	case m.status != "" && m.statusE:
+		left = m.st.Error.Render(m.status)
+	case m.status != "":
+		left = m.st.Text.Render(m.status)
+	case m.mode == modeFocus:
+		left = m.st.Accent.Render("keys go to " + m.agents.Selected() + " — " + m.keys.Unfocus.Help().Key + " to leave")
+	default:
+		left = m.help.ShortHelpView(m.keys.ShortHelp())
+	}
+	space := m.width - lipgloss.Width(left) - lipgloss.Width(right)
+	if space < 1 {
+		left = ansi.Truncate(left, max(m.width-lipgloss.Width(right)-1, 0), "…")
+		space = 1
+	}
+	return left + strings.Repeat(" ", space) + right
+}
+
+func (m Model) helpView() string {
+	title := m.st.Title.Render("teamlead — keys") + m.st.Muted.Render("   (any key closes)")
+	body := m.help.FullHelpView(m.keys.FullHelp())
+	extra := m.st.Muted.Render("Commands (" + m.keys.Palette.Help().Key + "): /send <agent> <text> · /answer <id> <text> · /questions [pending|ID] · /filter <text>")
+	return lipgloss.NewStyle().Padding(1, 2).Render(lipgloss.JoinVertical(lipgloss.Left, title, "", body, "", extra))
+}
+
+// inboxItems turns the lead's inbox into queue items.
+func inboxItems(items []lead.InboxItem) []queue.Item {
+	out := make([]queue.Item, 0, len(items))
+	for _, it := range items {
+		kind := it.Type
+		if it.Extra["topic"] != "" {
+			kind = "gap"
+		}
+		out = append(out, queue.Item{Kind: kind, ID: it.ID, From: it.From, Task: it.Task, Text: it.Body, Since: it.Since})
+	}
+	return out
+}
