@@ -1,0 +1,34 @@
+package agentlist
+
+import (
+	"testing"
+
+	"github.com/teamlead/teamlead/themes"
+	"github.com/teamlead/teamlead/tui/golden"
+	"github.com/teamlead/teamlead/tui/style"
+)
+
+func TestView(t *testing.T) {
+	th, _ := themes.Load("dark")
+	m := New(style.New(th, true))
+	m.SetSize(40, 5)
+	m.SetRows([]Row{
+		{Name: "dev", Role: "developer", State: "busy", Unread: 3},
+		{Name: "architect", Role: "architect", State: "idle", Pending: 1},
+		{Name: "qa", Role: "qa", State: "exited"},
+		{Name: "writer", Role: "technical-writer", State: "restarting", Unread: 12, Pending: 2},
+	})
+	m.Move(1)
+	m.SetFocused(true)
+	golden.Assert(t, "focused", m.View())
+	m.SetFocused(false)
+	m.Move(-2) // wraps to the last row
+	golden.Assert(t, "unfocused-last", m.View())
+	if m.Selected() != "writer" {
+		t.Errorf("selected %q", m.Selected())
+	}
+	m.SetRows(m.Rows()[:2]) // the selected agent left: selection falls back
+	if m.Selected() != "dev" {
+		t.Errorf("selected after removal %q", m.Selected())
+	}
+}

@@ -1,0 +1,319 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/themes"
+	"github.com/teamlead/teamlead/tui/components/screen"
+	"github.com/teamlead/teamlead/tui/style"
+)
+
+var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+// fakeScreen is a fixed terminal: numbered lines of scrollback and screen.
+type fakeScreen struct{ name string }
+
+func (f fakeScreen) ScrollbackLen() int { return 100 }
+
+func (f fakeScreen) Render(offset, w, h int) string {
+	lines := make([]string, h)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("%s line %d", f.name, 100+i-offset)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fakeConsole records what the dashboard asks of the team.
+type fakeConsole struct {
+	mu      sync.Mutex
+	agents  []engine.AgentInfo
+	inbox   []lead.InboxItem
+	calls   []string
+	b       *bus.Embedded
+	cols    int
+	rows    int
+	seq     uint64
+	notices []string
+}
+
+func newFake() *fakeConsole {
+	return &fakeConsole{
+		agents: []engine.AgentInfo{
+			{Name: "dev", Role: "developer", State: "running", Pid: 11, LastOutput: t0},
+			{Name: "architect", Role: "architect", State: "running", Pid: 12, LastOutput: t0.Add(-time.Minute)},
+			{Name: "qa", Role: "qa", State: "exited", Pid: 13},
+		},
+		inbox: []lead.InboxItem{{ID: "m-4", From: "dev", Type: "blocker", Task: "T-9", Body: "The staging DB is down.", Since: t0.Add(-5 * time.Minute)}},
+		b:     bus.NewEmbedded(nil),
+	}
+}
+
+func (f *fakeConsole) record(call string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call)
+}
+
+func (f *fakeConsole) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+func (f *fakeConsole) Agents() []engine.AgentInfo { return f.agents }
+func (f *fakeConsole) Screen(agent string) screen.Source {
+	if agent == "qa" {
+		return nil
+	}
+	return fakeScreen{name: agent}
+}
+func (f *fakeConsole) Send(agent, text string) error { f.record("send " + agent + " " + text); return nil }
+func (f *fakeConsole) Keys(agent string, b []byte) error {
+	f.record(fmt.Sprintf("keys %s %q", agent, b))
+	return nil
+}
+func (f *fakeConsole) Inbox() []lead.InboxItem { return f.inbox }
+func (f *fakeConsole) Answer(id, text string) error {
+	f.record("answer " + id + " " + text)
+	if id != "m-4" {
+		return fmt.Errorf("no such pending item %q", id)
+	}
+	return nil
+}
+func (f *fakeConsole) Bus() bus.Bus    { return f.b }
+func (f *fakeConsole) LastSeq() uint64 { return 0 }
+func (f *fakeConsole) ResizeAgents(cols, rows int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cols, f.rows = cols, rows
+}
+
+func (f *fakeConsole) publish(r store.Record) {
+	f.mu.Lock()
+	f.seq++
+	r.Seq = f.seq
+	f.mu.Unlock()
+	f.b.Publish(r)
+}
+
+func newModel(f *fakeConsole) Model {
+	th, _ := themes.Load("dark")
+	return New(f, style.New(th, true), Options{Keys: DefaultKeyMap(), Now: func() time.Time { return t0.Add(time.Second) },
+		Notify: func(title, body string) { f.record("notify " + title + ": " + body) }})
+}
+
+// harness keeps everything the program drew: the renderer only repaints
+// changed lines, so a later frame may not repeat what a test looks for.
+type harness struct {
+	*teatest.TestModel
+	mu   sync.Mutex
+	out  bytes.Buffer
+	mark int // searches start here: after the previous match
+}
+
+func start(t *testing.T, f *fakeConsole) *harness {
+	t.Helper()
+	h := &harness{TestModel: teatest.NewTestModel(t, newModel(f), teatest.WithInitialTermSize(120, 36))}
+	done := make(chan struct{})
+	t.Cleanup(func() { _ = h.Quit(); close(done) })
+	go func() {
+		buf := make([]byte, 4096)
+		r := h.Output()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			n, err := r.Read(buf)
+			h.mu.Lock()
+			h.out.Write(buf[:n])
+			h.mu.Unlock()
+			if err != nil && n == 0 {
+				time.Sleep(2 * time.Millisecond) // the output reader returns EOF while idle
+			}
+		}
+	}()
+	waitOutput(t, h, "Agents (3)")
+	return h
+}
+
+// waitOutput waits until want is drawn after the previous match.
+func waitOutput(t *testing.T, h *harness, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h.mu.Lock()
+		all := h.out.Bytes()
+		i := bytes.Index(all[h.mark:], []byte(want))
+		if i >= 0 {
+			h.mark += i
+			h.mu.Unlock()
+			return
+		}
+		tail := string(all[max(len(all)-2000, h.mark):])
+		h.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("%q not drawn within 5s; last output:\n%s", want, tail)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func waitCall(t *testing.T, f *fakeConsole, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, c := range f.Calls() {
+			if c == want {
+				return
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no call %q; calls: %q", want, f.Calls())
+}
+
+func TestStartShowsTeamInboxAndSizesAgents(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	waitOutput(t, tm, "1 waiting for you")
+	f.mu.Lock()
+	cols, rows := f.cols, f.rows
+	f.mu.Unlock()
+	// 120 columns less a 30-column left column and the screen's border;
+	// 36 rows less the status bar, a 7-row activity pane and the border.
+	if cols != 120-30-2 || rows != 36-1-7-2 {
+		t.Errorf("agents sized %dx%d", cols, rows)
+	}
+}
+
+func TestSwitchAgentsAndPageScrollback(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	waitOutput(t, tm, "dev line 100")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("]")})
+	waitOutput(t, tm, "architect — architect — idle")
+	tm.Send(tea.KeyMsg{Type: tea.KeyPgUp})
+	waitOutput(t, tm, "scrolled back 25 lines")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("G")})
+	waitOutput(t, tm, "architect — architect — idle ─")
+}
+
+func TestFocusModePassesKeys(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitOutput(t, tm, "typing into dev")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}) // not quit: it goes to the agent
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(tea.KeyMsg{Type: tea.KeyUp})
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	waitCall(t, f, `keys dev "q"`)
+	waitCall(t, f, `keys dev "\r"`)
+	waitCall(t, f, `keys dev "\x1b[A"`)
+	waitCall(t, f, `keys dev "\x03"`)
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlCloseBracket})
+	waitOutput(t, tm, "tab next pane")
+}
+
+func TestAnswerFromInbox(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")})
+	waitOutput(t, tm, "answer m-4 (dev):")
+	tm.Type("Restarted it")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitCall(t, f, "answer m-4 Restarted it")
+	waitOutput(t, tm, "answered m-4; dev has it")
+}
+
+func TestNewInboxItemNotifiesAndAnsweredLeaves(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	f.publish(store.Record{Kind: lead.KindInbox, Subject: "human.inbox", From: "architect", Type: "question", Task: "T-3", MsgID: "m-7", Body: "Cookies or localStorage?", Time: t0})
+	waitOutput(t, tm, "2 waiting for you")
+	waitCall(t, f, "notify question from architect: Cookies or localStorage?")
+	f.publish(store.Record{Kind: lead.KindAnswered, Subject: "human.answer.dev", MsgID: "m-4", Time: t0})
+	waitOutput(t, tm, "1 waiting for you")
+}
+
+func TestPaletteSendAndActions(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":")})
+	waitOutput(t, tm, "Commands")
+	tm.Type("/send qa run the smoke tests")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitCall(t, f, "send qa run the smoke tests")
+	waitOutput(t, tm, "sent to qa")
+	// An action chosen by name does what its key does.
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":")})
+	tm.Type("show-activ")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
+	waitOutput(t, tm, "filter activity:")
+}
+
+func TestQuitAsksFirst(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	waitOutput(t, tm, "quit and stop every agent? y/N")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
+	tm.TestModel.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+func TestRebind(t *testing.T) {
+	k := DefaultKeyMap()
+	if err := k.Rebind(map[string][]string{"quit": {"ctrl+q"}, "help": {"f1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if k.Quit.Keys()[0] != "ctrl+q" || k.Help.Keys()[0] != "f1" {
+		t.Errorf("rebind: %v %v", k.Quit.Keys(), k.Help.Keys())
+	}
+	if err := k.Rebind(map[string][]string{"explode": {"x"}}); err == nil || !strings.Contains(err.Error(), `unknown action "explode"`) {
+		t.Errorf("unknown action: %v", err)
+	}
+	if err := k.Rebind(map[string][]string{"quit": {"ctrl+banana"}}); err == nil || !strings.Contains(err.Error(), "is not a key") {
+		t.Errorf("bad key: %v", err)
+	}
+}
+
+func TestKeyBytes(t *testing.T) {
+	cases := []struct {
+		k    tea.KeyMsg
+		want string
+	}{
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("héllo")}, "héllo"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x"), Alt: true}, "\x1bx"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a\nb"), Paste: true}, "\x1b[200~a\nb\x1b[201~"},
+		{tea.KeyMsg{Type: tea.KeyEnter}, "\r"},
+		{tea.KeyMsg{Type: tea.KeyTab}, "\t"},
+		{tea.KeyMsg{Type: tea.KeyBackspace}, "\x7f"},
+		{tea.KeyMsg{Type: tea.KeyEsc}, "\x1b"},
+		{tea.KeyMsg{Type: tea.KeyCtrlA}, "\x01"},
+		{tea.KeyMsg{Type: tea.KeyLeft}, "\x1b[D"},
+		{tea.KeyMsg{Type: tea.KeyShiftTab}, "\x1b[Z"},
+		{tea.KeyMsg{Type: tea.KeyF5}, "\x1b[15~"},
+		{tea.KeyMsg{Type: tea.KeySpace}, " "},
+	}
+	for _, c := range cases {
+		if got := string(KeyBytes(c.k)); got != c.want {
+			t.Errorf("KeyBytes(%v) = %q, want %q", c.k, got, c.want)
+		}
+	}
+}
