@@ -1,9 +1,10 @@
 // Package fakemodel is a scripted model server for running the real agent
-// CLIs (Claude Code, Codex) offline, on loopback, in tests and fixture
-// captures. It speaks just enough of Anthropic's Messages API (POST
-// /v1/messages, streamed as server-sent events or not) and of OpenAI's
-// Responses API (POST /v1/responses, streamed) for those CLIs to render the
-// replies it is scripted to give.
+// CLIs (Claude Code, Codex, Gemini CLI) offline, on loopback, in tests and
+// fixture captures. It speaks just enough of Anthropic's Messages API (POST
+// /v1/messages, streamed as server-sent events or not), of OpenAI's
+// Responses API (POST /v1/responses, streamed) and of Google's Gemini API
+// (POST /v1beta/models/M:generateContent and :streamGenerateContent?alt=sse)
+// for those CLIs to render the replies it is scripted to give.
 //
 // Replies come from a script: a list of canned texts, one per
 // conversation request, the last one repeated once the script runs out.
@@ -60,7 +61,7 @@ type Request struct {
 	Method string          `json:"method"`
 	Path   string          `json:"path"`
 	Query  string          `json:"query,omitempty"`
-	API    string          `json:"api"`    // "messages", "responses", "count_tokens", "models" or "unknown"
+	API    string          `json:"api"`    // "messages", "responses", "gemini", "count_tokens", "models" or "unknown"
 	Stream bool            `json:"stream"` // the request asked for a streamed reply
 	Script int             `json:"script"` // index of the script entry used, or -1 for none
 	Reply  string          `json:"reply,omitempty"`
@@ -209,6 +210,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			writeJSON(w, s.response(model, text, "completed"))
 		}
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1beta/models/") && strings.Contains(path, ":"):
+		s.gemini(w, r, &req, body)
 	case r.Method == http.MethodGet && path == "/v1/models":
 		req.API = "models"
 		s.record(req)
@@ -338,6 +341,21 @@ func (e *sse) event(name string, v any) {
 	}
 }
 
+// data writes an event that has no name, only data (the Gemini API's form).
+func (e *sse) data(v any) {
+	if e.err != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		e.err = err
+		return
+	}
+	if _, e.err = fmt.Fprintf(e.w, "data: %s\r\n\r\n", b); e.err == nil && e.f != nil {
+		e.f.Flush()
+	}
+}
+
 // pause waits d between deltas, or until the client goes away.
 func pause(r *http.Request, d time.Duration) error {
 	if d <= 0 {
@@ -439,4 +457,71 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, model, t
 	done["usage"] = map[string]any{"input_tokens": 10, "output_tokens": tokens(text), "total_tokens": 10 + tokens(text),
 		"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 	ev("response.completed", map[string]any{"response": done})
+}
+
+// gemini answers a Gemini API call: generateContent, streamGenerateContent
+// (server-sent events with alt=sse, else a JSON array) or countTokens. A
+// conversation request is one that declares tools; a side request that
+// asks for JSON (the CLI's routing and next-speaker checks) gets "{}".
+func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request, body []byte) {
+	req.API = "gemini"
+	model, method, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v1beta/models/"), ":")
+	var in struct {
+		Tools            []json.RawMessage `json:"tools"`
+		GenerationConfig struct {
+			ResponseMimeType string `json:"responseMimeType"`
+		} `json:"generationConfig"`
+	}
+	_ = json.Unmarshal(body, &in)
+	switch method {
+	case "countTokens":
+		s.record(*req)
+		writeJSON(w, map[string]any{"totalTokens": len(body)/4 + 1})
+		return
+	case "generateContent", "streamGenerateContent":
+	default:
+		s.record(*req)
+		http.Error(w, `{"error":{"code":404,"message":"fakemodel: no such method","status":"NOT_FOUND"}}`, http.StatusNotFound)
+		return
+	}
+	req.Stream = method == "streamGenerateContent"
+	var text string
+	if len(in.Tools) == 0 && in.GenerationConfig.ResponseMimeType == "application/json" {
+		text, req.Reply = "{}", "{}"
+	} else {
+		text = s.pick(req, len(in.Tools) > 0)
+	}
+	s.record(*req)
+	chunk := func(t string, last bool) map[string]any {
+		c := map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": t}}}, "index": 0}
+		out := map[string]any{"candidates": []any{c}, "modelVersion": model}
+		if last {
+			c["finishReason"] = "STOP"
+			out["usageMetadata"] = map[string]any{"promptTokenCount": 10, "candidatesTokenCount": tokens(text), "totalTokenCount": 10 + tokens(text)}
+		}
+		return out
+	}
+	if !req.Stream {
+		writeJSON(w, chunk(text, true))
+		return
+	}
+	pieces := Pieces(text, s.cfg.Chunk)
+	if len(pieces) == 0 {
+		pieces = []string{""}
+	}
+	if r.URL.Query().Get("alt") != "sse" {
+		var all []any
+		for i, p := range pieces {
+			all = append(all, chunk(p, i == len(pieces)-1))
+		}
+		writeJSON(w, all)
+		return
+	}
+	e := newSSE(w)
+	for i, p := range pieces {
+		if i > 0 && pause(r, s.cfg.Delay) != nil {
+			return
+		}
+		e.data(chunk(p, i == len(pieces)-1))
+	}
 }

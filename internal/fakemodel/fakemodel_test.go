@@ -301,3 +301,66 @@ func TestStartLog(t *testing.T) {
 		t.Errorf("logged %+v", r)
 	}
 }
+
+func TestGemini(t *testing.T) {
+	s := New(Config{Script: []string{"a Gemini reply, in pieces ✦"}, Chunk: 6})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	base := ts.URL + "/v1beta/models/gemini-x"
+
+	// A side request asking for JSON gets "{}" and uses no script entry.
+	resp := post(t, base+":generateContent", `{"contents":[],"generationConfig":{"responseMimeType":"application/json"}}`)
+	var one struct {
+		Candidates []struct {
+			Content struct {
+				Role  string
+				Parts []struct{ Text string }
+			}
+			FinishReason string
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&one); err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Candidates) != 1 || one.Candidates[0].Content.Parts[0].Text != "{}" || one.Candidates[0].FinishReason != "STOP" {
+		t.Errorf("JSON side request answered %+v", one)
+	}
+
+	resp = post(t, base+":streamGenerateContent?alt=sse", `{"contents":[],"tools":[{"functionDeclarations":[]}]}`)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	frames := strings.Split(strings.TrimSpace(string(b)), "\r\n\r\n")
+	for i, f := range frames {
+		var c struct {
+			Candidates []struct {
+				Content      struct{ Parts []struct{ Text string } }
+				FinishReason string
+			}
+		}
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(f, "data: ")), &c); err != nil {
+			t.Fatalf("frame %d %q: %v", i, f, err)
+		}
+		text.WriteString(c.Candidates[0].Content.Parts[0].Text)
+		if last := i == len(frames)-1; (c.Candidates[0].FinishReason == "STOP") != last {
+			t.Errorf("frame %d: finishReason %q", i, c.Candidates[0].FinishReason)
+		}
+	}
+	if text.String() != "a Gemini reply, in pieces ✦" || len(frames) < 3 {
+		t.Errorf("streamed %d frames of %q", len(frames), text.String())
+	}
+
+	resp = post(t, base+":countTokens", `{"contents":[]}`)
+	var c struct{ TotalTokens int }
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || c.TotalTokens <= 0 {
+		t.Errorf("countTokens: %v %+v", err, c)
+	}
+	if got := s.Used(); got != 1 {
+		t.Errorf("Used() = %d, want 1", got)
+	}
+	if r := s.Requests(); len(r) != 3 || r[1].API != "gemini" || !r[1].Stream || r[1].Script != 0 {
+		t.Errorf("requests %+v", r)
+	}
+}
