@@ -257,6 +257,18 @@ func (m *Model) setPane(p pane) {
 }
 
 func (m Model) onKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	// Keys typed faster than the terminal is read arrive as one event with
+	// several runes; outside text entry each is a key press of its own.
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && (m.mode == modeNormal || m.mode == modeHelp || m.mode == modeQuit) {
+		var cmds []tea.Cmd
+		var model tea.Model = m
+		for _, r := range k.Runes {
+			var cmd tea.Cmd
+			model, cmd = model.(Model).onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
+			cmds = append(cmds, cmd)
+		}
+		return model, tea.Batch(cmds...)
+	}
 	switch m.mode {
 	case modeFocus:
 		return m.onFocusKey(k)

@@ -79,7 +79,10 @@ func (f *fakeConsole) Screen(agent string) screen.Source {
 	}
 	return fakeScreen{name: agent}
 }
-func (f *fakeConsole) Send(agent, text string) error { f.record("send " + agent + " " + text); return nil }
+func (f *fakeConsole) Send(agent, text string) error {
+	f.record("send " + agent + " " + text)
+	return nil
+}
 func (f *fakeConsole) Keys(agent string, b []byte) error {
 	f.record(fmt.Sprintf("keys %s %q", agent, b))
 	return nil
@@ -316,4 +319,11 @@ func TestKeyBytes(t *testing.T) {
 			t.Errorf("KeyBytes(%v) = %q, want %q", c.k, got, c.want)
 		}
 	}
+}
+
+func TestKeysTypedTogetherActSeparately(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("]]")}) // two presses in one read
+	waitOutput(t, tm, "qa — qa — exited")
 }

@@ -36,6 +36,7 @@ type runner struct {
 	size       func() (cols, rows int, err error)
 	ignoreTerm func()
 	sleep      func(time.Duration)
+	consumed   []string // input lines expect has read since the last show-input
 }
 
 // run executes cmds. It returns the exit code and true when the script
@@ -74,6 +75,9 @@ func (r *runner) run(cmds []Command) (code int, exit bool) {
 				_ = r.emit("mockagent: " + msg + "\n")
 				return exitExpect, true
 			}
+		case OpShowInput:
+			err = r.emit(strings.Join(r.consumed, "\n") + "\n")
+			r.consumed = nil
 		case OpSize:
 			if r.size == nil {
 				err = r.emit("size ?\n")
@@ -109,6 +113,7 @@ func (r *runner) expect(c *Command) string {
 		line, ok, eof := r.in.next(deadline)
 		switch {
 		case ok:
+			r.consumed = append(r.consumed, line)
 			if c.Re.MatchString(line) {
 				got++
 			}

@@ -28,6 +28,7 @@ const (
 	OpIdle       Op = "idle"        // idle: read input until EOF or SIGTERM
 	OpIgnoreTerm Op = "ignore-term" // ignore-term: ignore SIGTERM
 	OpSize       Op = "size"        // size: print "size COLSxROWS"
+	OpShowInput  Op = "show-input"  // show-input: print the input lines expect has consumed, as an input box redraws what was typed
 )
 
 // Pair is one key=value argument.
@@ -156,7 +157,7 @@ func parseLine(line string, n int) (Command, error) {
 			return errf("burst: want route, route1 or gap after the count, got %q", s.Op)
 		}
 		c.Sub = &s
-	case OpIdle, OpIgnoreTerm, OpSize:
+	case OpIdle, OpIgnoreTerm, OpSize, OpShowInput:
 		if args != "" {
 			return errf("%s takes no arguments, got %q", word, args)
 		}

@@ -51,6 +51,8 @@ type Agent struct {
 	Cols int `yaml:"cols"`
 	// Rows is the PTY height.
 	Rows int `yaml:"rows"`
+	// Scrollback is how many lines of the agent's screen are kept above it (default 10000).
+	Scrollback int `yaml:"scrollback"`
 }
 
 // UI configures the console.
@@ -210,12 +212,7 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 		if a.Parse == "" {
 			a.Parse = p.Parse
 		}
-		if a.Parse == "screen" {
-			// Screen parsing reads blocks off an emulated screen; until the
-			// emulator lands, say so rather than silently parsing a stream.
-			return fail(i, "parse", "screen mode needs the terminal emulator, which this build does not have yet; use stream")
-		}
-		if a.Parse != "stream" {
+		if a.Parse != "stream" && a.Parse != "screen" {
 			return fail(i, "parse", fmt.Sprintf("%q is not a parse mode; use stream or screen", a.Parse))
 		}
 		if a.Restart == "" {
@@ -226,6 +223,9 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 		}
 		if a.Cols < 0 || a.Rows < 0 || a.Cols > 1000 || a.Rows > 1000 {
 			return fail(i, "cols", "terminal size must be between 1 and 1000")
+		}
+		if a.Scrollback < 0 || a.Scrollback > 1000000 {
+			return fail(i, "scrollback", "keep between 0 and 1000000 lines")
 		}
 		if a.Dir == "" {
 			a.Dir = "."

@@ -45,7 +45,7 @@ lead:
 	if dev.Role != "developer" || dev.Dir != filepath.Join(dir, "work/dev") || dev.Command[0] != filepath.Join(dir, "bin/agent") {
 		t.Errorf("dev not resolved: %+v", dev)
 	}
-	if dev.Env["KEY"] != "value" || dev.Restart != "always" || dev.Parse != "stream" {
+	if dev.Env["KEY"] != "value" || dev.Restart != "always" || dev.Parse != "screen" { // codex is full-screen
 		t.Errorf("dev fields: %+v", dev)
 	}
 	if got := team.Resolved["dev"].SubmitDelay; got != 250*time.Millisecond {

@@ -46,6 +46,7 @@ type agentDef struct {
 	flags      []string // extra mockagent flags (--raw, --bracketed-paste)
 	command    []string // a command instead of mockagent (script and flags unused)
 	restart    string   // restart policy (default never)
+	parse      string   // stream (default) or screen
 }
 
 // team is a directory holding a team file, the agents' scripts and what
@@ -90,6 +91,9 @@ func (tm *team) write(file string, agents []agentDef) {
 		}
 		if restart == "" {
 			restart = "never"
+		}
+		if a.parse != "" {
+			restart += "\n    parse: " + a.parse
 		}
 		fmt.Fprintf(&b, "  - name: %s\n    role: %s\n    restart: %s\n    dir: %s\n    command: [%s]\n", a.name, role, restart, tm.dir, quoteAll(args))
 	}

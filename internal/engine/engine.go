@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/teamlead/teamlead/agents"
@@ -131,9 +130,12 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("reading the outbox: %w", err)
 	}
 	for _, a := range e.opts.Team.Agents {
-		s := &sink{e: e, parser: protocol.NewParser()}
+		s := newSink(e, a)
 		e.sinks[a.Name] = s
 		e.agents[a.Name] = agents.Start(e.spec(a), s)
+		if s.scanner != nil {
+			go s.scanLoop()
+		}
 	}
 	for _, d := range pending {
 		e.lead.Typing(d.Agent, d.Text)
@@ -162,30 +164,6 @@ func (e *Engine) spec(a config.Agent) agents.Spec {
 		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse},
 	}
-}
-
-// sink receives one agent's output on its reader goroutine, so parsing runs
-// in parallel across agents; parsed blocks go to the engine loop in order.
-type sink struct {
-	e          *Engine
-	parser     *protocol.Parser
-	lastOutput atomic.Int64 // unix nanoseconds of the latest output
-	screen     Screen       // the agent's emulated terminal
-}
-
-func (s *sink) Output(agent string, data []byte) {
-	s.lastOutput.Store(time.Now().UnixNano())
-	s.parser.Feed(data, func(ev protocol.Event) { s.e.send(input{kind: inBlock, agent: agent, block: ev}) })
-}
-
-func (s *sink) State(ev agents.StateEvent) {
-	switch agents.State(ev.State) {
-	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
-		// The process is gone: an open block is cut off, the next process starts clean.
-		s.parser.Flush(func(pe protocol.Event) { s.e.send(input{kind: inBlock, agent: ev.Agent, block: pe}) })
-		s.parser.Reset()
-	}
-	s.e.send(input{kind: inState, agent: ev.Agent, state: ev})
 }
 
 func (e *Engine) send(in input) bool {
@@ -368,6 +346,9 @@ func (e *Engine) shutdown() {
 		case <-stopped:
 			close(e.quit)
 			e.drain()
+			for _, s := range e.sinks {
+				s.term.Close()
+			}
 			return
 		case in := <-e.in:
 			if err := e.step([]input{in}); err != nil {
@@ -484,7 +465,8 @@ func (e *Engine) ResizeAgents(cols, rows int) {
 	if cols <= 0 || rows <= 0 || cols > 1000 || rows > 1000 {
 		return
 	}
-	for _, a := range e.agents {
+	for name, a := range e.agents {
+		e.sinks[name].term.Resize(cols, rows)
 		_ = a.Resize(uint16(cols), uint16(rows))
 	}
 }
@@ -499,8 +481,8 @@ type Screen interface {
 
 // Screen returns agent's emulated terminal, or nil.
 func (e *Engine) Screen(agent string) Screen {
-	if s := e.sinks[agent]; s != nil && s.screen != nil {
-		return s.screen
+	if s := e.sinks[agent]; s != nil {
+		return s.term
 	}
 	return nil
 }

@@ -17,6 +17,7 @@
 // For each scenario it writes, in -out:
 //
 //	<cli>-<version>[-<tag>]-<scenario>.bin the raw PTY output
+//	<cli>-<version>[-<tag>]-<scenario>.reads one line per read: its end offset and nanoseconds since the first read
 //	<cli>-<version>-<scenario>.screen.txt  the final screen, as text
 //	<cli>-<version>-<scenario>.json        how it was captured: CLI, version,
 //	                                       terminal size, prompt, model reply
@@ -258,7 +259,9 @@ type terminal struct {
 	rec     bytes.Buffer
 	scr     *screen
 	changed time.Time // last time output arrived
-	err     error     // the read error that ended the output
+	reads   []string  // "<end offset> <nanoseconds since the first read>" per read, for replay with real timing
+	first   time.Time
+	err     error // the read error that ended the output
 	wake    chan struct{}
 }
 
@@ -268,9 +271,14 @@ func (t *terminal) read() {
 		n, err := t.master.Read(buf)
 		t.mu.Lock()
 		if n > 0 {
+			now := time.Now()
+			if t.first.IsZero() {
+				t.first = now
+			}
 			t.rec.Write(buf[:n])
 			t.scr.Write(buf[:n])
-			t.changed = time.Now()
+			t.changed = now
+			t.reads = append(t.reads, fmt.Sprintf("%d %d", t.rec.Len(), now.Sub(t.first).Nanoseconds()))
 		}
 		if err != nil {
 			t.err = err
@@ -391,6 +399,7 @@ func (r *run) capture() error {
 	}
 	r.term.mu.Lock()
 	raw := append([]byte(nil), r.term.rec.Bytes()...)
+	reads := strings.Join(r.term.reads, "\n") + "\n"
 	r.term.mu.Unlock()
 
 	name := fmt.Sprintf("%s-%s-%s", r.cli.name(), r.version, r.sc.Name)
@@ -441,7 +450,7 @@ func (r *run) capture() error {
 	for _, f := range []struct {
 		ext  string
 		data []byte
-	}{{".bin", raw}, {".screen.txt", []byte(text)}, {".json", append(mb, '\n')}} {
+	}{{".bin", raw}, {".reads", []byte(reads)}, {".screen.txt", []byte(text)}, {".json", append(mb, '\n')}} {
 		if err := os.WriteFile(base+f.ext, f.data, 0o644); err != nil {
 			return err
 		}

@@ -110,29 +110,48 @@ func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 // SetFocused marks the pane focused.
 func (m *Model) SetFocused(f bool) { m.focused = f }
 
-// View renders the items, one line each: id, sender, task, age, text.
+// View renders the items, two lines each: id, kind, sender, task and age,
+// then the text, so the text stays readable in a narrow pane.
 func (m Model) View() string {
 	if len(m.items) == 0 {
 		return m.st.Muted.Render("nothing waits for you")
 	}
 	now := m.now()
-	var lines []string
-	start := 0
-	if m.height > 0 && m.sel >= m.height {
-		start = m.sel - m.height + 1
+	per := 2
+	fit := len(m.items)
+	if m.height > 0 {
+		fit = max(m.height/per, 1)
 	}
-	for i := start; i < len(m.items) && (m.height <= 0 || i-start < m.height); i++ {
+	start := 0
+	if m.sel >= fit {
+		start = m.sel - fit + 1
+	}
+	w := max(m.width, 1)
+	var lines []string
+	for i := start; i < len(m.items) && i-start < fit; i++ {
 		it := m.items[i]
-		text := strings.Join(strings.Fields(it.Text), " ")
-		line := fmt.Sprintf("%-5s %-9s %-8s %-6s %4s  %s", it.ID, ansi.Truncate(it.Kind, 9, ""), ansi.Truncate(it.From, 8, "…"),
-			ansi.Truncate(report.Dash(it.Task), 6, "…"), report.Age(now.Sub(it.Since)), text)
-		line = ansi.Truncate(line, max(m.width, 1), "…")
-		if i == m.sel && m.focused {
-			line = m.st.Selected.Render(line + strings.Repeat(" ", max(m.width-lipgloss.Width(line), 0)))
-		} else if i == m.sel {
-			line = m.st.Accent.Render(line)
+		head := fmt.Sprintf("%s %s from %s", it.ID, it.Kind, it.From)
+		if it.Task != "" {
+			head += " · " + it.Task
 		}
-		lines = append(lines, line)
+		head = ansi.Truncate(head, max(w-6, 1), "…")
+		age := report.Age(now.Sub(it.Since))
+		head += strings.Repeat(" ", max(w-lipgloss.Width(head)-len(age), 1)) + age
+		text := ansi.Truncate("  "+strings.Join(strings.Fields(it.Text), " "), w, "…")
+		switch {
+		case i == m.sel && m.focused:
+			head = m.st.Selected.Render(pad(head, w))
+			text = m.st.Selected.Render(pad(text, w))
+		case i == m.sel:
+			head = m.st.Accent.Render(head)
+		default:
+			head = m.st.Muted.Render(head)
+		}
+		lines = append(lines, head, text)
 	}
 	return strings.Join(lines, "\n")
+}
+
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
 }

@@ -1,0 +1,46 @@
+// Command tlbench is `make bench`: it measures the stream parser against a
+// bare PTY and the engine's relay latency against a bare relay, in one run,
+// and prints every figure as a ratio to its baseline. It exits nonzero only
+// when something is broken (messages lost, counts that differ), not when a
+// target is missed on a noisy machine.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/teamlead/teamlead/internal/bench"
+)
+
+func main() {
+	// The benchmark re-runs this binary as its agents and PTY writer.
+	if code, ok := bench.Child(); ok {
+		os.Exit(code)
+	}
+	var o bench.Options
+	flag.DurationVar(&o.Duration, "duration", 10*time.Second, "how long each relay run sends")
+	flag.IntVar(&o.Agents, "agents", 20, "agents in the relay runs")
+	flag.IntVar(&o.Rate, "rate", 50, "messages per second each agent sends")
+	flag.IntVar(&o.LogMB, "log-mb", 32, "size of the generated agent log for the parser, MiB")
+	flag.BoolVar(&o.SkipSync, "skip-sync", false, "skip the engine run with an fsynced store")
+	flag.IntVar(&o.Rounds, "rounds", 2, "interleaved rounds each relay run is split in (bare, engine, engine+fsync, again)")
+	flag.Int64Var(&o.Seed, "seed", 1, "seed of the generated log")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := bench.Run(ctx, o, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tlbench:", err)
+		os.Exit(2)
+	}
+	rep.Format(os.Stdout)
+	if len(rep.Problems()) > 0 {
+		os.Exit(1)
+	}
+}

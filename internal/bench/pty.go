@@ -1,0 +1,69 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// makeRaw puts the terminal fd in raw input mode, as an agent CLI does: no
+// echo (so the console's typing is not printed back), no line editing, no
+// CR→NL mapping, no signals from keys, bytes delivered as they arrive.
+// Output processing stays on, so "\n" reaches the master as CRLF.
+func makeRaw(fd int) (restore func(), err error) {
+	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil {
+		return nil, err
+	}
+	t := *old
+	t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
+	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+	t.Cflag &^= unix.CSIZE | unix.PARENB
+	t.Cflag |= unix.CS8
+	t.Cc[unix.VMIN] = 1
+	t.Cc[unix.VTIME] = 0
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &t); err != nil {
+		return nil, err
+	}
+	return func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, old) }, nil
+}
+
+// startOnPTY starts cmd on a new PTY, in its own session with the PTY as
+// its controlling terminal, and returns the master. The master is
+// non-blocking and in Go's poller, the way the agents package opens it, so
+// the baselines read PTYs exactly as the engine does.
+func startOnPTY(cmd *exec.Cmd) (*os.File, error) {
+	m, t, err := pty.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close() // the child has its own copies once started
+	if err := pty.Setsize(t, &pty.Winsize{Cols: 120, Rows: 40}); err != nil {
+		_ = m.Close()
+		return nil, err
+	}
+	// pty's ioctls leave m in blocking mode; a duplicate set non-blocking
+	// is what os.NewFile registers with the poller.
+	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	name := m.Name()
+	_ = m.Close()
+	if err != nil {
+		return nil, fmt.Errorf("dup master: %w", err)
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		return nil, fmt.Errorf("non-blocking master: %w", err)
+	}
+	master := os.NewFile(uintptr(fd), name)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = t, t, t
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		_ = master.Close()
+		return nil, err
+	}
+	return master, nil
+}

@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// The smoke tests run the real measurements small: the test binary is
+// re-executed as the agents and the PTY writer (see TestMain).
+
+func TestSmokeThroughput(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := MeasureThroughput(exe, t.TempDir(), 256<<10, 1, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Found != res.Envelopes || res.Envelopes == 0 {
+		t.Errorf("found %d envelopes, the log has %d", res.Found, res.Envelopes)
+	}
+	if res.PTYBytes < int64(res.LogBytes) || res.PTYMBps <= 0 || res.ParserMBps <= 0 {
+		t.Errorf("implausible figures: %+v", res)
+	}
+}
+
+func TestSmokeRelay(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		mode RelayMode
+	}{{"bare", BareRelay}, {"engine", EngineRelay}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := MeasureRelay(ctx, RelayOptions{Exe: exe, Dir: t.TempDir(), Agents: 3, Rate: 50, Count: 20,
+				Mode: c.mode, Settle: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := res.Problems(); len(p) > 0 {
+				t.Fatalf("problems: %v", p)
+			}
+			if res.Sent != 60 || res.Delivered != 60 || res.Latency.N != 60 || res.Latency.P50 <= 0 {
+				t.Errorf("result %+v", res)
+			}
+			if c.mode == EngineRelay && (res.Stored != 60 || res.Acks != 60 || len(res.Stages) != 3) {
+				t.Errorf("engine result: stored %d, acked %d, stages %v", res.Stored, res.Acks, res.Stages)
+			}
+		})
+	}
+}

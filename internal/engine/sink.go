@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/protocol"
+	"github.com/teamlead/teamlead/internal/screenscan"
+	"github.com/teamlead/teamlead/internal/vt"
+)
+
+const (
+	// scanQuiet is how long a screen-mode agent's output must pause before
+	// its screen is read: programs write a frame at once, so a pause means
+	// the frame is complete.
+	scanQuiet = 10 * time.Millisecond
+	// scanMax bounds how long a scan waits while output keeps coming.
+	scanMax = 100 * time.Millisecond
+	// syncMax bounds the wait for a synchronized update (a frame a program
+	// marked as in progress) to end, as terminals do.
+	syncMax = time.Second
+)
+
+// sink receives one agent's output on its reader goroutine. Every agent
+// has a terminal emulator: the console shows it, and it answers the
+// program's queries (cursor position, colours). A stream-mode agent's
+// output is parsed right there, so agents are parsed in parallel; a
+// screen-mode agent's screen is read by its scan loop once output pauses.
+type sink struct {
+	e          *Engine
+	name       string
+	term       *vt.Terminal
+	parser     *protocol.Parser    // stream mode
+	scanner    *screenscan.Scanner // screen mode
+	changed    chan struct{}       // screen mode: output arrived (capacity 1)
+	restarted  atomic.Bool         // screen mode: a new process, forget what was seen
+	lastOutput atomic.Int64        // unix nanoseconds of the latest output
+}
+
+func newSink(e *Engine, a config.Agent) *sink {
+	cols, rows := a.Cols, a.Rows
+	if cols <= 0 {
+		cols = 120
+	}
+	if rows <= 0 {
+		rows = 40
+	}
+	s := &sink{e: e, name: a.Name}
+	s.term = vt.New(cols, rows, vt.Options{Scrollback: a.Scrollback, Reply: agentWriter{e: e, name: a.Name}})
+	if a.Parse == "screen" {
+		s.scanner = screenscan.New()
+		s.changed = make(chan struct{}, 1)
+	} else {
+		s.parser = protocol.NewParser()
+	}
+	return s
+}
+
+// agentWriter types the emulator's answers into the agent.
+type agentWriter struct {
+	e    *Engine
+	name string
+}
+
+func (w agentWriter) Write(p []byte) (int, error) {
+	if a := w.e.agents[w.name]; a != nil {
+		return a.Write(p)
+	}
+	return len(p), nil
+}
+
+func (s *sink) Output(agent string, data []byte) {
+	s.lastOutput.Store(time.Now().UnixNano())
+	_, _ = s.term.Write(data)
+	if s.parser != nil {
+		s.parser.Feed(data, s.emit)
+		return
+	}
+	s.signal()
+}
+
+func (s *sink) State(ev agents.StateEvent) {
+	switch agents.State(ev.State) {
+	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
+		// The process is gone: an open block is cut off, the next process starts clean.
+		if s.parser != nil {
+			s.parser.Flush(s.emit)
+			s.parser.Reset()
+		}
+	case agents.StateStarting:
+		_, _ = s.term.Write([]byte("\x1bc")) // a new program gets a reset terminal
+		s.restarted.Store(true)
+	}
+	s.e.send(input{kind: inState, agent: ev.Agent, state: ev})
+}
+
+func (s *sink) emit(ev protocol.Event) { s.e.send(input{kind: inBlock, agent: s.name, block: ev}) }
+
+func (s *sink) signal() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// scanLoop reads a screen-mode agent's screen each time its output pauses,
+// and once more after screenscan.Settle while blocks wait to be confirmed.
+func (s *sink) scanLoop() {
+	for {
+		select {
+		case <-s.changed:
+		case <-s.e.quit:
+			return
+		}
+		if !s.settle() {
+			return
+		}
+		if s.restarted.Swap(false) {
+			s.scanner.Reset()
+		}
+		cols, _ := s.term.Size()
+		if s.scanner.Scan(s.term.Snapshot(), cols, time.Now(), s.emit) {
+			time.AfterFunc(screenscan.Settle, s.signal)
+		}
+	}
+}
+
+// settle waits until output has paused for scanQuiet (at most scanMax) and
+// no synchronized update is open (at most syncMax); false when stopping.
+func (s *sink) settle() bool {
+	first := time.Now()
+	quiet := time.NewTimer(scanQuiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case <-s.changed:
+			if time.Since(first) < scanMax {
+				quiet.Reset(scanQuiet)
+				continue
+			}
+		case <-quiet.C:
+		case <-s.e.quit:
+			return false
+		}
+		if !s.term.Modes().SyncOutput || time.Since(first) > syncMax {
+			return true
+		}
+		quiet.Reset(scanQuiet)
+	}
+}
