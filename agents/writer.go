@@ -200,28 +200,34 @@ func (a *Agent) typeInto(p *proc, raw string) error {
 	pr := a.spec.Preset
 	text := strings.TrimRight(Sanitize(raw), "\n")
 	paste := pr.Paste == PasteAlways || (pr.Paste == PasteAuto && p.bracketed.Load())
+	var typed string // what goes out before the submit key
 	switch {
 	case text == "":
 	case paste:
 		// One write (in chunks, under the lock, so no raw key from the
 		// human lands inside the paste).
-		if err := a.write(p, pasteStart+text+pasteEnd); err != nil {
-			return err
-		}
-	default:
+		typed = pasteStart + text + pasteEnd
+	case pr.LineDelay > 0:
 		lines := strings.Split(text, "\n")
-		for i, line := range lines {
-			if i < len(lines)-1 {
-				line += pr.Newline
-			}
-			if err := a.write(p, line); err != nil {
+		for _, line := range lines[:len(lines)-1] {
+			if err := a.write(p, line+pr.Newline); err != nil {
 				return err
 			}
-			if i < len(lines)-1 {
-				if err := a.pause(p, pr.LineDelay); err != nil {
-					return err
-				}
+			if err := a.pause(p, pr.LineDelay); err != nil {
+				return err
 			}
+		}
+		typed = lines[len(lines)-1]
+	default:
+		// No pause between lines: one write, not one per line.
+		typed = strings.ReplaceAll(text, "\n", pr.Newline)
+	}
+	if pr.SubmitDelay <= 0 {
+		return a.write(p, typed+pr.Submit)
+	}
+	if typed != "" {
+		if err := a.write(p, typed); err != nil {
+			return err
 		}
 	}
 	if err := a.pause(p, pr.SubmitDelay); err != nil {
