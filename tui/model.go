@@ -67,6 +67,7 @@ type Model struct {
 	palette  palette.Model
 	input    textinput.Model
 	prompt   prompt
+	keyOut   *keyWriter
 
 	mode   mode
 	pane   pane
@@ -112,7 +113,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	h.Styles.ShortDesc, h.Styles.FullDesc = st.Muted, st.Muted
 	m := Model{con: con, keys: opts.Keys, st: st, opts: opts, help: h,
 		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), activity: activity.New(st),
-		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, unread: map[string]int{}}
+		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, unread: map[string]int{}, keyOut: newKeyWriter(con)}
 	m.queue.Set(inboxItems(con.Inbox()))
 	m.refreshAgents()
 	m.lastSeq = con.LastSeq()
@@ -162,6 +163,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.refreshAgents()
+		if err := m.keyOut.takeErr(); err != nil {
+			m.status, m.statusE = err.Error(), true
+		}
 		return m, m.tick()
 	case recordsMsg:
 		return m.onRecords(msg)
@@ -438,18 +442,10 @@ func (m Model) onFocusKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.mode = modeNormal
 		return m, nil
 	}
-	agent := m.agents.Selected()
-	b := KeyBytes(k)
-	if len(b) == 0 {
-		return m, nil
+	if b := KeyBytes(k); len(b) > 0 {
+		m.keyOut.send(m.agents.Selected(), b)
 	}
-	con := m.con
-	return m, func() tea.Msg {
-		if err := con.Keys(agent, b); err != nil {
-			return statusMsg{text: err.Error(), err: true}
-		}
-		return nil
-	}
+	return m, nil
 }
 
 func (m Model) activityHeight() int {

@@ -327,3 +327,34 @@ func TestKeysTypedTogetherActSeparately(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("]]")}) // two presses in one read
 	waitOutput(t, tm, "qa — qa — exited")
 }
+
+func TestFocusModeKeepsKeyOrder(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitOutput(t, tm, "typing into dev")
+	const text = "the quick brown fox jumps over the lazy dog"
+	for _, r := range text {
+		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	want := ""
+	for _, r := range text {
+		want += fmt.Sprintf("keys dev %q\n", string(r))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := ""
+		for _, c := range f.Calls() {
+			if strings.HasPrefix(c, "keys dev") {
+				got += c + "\n"
+			}
+		}
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("keys reached the agent as\n%s\nwant\n%s", got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
