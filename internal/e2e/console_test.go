@@ -46,7 +46,9 @@ func (c *tmuxConsole) tmux(args ...string) string {
 func (c *tmuxConsole) screen() string { return c.tmux("capture-pane", "-p", "-t", "main") }
 
 // keys sends tmux key names (Enter, Tab, PPage, C-], ...) or literal text.
-func (c *tmuxConsole) keys(keys ...string) { c.tmux(append([]string{"send-keys", "-t", "main"}, keys...)...) }
+func (c *tmuxConsole) keys(keys ...string) {
+	c.tmux(append([]string{"send-keys", "-t", "main"}, keys...)...)
+}
 
 // text types literal text.
 func (c *tmuxConsole) text(s string) { c.tmux("send-keys", "-t", "main", "-l", s) }
