@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -449,15 +450,33 @@ func (e *Engine) Agents() []AgentInfo {
 	return out
 }
 
-// Keys passes raw key bytes from the human to agent (focus mode). They are
-// not recorded: they are keystrokes, not messages.
+// Keys passes raw key bytes from the human to agent (focus mode), encoded
+// for the modes the agent's program set. They are not recorded: they are
+// keystrokes, not messages.
 func (e *Engine) Keys(agent string, b []byte) error {
 	a := e.agents[agent]
 	if a == nil {
 		return fmt.Errorf("%w: %q", lead.ErrUnknownAgent, agent)
 	}
-	_, err := a.Write(b)
+	m := e.sinks[agent].term.Modes()
+	_, err := a.Write(encodeKeys(b, m.AppCursorKeys, m.BracketedPaste))
 	return err
+}
+
+// encodeKeys adapts keys as an xterm would: arrows and Home/End as SS3
+// sequences in application cursor mode, and a paste without its brackets
+// for a program that did not ask for bracketed paste.
+func encodeKeys(b []byte, appCursor, bracketed bool) []byte {
+	s := string(b)
+	if appCursor {
+		for _, k := range []string{"A", "B", "C", "D", "H", "F"} {
+			s = strings.ReplaceAll(s, "\x1b["+k, "\x1bO"+k)
+		}
+	}
+	if !bracketed {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\x1b[200~", ""), "\x1b[201~", "")
+	}
+	return []byte(s)
 }
 
 // ResizeAgents sets every agent's terminal size.
