@@ -104,14 +104,13 @@ func (m Model) View() string {
 		if r.Unread > 0 {
 			marks += fmt.Sprintf(" ✉%d", r.Unread)
 		}
-		plain := fmt.Sprintf("%-*s %-*s %-10s%s", nameW, r.Name, roleW, ansi.Truncate(r.Role, roleW, "…"), r.State, marks)
-		plain = ansi.Truncate(plain, max(m.width, 1), "…")
 		if i == m.sel {
 			prefix := "▶ "
 			if !m.focused {
 				prefix = "› "
 			}
-			lines = append(lines, m.st.Selected.Render(padRight(prefix+plain, m.width)))
+			plain := fmt.Sprintf("%s%-*s %-*s %-10s%s", prefix, nameW, r.Name, roleW, ansi.Truncate(r.Role, roleW, "…"), r.State, marks)
+			lines = append(lines, m.st.Selected.Render(padRight(ansi.Truncate(plain, max(m.width, 1), "…"), m.width)))
 			continue
 		}
 		state := m.st.State(r.State).Render(fmt.Sprintf("%-10s", r.State))

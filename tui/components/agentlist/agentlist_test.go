@@ -1,7 +1,10 @@
 package agentlist
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/golden"
@@ -27,6 +30,16 @@ func TestView(t *testing.T) {
 	if m.Selected() != "writer" {
 		t.Errorf("selected %q", m.Selected())
 	}
+	// At a tight width the selected row is cut, never wrapped.
+	m.SetSize(31, 5)
+	m.Select("architect")
+	golden.Assert(t, "narrow", m.View())
+	for _, line := range strings.Split(m.View(), "\n") {
+		if w := lipgloss.Width(line); w > 31 {
+			t.Errorf("line %q is %d wide", line, w)
+		}
+	}
+	m.Select("writer")
 	m.SetRows(m.Rows()[:2]) // the selected agent left: selection falls back
 	if m.Selected() != "dev" {
 		t.Errorf("selected after removal %q", m.Selected())
