@@ -90,6 +90,10 @@ func (m Model) View() string {
 		roleW = max(roleW, len(r.Role))
 	}
 	roleW = min(roleW, 12)
+	// In a narrow pane the role gives way: state and badges matter more.
+	if 2+nameW+1+roleW+1+10+8 > m.width {
+		roleW = 0
+	}
 	var lines []string
 	start := 0
 	if m.height > 0 && m.sel >= m.height {
@@ -109,12 +113,12 @@ func (m Model) View() string {
 			if !m.focused {
 				prefix = "› "
 			}
-			plain := fmt.Sprintf("%s%-*s %-*s %-10s%s", prefix, nameW, r.Name, roleW, ansi.Truncate(r.Role, roleW, "…"), r.State, marks)
+			plain := fmt.Sprintf("%s%-*s %s%-10s%s", prefix, nameW, r.Name, roleCell(r.Role, roleW), r.State, marks)
 			lines = append(lines, m.st.Selected.Render(padRight(ansi.Truncate(plain, max(m.width, 1), "…"), m.width)))
 			continue
 		}
 		state := m.st.State(r.State).Render(fmt.Sprintf("%-10s", r.State))
-		line := "  " + fmt.Sprintf("%-*s %-*s ", nameW, r.Name, roleW, ansi.Truncate(r.Role, roleW, "…")) + state
+		line := "  " + fmt.Sprintf("%-*s %s", nameW, r.Name, roleCell(r.Role, roleW)) + state
 		if r.Pending > 0 {
 			line += m.st.Warn.Render(fmt.Sprintf(" ?%d", r.Pending))
 		}
@@ -124,6 +128,15 @@ func (m Model) View() string {
 		lines = append(lines, ansi.Truncate(line, max(m.width, 1), "…"))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// roleCell is the role column: the role padded to w and a space, or
+// nothing when the column is hidden.
+func roleCell(role string, w int) string {
+	if w == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%-*s ", w, ansi.Truncate(role, w, "…"))
 }
 
 func padRight(s string, w int) string {
