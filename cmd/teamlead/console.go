@@ -29,6 +29,9 @@ func (c consoleOf) Screen(agent string) screen.Source {
 	return nil
 }
 
+// Answer answers a question or an inbox item.
+func (c consoleOf) Answer(id, text string) error { return c.Engine.AnswerAny(id, text) }
+
 // runConsole runs the dashboard until the human quits or ctx ends (a
 // signal); the caller then stops the engine.
 func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string) error {

@@ -74,7 +74,7 @@ func printInbox(w io.Writer, items []lead.InboxItem, now time.Time) error {
 func newAnswerCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "answer ID TEXT...",
-		Short: "Answer an inbox item; the asker receives it as a [ROUTE] from team-lead",
+		Short: "Answer a question (q-…) or an inbox item (m-…); the asker receives it as a [ROUTE] from team-lead",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := control.NewClient(g.state)

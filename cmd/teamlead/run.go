@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -65,6 +66,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	defer st.Close()
 
 	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
+		Socket:  filepath.Join(g.state, control.SocketName),
 		OnError: func(err error) { fmt.Fprintln(errOut, "teamlead:", err) }})
 	if err != nil {
 		return err

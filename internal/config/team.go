@@ -22,6 +22,8 @@ type Team struct {
 	Lead Lead `yaml:"lead"`
 	// UI configures the console.
 	UI UI `yaml:"ui"`
+	// Questions configures question routing (seed 004).
+	Questions Questions `yaml:"questions"`
 
 	// File is the absolute path the team was loaded from.
 	File string `yaml:"-"`
@@ -53,6 +55,30 @@ type Agent struct {
 	Rows int `yaml:"rows"`
 	// Scrollback is how many lines of the agent's screen are kept above it (default 10000).
 	Scrollback int `yaml:"scrollback"`
+	// Capabilities are what the agent can answer (answerers.yaml capability: picks among them).
+	Capabilities []string `yaml:"capabilities"`
+}
+
+// Questions configures question routing.
+type Questions struct {
+	// Answerers is the routing file (seed 004 format), relative to the team file; default answerers.yaml beside it when it exists.
+	Answerers string `yaml:"answerers"`
+	// Expire is how long answered and timed-out questions are kept (default 720h, 30 days); pending ones never expire.
+	Expire time.Duration `yaml:"expire"`
+	// BlockOn lists the urgencies that mark the asker blocked until answered (default [blocking]).
+	BlockOn []string `yaml:"block_on"`
+	// Tools are the tool/<name> answerers: a command that reads the question on stdin and writes the answer.
+	Tools map[string]Tool `yaml:"tools"`
+	// Notify maps notify URLs of answerers.yaml (slack://x, webhook://y) to the HTTP endpoints that receive them as JSON.
+	Notify map[string]string `yaml:"notify"`
+}
+
+// Tool is a tool answerer.
+type Tool struct {
+	// Command is the argv; the question arrives on stdin, the answer is its stdout.
+	Command []string `yaml:"command"`
+	// Timeout bounds a run (default 1m).
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // UI configures the console.
@@ -240,6 +266,38 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 	}
 	if t.Lead.Delegate == "" {
 		t.Lead.Delegate = "developer"
+	}
+	return t.validateQuestions(file, root, base)
+}
+
+func (t *Team) validateQuestions(file string, root *yaml.Node, base string) error {
+	q := &t.Questions
+	qn := child(root, "questions")
+	if q.Answerers != "" && !filepath.IsAbs(q.Answerers) {
+		q.Answerers = filepath.Join(base, q.Answerers)
+	} else if q.Answerers == "" {
+		if _, err := os.Stat(filepath.Join(base, "answerers.yaml")); err == nil {
+			q.Answerers = filepath.Join(base, "answerers.yaml")
+		}
+	}
+	if q.Expire == 0 {
+		q.Expire = 30 * 24 * time.Hour
+	}
+	if len(q.BlockOn) == 0 {
+		q.BlockOn = []string{"blocking"}
+	}
+	for name, tool := range q.Tools {
+		if len(tool.Command) == 0 {
+			return &FieldError{File: file, Line: lineOf(child(qn, "tools"), name), Field: "questions.tools." + name + ".command",
+				Msg: "missing; give the program that answers, e.g. command: [./answer.sh]"}
+		}
+		if strings.Contains(tool.Command[0], "/") && !filepath.IsAbs(tool.Command[0]) {
+			tool.Command[0] = filepath.Join(base, tool.Command[0])
+		}
+		if tool.Timeout <= 0 {
+			tool.Timeout = time.Minute
+		}
+		q.Tools[name] = tool
 	}
 	return nil
 }

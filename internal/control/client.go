@@ -13,6 +13,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -89,7 +90,30 @@ func (c *Client) Inbox() ([]lead.InboxItem, error) {
 	return out, err
 }
 
-// Answer answers inbox item id.
+// Ask asks a question; the console works out who is asking.
+func (c *Client) Ask(a questions.Ask) (questions.Question, error) {
+	var q questions.Question
+	err := c.do(Request{Cmd: "ask", Ask: &a}, func(r Reply) error {
+		if len(r.Questions) > 0 {
+			q = r.Questions[0]
+		}
+		return nil
+	})
+	return q, err
+}
+
+// Questions lists questions by status (pending, answered, timeout, all) or
+// the one with id.
+func (c *Client) Questions(status, id string) ([]questions.Question, error) {
+	var out []questions.Question
+	err := c.do(Request{Cmd: "questions", Status: status, ID: id}, func(r Reply) error {
+		out = append(out, r.Questions...)
+		return nil
+	})
+	return out, err
+}
+
+// Answer answers an inbox item (m-…) or a question (q-…).
 func (c *Client) Answer(id, text string) error {
 	return c.do(Request{Cmd: "answer", ID: id, Text: text}, func(Reply) error { return nil })
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -43,21 +44,24 @@ var (
 
 // Request is one command sent to the console.
 type Request struct {
-	Cmd     string      `json:"cmd"` // agents | send | audit | watch | inbox | answer
-	Agent   string      `json:"agent,omitempty"`
-	ID      string      `json:"id,omitempty"` // answer: the inbox item
-	Text    string      `json:"text,omitempty"`
-	Query   store.Query `json:"query,omitempty"`
-	Pattern string      `json:"pattern,omitempty"` // watch: subject pattern
+	Cmd     string         `json:"cmd"` // agents | send | audit | watch | inbox | answer | ask | questions
+	Agent   string         `json:"agent,omitempty"`
+	ID      string         `json:"id,omitempty"` // answer: the inbox item or question
+	Ask     *questions.Ask `json:"ask,omitempty"`
+	Status  string         `json:"status,omitempty"` // questions: pending | answered | timeout | all
+	Text    string         `json:"text,omitempty"`
+	Query   store.Query    `json:"query,omitempty"`
+	Pattern string         `json:"pattern,omitempty"` // watch: subject pattern
 }
 
 // Reply is one line of the console's answer.
 type Reply struct {
-	Error  string             `json:"error,omitempty"`
-	Agents []engine.AgentInfo `json:"agents,omitempty"`
-	Record *store.Record      `json:"record,omitempty"`
-	Inbox  []lead.InboxItem   `json:"inbox,omitempty"`
-	End    bool               `json:"end,omitempty"`
+	Error     string               `json:"error,omitempty"`
+	Agents    []engine.AgentInfo   `json:"agents,omitempty"`
+	Record    *store.Record        `json:"record,omitempty"`
+	Inbox     []lead.InboxItem     `json:"inbox,omitempty"`
+	Questions []questions.Question `json:"questions,omitempty"`
+	End       bool                 `json:"end,omitempty"`
 }
 
 // Console is what the server needs from the running engine.
@@ -65,7 +69,12 @@ type Console interface {
 	Agents() []engine.AgentInfo
 	Send(agent, text string) error
 	Inbox() []lead.InboxItem
-	Answer(id, text string) error
+	// AnswerAny answers a question (q-…) or an inbox item (m-…) as the human.
+	AnswerAny(id, text string) error
+	// Ask asks a question; Asker is set by the server, never the client.
+	Ask(a questions.Ask) (questions.Question, error)
+	// AgentOfSession names the agent whose session a process is in.
+	AgentOfSession(sid int) string
 	Store() *store.Store
 	Bus() bus.Bus
 }
@@ -149,6 +158,60 @@ func (s *Server) accept() {
 	}
 }
 
+// asker names who is asking through connection c: the agent whose
+// session the connecting process belongs to, else the human. It comes from
+// the kernel (SO_PEERCRED), so an agent cannot ask as another.
+func (s *Server) asker(c net.Conn) string {
+	if pid := peerPid(c); pid > 0 {
+		if sid, err := unix.Getsid(pid); err == nil {
+			if name := s.console.AgentOfSession(sid); name != "" {
+				return name
+			}
+		}
+	}
+	return "human"
+}
+
+// questions lists stored questions by status ("" or pending by default,
+// "all"), or the one with id.
+func (s *Server) questions(status, id string) ([]questions.Question, error) {
+	st := s.console.Store()
+	if id != "" {
+		q, ok, err := engine.StoredQuestion(st, id)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("no question %s", id)
+		}
+		return []questions.Question{q}, nil
+	}
+	switch status {
+	case "", "pending":
+		return engine.StoredQuestions(st, questions.Pending)
+	case "all":
+		return engine.StoredQuestions(st, "")
+	case "answered", "timeout":
+		return engine.StoredQuestions(st, questions.Status(status))
+	}
+	return nil, fmt.Errorf("unknown status %q: use pending, answered, timeout or all", status)
+}
+
+func peerPid(c net.Conn) int {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return 0
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pid := 0
+	_ = raw.Control(func(fd uintptr) {
+		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+			pid = int(cred.Pid)
+		}
+	})
+	return pid
+}
+
 // peerIsOwner reports whether the connecting process runs as our user.
 func peerIsOwner(c net.Conn) error {
 	uc, ok := c.(*net.UnixConn)
@@ -198,8 +261,28 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{End: true})
 	case "inbox":
 		_ = enc.Encode(Reply{Inbox: s.console.Inbox(), End: true})
+	case "ask":
+		if req.Ask == nil {
+			fail(fmt.Errorf("ask: no question"))
+			return
+		}
+		a := *req.Ask
+		a.Asker = s.asker(c)
+		q, err := s.console.Ask(a)
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Questions: []questions.Question{q}, End: true})
+	case "questions":
+		qs, err := s.questions(req.Status, req.ID)
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Questions: qs, End: true})
 	case "answer":
-		if err := s.console.Answer(req.ID, req.Text); err != nil {
+		if err := s.console.AnswerAny(req.ID, req.Text); err != nil {
 			fail(err)
 			return
 		}

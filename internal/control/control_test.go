@@ -17,6 +17,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -46,7 +47,20 @@ func (f *fakeConsole) Inbox() []lead.InboxItem {
 	return []lead.InboxItem{{ID: "m-3", From: "dev", Type: "question", Body: "ship it?"}}
 }
 
-func (f *fakeConsole) Answer(id, text string) error {
+func (f *fakeConsole) Ask(a questions.Ask) (questions.Question, error) {
+	f.record("ask " + a.Asker + " " + a.Topic + " " + a.Text)
+	return questions.Question{ID: "q-0001", Asker: a.Asker, Topic: a.Topic, Text: a.Text}, nil
+}
+
+func (f *fakeConsole) AgentOfSession(int) string { return "" }
+
+func (f *fakeConsole) record(s string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, s)
+}
+
+func (f *fakeConsole) AnswerAny(id, text string) error {
 	if id != "m-3" {
 		return fmt.Errorf("no such pending item %q", id)
 	}

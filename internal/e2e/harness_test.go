@@ -56,11 +56,18 @@ type team struct {
 	dir    string
 	config string
 	state  string
+	extra  string // YAML appended to the team file (questions:, ui:, ...)
 }
 
 func newTeam(t *testing.T, agents ...agentDef) *team {
 	t.Helper()
-	tm := &team{t: t, dir: t.TempDir()}
+	return newTeamWith(t, "", agents...)
+}
+
+// newTeamWith is newTeam with extra YAML for the team file.
+func newTeamWith(t *testing.T, extra string, agents ...agentDef) *team {
+	t.Helper()
+	tm := &team{t: t, dir: t.TempDir(), extra: extra}
 	tm.state = filepath.Join(tm.dir, "state")
 	tm.write("team.yaml", agents)
 	return tm
@@ -97,6 +104,7 @@ func (tm *team) write(file string, agents []agentDef) {
 		}
 		fmt.Fprintf(&b, "  - name: %s\n    role: %s\n    restart: %s\n    dir: %s\n    command: [%s]\n", a.name, role, restart, tm.dir, quoteAll(args))
 	}
+	b.WriteString(tm.extra)
 	tm.config = filepath.Join(tm.dir, file)
 	if err := os.WriteFile(tm.config, []byte(b.String()), 0o600); err != nil {
 		tm.t.Fatal(err)

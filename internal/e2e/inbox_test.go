@@ -5,12 +5,12 @@ import (
 	"testing"
 )
 
-// A question to team-lead waits in the human's inbox, survives a restart of
+// A blocker sent to team-lead waits in the human's inbox, survives a restart of
 // the console, and the human's answer reaches the asker as a [ROUTE] from
 // team-lead.
 func TestInboxAnswer(t *testing.T) {
 	tm := newTeam(t, agentDef{name: "dev", flags: []string{"--raw"}, script: `
-route to=team-lead type=question task=T-9 body="May I drop the legacy API?"
+route to=team-lead type=blocker task=T-9 body="May I drop the legacy API?"
 idle
 `})
 	c := tm.start()

@@ -19,6 +19,7 @@ import (
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/protocol"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	Backoff time.Duration
 	// Grace is the SIGTERM→SIGKILL grace period when stopping agents.
 	Grace time.Duration
+	// Socket is the control socket's path, given to agents as TEAMLEAD_SOCKET
+	// so that `teamlead ask` run from an agent's shell reaches this console.
+	Socket string
 	// OnError is told about trouble the engine survives, such as a store
 	// write that failed and is being retried (a full disk).
 	OnError func(error)
@@ -75,6 +79,7 @@ const (
 	inDelivered
 	inUndeliverable
 	inCall
+	inTick // a question's deadline passed
 )
 
 type input struct {
@@ -105,7 +110,11 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox}
+	qm, err := newQuestions(opts.Team, opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox, Questions: qm}
 	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store), agents: map[string]*agents.Agent{},
 		sinks: map[string]*sink{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
 	for _, a := range opts.Team.Agents {
@@ -158,8 +167,15 @@ func (e *Engine) Err() error {
 
 func (e *Engine) spec(a config.Agent) agents.Spec {
 	p := e.opts.Team.Resolved[a.Name]
+	env := map[string]string{"TEAMLEAD_AGENT": a.Name}
+	if e.opts.Socket != "" {
+		env["TEAMLEAD_SOCKET"] = e.opts.Socket
+	}
+	for k, v := range a.Env {
+		env[k] = v
+	}
 	return agents.Spec{
-		Name: a.Name, Command: a.Command, Dir: a.Dir, Env: a.Env,
+		Name: a.Name, Command: a.Command, Dir: a.Dir, Env: env,
 		Cols: uint16(a.Cols), Rows: uint16(a.Rows),
 		Restart: agents.RestartPolicy(a.Restart), Grace: e.opts.Grace, Backoff: e.opts.Backoff,
 		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
@@ -179,11 +195,20 @@ func (e *Engine) send(in input) bool {
 func (e *Engine) loop(ctx context.Context) {
 	defer close(e.done)
 	batch := make([]input, 0, maxBatch)
+	deadline := time.NewTimer(time.Hour)
+	defer deadline.Stop()
 	for {
+		e.armDeadline(deadline)
 		select {
 		case <-ctx.Done():
 			e.shutdown()
 			return
+		case <-deadline.C:
+			if err := e.step([]input{{kind: inTick}}); err != nil {
+				e.fail(err)
+				e.shutdown()
+				return
+			}
 		case in := <-e.in:
 			batch = append(batch[:0], in)
 		drain:
@@ -216,6 +241,8 @@ func (e *Engine) fail(err error) {
 // produced in one transaction, and only then types and publishes.
 func (e *Engine) step(batch []input) error {
 	var b store.Batch
+	var notes []questions.Notification
+	var tools []questions.ToolTask
 	var replies []chan error
 	var replyErrs []error
 	for _, in := range batch {
@@ -235,6 +262,8 @@ func (e *Engine) step(batch []input) error {
 			}
 			out = e.lead.Undeliverable(in.delivery, in.reason, now)
 			b.Dequeue = append(b.Dequeue, in.delivery.ID)
+		case inTick:
+			out = e.lead.Tick(now)
 		case inCall:
 			if e.stopping {
 				in.reply <- ErrStopped
@@ -247,6 +276,9 @@ func (e *Engine) step(batch []input) error {
 		}
 		b.Records = append(b.Records, out.Records...)
 		b.Enqueue = append(b.Enqueue, out.Deliveries...)
+		b.MetaDel = append(b.MetaDel, out.MetaDel...)
+		notes = append(notes, out.Notify...)
+		tools = append(tools, out.Tools...)
 		for k, v := range out.Meta {
 			if b.Meta == nil {
 				b.Meta = map[string]string{}
@@ -255,7 +287,7 @@ func (e *Engine) step(batch []input) error {
 		}
 	}
 	var err error
-	if len(b.Records) > 0 || len(b.Enqueue) > 0 || len(b.Dequeue) > 0 || len(b.Meta) > 0 {
+	if len(b.Records) > 0 || len(b.Enqueue) > 0 || len(b.Dequeue) > 0 || len(b.Meta) > 0 || len(b.MetaDel) > 0 {
 		err = e.commit(&b)
 	}
 	for i, r := range replies {
@@ -274,7 +306,26 @@ func (e *Engine) step(batch []input) error {
 		}
 	}
 	e.bus.Publish(b.Records...)
+	if !e.stopping {
+		e.afterCommit(notes, tools)
+	}
 	return nil
+}
+
+// armDeadline sets t to fire at the next question deadline (or in an hour,
+// to look again).
+func (e *Engine) armDeadline(t *time.Timer) {
+	wait := time.Hour
+	if at, ok := e.lead.NextDeadline(); ok {
+		wait = max(at.Sub(e.now()), 0)
+	}
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(wait)
 }
 
 // commit writes b, retrying with backoff while the store refuses (a full
@@ -504,6 +555,17 @@ func (e *Engine) Screen(agent string) Screen {
 		return s.term
 	}
 	return nil
+}
+
+// AgentOfSession names the agent whose process session is sid (every agent
+// runs as the leader of its own session), or "".
+func (e *Engine) AgentOfSession(sid int) string {
+	for name, a := range e.agents {
+		if info := a.Info(); info.Pid == sid && sid > 0 && info.State == agents.StateRunning {
+			return name
+		}
+	}
+	return ""
 }
 
 // LastSeq is the sequence of the newest committed record.

@@ -2,6 +2,7 @@ package lead
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -43,24 +44,45 @@ func TestInboxAnswerRoundTrip(t *testing.T) {
 	}
 }
 
-func TestGapGoesToInbox(t *testing.T) {
+func TestGapBecomesQuestion(t *testing.T) {
 	l := team()
 	out := l.Block("architect", parse1(t, "<gap>\n<topic>architecture.auth</topic>\n<question>Cookies or localStorage?</question>\n<urgency>high</urgency>\n</gap>"), t0)
-	if kinds(out) != "gap,inbox" {
+	if kinds(out) != "gap,question,question-queue" {
 		t.Fatalf("records %s", kinds(out))
 	}
-	items := l.Inbox()
-	if len(items) != 1 || items[0].Body != "Cookies or localStorage?" || items[0].Extra["topic"] != "architecture.auth" || items[0].ID != "m-1" {
-		t.Errorf("inbox %+v", items)
+	qs := l.Questions()
+	if len(qs) != 1 || qs[0].ID != "q-0001" || qs[0].Topic != "architecture.auth" || qs[0].Answerer != "human/requester" || qs[0].Urgency != "high" {
+		t.Errorf("questions %+v", qs)
 	}
-	if _, err := l.Answer("m-1", "", t0); err == nil {
-		t.Error("empty answer accepted")
+	// The asker is told its question's id.
+	d := deliveriesTo(out, "architect")
+	if len(d) != 1 || !strings.Contains(d[0].Text, "question: q-0001") || !strings.Contains(d[0].Text, "routed to human/requester") {
+		t.Errorf("notice %+v", d)
+	}
+	if out.Meta["q/q-0001"] == "" || out.Meta["qs/pending/q-0001"] != "" || out.Meta["questions/next"] != "2" {
+		t.Errorf("meta %v", out.Meta)
+	}
+	ans, err := l.AnswerQuestion("q-0001", "human/requester", "Cookies.", t0)
+	if err != nil || len(deliveriesTo(ans, "architect")) != 1 {
+		t.Fatalf("%v %+v", err, ans)
+	}
+	if len(ans.MetaDel) != 1 || ans.MetaDel[0] != "qs/pending/q-0001" {
+		t.Errorf("status index not moved: %v %v", ans.MetaDel, ans.Meta)
+	}
+}
+
+func TestGapWithoutQuestionGetsReformat(t *testing.T) {
+	l := team()
+	out := l.Block("architect", parse1(t, "<gap>\n<topic>architecture.auth</topic>\n</gap>"), t0)
+	d := deliveriesTo(out, "architect")
+	if len(d) != 1 || !strings.Contains(d[0].Text, "reformat: your <gap> block was not accepted: <gap> without <question>") {
+		t.Errorf("%+v", d)
 	}
 }
 
 func TestAnswerToExitedAgentIsRecorded(t *testing.T) {
 	l := team()
-	l.Block("qa", parse1(t, "[ROUTE]\nto: team-lead\ntype: question\ntask: T-1\nbody: ship it?\n[/ROUTE]"), t0)
+	l.Block("qa", parse1(t, "[ROUTE]\nto: team-lead\ntype: blocker\ntask: T-1\nbody: ship it?\n[/ROUTE]"), t0)
 	l.AgentState("qa", StateExited, nil, t0)
 	out, err := l.Answer("m-1", "yes", t0)
 	if err == nil || len(out.Deliveries) != 0 || kinds(out) != KindAnswered {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/protocol"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -64,6 +65,8 @@ type Config struct {
 	NextMsg uint64
 	// Inbox holds the items still pending for the human (see RestoreInbox).
 	Inbox []InboxItem
+	// Questions routes questions (gaps, questions to team-lead, teamlead ask).
+	Questions *questions.Machine
 }
 
 // Output is everything one input produced. The engine commits Records,
@@ -72,6 +75,10 @@ type Output struct {
 	Records    []store.Record
 	Deliveries []store.Delivery
 	Meta       map[string]string
+	MetaDel    []string
+	// Notify and Tools are for the engine to carry out after the commit.
+	Notify []questions.Notification
+	Tools  []questions.ToolTask
 }
 
 func (o *Output) record(r store.Record) { o.Records = append(o.Records, r) }
@@ -95,11 +102,19 @@ type Lead struct {
 	nextMsg  uint64
 	echo     map[string]*echoRing
 	inbox    map[string]InboxItem
+	qs       *questions.Machine
 }
 
 // New returns a lead for the given team. Every member starts as "starting".
 func New(cfg Config) *Lead {
-	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}}
+	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions}
+	if l.qs == nil {
+		var names []string
+		for _, m := range cfg.Members {
+			names = append(names, m.Name)
+		}
+		l.qs = questions.New(questions.Config{Agents: names})
+	}
 	for _, it := range cfg.Inbox {
 		l.inbox[it.ID] = it
 	}
@@ -141,7 +156,7 @@ func (l *Lead) Block(agent string, ev protocol.Event, now time.Time) Output {
 		if ev.Block == "route" && l.echo[agent].consume(protocol.Fingerprint(&ev.Envelope)) {
 			return out
 		}
-		l.reformat(&out, agent, ev.Envelope.Get("task"), ev.Reason, ev.Raw, now)
+		l.reformat(&out, agent, ev.Block, ev.Envelope.Get("task"), ev.Reason, ev.Raw, now)
 	case protocol.KindGap:
 		l.gap(&out, agent, ev, now)
 	}
@@ -153,7 +168,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	env.Body = ev.Envelope.Body
 	task := strings.TrimSpace(env.Get("task"))
 	if problems := protocol.Problems(&env, ev.HasBody); len(problems) > 0 {
-		l.reformat(out, sender, task, strings.Join(problems, "; "), ev.Raw, now)
+		l.reformat(out, sender, "route", task, strings.Join(problems, "; "), ev.Raw, now)
 		return
 	}
 	if from := strings.TrimSpace(env.Get("from")); from != "" && !strings.EqualFold(from, sender) {
@@ -165,6 +180,9 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	}
 	env.Set("from", sender)
 	env.Set("type", strings.ToLower(strings.TrimSpace(env.Get("type"))))
+	if env.Get("type") == protocol.TypeAnswer && l.answer(out, sender, &env, now) {
+		return // an answer to a routed question goes to its asker, not to to:
+	}
 	env.Del("id")
 	id := l.newID(out)
 	env.Set("id", id)
@@ -250,7 +268,18 @@ func (l *Lead) forLead(out *Output, sender, id string, env *protocol.Envelope, n
 		return
 	}
 	switch env.Get("type") {
-	case protocol.TypeQuestion, protocol.TypeBlocker:
+	case protocol.TypeQuestion:
+		topic := strings.TrimSpace(env.Get("topic"))
+		if topic == "" {
+			topic = "general"
+		}
+		q, err := l.ask(out, questions.Ask{Asker: sender, Topic: topic, Text: env.Body, Urgency: urgencyOf(env.Get("priority")), Task: task}, now)
+		if err != nil {
+			l.notice(out, sender, task, "not asked: "+err.Error(), now)
+			return
+		}
+		l.ack(out, sender, task, id, fmt.Sprintf("received %s as question %s, routed to %s", id, q.ID, q.Answerer), now)
+	case protocol.TypeBlocker:
 		l.toInbox(out, store.Record{Time: now, Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Fields: extraFields(env)})
 		l.ack(out, sender, task, id, "received "+id+"; it is in the human's queue", now)
@@ -292,16 +321,27 @@ func (l *Lead) refuseCoding(out *Output, sender, id string, env *protocol.Envelo
 
 func (l *Lead) gap(out *Output, sender string, ev protocol.Event, now time.Time) {
 	g := ev.Gap
-	id := l.newID(out)
-	fields := map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}
-	out.record(store.Record{Time: now, Kind: KindGap, Subject: "question.ask." + sender, Agent: sender, From: sender,
-		Type: protocol.TypeQuestion, MsgID: id, Body: g.Question, Fields: fields})
-	l.toInbox(out, store.Record{Time: now, Agent: sender, From: sender, Type: protocol.TypeQuestion, MsgID: id, Body: g.Question, Fields: fields})
+	out.record(store.Record{Time: now, Kind: KindGap, Subject: "gap." + sender, Agent: sender, From: sender,
+		Type: protocol.TypeQuestion, Body: g.Question, Fields: map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}})
+	q, err := l.ask(out, questions.Ask{Asker: sender, Topic: g.Topic, Text: g.Question, Context: g.Context, Urgency: g.Urgency}, now)
+	if err != nil {
+		l.notice(out, sender, "-", "reformat: your <gap> block was not accepted: "+err.Error(), now)
+		return
+	}
+	n := protocol.Envelope{Headers: []protocol.Header{{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: sender},
+		{Key: "type", Value: protocol.TypeStatus}, {Key: "task", Value: "-"}, {Key: "question", Value: q.ID}},
+		Body: fmt.Sprintf("question %s (%s) routed to %s", q.ID, q.Topic, q.Answerer)}
+	l.deliver(out, sender, DeliverNotice, q.ID, &n, now)
 }
 
-func (l *Lead) reformat(out *Output, sender, task, reason, raw string, now time.Time) {
+func (l *Lead) reformat(out *Output, sender, block, task, reason, raw string, now time.Time) {
 	out.record(store.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 		Task: task, Reason: reason, Body: raw})
+	if block == "gap" {
+		l.notice(out, sender, task, "reformat: your <gap> block was not accepted: "+reason+
+			". Resend it as <gap> with <topic>, <question> and optionally <context> and <urgency>, then </gap>.", now)
+		return
+	}
 	l.notice(out, sender, task, "reformat: your [ROUTE] block was not accepted: "+reason+
 		". Resend it as [ROUTE], then to:, type:, task: and body: lines (body last), then [/ROUTE].", now)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/protocol"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -173,18 +174,35 @@ func TestRoleAddressingExcludesSenderAndDedupes(t *testing.T) {
 	}
 }
 
-func TestQuestionToTeamLeadGoesToHuman(t *testing.T) {
+func TestQuestionToTeamLeadBecomesRoutedQuestion(t *testing.T) {
 	l := team()
-	out := l.Block("dev", parse1(t, "[ROUTE]\nto: team-lead\ntype: question\ntask: T-9\nbody: May I drop the legacy API?\n[/ROUTE]"), t0)
-	if kinds(out) != "message,inbox" {
+	out := l.Block("dev", parse1(t, "[ROUTE]\nto: team-lead\ntype: question\ntask: T-9\ntopic: api.legacy\npriority: blocker\nbody: May I drop the legacy API?\n[/ROUTE]"), t0)
+	if kinds(out) != "message,question,question-queue" {
 		t.Fatalf("records %s", kinds(out))
 	}
-	if out.Records[1].Body != "May I drop the legacy API?" || out.Records[1].MsgID != "m-1" {
-		t.Errorf("inbox %+v", out.Records[1])
+	qs := l.Questions()
+	if len(qs) != 1 || qs[0].Text != "May I drop the legacy API?" || qs[0].Topic != "api.legacy" || qs[0].Urgency != "blocking" || qs[0].Task != "T-9" {
+		t.Errorf("questions %+v", qs)
 	}
 	dev := deliveriesTo(out, "dev")
-	if len(dev) != 1 || !strings.Contains(dev[0].Text, "received m-1; it is in the human's queue") {
+	if len(dev) != 1 || !strings.Contains(dev[0].Text, "received m-1 as question q-0001, routed to human/requester") {
 		t.Errorf("ack %+v", dev)
+	}
+}
+
+func TestAgentAnswersRoutedQuestion(t *testing.T) {
+	l := team()
+	q, out, err := l.Ask(questions.Ask{Asker: "dev", Topic: "x", Text: "?", Task: "T-1"}, t0)
+	if err != nil || len(out.Deliveries) != 0 {
+		t.Fatalf("%v %+v", err, out)
+	}
+	// Routed to the human by default: an agent that was not asked cannot answer.
+	res := l.Block("qa", parse1(t, "[ROUTE]\nto: team-lead\ntype: answer\ntask: T-1\nquestion: "+q.ID+"\nbody: yes\n[/ROUTE]"), t0)
+	if d := deliveriesTo(res, "qa"); len(d) != 1 || !strings.Contains(d[0].Text, "answer not taken") {
+		t.Errorf("%+v", res)
+	}
+	if len(deliveriesTo(res, "dev")) != 0 {
+		t.Error("an unassigned answer reached the asker")
 	}
 }
 

@@ -47,11 +47,12 @@ type Batch struct {
 	Enqueue []Delivery        // outbox puts; a zero ID is filled in
 	Dequeue []uint64          // outbox deletes (delivered)
 	Meta    map[string]string // small key/values, e.g. counters, consumer positions
+	MetaDel []string          // meta keys to delete (after the puts of Meta)
 }
 
 // empty reports whether the batch writes nothing.
 func (b *Batch) empty() bool {
-	return b == nil || len(b.Records)+len(b.Enqueue)+len(b.Dequeue)+len(b.Meta) == 0
+	return b == nil || len(b.Records)+len(b.Enqueue)+len(b.Dequeue)+len(b.Meta)+len(b.MetaDel) == 0
 }
 
 // size estimates the bytes a batch will write.
@@ -63,7 +64,10 @@ func (b *Batch) size() int {
 	for _, d := range b.Enqueue {
 		n += 128 + len(d.Text)
 	}
-	return n + 32*len(b.Dequeue) + 64*len(b.Meta)
+	for _, v := range b.Meta {
+		n += 64 + len(v)
+	}
+	return n + 32*len(b.Dequeue) + 32*len(b.MetaDel)
 }
 
 // Commit writes b in one Badger transaction (split in order, at record or
@@ -150,6 +154,9 @@ func buildUnits(b *Batch, first uint64, now time.Time) ([]unit, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.Meta)) {
 		units = append(units, unit{{key: metaKey(k), val: []byte(b.Meta[k])}})
+	}
+	for _, k := range b.MetaDel {
+		units = append(units, unit{{key: metaKey(k), del: true}})
 	}
 	return units, nil
 }

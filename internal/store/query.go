@@ -305,3 +305,29 @@ func (s *Store) LastSeq() uint64 {
 	seq, _ := s.alloc.visible()
 	return seq
 }
+
+// MetaPrefix calls fn for every meta key starting with prefix, in key
+// order, with the key (prefix included) and its value.
+func (s *Store) MetaPrefix(prefix string, fn func(key, val string) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	p := metaKey(prefix)
+	return s.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix = p
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Seek(p); it.ValidForPrefix(p); it.Next() {
+			val, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			if err := fn(string(it.Item().Key()[len(prefixMeta):]), string(val)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -461,3 +461,27 @@ func FuzzEscapeName(f *testing.F) {
 		}
 	})
 }
+
+func TestMetaDeleteAndPrefix(t *testing.T) {
+	st, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Commit(&Batch{Meta: map[string]string{"q/a": "1", "q/b": "2", "qs/pending/a": "", "r/x": "9"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(&Batch{Meta: map[string]string{"q/c": "3"}, MetaDel: []string{"q/b"}}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := st.MetaPrefix("q/", func(k, v string) error { got = append(got, k+"="+v); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "q/a=1,q/c=3" {
+		t.Errorf("prefix q/: %v", got)
+	}
+	if _, ok, _ := st.Meta("q/b"); ok {
+		t.Error("deleted key still there")
+	}
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/control"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/report"
+)
+
+func newAskCmd(g *globals) *cobra.Command {
+	var a questions.Ask
+	cmd := &cobra.Command{
+		Use:   "ask TOPIC QUESTION...",
+		Short: "Ask a question, routed by topic (answerers.yaml) to an agent, a person, a team or a tool",
+		Long: "Ask routes QUESTION by TOPIC (dot-separated, e.g. architecture.auth) and prints its id.\n" +
+			"Run from an agent's shell (TEAMLEAD_SOCKET is set there), the console knows which agent asks\n" +
+			"and sends it the answer; run by you, the answer shows in the console and in `teamlead questions`.",
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.Topic, a.Text = args[0], strings.Join(args[1:], " ")
+			c, err := control.NewClient(g.state)
+			if err != nil {
+				return fmt.Errorf("%w; start one with: teamlead run", err)
+			}
+			q, err := c.Ask(a)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s routed to %s\n", q.ID, q.Answerer)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&a.Context, "context", "", "more context for the answerer")
+	cmd.Flags().StringVar(&a.Urgency, "urgency", "normal", "low, normal, high or blocking")
+	cmd.Flags().StringVar(&a.Task, "task", "", "the task it is about")
+	return cmd
+}
+
+func newQuestionsCmd(g *globals) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "questions [pending|answered|timeout|all|ID]",
+		Short: "List questions (pending by default), or show one",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			status, id := "pending", ""
+			if len(args) == 1 {
+				if qid, ok := questions.ParseID(args[0]); ok {
+					id = qid
+				} else {
+					status = args[0]
+				}
+			}
+			qs, err := listQuestions(g, status, id)
+			if err != nil {
+				return err
+			}
+			switch {
+			case format == "json":
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				for _, q := range qs {
+					if err := enc.Encode(q); err != nil {
+						return err
+					}
+				}
+				return nil
+			case format != "table":
+				return fmt.Errorf("--format: %q: use table or json", format)
+			case id != "" && len(qs) == 1:
+				return printQuestion(cmd.OutOrStdout(), qs[0])
+			}
+			return printQuestions(cmd.OutOrStdout(), qs, time.Now())
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", "table or json (one question per line)")
+	return cmd
+}
+
+// listQuestions asks the running console, or reads the store.
+func listQuestions(g *globals, status, id string) ([]questions.Question, error) {
+	if c, err := control.NewClient(g.state); err == nil {
+		return c.Questions(status, id)
+	} else if !errors.Is(err, control.ErrNoConsole) {
+		return nil, err
+	}
+	st, err := openReadOnly(g)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	if id != "" {
+		q, ok, err := engine.StoredQuestion(st, id)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("no question %s", id)
+		}
+		return []questions.Question{q}, nil
+	}
+	switch status {
+	case "all":
+		return engine.StoredQuestions(st, "")
+	case "pending", "answered", "timeout":
+		return engine.StoredQuestions(st, questions.Status(status))
+	}
+	return nil, fmt.Errorf("unknown status %q: use pending, answered, timeout, all or a question id", status)
+}
+
+func printQuestions(w io.Writer, qs []questions.Question, now time.Time) error {
+	if len(qs) == 0 {
+		_, err := fmt.Fprintln(w, "no questions")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tURGENCY\tTOPIC\tASKER\tANSWERER\tAGE\tLEFT\tQUESTION")
+	for _, q := range qs {
+		left := "-"
+		if q.Status == questions.Pending && !q.Deadline.IsZero() {
+			left = report.Age(max(q.Deadline.Sub(now), 0))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, q.Status, q.Urgency, q.Topic, q.Asker, q.Answerer,
+			report.Age(now.Sub(q.Created)), left, strings.Join(strings.Fields(q.Text), " "))
+	}
+	return tw.Flush()
+}
+
+func printQuestion(w io.Writer, q questions.Question) error {
+	fmt.Fprintf(w, "%s  %s  (%s, urgency %s)\nasked by %s at %s%s\n\n%s\n", q.ID, q.Status, q.Topic, q.Urgency, q.Asker,
+		q.Created.Local().Format("2006-01-02 15:04:05"), taskSuffix(q.Task), q.Text)
+	if q.Context != "" {
+		fmt.Fprintf(w, "context: %s\n", q.Context)
+	}
+	fmt.Fprintln(w, "\nassignments:")
+	for _, h := range q.Hops {
+		fmt.Fprintf(w, "  %s  %s  (%s)\n", h.At.Local().Format("2006-01-02 15:04:05"), h.To, h.Why)
+	}
+	if q.Status == questions.Pending && !q.Deadline.IsZero() {
+		fmt.Fprintf(w, "deadline: %s\n", q.Deadline.Local().Format("2006-01-02 15:04:05"))
+	}
+	if q.Status == questions.Answered {
+		fmt.Fprintf(w, "\nanswered by %s at %s:\n%s\n", q.AnsweredBy, q.AnsweredAt.Local().Format("2006-01-02 15:04:05"), q.Answer)
+	}
+	return nil
+}
+
+func taskSuffix(task string) string {
+	if task == "" {
+		return ""
+	}
+	return ", task " + task
+}
+
+func newValidateCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate",
+		Short: "Check the team file and its answerers.yaml, reporting every error at once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			team, err := config.LoadTeam(g.config)
+			if err != nil {
+				fmt.Fprintln(out, err)
+				return errors.New("the team file has errors")
+			}
+			fmt.Fprintf(out, "%s: %d agents ok\n", team.File, len(team.Agents))
+			if team.Questions.Answerers == "" {
+				fmt.Fprintln(out, "no answerers.yaml: every question goes to human/requester (24h)")
+				return nil
+			}
+			routes, err := questions.LoadRoutes(team.Questions.Answerers)
+			if err != nil {
+				fmt.Fprintln(out, err)
+				return errors.New("the answerers file has errors")
+			}
+			fmt.Fprintf(out, "%s: %d routes ok, in precedence order:\n%s", team.Questions.Answerers, len(routes.Routes), routes.Describe())
+			return nil
+		},
+	}
+}

@@ -1,0 +1,257 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// withAnswerers writes answerers.yaml into the team's folder and returns the
+// team-file YAML that uses it.
+func withAnswerers(t *testing.T, dir, routes, more string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "answerers.yaml"), []byte(routes), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return "questions:\n  answerers: answerers.yaml\n" + more
+}
+
+func questionsJSON(t *testing.T, tm *team, args ...string) []map[string]any {
+	t.Helper()
+	out := tm.mustCLI(append([]string{"questions", "--format", "json"}, args...)...)
+	var qs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var q map[string]any
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			t.Fatalf("questions json %q: %v", line, err)
+		}
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+const routesYAML = `version: "1"
+routes:
+  - pattern: "architecture.*"
+    answerer: agent/architect
+    sla: 1h
+  - pattern: "knowledge.*"
+    answerer: tool/lookup
+    sla: 1h
+  - pattern: "ops.*"
+    answerer: agent/architect
+    sla: 400ms
+    escalate_to: team/oncall
+  - pattern: "oncall.team"
+    answerer: team/oncall
+    sla: 400ms
+    escalate_to: human/lead
+  - pattern: "oncall.lead"
+    answerer: human/lead
+    sla: 400ms
+default:
+  answerer: human/requester
+  sla: 24h
+`
+
+// A <gap> routed to an agent answerer: the answerer gets the question in
+// PROTOCOL.md section 4's form, answers it, and the asker gets the answer.
+func TestGapRoutedToAgentAnswerer(t *testing.T) {
+	dir := t.TempDir()
+	tm := newTeamWith(t, withAnswerers(t, dir, routesYAML, ""),
+		agentDef{name: "dev", flags: []string{"--raw"}, script: `
+gap topic=architecture.auth question="Cookies or localStorage?" context="session layer" urgency=high
+expect ^answered-by:
+idle
+`},
+		agentDef{name: "architect", flags: []string{"--raw"}, script: `
+expect ^context:
+expect ^\[/ROUTE\]
+route to=team-lead type=answer task=- question=q-0001 body="Cookies, HttpOnly."
+idle
+`},
+	)
+	copyFile(t, filepath.Join(dir, "answerers.yaml"), filepath.Join(tm.dir, "answerers.yaml"))
+	c := tm.start()
+	got := tm.waitReceived("architect", "context: session layer\r[/ROUTE]\r")
+	if !strings.Contains(got, typed("[ROUTE]", "from: team-lead", "to: architect", "type: question", "question: q-0001", "topic: architecture.auth", "task: -", "body: Cookies or localStorage?", "context: session layer", "[/ROUTE]")) {
+		t.Errorf("architect received %q", got)
+	}
+	ans := tm.waitReceived("dev", "body: Cookies, HttpOnly.")
+	if !strings.Contains(ans, typed("[ROUTE]", "from: team-lead", "to: dev", "type: answer", "question: q-0001", "topic: architecture.auth", "task: -", "answered-by: agent/architect", "body: Cookies, HttpOnly.", "[/ROUTE]")) {
+		t.Errorf("dev received %q", ans)
+	}
+	qs := questionsJSON(t, tm, "answered")
+	if len(qs) != 1 || qs[0]["answered_by"] != "agent/architect" || qs[0]["urgency"] != "high" {
+		t.Errorf("answered questions %v", qs)
+	}
+	c.stop()
+}
+
+// A question for the human, answered from the command line; two answers at
+// once: exactly one wins, the other is told who answered when.
+func TestHumanAnswerAndConcurrentAnswers(t *testing.T) {
+	tm := newTeam(t, agentDef{name: "dev", flags: []string{"--raw"}, script: `
+route to=team-lead type=question task=T-3 topic=requirements.scope body="Is mobile in scope?"
+expect ^answered-by:
+idle
+`})
+	c := tm.start()
+	tm.waitReceived("dev", "as question q-0001, routed to human/requester")
+	if out := tm.mustCLI("questions"); !strings.Contains(out, "q-0001") || !strings.Contains(out, "human/requester") || !strings.Contains(out, "Is mobile in scope?") {
+		t.Fatalf("pending questions:\n%s", out)
+	}
+	var wg sync.WaitGroup
+	results := make([]string, 2)
+	errs := make([]error, 2)
+	for i, text := range []string{"Yes, phones only.", "No, desktop first."} {
+		wg.Add(1)
+		go func(i int, text string) {
+			defer wg.Done()
+			results[i], errs[i] = tm.cli("answer", "q-0001", text)
+		}(i, text)
+	}
+	wg.Wait()
+	won := 0
+	for i := range errs {
+		if errs[i] == nil {
+			won++
+		} else if !strings.Contains(results[i], "q-0001 was already answered by human/requester at") {
+			t.Errorf("the losing answer says %q", results[i])
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d answers won: %q %v", won, results, errs)
+	}
+	got := tm.waitReceived("dev", "answered-by: human/requester")
+	if strings.Count(got, "type: answer") != 1 {
+		t.Errorf("dev got %d answers: %q", strings.Count(got, "type: answer"), got)
+	}
+	c.stop()
+	// Offline, from the store.
+	if out := tm.mustCLI("questions", "q-0001"); !strings.Contains(out, "answered by human/requester") {
+		t.Errorf("question detail:\n%s", out)
+	}
+}
+
+func TestToolAnswerer(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "lookup.sh")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\nread q\necho \"the docs say: $q ($TEAMLEAD_TOPIC)\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	extra := withAnswerers(t, dir, routesYAML, "  tools:\n    lookup:\n      command: ["+tool+"]\n      timeout: 10s\n")
+	tm := newTeamWith(t, extra, agentDef{name: "dev", flags: []string{"--raw"}, script: `
+gap topic=knowledge.http question="Is 429 retryable?"
+expect ^answered-by:
+idle
+`})
+	copyFile(t, filepath.Join(dir, "answerers.yaml"), filepath.Join(tm.dir, "answerers.yaml"))
+	c := tm.start()
+	got := tm.waitReceived("dev", "answered-by: tool/lookup")
+	if !strings.Contains(got, "body: the docs say: Is 429 retryable? (knowledge.http)\r") {
+		t.Errorf("dev received %q", got)
+	}
+	c.stop()
+}
+
+// An SLA that escalates twice and then times out, each hop on time.
+func TestEscalatesTwiceThenTimesOut(t *testing.T) {
+	dir := t.TempDir()
+	tm := newTeamWith(t, withAnswerers(t, dir, routesYAML, ""),
+		agentDef{name: "dev", flags: []string{"--raw"}, script: "gap topic=ops.db question=\"Is the primary down?\"\nidle\n"},
+		agentDef{name: "architect", flags: []string{"--raw"}, script: "idle\n"},
+	)
+	copyFile(t, filepath.Join(dir, "answerers.yaml"), filepath.Join(tm.dir, "answerers.yaml"))
+	c := tm.start()
+	var q map[string]any
+	waitFor(t, 20*time.Second, "the question to time out", func() bool {
+		qs := questionsJSON(t, tm, "timeout")
+		if len(qs) == 1 {
+			q = qs[0]
+		}
+		return q != nil
+	})
+	hops := q["hops"].([]any)
+	var to []string
+	var at []time.Time
+	for _, h := range hops {
+		hm := h.(map[string]any)
+		to = append(to, hm["to"].(string))
+		ts, _ := time.Parse(time.RFC3339Nano, hm["at"].(string))
+		at = append(at, ts)
+	}
+	if strings.Join(to, ",") != "agent/architect,team/oncall,human/lead" {
+		t.Fatalf("chain %v", to)
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < 400*time.Millisecond || gap > 3*time.Second {
+			t.Errorf("hop %d came %v after the previous one; the SLA is 400ms", i, gap)
+		}
+	}
+	audit := tm.mustCLI("audit", "--format", "csv")
+	if strings.Count(audit, "question-escalate") != 2 || strings.Count(audit, "question.timeout.q-0001") != 4 {
+		t.Errorf("audit: %d escalations, %d timeout events\n%s", strings.Count(audit, "question-escalate"), strings.Count(audit, "question.timeout.q-0001"), audit)
+	}
+	c.stop()
+}
+
+// A console killed with pending questions comes back with their deadlines:
+// the escalation happens on time, not restarted from zero nor lost.
+func TestQuestionDeadlineSurvivesKill(t *testing.T) {
+	routes := `routes:
+  - pattern: "ops.*"
+    answerer: human/first
+    sla: 3s
+    escalate_to: human/second
+  - pattern: "x.second"
+    answerer: human/second
+    sla: 1h
+`
+	dir := t.TempDir()
+	tm := newTeamWith(t, withAnswerers(t, dir, routes, ""), agentDef{name: "dev", flags: []string{"--raw"}, script: "gap topic=ops.db question=\"Is the primary down?\"\nidle\n"})
+	copyFile(t, filepath.Join(dir, "answerers.yaml"), filepath.Join(tm.dir, "answerers.yaml"))
+	c := tm.start()
+	var created time.Time
+	waitFor(t, 10*time.Second, "the question", func() bool {
+		qs := questionsJSON(t, tm)
+		if len(qs) == 1 {
+			created, _ = time.Parse(time.RFC3339Nano, qs[0]["created"].(string))
+		}
+		return !created.IsZero()
+	})
+	c.kill()
+	tm.write("team.yaml", []agentDef{{name: "dev", flags: []string{"--raw"}, script: "idle\n"}})
+	c2 := tm.start()
+	var escalated time.Time
+	waitFor(t, 20*time.Second, "the escalation after the restart", func() bool {
+		qs := questionsJSON(t, tm, "q-0001")
+		if len(qs) == 1 && qs[0]["answerer"] == "human/second" {
+			hops := qs[0]["hops"].([]any)
+			escalated, _ = time.Parse(time.RFC3339Nano, hops[len(hops)-1].(map[string]any)["at"].(string))
+		}
+		return !escalated.IsZero()
+	})
+	if d := escalated.Sub(created); d < 3*time.Second || d > 6*time.Second {
+		t.Errorf("escalated %v after the question was asked; the SLA is 3s", d)
+	}
+	c2.stop()
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// newQuestions builds the question machine: routes from answerers.yaml
+// (or everything to the human), the team's capabilities, and the pending
+// questions and id counter from the store.
+func newQuestions(team *config.Team, st *store.Store) (*questions.Machine, error) {
+	routes := questions.DefaultRoutes()
+	if team.Questions.Answerers != "" {
+		r, err := questions.LoadRoutes(team.Questions.Answerers)
+		if err != nil {
+			return nil, err
+		}
+		routes = r
+	}
+	var names []string
+	caps := map[string][]string{}
+	for _, a := range team.Agents {
+		names = append(names, a.Name)
+		for _, c := range a.Capabilities {
+			caps[c] = append(caps[c], a.Name)
+		}
+	}
+	pending, err := StoredQuestions(st, questions.Pending)
+	if err != nil {
+		return nil, err
+	}
+	next := uint64(1)
+	if v, ok, err := st.Meta(questions.MetaNext); err != nil {
+		return nil, err
+	} else if ok {
+		next, _ = strconv.ParseUint(v, 10, 64)
+	}
+	return questions.New(questions.Config{Routes: routes, Agents: names, Capabilities: caps, Next: next, Pending: pending}), nil
+}
+
+// StoredQuestions reads the questions in status from the store ("" for
+// all), ordered as the console lists them.
+func StoredQuestions(st *store.Store, status questions.Status) ([]questions.Question, error) {
+	statuses := []questions.Status{status}
+	if status == "" {
+		statuses = []questions.Status{questions.Pending, questions.Answered, questions.TimedOut}
+	}
+	var out []questions.Question
+	for _, s := range statuses {
+		prefix := lead.StatusPrefix(s)
+		err := st.MetaPrefix(prefix, func(key, _ string) error {
+			q, ok, err := StoredQuestion(st, strings.TrimPrefix(key, prefix))
+			if err == nil && ok {
+				out = append(out, q)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading questions: %w", err)
+		}
+	}
+	questions.SortForHuman(out)
+	return out, nil
+}
+
+// StoredQuestion reads one question from the store.
+func StoredQuestion(st *store.Store, id string) (questions.Question, bool, error) {
+	var q questions.Question
+	v, ok, err := st.Meta(lead.QuestionKey(id))
+	if err != nil || !ok {
+		return q, ok, err
+	}
+	return q, true, json.Unmarshal([]byte(v), &q)
+}
+
+// Ask asks a question as asker (an agent's name, or "human").
+func (e *Engine) Ask(a questions.Ask) (questions.Question, error) {
+	var q questions.Question
+	err := e.do(func(now time.Time) (lead.Output, error) {
+		var out lead.Output
+		var err error
+		q, out, err = e.lead.Ask(a, now)
+		return out, err
+	})
+	return q, err
+}
+
+// Questions lists the pending questions.
+func (e *Engine) Questions() []questions.Question {
+	var qs []questions.Question
+	_ = e.do(func(time.Time) (lead.Output, error) {
+		qs = e.lead.Questions()
+		return lead.Output{}, nil
+	})
+	return qs
+}
+
+// AnswerAny answers a question (q-…) or an inbox item (m-…) as the human.
+// A question answered before gets "already answered by X at T".
+func (e *Engine) AnswerAny(id, text string) error {
+	if !lead.IsQuestionID(id) {
+		return e.Answer(id, text)
+	}
+	qid, _ := questions.ParseID(id)
+	err := e.do(func(now time.Time) (lead.Output, error) {
+		return e.lead.AnswerQuestion(qid, questions.Requester, text, now)
+	})
+	if errors.Is(err, questions.ErrNotPending) {
+		if q, ok, _ := StoredQuestion(e.store, qid); ok {
+			switch q.Status {
+			case questions.Answered:
+				return fmt.Errorf("%s was already answered by %s at %s", qid, q.AnsweredBy, q.AnsweredAt.Local().Format("2006-01-02 15:04:05"))
+			case questions.TimedOut:
+				return fmt.Errorf("%s timed out; ask again if it still matters", qid)
+			}
+		}
+		return fmt.Errorf("no pending question %s", qid)
+	}
+	return err
+}
+
+// afterCommit carries out what a committed batch asked for: notifications
+// and tool answerers, off the loop goroutine.
+func (e *Engine) afterCommit(notes []questions.Notification, tools []questions.ToolTask) {
+	for _, n := range notes {
+		go e.notify(n)
+	}
+	for _, t := range tools {
+		go e.runTool(t)
+	}
+}
+
+// notify sends a notification: slack:// and webhook:// post JSON to the
+// endpoint configured for the URL, exec:// runs a command, bell:// is the
+// console's (it rings on the record).
+func (e *Engine) notify(n questions.Notification) {
+	proto, dest, _ := strings.Cut(n.URL, "://")
+	var err error
+	switch proto {
+	case "slack", "webhook", "http", "https":
+		endpoint := e.opts.Team.Questions.Notify[n.URL]
+		if endpoint == "" && (proto == "http" || proto == "https") {
+			endpoint = n.URL
+		}
+		if endpoint == "" {
+			err = fmt.Errorf("no endpoint for %s: add it under questions.notify in the team file", n.URL)
+			break
+		}
+		body, _ := json.Marshal(map[string]string{"subject": n.Subject, "title": n.Title, "text": n.Body})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		var resp *http.Response
+		if resp, err = http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode >= 300 {
+				err = fmt.Errorf("%s answered %s", endpoint, resp.Status)
+			}
+		}
+	case "exec":
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err = exec.CommandContext(ctx, dest, n.Title, n.Body).Run()
+	case "bell":
+		return
+	default:
+		err = fmt.Errorf("unknown notify scheme %q", proto)
+	}
+	if err != nil && e.opts.OnError != nil {
+		e.opts.OnError(fmt.Errorf("notify %s: %w", n.URL, err))
+	}
+}
+
+// runTool runs a tool answerer: the question on stdin, the answer from
+// stdout, within the tool's time limit. A failure leaves the question
+// pending: its SLA escalates it.
+func (e *Engine) runTool(t questions.ToolTask) {
+	tool, ok := e.opts.Team.Questions.Tools[t.Tool]
+	var out []byte
+	var err error
+	if !ok {
+		err = fmt.Errorf("no tool %q under questions.tools in the team file", t.Tool)
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), tool.Timeout)
+		cmd := exec.CommandContext(ctx, tool.Command[0], tool.Command[1:]...)
+		cmd.Stdin = strings.NewReader(t.Question.Text + "\n")
+		cmd.Env = append(cmd.Environ(), "TEAMLEAD_QUESTION="+t.Question.ID, "TEAMLEAD_TOPIC="+t.Question.Topic, "TEAMLEAD_CONTEXT="+t.Question.Context)
+		out, err = cmd.Output()
+		cancel()
+		if err == nil && strings.TrimSpace(string(out)) == "" {
+			err = errors.New("it printed nothing")
+		}
+	}
+	id, by := t.Question.ID, "tool/"+t.Tool
+	_ = e.do(func(now time.Time) (lead.Output, error) {
+		if err != nil {
+			return lead.Output{Records: []store.Record{{Time: now, Kind: "question-tool-failed", Subject: "tool.task." + t.Tool,
+				MsgID: id, Reason: err.Error(), Agent: t.Question.Asker}}}, nil
+		}
+		out, aerr := e.lead.AnswerQuestion(id, by, strings.TrimSpace(string(out)), now)
+		if aerr != nil {
+			out.Records = append(out.Records, store.Record{Time: now, Kind: "question-tool-failed", Subject: "tool.task." + t.Tool, MsgID: id, Reason: aerr.Error()})
+		}
+		return out, nil
+	})
+}
