@@ -43,7 +43,7 @@ func newAgentsCmd(g *globals) *cobra.Command {
 // listAgents asks the running console, or else reads the team file and the
 // last recorded lifecycle event of each agent from the store.
 func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
-	if c, err := control.NewClient(g.state); err == nil {
+	if c, err := g.client(); err == nil {
 		list, err := c.Agents()
 		return list, true, err
 	} else if !errors.Is(err, control.ErrNoConsole) {

@@ -58,7 +58,7 @@ func audit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 	if err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
-	c, err := control.NewClient(g.state)
+	c, err := g.client()
 	switch {
 	case err == nil && f.follow:
 		q.Limit = 0

@@ -32,7 +32,7 @@ func newInboxCmd(g *globals) *cobra.Command {
 }
 
 func inboxItems(g *globals) ([]lead.InboxItem, error) {
-	c, err := control.NewClient(g.state)
+	c, err := g.client()
 	if err == nil {
 		return c.Inbox()
 	}
@@ -77,7 +77,7 @@ func newAnswerCmd(g *globals) *cobra.Command {
 		Short: "Answer a question (q-…) or an inbox item (m-…); the asker receives it as a [ROUTE] from team-lead",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := control.NewClient(g.state)
+			c, err := g.client()
 			if err != nil {
 				return fmt.Errorf("%w; start one with: teamlead run", err)
 			}

@@ -29,7 +29,7 @@ func newAskCmd(g *globals) *cobra.Command {
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.Topic, a.Text = args[0], strings.Join(args[1:], " ")
-			c, err := control.NewClient(g.state)
+			c, err := g.client()
 			if err != nil {
 				return fmt.Errorf("%w; start one with: teamlead run", err)
 			}
@@ -89,7 +89,7 @@ func newQuestionsCmd(g *globals) *cobra.Command {
 
 // listQuestions asks the running console, or reads the store.
 func listQuestions(g *globals, status, id string) ([]questions.Question, error) {
-	if c, err := control.NewClient(g.state); err == nil {
+	if c, err := g.client(); err == nil {
 		return c.Questions(status, id)
 	} else if !errors.Is(err, control.ErrNoConsole) {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/teamlead/teamlead/internal/control"
 )
 
 // globals are the flags every subcommand shares.
@@ -45,6 +47,15 @@ func defaultState() string {
 		return filepath.Join(home, ".local", "share", "teamlead")
 	}
 	return ".teamlead"
+}
+
+// client connects to the running console: through TEAMLEAD_SOCKET inside
+// an agent (the console sets it), else the state directory's socket.
+func (g *globals) client() (*control.Client, error) {
+	if sock := os.Getenv("TEAMLEAD_SOCKET"); sock != "" && os.Getenv("TEAMLEAD_STATE") == "" {
+		return control.NewClientAt(sock)
+	}
+	return control.NewClient(g.state)
 }
 
 // storeDir is where the Badger store lives inside the state directory.

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/teamlead/teamlead/internal/control"
 )
 
 func newSendCmd(g *globals) *cobra.Command {
@@ -26,7 +24,7 @@ func newSendCmd(g *globals) *cobra.Command {
 				}
 				text = strings.TrimRight(string(b), "\n")
 			}
-			c, err := control.NewClient(g.state)
+			c, err := g.client()
 			if err != nil {
 				return fmt.Errorf("%w; start one with: teamlead run", err)
 			}

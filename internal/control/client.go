@@ -25,11 +25,16 @@ type Client struct {
 // NewClient returns a client for the console of stateDir. It fails with
 // ErrNoConsole when nothing listens there.
 func NewClient(stateDir string) (*Client, error) {
-	path := filepath.Join(stateDir, SocketName)
+	return NewClientAt(filepath.Join(stateDir, SocketName))
+}
+
+// NewClientAt returns a client for the console listening on socket path
+// (an agent finds it in TEAMLEAD_SOCKET).
+func NewClientAt(path string) (*Client, error) {
 	c, err := net.DialTimeout("unix", path, 2*time.Second)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
-			return nil, fmt.Errorf("%w with state %s", ErrNoConsole, stateDir)
+			return nil, fmt.Errorf("%w on %s", ErrNoConsole, path)
 		}
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
 	}

@@ -255,3 +255,30 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// teamlead ask from an agent's own shell reaches the console through
+// TEAMLEAD_SOCKET, and the asker is the agent whose session the process is
+// in, whatever it claims.
+func TestAskFromAgentShellCannotForgeAsker(t *testing.T) {
+	tm := newTeam(t, agentDef{name: "dev", command: []string{"sh", "-c",
+		`echo ready; TEAMLEAD_AGENT=qa "` + bin.teamlead + `" ask --task T-5 --urgency blocking api.pagination 'Does the API paginate?'; echo asked-$?; sleep 100`}},
+		agentDef{name: "qa", script: "idle\n"})
+	c := tm.start()
+	var qs []map[string]any
+	waitFor(t, 20*time.Second, "the question", func() bool {
+		qs = questionsJSON(t, tm)
+		return len(qs) == 1
+	})
+	if qs[0]["asker"] != "dev" || qs[0]["task"] != "T-5" || qs[0]["urgency"] != "blocking" || qs[0]["text"] != "Does the API paginate?" {
+		t.Errorf("question %v", qs[0])
+	}
+	// From outside any agent, the asker is the human.
+	out := tm.mustCLI("ask", "requirements.scope", "Is", "mobile", "in", "scope?")
+	if !strings.Contains(out, "q-0002 routed to human/requester") {
+		t.Errorf("ask: %s", out)
+	}
+	if q := questionsJSON(t, tm, "q-0002"); len(q) != 1 || q[0]["asker"] != "human" {
+		t.Errorf("human question %v", q)
+	}
+	c.stop()
+}

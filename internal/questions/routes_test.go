@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gobwas/glob"
 
@@ -143,6 +144,14 @@ func TestRoutesPatternSemantics(t *testing.T) {
 		{"*.auth", ".auth", false},
 	}
 	for _, tc := range tests {
+		// The semantics are gobwas/glob's with '.' as separator, for every
+		// well-formed topic (the fast path must agree).
+		topic := strings.ToLower(strings.TrimSpace(tc.topic))
+		if topic != "" && !strings.HasPrefix(topic, ".") && !strings.HasSuffix(topic, ".") && !strings.Contains(topic, "..") {
+			if got := glob.MustCompile(strings.ToLower(tc.pattern), '.').Match(topic); got != tc.want {
+				t.Errorf("gobwas/glob: pattern %q, topic %q: %v, want %v", tc.pattern, tc.topic, got, tc.want)
+			}
+		}
 		r := rtMust(t, fmt.Sprintf("routes:\n  - pattern: %q\n    answerer: agent/x\n", tc.pattern))
 		got := r.Match(tc.topic)
 		if (got.Pattern == tc.pattern) != tc.want {
@@ -195,7 +204,7 @@ func TestRoutesIndexAgreesWithLinearScan(t *testing.T) {
 	levels := []string{"api", "web", "auth", "db", "x", "API", "Auth"}
 	pick := func() string { return levels[rng.IntN(len(levels))] }
 	wild := []string{"*", "**", "a*", "{api,web}", "?b", "[a-d]*"}
-	for round := 0; round < 50; round++ {
+	for round := 0; round < 200; round++ {
 		var b strings.Builder
 		b.WriteString("routes:\n")
 		seen := map[string]bool{}
@@ -740,6 +749,34 @@ func FuzzParseRoutes(f *testing.F) {
 		}
 		if lines := strings.Count(r.Describe(), "\n"); lines != len(r.Routes)+1 {
 			t.Fatalf("Describe has %d lines for %d routes", lines, len(r.Routes))
+		}
+	})
+}
+
+// FuzzMatchAgreesWithGlob: for any valid pattern and well-formed topic,
+// Match decides as gobwas/glob does (the level fast path included).
+func FuzzMatchAgreesWithGlob(f *testing.F) {
+	for _, c := range [][2]string{
+		{"api.*", "api.auth"}, {"a.**.b", "a.x.y.b"}, {"**.x", "x"}, {"*.**.*", "a.b"},
+		{"{a,b}.**", "b.c"}, {"a.sem*", "a.semx"}, {"**.**", "a.b.c"}, {"A.*", "a.B"},
+	} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, topic string) {
+		// %q below would turn invalid UTF-8 into YAML escapes of other runes.
+		if rtCheckPattern(pattern) != nil || !utf8.ValidString(pattern) {
+			return
+		}
+		r, err := ParseRoutes("f.yaml", []byte(fmt.Sprintf("routes:\n  - pattern: %q\n    answerer: agent/x\n", pattern)))
+		if err != nil {
+			return // e.g. YAML-quoting trouble; ParseRoutes is fuzzed on its own
+		}
+		got := r.Match(topic).Pattern == pattern
+		tp := strings.ToLower(strings.TrimSpace(topic))
+		wellFormed := tp != "" && !strings.HasPrefix(tp, ".") && !strings.HasSuffix(tp, ".") && !strings.Contains(tp, "..")
+		want := wellFormed && glob.MustCompile(rtNormPattern(pattern), '.').Match(tp)
+		if got != want {
+			t.Fatalf("pattern %q topic %q: Match says %v, gobwas/glob says %v", pattern, topic, got, want)
 		}
 	})
 }

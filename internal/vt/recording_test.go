@@ -18,7 +18,7 @@ type recording struct {
 	Checkpoints []int  `json:"checkpoints"` // byte offsets worth comparing at
 }
 
-func loadRecordings(t *testing.T) ([]recording, map[string][]byte) {
+func loadRecordings(t testing.TB) ([]recording, map[string][]byte) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "recordings.json"))
 	if err != nil {

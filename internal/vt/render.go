@@ -92,12 +92,8 @@ func (t *Terminal) Resize(cols, rows int) {
 	if t.altActive && t.main.saved.valid {
 		mainY = t.main.saved.y
 	}
-	if k := t.resizeScreen(&t.main, cols, rows, mainY, true); k > 0 {
-		if t.altActive {
-			t.main.saved.y = max(0, t.main.saved.y-k)
-		} else {
-			t.y = max(0, t.y-k)
-		}
+	if k := t.resizeScreen(&t.main, cols, rows, mainY, true); k > 0 && !t.altActive {
+		t.y = max(0, t.y-k)
 	}
 	altY := 0
 	if t.altActive {
@@ -160,7 +156,7 @@ func (t *Terminal) resizeScreen(s *screen, cols, rows, anchorY int, save bool) i
 		}
 		s.lines[y] = row
 	}
-	s.saved.x, s.saved.y = min(s.saved.x, cols-1), min(s.saved.y, rows-1)
+	s.saved.x, s.saved.y = min(s.saved.x, cols-1), max(0, min(s.saved.y-shifted, rows-1))
 	return shifted
 }
 

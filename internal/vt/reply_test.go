@@ -3,6 +3,7 @@ package vt
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -130,21 +131,19 @@ func TestRepliesAfterSlowReader(t *testing.T) {
 	defer term.Close()
 	var want strings.Builder
 	for i := 1; i <= 20; i++ {
-		term.Write([]byte("\x1b[" + itoa(i) + ";1H\x1b[6n"))
-		want.WriteString("\x1b[" + itoa(i) + ";1R")
+		term.Write([]byte("\x1b[" + strconv.Itoa(i) + ";1H\x1b[6n"))
+		want.WriteString("\x1b[" + strconv.Itoa(i) + ";1R")
 	}
 	got := make([]byte, want.Len())
-	time.Sleep(10 * time.Millisecond) // let the replies queue up behind the reader
+	if err := r.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := readFull(r, got); err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != want.String() {
 		t.Errorf("replies %q, want %q", got, want.String())
 	}
-}
-
-func itoa(i int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+i/10%10)) + string(rune('0'+i%10)))
 }
 
 func readFull(f *os.File, b []byte) (int, error) {

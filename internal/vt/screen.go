@@ -109,7 +109,7 @@ func (t *Terminal) collectStyles() {
 		}
 	}
 	t.styles = styles
-	t.styleLimit = max(minStyleLimit, 2*len(styles))
+	t.styleLimit = max(t.styleFloor, 2*len(styles))
 	t.rehashStyles()
 	t.penOK = false
 	t.eraseSID = 0
@@ -515,16 +515,25 @@ func (t *Terminal) eraseLine(mode int) {
 	t.wrapNext = false
 }
 
+// splitAt blanks both halves of a wide character that straddles the
+// boundary before column x.
+func splitAt(row []cell, x int) {
+	if x > 0 && x < len(row) && row[x].r == 0 {
+		row[x-1] = mkcell(' ', row[x-1].sid(), 1)
+		row[x] = mkcell(' ', row[x].sid(), 1)
+	}
+}
+
 // insertCells implements ICH: n blanks at the cursor, the rest of the line
 // shifted right.
 func (t *Terminal) insertCells(n int) {
 	row := t.cur.lines[t.y]
 	x := t.x
 	n = min(n, t.cols-x)
-	t.clearWide(row, x)
+	splitAt(row, x)
+	splitAt(row, t.cols-n)
 	copy(row[x+n:], row[x:])
 	fillBlank(row[x:x+n], t.eraseID())
-	fixWideEdges(row, x+n, t.cols)
 	t.wrapNext = false
 }
 
@@ -533,13 +542,10 @@ func (t *Terminal) deleteCells(n int) {
 	row := t.cur.lines[t.y]
 	x := t.x
 	n = min(n, t.cols-x)
-	t.clearWide(row, x)
-	if x+n < t.cols {
-		t.clearWide(row, x+n)
-	}
+	splitAt(row, x)
+	splitAt(row, x+n)
 	copy(row[x:], row[x+n:])
 	fillBlank(row[t.cols-n:], t.eraseID())
-	fixWideEdges(row, x, x)
 	t.wrapNext = false
 }
 

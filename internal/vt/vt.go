@@ -139,6 +139,7 @@ type Terminal struct {
 	styles     []Style
 	styleHash  []uint32 // open-addressing index of styles (see intern)
 	styleLimit int
+	styleFloor int // styleLimit never goes below this (minStyleLimit)
 	clusters   []string
 	clusterIdx map[string]uint32
 	clusterLim int
@@ -192,6 +193,7 @@ func New(cols, rows int, opts Options) *Terminal {
 		fg: opts.Foreground, bg: opts.Background,
 		styles:     []Style{{}},
 		styleLimit: minStyleLimit,
+		styleFloor: minStyleLimit,
 		clusterIdx: map[string]uint32{},
 		clusterLim: 4096,
 		sb:         ring{max: n},
