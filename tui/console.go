@@ -10,6 +10,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/tui/components/screen"
 )
 
@@ -25,8 +26,10 @@ type Console interface {
 	Keys(agent string, b []byte) error
 	// Inbox lists what waits for the human.
 	Inbox() []lead.InboxItem
-	// Answer answers an inbox item.
+	// Answer answers an inbox item (m-…) or a question (q-…).
 	Answer(id, text string) error
+	// Questions lists the pending questions.
+	Questions() []questions.Question
 	// Bus carries every committed record.
 	Bus() bus.Bus
 	// LastSeq is the sequence of the newest committed record.

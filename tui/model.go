@@ -90,6 +90,10 @@ type recordsMsg struct {
 // tickMsg refreshes agent states and the live screen.
 type tickMsg time.Time
 
+// StatusError returns a message that shows err in the status bar (for
+// trouble reported from outside the model, such as the engine's).
+func StatusError(err error) tea.Msg { return statusMsg{text: err.Error(), err: true} }
+
 // statusMsg shows a line in the status bar.
 type statusMsg struct {
 	text string
@@ -114,7 +118,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	m := Model{con: con, keys: opts.Keys, st: st, opts: opts, help: h,
 		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), activity: activity.New(st),
 		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, unread: map[string]int{}, keyOut: newKeyWriter(con)}
-	m.queue.Set(inboxItems(con.Inbox()))
+	m.queue.Set(append(inboxItems(con.Inbox()), questionItems(con.Questions())...))
 	m.refreshAgents()
 	m.lastSeq = con.LastSeq()
 	m.sub = con.Bus().Subscribe(">", m.lastSeq)
@@ -203,6 +207,19 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.notify(r))
 		case lead.KindAnswered:
 			m.queue.Remove(r.MsgID)
+		case "question-queue":
+			deadline, _ := time.Parse(time.RFC3339Nano, r.Fields["deadline"])
+			m.queue.Add(queue.Item{Kind: r.Fields["urgency"] + " q", ID: r.MsgID, From: r.From, Task: r.Task,
+				Text: r.Fields["topic"] + ": " + r.Body, Since: r.Time, Deadline: deadline, For: r.Fields["answerer"]})
+			cmds = append(cmds, m.notify(r))
+		case "question-task", "question-answer":
+			m.queue.Remove(r.MsgID)
+		case "question-timeout":
+			m.queue.Remove(r.MsgID)
+			if r.Fields["status"] == "timeout" {
+				m.status, m.statusE = fmt.Sprintf("%s timed out: %s", r.MsgID, r.Body), true
+				cmds = append(cmds, m.notify(r))
+			}
 		}
 	}
 	if len(msg.recs) > 0 {

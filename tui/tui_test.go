@@ -14,6 +14,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/components/screen"
@@ -95,6 +96,14 @@ func (f *fakeConsole) Answer(id, text string) error {
 	}
 	return nil
 }
+func (f *fakeConsole) Questions() []questions.Question {
+	return []questions.Question{
+		{ID: "q-0001", Topic: "requirements.scope", Text: "Is mobile in scope?", Asker: "qa", Urgency: "blocking", Answerer: "human/requester",
+			Status: questions.Pending, Created: t0.Add(-2 * time.Minute), Deadline: t0.Add(30 * time.Minute)},
+		{ID: "q-0002", Topic: "architecture.db", Text: "Postgres?", Asker: "dev", Answerer: "agent/architect", Status: questions.Pending, Created: t0},
+	}
+}
+
 func (f *fakeConsole) Bus() bus.Bus    { return f.b }
 func (f *fakeConsole) LastSeq() uint64 { return 0 }
 func (f *fakeConsole) ResizeAgents(cols, rows int) {
@@ -192,7 +201,7 @@ func waitCall(t *testing.T, f *fakeConsole, want string) {
 func TestStartShowsTeamInboxAndSizesAgents(t *testing.T) {
 	f := newFake()
 	tm := start(t, f)
-	waitOutput(t, tm, "1 waiting for you")
+	waitOutput(t, tm, "2 waiting for you") // the blocker and the question for the human, not the agent's
 	f.mu.Lock()
 	cols, rows := f.cols, f.rows
 	f.mu.Unlock()
@@ -247,11 +256,17 @@ func TestAnswerFromInbox(t *testing.T) {
 func TestNewInboxItemNotifiesAndAnsweredLeaves(t *testing.T) {
 	f := newFake()
 	tm := start(t, f)
-	f.publish(store.Record{Kind: lead.KindInbox, Subject: "human.inbox", From: "architect", Type: "question", Task: "T-3", MsgID: "m-7", Body: "Cookies or localStorage?", Time: t0})
-	waitOutput(t, tm, "2 waiting for you")
-	waitCall(t, f, "notify question from architect: Cookies or localStorage?")
+	f.publish(store.Record{Kind: lead.KindInbox, Subject: "human.inbox", From: "architect", Type: "blocker", Task: "T-3", MsgID: "m-7", Body: "Cookies or localStorage?", Time: t0})
+	waitOutput(t, tm, "3 waiting for you")
+	waitCall(t, f, "notify blocker from architect: Cookies or localStorage?")
 	f.publish(store.Record{Kind: lead.KindAnswered, Subject: "human.answer.dev", MsgID: "m-4", Time: t0})
-	waitOutput(t, tm, "1 waiting for you")
+	waitOutput(t, tm, "2 waiting for you")
+	// A question escalated to a person arrives; answered, it leaves.
+	f.publish(store.Record{Kind: "question-queue", Subject: "human.questions", From: "dev", Type: "question", MsgID: "q-0003", Body: "Postgres?",
+		Time: t0, Fields: map[string]string{"topic": "architecture.db", "urgency": "high", "answerer": "team/architecture"}})
+	waitOutput(t, tm, "3 waiting for you")
+	f.publish(store.Record{Kind: "question-answer", Subject: "question.answer.q-0003", MsgID: "q-0003", Time: t0})
+	waitOutput(t, tm, "2 waiting for you")
 }
 
 func TestPaletteSendAndActions(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/tui/components/queue"
 )
 
@@ -152,6 +153,19 @@ func (m Model) helpView() string {
 	body := m.help.FullHelpView(m.keys.FullHelp())
 	extra := m.st.Muted.Render("Commands (" + m.keys.Palette.Help().Key + "): /send <agent> <text> · /answer <id> <text> · /questions [pending|ID] · /filter <text>")
 	return lipgloss.NewStyle().Padding(1, 2).Render(lipgloss.JoinVertical(lipgloss.Left, title, "", body, "", extra))
+}
+
+// questionItems turns the pending questions waiting for a person or a team
+// into queue items (those with an agent or a tool are not the human's).
+func questionItems(qs []questions.Question) []queue.Item {
+	var out []queue.Item
+	for _, q := range qs {
+		if strings.HasPrefix(q.Answerer, "human/") || strings.HasPrefix(q.Answerer, "team/") {
+			out = append(out, queue.Item{Kind: q.Urgency + " q", ID: q.ID, From: q.Asker, Task: q.Task, Text: q.Topic + ": " + q.Text,
+				Since: q.Created, Deadline: q.Deadline, For: q.Answerer})
+		}
+	}
+	return out
 }
 
 // inboxItems turns the lead's inbox into queue items.

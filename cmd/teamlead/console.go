@@ -34,7 +34,9 @@ func (c consoleOf) Answer(id, text string) error { return c.Engine.AnswerAny(id,
 
 // runConsole runs the dashboard until the human quits or ctx ends (a
 // signal); the caller then stops the engine.
-func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string) error {
+// onError receives the function that shows the engine's errors in the
+// console while it runs.
+func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string, onError func(func(error))) error {
 	if !isTerminal(os.Stdout) || !isTerminal(os.Stdin) {
 		return fmt.Errorf("the console needs a terminal; use --headless to run without one")
 	}
@@ -52,6 +54,7 @@ func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, them
 	_, noColor := os.LookupEnv("NO_COLOR")
 	model := tui.New(consoleOf{eng}, style.New(th, noColor), tui.Options{Keys: keys, Notify: notifier(team.UI.Notify)})
 	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx))
+	onError(func(err error) { p.Send(tui.StatusError(err)) })
 	_, err = p.Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil // stopped by a signal: a clean stop

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -65,9 +66,14 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	}
 	defer st.Close()
 
+	// Trouble the engine survives goes to stderr, or to the console's
+	// status bar while it runs (stderr would tear the full screen).
+	var showErr atomic.Pointer[func(error)]
+	toStderr := func(err error) { fmt.Fprintln(errOut, "teamlead:", err) }
+	showErr.Store(&toStderr)
 	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
 		Socket:  filepath.Join(g.state, control.SocketName),
-		OnError: func(err error) { fmt.Fprintln(errOut, "teamlead:", err) }})
+		OnError: func(err error) { (*showErr.Load())(err) }})
 	if err != nil {
 		return err
 	}
@@ -94,7 +100,8 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		fmt.Fprintln(out, "teamlead: stopped")
 		return eng.Err()
 	}
-	uiErr := runConsole(ctx, eng, team, f.theme)
+	uiErr := runConsole(ctx, eng, team, f.theme, func(show func(error)) { showErr.Store(&show) })
+	showErr.Store(&toStderr)
 	stopEngine()
 	<-eng.Done()
 	if uiErr != nil {

@@ -14,7 +14,8 @@ import (
 // the parser: a large PTY read.
 const ptyChunk = 32 << 10
 
-// ThroughputResult compares the parser with a bare PTY on the same log.
+// ThroughputResult compares the parser, the engine's ingest path and tmux
+// with a bare PTY on the same log.
 type ThroughputResult struct {
 	// LogBytes is the size of the generated log.
 	LogBytes int
@@ -32,6 +33,27 @@ type ThroughputResult struct {
 	PTYBytes int64
 	// Passes and Runs are the repetitions behind the medians.
 	Passes, Runs int
+
+	// IngestMBps is the median throughput, over Runs runs, of the engine's
+	// ingest path: the agents package's PTY reader handing each read to
+	// vt.Terminal.Write then protocol.Parser.Feed, as the engine's sink does.
+	IngestMBps float64
+	// IngestFound is how many envelopes the ingest path's parser found (the
+	// first run that disagrees with Envelopes is the one reported).
+	IngestFound int
+	// TmuxMBps is the median throughput of tmux showing the same log in a
+	// detached pane, over Runs runs: PTYBytes over the time from starting
+	// tmux to the log's end on the pane's screen. 0 when tmux was not
+	// measured (TmuxNote says why).
+	TmuxMBps float64
+	// TmuxEmpty is the median time of the same tmux run with an empty log:
+	// the start-up and polling that TmuxMBps includes (not subtracted).
+	TmuxEmpty time.Duration
+	// TmuxVersion is `tmux -V`.
+	TmuxVersion string
+	// TmuxNote says why there is no tmux figure ("tmux not installed", an
+	// error); "" when there is one.
+	TmuxNote string
 }
 
 // Ratio is the parser's throughput over the bare PTY's.
@@ -42,10 +64,29 @@ func (t *ThroughputResult) Ratio() float64 {
 	return t.ParserMBps / t.PTYMBps
 }
 
-// MeasureThroughput generates a log of logBytes with seed, measures how
-// fast a child (exe, re-executed as the PTY writer) can push it through a
-// PTY, median of runs, and how fast the parser reads it, median of passes.
-// dir holds the log file for the child.
+// IngestRatio is the ingest path's throughput over the bare PTY's.
+func (t *ThroughputResult) IngestRatio() float64 {
+	if t.PTYMBps == 0 {
+		return 0
+	}
+	return t.IngestMBps / t.PTYMBps
+}
+
+// TmuxRatio is the ingest path's throughput over tmux's (0 without tmux).
+func (t *ThroughputResult) TmuxRatio() float64 {
+	if t.TmuxMBps == 0 {
+		return 0
+	}
+	return t.IngestMBps / t.TmuxMBps
+}
+
+// MeasureThroughput generates a log of logBytes with seed and measures, in
+// runs interleaved rounds (so that a change in the machine's load weighs
+// on all of them alike), how fast a child (exe, re-executed as the PTY
+// writer) can push it through a bare PTY, through the engine's ingest path
+// (see ingestRun) and through tmux (see tmuxRun), medians of runs; then how
+// fast the parser alone reads it, median of passes. dir holds the log file
+// for the children.
 func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs int) (*ThroughputResult, error) {
 	log, envelopes := protocol.GenerateLog(logBytes, seed)
 	res := &ThroughputResult{LogBytes: len(log), Envelopes: envelopes, Passes: passes, Runs: runs}
@@ -54,8 +95,21 @@ func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs i
 		return nil, err
 	}
 	defer os.Remove(path)
-	var pty []float64
-	for range runs {
+	empty := filepath.Join(dir, "empty.log")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		return nil, err
+	}
+	defer os.Remove(empty)
+	// Generous deadlines: 1 MB/s would be broken, not slow.
+	deadline := 30*time.Second + time.Duration(len(log))*time.Microsecond
+	tmux, version, terr := tmuxVersion()
+	if terr != nil {
+		res.TmuxNote = terr.Error()
+	}
+	res.TmuxVersion = version
+	var pty, ingest, tm []float64
+	var tmEmpty []time.Duration
+	for i := range runs {
 		n, mbps, err := ptyRun(exe, path)
 		if err != nil {
 			return nil, err
@@ -65,8 +119,35 @@ func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs i
 		}
 		res.PTYBytes = n
 		pty = append(pty, mbps)
+
+		found, n, mbps, err := ingestRun(exe, path, deadline)
+		if err != nil {
+			return nil, err
+		}
+		if n < int64(len(log)) {
+			return nil, fmt.Errorf("ingest: read %d bytes, the log has %d", n, len(log))
+		}
+		if i == 0 || found != envelopes {
+			res.IngestFound = found
+		}
+		ingest = append(ingest, mbps)
+
+		if res.TmuxNote == "" {
+			el, err := tmuxRun(tmux, dir, path, deadline)
+			if err == nil {
+				tm = append(tm, float64(res.PTYBytes)/1e6/el.Seconds())
+				el, err = tmuxRun(tmux, dir, empty, deadline)
+				tmEmpty = append(tmEmpty, el)
+			}
+			if err != nil {
+				res.TmuxNote, tm = err.Error(), nil
+			}
+		}
 	}
-	res.PTYMBps = median(pty)
+	res.PTYMBps, res.IngestMBps = median(pty), median(ingest)
+	if res.TmuxNote == "" {
+		res.TmuxMBps, res.TmuxEmpty = median(tm), Summarize(tmEmpty).P50
+	}
 	var parser []float64
 	for i := range passes {
 		found, el := parseRun(log)

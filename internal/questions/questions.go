@@ -230,7 +230,7 @@ func (m *Machine) assign(q *Question, route Route, answerer, why string, now tim
 		eff.Records = append(eff.Records, m.record(q, "question-task", "tool.task."+a.Name, now, "asked "+answerer))
 		eff.Tools = append(eff.Tools, ToolTask{Question: *q, Tool: a.Name})
 	default: // human and team answer in the console
-		eff.Records = append(eff.Records, m.record(q, "question-queue", "human.questions", now, "waiting for "+answerer))
+		eff.Records = append(eff.Records, m.record(q, "question-queue", "human.questions", now, q.Text))
 	}
 	for _, url := range route.Notify {
 		eff.Notify = append(eff.Notify, notification(url, q, "question "+q.ID+" for "+answerer))
@@ -420,9 +420,12 @@ func SortForHuman(qs []Question) {
 }
 
 func (m *Machine) record(q *Question, kind, subject string, now time.Time, body string) store.Record {
+	f := map[string]string{"topic": q.Topic, "answerer": q.Answerer, "urgency": q.Urgency, "status": string(q.Status)}
+	if !q.Deadline.IsZero() {
+		f["deadline"] = q.Deadline.UTC().Format(time.RFC3339Nano)
+	}
 	return store.Record{Time: now, Kind: kind, Subject: subject, Agent: q.Asker, From: q.Asker, Type: "question",
-		Task: q.Task, MsgID: q.ID, Body: body,
-		Fields: map[string]string{"topic": q.Topic, "answerer": q.Answerer, "urgency": q.Urgency, "status": string(q.Status)}}
+		Task: q.Task, MsgID: q.ID, Body: body, Fields: f}
 }
 
 // QuestionText is the envelope an agent answerer receives (PROTOCOL.md

@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gobwas/glob"
 	"go.yaml.in/yaml/v3"
@@ -238,7 +239,7 @@ func (r *Routes) Describe() string {
 	}
 	width := len("(default)")
 	for _, rt := range r.Routes {
-		width = max(width, len(rt.Pattern))
+		width = max(width, utf8.RuneCountInString(rt.Pattern)) // %-*s pads runes
 	}
 	var b strings.Builder
 	line := func(pattern string, rt Route) {
@@ -326,8 +327,9 @@ func ParseSLA(s string) (time.Duration, error) {
 	return total, nil
 }
 
-// rtFormatSLA renders d the way answerers.yaml writes it, with weeks and days:
-// 4h, 30m, 1d12h, 1w, 1m30s; "0" for no SLA. ParseSLA reads it back.
+// rtFormatSLA renders d the way answerers.yaml writes it: 4h, 30m, 1m30s,
+// 24h, and with days and weeks above a day: 1d12h, 2d, 1w; "0" for no SLA.
+// ParseSLA reads it back.
 func rtFormatSLA(d time.Duration) string {
 	if d == 0 {
 		return "0"
@@ -335,11 +337,15 @@ func rtFormatSLA(d time.Duration) string {
 	if d < 0 || d%time.Second != 0 {
 		return d.String()
 	}
-	var b strings.Builder
-	for _, u := range []struct {
+	units := []struct {
 		name string
 		d    time.Duration
-	}{{"w", 7 * 24 * time.Hour}, {"d", 24 * time.Hour}, {"h", time.Hour}, {"m", time.Minute}, {"s", time.Second}} {
+	}{{"w", 7 * 24 * time.Hour}, {"d", 24 * time.Hour}, {"h", time.Hour}, {"m", time.Minute}, {"s", time.Second}}
+	if d <= 24*time.Hour {
+		units = units[2:] // 24h reads as written, not as 1d
+	}
+	var b strings.Builder
+	for _, u := range units {
 		if n := d / u.d; n > 0 {
 			b.WriteString(strconv.FormatInt(int64(n), 10) + u.name)
 			d -= n * u.d

@@ -474,7 +474,9 @@ func TestFormatSLARoundTrip(t *testing.T) {
 		4 * time.Hour:                    "4h",
 		30 * time.Minute:                 "30m",
 		90 * time.Second:                 "1m30s",
-		24 * time.Hour:                   "1d",
+		24 * time.Hour:                   "24h",
+		48 * time.Hour:                   "2d",
+		7 * 24 * time.Hour:               "1w",
 		36 * time.Hour:                   "1d12h",
 		9 * 24 * time.Hour:               "1w2d",
 		500 * time.Millisecond:           "500ms",
@@ -696,14 +698,14 @@ func TestRoutesDescribe(t *testing.T) {
 	want := `api.semstreams.* → team/semstreams, sla 4h, escalate_to human/tech-lead, notify slack://semstreams-team
 architecture.*   → agent/architect, sla 1h, escalate_to team/architecture, capability planning
 security.*       → agent/security-reviewer, sla 30m, escalate_to team/security, capability reviewing, notify slack://security-alerts
-requirements.*   → human/requester, sla 1d, escalate_to team/product
+requirements.*   → human/requester, sla 24h, escalate_to team/product
 knowledge.*      → tool/web-search, sla 5m
-(default)        → human/requester, sla 1d
+(default)        → human/requester, sla 24h
 `
 	if got := r.Describe(); got != want {
 		t.Errorf("Describe:\n%s\nwant:\n%s", got, want)
 	}
-	if got := DefaultRoutes().Describe(); got != "(default) → human/requester, sla 1d\n" {
+	if got := DefaultRoutes().Describe(); got != "(default) → human/requester, sla 24h\n" {
 		t.Errorf("DefaultRoutes().Describe() = %q", got)
 	}
 	r = rtMust(t, "routes:\n  - pattern: a\n    answerer: agent/a\ndefault:\n  answerer: team/x\n")

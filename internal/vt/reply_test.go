@@ -157,3 +157,22 @@ func readFull(f *os.File, b []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// TestCloseStopsReplies checks that Close ends the reply goroutine.
+func TestCloseStopsReplies(t *testing.T) {
+	var buf syncBuffer
+	term := New(10, 4, Options{Reply: &buf})
+	term.Write([]byte("\x1b[5n"))
+	waitReply(t, &buf, "\x1b[0n")
+	term.Close()
+	select {
+	case <-term.reply.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the reply goroutine did not end")
+	}
+	term.Write([]byte("\x1b[5n")) // dropped
+	if got := buf.String(); got != "\x1b[0n" {
+		t.Errorf("replies after Close: %q", got)
+	}
+	term.Close() // twice is fine
+}

@@ -62,6 +62,13 @@ func TestSnapshot(t *testing.T) {
 	if s3 := term.SnapshotSince(99); len(s3.Scrollback) != 0 {
 		t.Errorf("nothing new: %+v", s3.Scrollback)
 	}
+	if s4 := term.SnapshotTail(2); !reflect.DeepEqual(s4.Scrollback, []Line{{"three", true}, {"+x", false}}) ||
+		!reflect.DeepEqual(s4.Screen, []Line{{"four", false}, {"five", false}}) {
+		t.Errorf("tail %+v", s4)
+	}
+	if s5 := term.SnapshotTail(0); len(s5.Scrollback) != 0 {
+		t.Errorf("tail 0: %+v", s5.Scrollback)
+	}
 }
 
 // TestScrollbackKeepsCells checks that a line reads the same, cell for
@@ -249,7 +256,7 @@ func TestStyleTableCollection(t *testing.T) {
 // TestConcurrentUse writes on one goroutine while others read and resize;
 // run with -race.
 func TestConcurrentUse(t *testing.T) {
-	log, _ := protocol.GenerateLog(256<<10, 7)
+	log, _ := protocol.GenerateLog(1<<20, 7)
 	term := New(80, 24, Options{Reply: &syncBuffer{}})
 	defer term.Close()
 	var wg sync.WaitGroup

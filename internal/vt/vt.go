@@ -478,7 +478,9 @@ type Snapshot struct {
 	AltScreen bool
 }
 
-// Snapshot returns the scrollback and the screen as text.
+// Snapshot returns the scrollback and the screen as text. It copies a line
+// header per scrollback line (the text itself is shared): a reader that
+// polls should use SnapshotSince or SnapshotTail.
 func (t *Terminal) Snapshot() Snapshot { return t.SnapshotSince(0) }
 
 // SnapshotSince is Snapshot with only the scrollback lines numbered seen or
@@ -487,12 +489,24 @@ func (t *Terminal) Snapshot() Snapshot { return t.SnapshotSince(0) }
 func (t *Terminal) SnapshotSince(seen uint64) Snapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := Snapshot{ScrolledOff: t.scrolledOff, CursorX: t.x, CursorY: t.y, AltScreen: t.altActive}
 	first := t.scrolledOff - uint64(t.sb.n)
 	from := 0
 	if seen > first {
 		from = int(min(seen-first, uint64(t.sb.n)))
 	}
+	return t.snapshot(from)
+}
+
+// SnapshotTail is Snapshot with at most the n most recent scrollback lines.
+func (t *Terminal) SnapshotTail(n int) Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.snapshot(max(0, t.sb.n-max(n, 0)))
+}
+
+// snapshot copies the scrollback from line from on, and the screen.
+func (t *Terminal) snapshot(from int) Snapshot {
+	s := Snapshot{ScrolledOff: t.scrolledOff, CursorX: t.x, CursorY: t.y, AltScreen: t.altActive}
 	if from < t.sb.n {
 		s.Scrollback = make([]Line, 0, t.sb.n-from)
 		for i := from; i < t.sb.n; i++ {

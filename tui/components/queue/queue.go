@@ -30,6 +30,10 @@ type Item struct {
 	Text string
 	// Since is when it arrived.
 	Since time.Time
+	// Deadline is when it escalates (zero: never).
+	Deadline time.Time
+	// For is who it waits for (human/x, team/y), when not simply you.
+	For string
 }
 
 // Model is the queue pane.
@@ -134,9 +138,15 @@ func (m Model) View() string {
 		if it.Task != "" {
 			head += " · " + it.Task
 		}
-		head = ansi.Truncate(head, max(w-6, 1), "…")
+		if it.For != "" && it.For != "human/requester" {
+			head += " · for " + it.For
+		}
 		age := report.Age(now.Sub(it.Since))
-		head += strings.Repeat(" ", max(w-lipgloss.Width(head)-len(age), 1)) + age
+		if !it.Deadline.IsZero() {
+			age += " ⏱" + report.Age(max(it.Deadline.Sub(now), 0))
+		}
+		head = ansi.Truncate(head, max(w-lipgloss.Width(age)-1, 1), "…")
+		head += strings.Repeat(" ", max(w-lipgloss.Width(head)-lipgloss.Width(age), 1)) + age
 		text := ansi.Truncate("  "+strings.Join(strings.Fields(it.Text), " "), w, "…")
 		switch {
 		case i == m.sel && m.focused:

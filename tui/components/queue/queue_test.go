@@ -29,4 +29,8 @@ func TestView(t *testing.T) {
 	if m.Selected().ID != "m-7" {
 		t.Errorf("after remove: %+v", m.Selected())
 	}
+	m.Add(Item{Kind: "blocking q", ID: "q-0002", From: "qa", Text: "requirements.scope: Is mobile in scope?", Since: now.Add(-time.Minute),
+		Deadline: now.Add(25 * time.Minute), For: "team/product"})
+	m.SetSize(70, 4)
+	golden.Assert(t, "with-question", m.View())
 }
