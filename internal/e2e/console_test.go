@@ -83,7 +83,7 @@ idle
 `},
 		agentDef{name: "qa", flags: []string{"--raw"}, script: `say qa here
 route to=team-lead type=question task=T-7 body="Ship the release tonight?"
-expect ^reply-to: m-
+expect ^answered-by:
 expect ^body:
 say qa got the answer
 idle
@@ -92,7 +92,7 @@ idle
 	c := tm.startInTmux(160, 45)
 
 	// The inbox holds qa's question, and the badge says something waits.
-	c.waitScreen("qa's question in the inbox", "Inbox (1)", "m-1 question from qa", "Ship the release tonight?", "1 waiting for you")
+	c.waitScreen("qa's question in the inbox", "Inbox (1)", "q-0001 normal q from qa", "Ship the release tonight?", "1 waiting for you")
 
 	// The selected agent's live screen, then the next agent's.
 	c.waitScreen("dev's screen", "dev — developer", "dev is ready")
@@ -124,14 +124,14 @@ idle
 
 	// Answer qa's question from the inbox.
 	c.keys("2", "a")
-	c.waitScreen("answer prompt", "answer m-1 (qa):")
+	c.waitScreen("answer prompt", "answer q-0001 (qa):")
 	c.text("Yes, after the smoke tests.")
 	c.keys("Enter")
 	got := tm.waitReceived("qa", "body: Yes, after the smoke tests.")
-	if !strings.Contains(got, typed("[ROUTE]", "from: team-lead", "to: qa", "type: answer", "task: T-7", "reply-to: m-1", "body: Yes, after the smoke tests.", "[/ROUTE]")) {
+	if !strings.Contains(got, typed("[ROUTE]", "from: team-lead", "to: qa", "type: answer", "question: q-0001", "topic: general", "task: T-7", "answered-by: human/requester", "body: Yes, after the smoke tests.", "[/ROUTE]")) {
 		t.Errorf("qa received %q", got)
 	}
-	c.waitScreen("inbox emptied", "Inbox ─", "answered m-1")
+	c.waitScreen("inbox emptied", "Inbox ─", "answered q-0001")
 
 	// Resizing the terminal resizes the agents' terminals to the screen pane.
 	c.tmux("resize-window", "-t", "main", "-x", "120", "-y", "40")
