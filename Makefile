@@ -34,7 +34,8 @@ e2e: ## only the end-to-end tests (real binary, real PTYs)
 # package:target for every fuzz target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI \
 	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse \
-	./internal/store:FuzzEscapeName
+	./internal/store:FuzzEscapeName ./internal/questions:FuzzParseRoutes ./internal/questions:FuzzParseSLA \
+	./internal/questions:FuzzMatchAgreesWithGlob
 
 fuzz-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME)

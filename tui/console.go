@@ -30,6 +30,10 @@ type Console interface {
 	Answer(id, text string) error
 	// Questions lists the pending questions.
 	Questions() []questions.Question
+	// Escalate escalates a question now.
+	Escalate(id string) error
+	// Reassign gives a question to answerer (kind/name).
+	Reassign(id, answerer string) error
 	// Bus carries every committed record.
 	Bus() bus.Bus
 	// LastSeq is the sequence of the newest committed record.

@@ -22,6 +22,7 @@ type KeyMap struct {
 	PageDown  key.Binding `action:"page-down"`
 	Bottom    key.Binding `action:"bottom"`
 	Answer    key.Binding `action:"answer"`
+	Escalate  key.Binding `action:"escalate"`
 	Filter    key.Binding `action:"filter"`
 	Palette   key.Binding `action:"palette"`
 	Help      key.Binding `action:"help"`
@@ -52,6 +53,7 @@ func DefaultKeyMap() KeyMap {
 		PageDown:  b("pgdn|scroll forward", "pgdown", "ctrl+f"),
 		Bottom:    b("G|follow", "G", "end"),
 		Answer:    b("a|answer", "a"),
+		Escalate:  b("e|escalate now", "e"),
 		Filter:    b("/|filter", "/"),
 		Palette:   b(":|commands", ":", "ctrl+p"),
 		Help:      b("?|help", "?"),
@@ -140,7 +142,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.NextAgent, k.PrevAgent, k.NextPane, k.PrevPane},
 		{k.Focus, k.Unfocus, k.PageUp, k.PageDown, k.Bottom},
-		{k.Agents, k.Inbox, k.Activity, k.Answer, k.Filter},
+		{k.Agents, k.Inbox, k.Activity, k.Answer, k.Escalate, k.Filter},
 		{k.Palette, k.Help, k.Cancel, k.Quit},
 	}
 }

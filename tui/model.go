@@ -258,11 +258,13 @@ func (m *Model) refreshAgents() {
 	var rows []agentlist.Row
 	for _, a := range m.con.Agents() {
 		state := a.State
-		if state == "running" {
+		switch {
+		case state == "running" && a.Blocked:
+			state = "blocked" // waiting on a question it asked as blocking
+		case state == "running" && now.Sub(a.LastOutput) < m.opts.BusyFor:
+			state = "busy"
+		case state == "running":
 			state = "idle"
-			if now.Sub(a.LastOutput) < m.opts.BusyFor {
-				state = "busy"
-			}
 		}
 		rows = append(rows, agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name]})
 	}
@@ -381,6 +383,10 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.queue.Move(1)
 		case key.Matches(k, ks.Answer), key.Matches(k, ks.Focus):
 			return m.answerSelected()
+		case key.Matches(k, ks.Escalate):
+			if id := m.queue.Selected().ID; strings.HasPrefix(id, "q-") {
+				return m, m.escalate(id)
+			}
 		}
 	case paneActivity:
 		switch {
@@ -403,6 +409,16 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+func (m Model) escalate(id string) tea.Cmd {
+	con := m.con
+	return func() tea.Msg {
+		if err := con.Escalate(id); err != nil {
+			return statusMsg{text: err.Error(), err: true}
+		}
+		return statusMsg{text: "escalated " + id}
+	}
 }
 
 // filterMsg sets the activity filter (from the filter prompt).

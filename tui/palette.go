@@ -15,6 +15,8 @@ var commands = []palette.Entry{
 	{Name: "/send", Usage: "<agent> <text>", Desc: "type text into an agent"},
 	{Name: "/answer", Usage: "<id> <text>", Desc: "answer an item of the inbox"},
 	{Name: "/questions", Usage: "[pending|ID]", Desc: "show the inbox, or one item"},
+	{Name: "/escalate", Usage: "<q-id>", Desc: "escalate a question now"},
+	{Name: "/reassign", Usage: "<q-id> <kind/name>", Desc: "give a question to another answerer"},
 	{Name: "/filter", Usage: "<text>", Desc: "filter the activity log"},
 	{Name: "/theme", Usage: "", Desc: "themes are chosen with --theme or ui.theme"},
 }
@@ -94,6 +96,22 @@ func (m Model) run(r palette.Run) (tea.Model, tea.Cmd) {
 			return fail("no pending item %s", r.Args)
 		}
 		return m, nil
+	case "/escalate":
+		if r.Args == "" {
+			return fail("usage: /escalate <q-id>")
+		}
+		return m, m.escalate(r.Args)
+	case "/reassign":
+		id, to, ok := strings.Cut(r.Args, " ")
+		if !ok {
+			return fail("usage: /reassign <q-id> <kind/name>")
+		}
+		return m, func() tea.Msg {
+			if err := con.Reassign(id, strings.TrimSpace(to)); err != nil {
+				return statusMsg{text: err.Error(), err: true}
+			}
+			return statusMsg{text: "reassigned " + id + " to " + strings.TrimSpace(to)}
+		}
 	case "/filter":
 		m.activity.SetFilter(r.Args)
 		m.setPane(paneActivity)

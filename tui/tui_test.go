@@ -104,6 +104,12 @@ func (f *fakeConsole) Questions() []questions.Question {
 	}
 }
 
+func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); return nil }
+func (f *fakeConsole) Reassign(id, answerer string) error {
+	f.record("reassign " + id + " " + answerer)
+	return nil
+}
+
 func (f *fakeConsole) Bus() bus.Bus    { return f.b }
 func (f *fakeConsole) LastSeq() uint64 { return 0 }
 func (f *fakeConsole) ResizeAgents(cols, rows int) {
@@ -372,4 +378,18 @@ func TestFocusModeKeepsKeyOrder(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+func TestEscalateAndReassignQuestion(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyDown}) // the blocker m-4 is first (oldest), then q-0001
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
+	waitCall(t, f, "escalate q-0001")
+	waitOutput(t, tm, "escalated q-0001")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":")})
+	tm.Type("/reassign q-0001 team/product")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitCall(t, f, "reassign q-0001 team/product")
 }

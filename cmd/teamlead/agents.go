@@ -30,7 +30,11 @@ func newAgentsCmd(g *globals) *cobra.Command {
 				if a.Pid > 0 && live {
 					pid = fmt.Sprint(a.Pid)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, a.State, pid, a.Restarts)
+				state := a.State
+				if a.Blocked {
+					state += " (blocked on a question)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, pid, a.Restarts)
 			}
 			if !live {
 				fmt.Fprintln(tw, "(no console is running; states are the last ones recorded)")

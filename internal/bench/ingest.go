@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -50,11 +51,12 @@ func ingestRun(exe, logPath string, deadline time.Duration) (envelopes int, tota
 // terminals keep by default.
 const tmuxConf = "set -g status off\nset -g history-limit 10000\n"
 
-// tmuxPoll is the period of the polls for the done marker.
-const tmuxPoll = 10 * time.Millisecond
+// tmuxPoll is the period of the polls for the done marker (a sleep(1)
+// argument).
+const tmuxPoll = "0.005"
 
-// tmuxVersion returns `tmux -V` ("tmux 3.3a"), or "" and an error saying
-// why tmux cannot be used.
+// tmuxVersion returns the tmux binary and `tmux -V` ("tmux 3.3a"), or an
+// error saying why tmux cannot be used.
 func tmuxVersion() (path, version string, err error) {
 	path, err = exec.LookPath("tmux")
 	if err != nil {
@@ -68,52 +70,60 @@ func tmuxVersion() (path, version string, err error) {
 }
 
 // tmuxRun has a detached tmux server, on a private socket in dir, show
-// logPath in a 120x40 pane (`cat`, then a marker) and returns the time
-// from starting tmux until the marker is on the pane's screen. The end is
-// the start of the capture-pane that first shows the marker, so the figure
-// leaves out that poll's own latency (at most tmuxPoll is added by the
-// polling). The server is killed afterwards and waited for, so that its
-// teardown does not weigh on the next measurement.
+// logPath in a 120x40 pane and returns the time from starting tmux until
+// tmux has put the whole log on the pane's screen.
+//
+// The pane runs `cat` on the log, prints a marker, then polls
+// `tmux capture-pane -p` for the marker (every tmuxPoll) and signals a
+// wait-for channel once it is on the screen; this process waits on that
+// channel. The polling is done from the pane, after cat has written
+// everything, so that it does not compete with tmux for the CPU while the
+// log goes through. The time includes tmux's start-up, the shell's and
+// cat's, the last poll and the signal (see ThroughputResult.TmuxEmpty).
+// The server is killed afterwards and waited for, so that its teardown
+// does not weigh on the next measurement.
 func tmuxRun(tmux, dir, logPath string, deadline time.Duration) (time.Duration, error) {
 	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte(tmuxConf), 0o600); err != nil {
 		return 0, err
 	}
-	sock := filepath.Join(dir, "tmux-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	marker := "tlbench-done-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	tm := func(args ...string) *exec.Cmd {
-		return exec.Command(tmux, append([]string{"-S", sock, "-f", conf}, args...)...)
+	id := strconv.FormatInt(time.Now().UnixNano(), 36)
+	sock := filepath.Join(dir, "tmux-"+id)
+	marker, channel := "tlbench-done-"+id, "tlbench-"+id
+	tm := func(ctx context.Context, args ...string) *exec.Cmd {
+		return exec.CommandContext(ctx, tmux, append([]string{"-S", sock, "-f", conf}, args...)...)
 	}
-	script := "cat " + shellQuote(logPath) + "; printf " + marker + "; sleep 60"
+	// Inside the pane, tmux talks to this server through $TMUX.
+	q := shellQuote(tmux)
+	script := "cat " + shellQuote(logPath) + "; printf " + marker +
+		"; until " + q + " capture-pane -p | grep -qF " + marker + "; do sleep " + tmuxPoll + "; done" +
+		"; " + q + " wait-for -S " + channel + "; sleep 60"
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
 	start := time.Now()
-	if out, err := tm("new-session", "-d", "-x", "120", "-y", "40", script).CombinedOutput(); err != nil {
+	if out, err := tm(ctx, "new-session", "-d", "-x", "120", "-y", "40", script).CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("tmux new-session: %w: %s", err, bytes.TrimSpace(out))
 	}
 	defer killTmux(tm)
-	for {
-		at := time.Now()
-		out, err := tm("capture-pane", "-p").Output()
-		if err != nil {
-			return 0, fmt.Errorf("tmux capture-pane: %w", err)
-		}
-		if bytes.Contains(out, []byte(marker)) {
-			return at.Sub(start), nil
-		}
-		if time.Since(start) > deadline {
+	if out, err := tm(ctx, "wait-for", channel).CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
 			return 0, fmt.Errorf("tmux did not show the end of the log within %s", deadline)
 		}
-		time.Sleep(tmuxPoll - min(time.Since(at), tmuxPoll))
+		return 0, fmt.Errorf("tmux wait-for: %w: %s", err, bytes.TrimSpace(out))
 	}
+	return time.Since(start), nil
 }
 
 // killTmux stops the private tmux server and waits (at most 5s) for its
 // process to be gone.
-func killTmux(tm func(args ...string) *exec.Cmd) {
+func killTmux(tm func(ctx context.Context, args ...string) *exec.Cmd) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	pid := 0
-	if out, err := tm("display-message", "-p", "#{pid}").Output(); err == nil {
+	if out, err := tm(ctx, "display-message", "-p", "#{pid}").Output(); err == nil {
 		pid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
 	}
-	_ = tm("kill-server").Run()
+	_ = tm(ctx, "kill-server").Run()
 	if pid <= 0 {
 		return
 	}

@@ -118,6 +118,16 @@ func (c *Client) Questions(status, id string) ([]questions.Question, error) {
 	return out, err
 }
 
+// Escalate escalates question id now.
+func (c *Client) Escalate(id string) error {
+	return c.do(Request{Cmd: "escalate", ID: id}, func(Reply) error { return nil })
+}
+
+// Reassign gives question id to answerer (kind/name).
+func (c *Client) Reassign(id, answerer string) error {
+	return c.do(Request{Cmd: "reassign", ID: id, Text: answerer}, func(Reply) error { return nil })
+}
+
 // Answer answers an inbox item (m-…) or a question (q-…).
 func (c *Client) Answer(id, text string) error {
 	return c.do(Request{Cmd: "answer", ID: id, Text: text}, func(Reply) error { return nil })

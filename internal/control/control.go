@@ -75,6 +75,10 @@ type Console interface {
 	Ask(a questions.Ask) (questions.Question, error)
 	// AgentOfSession names the agent whose session a process is in.
 	AgentOfSession(sid int) string
+	// Escalate escalates a question now; Reassign gives it to another answerer.
+	Escalate(id string) error
+	// Reassign gives a question to answerer (kind/name).
+	Reassign(id, answerer string) error
 	Store() *store.Store
 	Bus() bus.Bus
 }
@@ -281,6 +285,18 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		_ = enc.Encode(Reply{Questions: qs, End: true})
+	case "escalate", "reassign":
+		var err error
+		if req.Cmd == "escalate" {
+			err = s.console.Escalate(req.ID)
+		} else {
+			err = s.console.Reassign(req.ID, req.Text)
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{End: true})
 	case "answer":
 		if err := s.console.AnswerAny(req.ID, req.Text); err != nil {
 			fail(err)

@@ -54,6 +54,13 @@ func (f *fakeConsole) Ask(a questions.Ask) (questions.Question, error) {
 
 func (f *fakeConsole) AgentOfSession(int) string { return "" }
 
+func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); return nil }
+
+func (f *fakeConsole) Reassign(id, answerer string) error {
+	f.record("reassign " + id + " " + answerer)
+	return nil
+}
+
 func (f *fakeConsole) record(s string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,14 +12,16 @@ import (
 	"time"
 )
 
-// withAnswerers writes answerers.yaml into the team's folder and returns the
-// team-file YAML that uses it.
-func withAnswerers(t *testing.T, dir, routes, more string) string {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "answerers.yaml"), []byte(routes), 0o600); err != nil {
-		t.Fatal(err)
+// questionsYAML is the team-file section using the team folder's
+// answerers.yaml, plus more of it.
+func questionsYAML(more string) string { return "questions:\n  answerers: answerers.yaml\n" + more }
+
+// writeFile writes a file into the team's folder (before the console starts).
+func (tm *team) writeFile(name, text string) {
+	tm.t.Helper()
+	if err := os.WriteFile(filepath.Join(tm.dir, name), []byte(text), 0o600); err != nil {
+		tm.t.Fatal(err)
 	}
-	return "questions:\n  answerers: answerers.yaml\n" + more
 }
 
 func questionsJSON(t *testing.T, tm *team, args ...string) []map[string]any {
@@ -64,8 +68,7 @@ default:
 // A <gap> routed to an agent answerer: the answerer gets the question in
 // PROTOCOL.md section 4's form, answers it, and the asker gets the answer.
 func TestGapRoutedToAgentAnswerer(t *testing.T) {
-	dir := t.TempDir()
-	tm := newTeamWith(t, withAnswerers(t, dir, routesYAML, ""),
+	tm := newTeamWith(t, questionsYAML(""),
 		agentDef{name: "dev", flags: []string{"--raw"}, script: `
 gap topic=architecture.auth question="Cookies or localStorage?" context="session layer" urgency=high
 expect ^answered-by:
@@ -78,7 +81,7 @@ route to=team-lead type=answer task=- question=q-0001 body="Cookies, HttpOnly."
 idle
 `},
 	)
-	copyFile(t, filepath.Join(dir, "answerers.yaml"), filepath.Join(tm.dir, "answerers.yaml"))
+	tm.writeFile("answerers.yaml", routesYAML)
 	c := tm.start()
 	got := tm.waitReceived("architect", "context: session layer\r[/ROUTE]\r")
 	if !strings.Contains(got, typed("[ROUTE]", "from: team-lead", "to: architect", "type: question", "question: q-0001", "topic: architecture.auth", "task: -", "body: Cookies or localStorage?", "context: session layer", "[/ROUTE]")) {
@@ -147,13 +150,13 @@ func TestToolAnswerer(t *testing.T) {
 	if err := os.WriteFile(tool, []byte("#!/bin/sh\nread q\necho \"the docs say: $q ($TEAMLEAD_TOPIC)\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	extra := withAnswerers(t, dir, routesYAML, "  tools:\n    lookup:\n      command: ["+tool+"]\n      timeout: 10s\n")
+	extra := questionsYAML("  tools:\n    lookup:\n      command: [" + tool + "]\n      timeout: 10s\n")
 	tm := newTeamWith(t, extra, agentDef{name: "dev", flags: []string{"--raw"}, script: `
 gap topic=knowledge.http question="Is 429 retryable?"
 expect ^answered-by:
 idle
 `})
-	copyFile(t, filepath.Join(dir, "answerers.yaml"), filepath.Join(tm.dir, "answerers.yaml"))
+	tm.writeFile("answerers.yaml", routesYAML)
 	c := tm.start()
 	got := tm.waitReceived("dev", "answered-by: tool/lookup")
 	if !strings.Contains(got, "body: the docs say: Is 429 retryable? (knowledge.http)\r") {
@@ -164,12 +167,11 @@ idle
 
 // An SLA that escalates twice and then times out, each hop on time.
 func TestEscalatesTwiceThenTimesOut(t *testing.T) {
-	dir := t.TempDir()
-	tm := newTeamWith(t, withAnswerers(t, dir, routesYAML, ""),
+	tm := newTeamWith(t, questionsYAML(""),
 		agentDef{name: "dev", flags: []string{"--raw"}, script: "gap topic=ops.db question=\"Is the primary down?\"\nidle\n"},
 		agentDef{name: "architect", flags: []string{"--raw"}, script: "idle\n"},
 	)
-	copyFile(t, filepath.Join(dir, "answerers.yaml"), filepath.Join(tm.dir, "answerers.yaml"))
+	tm.writeFile("answerers.yaml", routesYAML)
 	c := tm.start()
 	var q map[string]any
 	waitFor(t, 20*time.Second, "the question to time out", func() bool {
@@ -215,9 +217,8 @@ func TestQuestionDeadlineSurvivesKill(t *testing.T) {
     answerer: human/second
     sla: 1h
 `
-	dir := t.TempDir()
-	tm := newTeamWith(t, withAnswerers(t, dir, routes, ""), agentDef{name: "dev", flags: []string{"--raw"}, script: "gap topic=ops.db question=\"Is the primary down?\"\nidle\n"})
-	copyFile(t, filepath.Join(dir, "answerers.yaml"), filepath.Join(tm.dir, "answerers.yaml"))
+	tm := newTeamWith(t, questionsYAML(""), agentDef{name: "dev", flags: []string{"--raw"}, script: "gap topic=ops.db question=\"Is the primary down?\"\nidle\n"})
+	tm.writeFile("answerers.yaml", routes)
 	c := tm.start()
 	var created time.Time
 	waitFor(t, 10*time.Second, "the question", func() bool {
@@ -245,17 +246,6 @@ func TestQuestionDeadlineSurvivesKill(t *testing.T) {
 	c2.stop()
 }
 
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // teamlead ask from an agent's own shell reaches the console through
 // TEAMLEAD_SOCKET, and the asker is the agent whose session the process is
 // in, whatever it claims.
@@ -272,6 +262,14 @@ func TestAskFromAgentShellCannotForgeAsker(t *testing.T) {
 	if qs[0]["asker"] != "dev" || qs[0]["task"] != "T-5" || qs[0]["urgency"] != "blocking" || qs[0]["text"] != "Does the API paginate?" {
 		t.Errorf("question %v", qs[0])
 	}
+	// A blocking question marks its asker blocked until answered.
+	if out := tm.mustCLI("agents"); !strings.Contains(out, "running (blocked on a question)") {
+		t.Errorf("agents:\n%s", out)
+	}
+	tm.mustCLI("answer", "q-0001", "yes, with cursors")
+	if out := tm.mustCLI("agents"); strings.Contains(out, "blocked") {
+		t.Errorf("still blocked after the answer:\n%s", out)
+	}
 	// From outside any agent, the asker is the human.
 	out := tm.mustCLI("ask", "requirements.scope", "Is", "mobile", "in", "scope?")
 	if !strings.Contains(out, "q-0002 routed to human/requester") {
@@ -279,6 +277,32 @@ func TestAskFromAgentShellCannotForgeAsker(t *testing.T) {
 	}
 	if q := questionsJSON(t, tm, "q-0002"); len(q) != 1 || q[0]["asker"] != "human" {
 		t.Errorf("human question %v", q)
+	}
+	c.stop()
+}
+
+// A route's notify URL posts JSON to the endpoint the team file maps it to.
+func TestWebhookNotification(t *testing.T) {
+	got := make(chan map[string]string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]string
+		if err := json.NewDecoder(r.Body).Decode(&body); err == nil && r.URL.Path == "/hook" && r.Header.Get("Content-Type") == "application/json" {
+			got <- body
+		}
+	}))
+	defer srv.Close()
+	routes := "routes:\n  - pattern: \"security.*\"\n    answerer: team/security\n    sla: 1h\n    notify: webhook://security-alerts\n"
+	extra := questionsYAML("  notify:\n    \"webhook://security-alerts\": " + srv.URL + "/hook\n")
+	tm := newTeamWith(t, extra, agentDef{name: "dev", flags: []string{"--raw"}, script: "gap topic=security.tokens question=\"Rotate keys weekly?\"\nidle\n"})
+	tm.writeFile("answerers.yaml", routes)
+	c := tm.start()
+	select {
+	case body := <-got:
+		if body["subject"] != "notification.webhook.security-alerts" || !strings.Contains(body["text"], "Rotate keys weekly?") || !strings.Contains(body["title"], "team/security") {
+			t.Errorf("posted %v", body)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no notification posted")
 	}
 	c.stop()
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/teamlead/teamlead/agents"
@@ -66,6 +67,9 @@ type Engine struct {
 	now    func() time.Time
 	errMu  sync.Mutex
 	err    error
+	// blocked names the agents waiting on a blocking question (rebuilt on
+	// the loop goroutine when questions change, read by Agents).
+	blocked atomic.Pointer[map[string]bool]
 	// stopping is set (on the loop goroutine) once shutdown began: new
 	// deliveries stay in the outbox for the next run instead of being typed.
 	stopping bool
@@ -151,6 +155,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.lead.Typing(d.Agent, d.Text)
 		e.dispatch(d)
 	}
+	e.updateBlocked()
 	go e.loop(ctx)
 	return nil
 }
@@ -197,12 +202,17 @@ func (e *Engine) loop(ctx context.Context) {
 	batch := make([]input, 0, maxBatch)
 	deadline := time.NewTimer(time.Hour)
 	defer deadline.Stop()
+	sweep := time.NewTicker(sweepEvery)
+	defer sweep.Stop()
+	e.sweep()
 	for {
 		e.armDeadline(deadline)
 		select {
 		case <-ctx.Done():
 			e.shutdown()
 			return
+		case <-sweep.C:
+			e.sweep()
 		case <-deadline.C:
 			if err := e.step([]input{{kind: inTick}}); err != nil {
 				e.fail(err)
@@ -309,7 +319,46 @@ func (e *Engine) step(batch []input) error {
 	if !e.stopping {
 		e.afterCommit(notes, tools)
 	}
+	if questionsChanged(b.Meta) {
+		e.updateBlocked()
+	}
 	return nil
+}
+
+func questionsChanged(meta map[string]string) bool {
+	for k := range meta {
+		if strings.HasPrefix(k, "q/") {
+			return true
+		}
+	}
+	return false
+}
+
+// updateBlocked notes which agents wait on a blocking question.
+func (e *Engine) updateBlocked() {
+	blocking := map[string]bool{}
+	for _, u := range e.opts.Team.Questions.BlockOn {
+		blocking[u] = true
+	}
+	m := map[string]bool{}
+	for _, q := range e.lead.Questions() {
+		if blocking[q.Urgency] {
+			m[q.Asker] = true
+		}
+	}
+	e.blocked.Store(&m)
+}
+
+// sweep removes expired questions, reporting trouble without stopping.
+func (e *Engine) sweep() {
+	b, err := e.expireQuestions(e.now())
+	if err == nil && len(b.MetaDel) > 0 {
+		err = e.commit(&b)
+		e.bus.Publish(b.Records...)
+	}
+	if err != nil && e.opts.OnError != nil {
+		e.opts.OnError(fmt.Errorf("expiring old questions: %w", err))
+	}
 }
 
 // armDeadline sets t to fire at the next question deadline (or in an hour,
@@ -484,11 +533,17 @@ type AgentInfo struct {
 	Since    time.Time `json:"since"`
 	// LastOutput is when the agent last printed anything (busy or idle).
 	LastOutput time.Time `json:"last_output"`
+	// Blocked is set while a question it asked with a blocking urgency waits.
+	Blocked bool `json:"blocked,omitempty"`
 }
 
 // Agents lists the team in configuration order.
 func (e *Engine) Agents() []AgentInfo {
 	out := make([]AgentInfo, 0, len(e.order))
+	var blocked map[string]bool
+	if p := e.blocked.Load(); p != nil {
+		blocked = *p
+	}
 	for _, n := range e.order {
 		info := e.agents[n].Info()
 		var last time.Time
@@ -496,7 +551,7 @@ func (e *Engine) Agents() []AgentInfo {
 			last = time.Unix(0, ns)
 		}
 		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
-			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last})
+			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n]})
 	}
 	return out
 }

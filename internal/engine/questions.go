@@ -218,3 +218,61 @@ func (e *Engine) runTool(t questions.ToolTask) {
 		return out, nil
 	})
 }
+
+// Escalate escalates question id now.
+func (e *Engine) Escalate(id string) error {
+	qid, ok := questions.ParseID(id)
+	if !ok {
+		return fmt.Errorf("%q is not a question id (q-…)", id)
+	}
+	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.EscalateQuestion(qid, now) })
+}
+
+// Reassign gives question id to answerer (kind/name).
+func (e *Engine) Reassign(id, answerer string) error {
+	qid, ok := questions.ParseID(id)
+	if !ok {
+		return fmt.Errorf("%q is not a question id (q-…)", id)
+	}
+	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.ReassignQuestion(qid, answerer, now) })
+}
+
+// sweepEvery is how often answered and timed-out questions are checked
+// for expiry.
+const sweepEvery = time.Hour
+
+// expireQuestions deletes answered and timed-out questions closed longer
+// than questions.expire ago. Pending questions never expire, however old.
+func (e *Engine) expireQuestions(now time.Time) (store.Batch, error) {
+	var b store.Batch
+	keep := e.opts.Team.Questions.Expire
+	if keep <= 0 {
+		return b, nil
+	}
+	for _, status := range []questions.Status{questions.Answered, questions.TimedOut} {
+		prefix := lead.StatusPrefix(status)
+		err := e.store.MetaPrefix(prefix, func(key, _ string) error {
+			id := strings.TrimPrefix(key, prefix)
+			q, ok, err := StoredQuestion(e.store, id)
+			if err != nil || !ok {
+				return err
+			}
+			closed := q.AnsweredAt
+			if closed.IsZero() && len(q.Hops) > 0 {
+				closed = q.Hops[len(q.Hops)-1].At
+			}
+			if now.Sub(closed) > keep {
+				b.MetaDel = append(b.MetaDel, key, lead.QuestionKey(id))
+			}
+			return nil
+		})
+		if err != nil {
+			return b, err
+		}
+	}
+	if n := len(b.MetaDel) / 2; n > 0 {
+		b.Records = append(b.Records, store.Record{Time: now, Kind: "question-expired", Subject: "question.expired",
+			Body: fmt.Sprintf("%d closed questions older than %s removed", n, keep)})
+	}
+	return b, nil
+}

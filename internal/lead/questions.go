@@ -133,3 +133,23 @@ func IsQuestionID(id string) bool {
 	_, ok := questions.ParseID(id)
 	return ok
 }
+
+// EscalateQuestion escalates question id now.
+func (l *Lead) EscalateQuestion(id string, now time.Time) (Output, error) {
+	var out Output
+	eff, err := l.qs.EscalateNow(id, now)
+	if err == nil {
+		l.apply(&out, eff)
+	}
+	return out, err
+}
+
+// ReassignQuestion gives question id to answerer.
+func (l *Lead) ReassignQuestion(id, answerer string, now time.Time) (Output, error) {
+	var out Output
+	eff, err := l.qs.Reassign(id, answerer, now)
+	if err == nil {
+		l.apply(&out, eff)
+	}
+	return out, err
+}

@@ -471,3 +471,42 @@ func ParseID(s string) (string, bool) {
 	}
 	return "q-" + hex, true
 }
+
+// EscalateNow escalates question id at once, as if its deadline had
+// passed (the human's "escalate now").
+func (m *Machine) EscalateNow(id string, now time.Time) (Effects, error) {
+	var eff Effects
+	q, ok := m.pending[id]
+	if !ok {
+		return eff, fmt.Errorf("%w: %s", ErrNotPending, id)
+	}
+	var next *Answerer
+	if q.EscalateTo != "" {
+		if a, err := ParseAnswerer(q.EscalateTo); err == nil {
+			next = &a
+		}
+	}
+	eff.Records = append(eff.Records, m.record(q, "question-escalate", "question.escalate."+q.ID, now, "escalated by the human"))
+	m.escalate(q, next, now, &eff)
+	return eff, nil
+}
+
+// Reassign gives question id to answerer (kind/name), with that answerer's
+// own route's SLA and escalation, or the default's.
+func (m *Machine) Reassign(id, answerer string, now time.Time) (Effects, error) {
+	var eff Effects
+	q, ok := m.pending[id]
+	if !ok {
+		return eff, fmt.Errorf("%w: %s", ErrNotPending, id)
+	}
+	a, err := ParseAnswerer(answerer)
+	if err != nil {
+		return eff, err
+	}
+	route, ok := m.routes.ForAnswerer(a)
+	if !ok {
+		route = m.routes.Default
+	}
+	m.assign(q, route, a.String(), "reassigned by the human", now, &eff)
+	return eff, nil
+}

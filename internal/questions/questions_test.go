@@ -235,3 +235,30 @@ func TestParseID(t *testing.T) {
 		}
 	}
 }
+
+func TestEscalateNowAndReassign(t *testing.T) {
+	m := machine(t)
+	q, _, _ := m.Ask(Ask{Asker: "dev", Topic: "architecture.db", Text: "?"}, t0)
+	eff, err := m.EscalateNow(q.ID, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := m.Get(q.ID)
+	if got.Answerer != "team/architecture" || !got.Deadline.Equal(t0.Add(time.Minute+4*time.Hour)) || len(eff.Records) == 0 {
+		t.Errorf("escalate now: %+v", got)
+	}
+	eff, err = m.Reassign(q.ID, "agent/planner", t0.Add(2*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = m.Get(q.ID)
+	if got.Answerer != "agent/planner" || len(eff.Deliveries) != 1 || eff.Deliveries[0].Agent != "planner" {
+		t.Errorf("reassign: %+v %+v", got, eff.Deliveries)
+	}
+	if _, err := m.Reassign(q.ID, "robot/x", t0); err == nil {
+		t.Error("bad answerer accepted")
+	}
+	if _, err := m.EscalateNow("q-ffff", t0); !errors.Is(err, ErrNotPending) {
+		t.Errorf("unknown: %v", err)
+	}
+}

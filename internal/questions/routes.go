@@ -128,7 +128,7 @@ type Route struct {
 // ForAnswerer use indexes built when it was loaded, and are safe for
 // concurrent use.
 type Routes struct {
-	// Version is the file's version: ("1").
+	// Version is the file's format version; "1" is the only one.
 	Version string
 	// Routes are the routes in file order, which is their precedence.
 	Routes []Route
@@ -159,7 +159,9 @@ func DefaultRoutes() *Routes {
 
 // LoadRoutes reads and validates an answerers.yaml file. It reports every
 // problem at once: the error is an errors.Join of *config.FieldError (each
-// naming file, line and field, and wrapping config.ErrInvalid).
+// naming file, line and field, and wrapping config.ErrInvalid). A file that
+// cannot be read gives the os error (errors.Is(err, fs.ErrNotExist) when
+// missing: use DefaultRoutes then).
 func LoadRoutes(path string) (*Routes, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -14,7 +14,6 @@ package vt
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -258,5 +257,4 @@ func TestCapture(t *testing.T) {
 	if err := os.WriteFile(filepath.Join("testdata", "recordings.json"), append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_ = errors.New
 }

@@ -5,12 +5,7 @@ import "unicode/utf8"
 // penID returns the interned id of the current pen.
 func (t *Terminal) penID() uint32 {
 	if !t.penOK {
-		switch {
-		case t.pen == Style{}:
-			t.penSID = 0
-		default:
-			t.penSID = t.intern(t.pen)
-		}
+		t.penSID = t.intern(t.pen)
 		t.penOK = true
 	}
 	return t.penSID

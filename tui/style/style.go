@@ -79,7 +79,7 @@ func (s *Styles) State(state string) lipgloss.Style {
 		return s.Ok
 	case "busy", "starting":
 		return s.Busy
-	case "restarting", "waiting":
+	case "restarting", "waiting", "blocked":
 		return s.Warn
 	case "exited", "failed", "stopped":
 		return s.Error
