@@ -30,6 +30,8 @@ type Console interface {
 	Answer(id, text string) error
 	// Questions lists the pending questions.
 	Questions() []questions.Question
+	// Ask asks a question as the human.
+	Ask(a questions.Ask) (questions.Question, error)
 	// Escalate escalates a question now.
 	Escalate(id string) error
 	// Reassign gives a question to answerer (kind/name).

@@ -7,14 +7,16 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/tui/components/palette"
 )
 
 // commands are the palette's slash commands (seed 004's, and /send).
 var commands = []palette.Entry{
+	{Name: "/ask", Usage: "<topic> <question>", Desc: "ask a question, routed by topic"},
 	{Name: "/send", Usage: "<agent> <text>", Desc: "type text into an agent"},
 	{Name: "/answer", Usage: "<id> <text>", Desc: "answer an item of the inbox"},
-	{Name: "/questions", Usage: "[pending|ID]", Desc: "show the inbox, or one item"},
+	{Name: "/questions", Usage: "[pending|answered|timeout|all|ID]", Desc: "show the inbox, or one question"},
 	{Name: "/escalate", Usage: "<q-id>", Desc: "escalate a question now"},
 	{Name: "/reassign", Usage: "<q-id> <kind/name>", Desc: "give a question to another answerer"},
 	{Name: "/filter", Usage: "<text>", Desc: "filter the activity log"},
@@ -96,6 +98,18 @@ func (m Model) run(r palette.Run) (tea.Model, tea.Cmd) {
 			return fail("no pending item %s", r.Args)
 		}
 		return m, nil
+	case "/ask":
+		topic, text, ok := strings.Cut(r.Args, " ")
+		if !ok || strings.TrimSpace(text) == "" {
+			return fail("usage: /ask <topic> <question>")
+		}
+		return m, func() tea.Msg {
+			q, err := con.Ask(questions.Ask{Asker: "human", Topic: topic, Text: strings.TrimSpace(text)})
+			if err != nil {
+				return statusMsg{text: err.Error(), err: true}
+			}
+			return statusMsg{text: q.ID + " routed to " + q.Answerer}
+		}
 	case "/escalate":
 		if r.Args == "" {
 			return fail("usage: /escalate <q-id>")

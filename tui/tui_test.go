@@ -105,6 +105,10 @@ func (f *fakeConsole) Questions() []questions.Question {
 }
 
 func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); return nil }
+func (f *fakeConsole) Ask(a questions.Ask) (questions.Question, error) {
+	f.record("ask " + a.Asker + " " + a.Topic + " " + a.Text)
+	return questions.Question{ID: "q-0009", Answerer: "agent/architect"}, nil
+}
 func (f *fakeConsole) Reassign(id, answerer string) error {
 	f.record("reassign " + id + " " + answerer)
 	return nil
@@ -392,4 +396,14 @@ func TestEscalateAndReassignQuestion(t *testing.T) {
 	tm.Type("/reassign q-0001 team/product")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	waitCall(t, f, "reassign q-0001 team/product")
+}
+
+func TestPaletteAsk(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":")})
+	tm.Type("/ask architecture.db Postgres or SQLite?")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitCall(t, f, "ask human architecture.db Postgres or SQLite?")
+	waitOutput(t, tm, "q-0009 routed to agent/architect")
 }
