@@ -77,9 +77,9 @@ func newAnswerCmd(g *globals) *cobra.Command {
 		Short: "Answer a question (q-…) or an inbox item (m-…); the asker receives it as a [ROUTE] from team-lead",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
+			c, err := g.running()
 			if err != nil {
-				return fmt.Errorf("%w; start one with: teamlead run", err)
+				return err
 			}
 			return c.Answer(args[0], strings.Join(args[1:], " "))
 		},

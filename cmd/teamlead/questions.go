@@ -29,9 +29,9 @@ func newAskCmd(g *globals) *cobra.Command {
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.Topic, a.Text = args[0], strings.Join(args[1:], " ")
-			c, err := g.client()
+			c, err := g.running()
 			if err != nil {
-				return fmt.Errorf("%w; start one with: teamlead run", err)
+				return err
 			}
 			q, err := c.Ask(a)
 			if err != nil {
@@ -99,20 +99,7 @@ func listQuestions(g *globals, status, id string) ([]questions.Question, error) 
 		return nil, err
 	}
 	defer st.Close()
-	if id != "" {
-		q, ok, err := engine.StoredQuestion(st, id)
-		if err != nil || !ok {
-			return nil, fmt.Errorf("no question %s", id)
-		}
-		return []questions.Question{q}, nil
-	}
-	switch status {
-	case "all":
-		return engine.StoredQuestions(st, "")
-	case "pending", "answered", "timeout":
-		return engine.StoredQuestions(st, questions.Status(status))
-	}
-	return nil, fmt.Errorf("unknown status %q: use pending, answered, timeout, all or a question id", status)
+	return engine.ListQuestions(st, status, id)
 }
 
 func printQuestions(w io.Writer, qs []questions.Question, now time.Time) error {
@@ -193,9 +180,9 @@ func newEscalateCmd(g *globals) *cobra.Command {
 		Short: "Escalate a question now, to the next answerer of its chain",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
+			c, err := g.running()
 			if err != nil {
-				return fmt.Errorf("%w; start one with: teamlead run", err)
+				return err
 			}
 			return c.Escalate(args[0])
 		},
@@ -208,9 +195,9 @@ func newReassignCmd(g *globals) *cobra.Command {
 		Short: "Give a question to another answerer (agent/x, human/y, team/z, tool/w)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
+			c, err := g.running()
 			if err != nil {
-				return fmt.Errorf("%w; start one with: teamlead run", err)
+				return err
 			}
 			return c.Reassign(args[0], args[1])
 		},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -56,6 +57,16 @@ func (g *globals) client() (*control.Client, error) {
 		return control.NewClientAt(sock)
 	}
 	return control.NewClient(g.state)
+}
+
+// running is client for commands that need a running console: its error
+// says how to start one.
+func (g *globals) running() (*control.Client, error) {
+	c, err := g.client()
+	if err != nil {
+		return nil, fmt.Errorf("%w; start one with: teamlead run", err)
+	}
+	return c, nil
 }
 
 // storeDir is where the Badger store lives inside the state directory.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -24,9 +23,9 @@ func newSendCmd(g *globals) *cobra.Command {
 				}
 				text = strings.TrimRight(string(b), "\n")
 			}
-			c, err := g.client()
+			c, err := g.running()
 			if err != nil {
-				return fmt.Errorf("%w; start one with: teamlead run", err)
+				return err
 			}
 			return c.Send(args[0], text)
 		},

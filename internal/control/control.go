@@ -176,28 +176,6 @@ func (s *Server) asker(c net.Conn) string {
 	return "human"
 }
 
-// questions lists stored questions by status ("" or pending by default,
-// "all"), or the one with id.
-func (s *Server) questions(status, id string) ([]questions.Question, error) {
-	st := s.console.Store()
-	if id != "" {
-		q, ok, err := engine.StoredQuestion(st, id)
-		if err != nil || !ok {
-			return nil, fmt.Errorf("no question %s", id)
-		}
-		return []questions.Question{q}, nil
-	}
-	switch status {
-	case "", "pending":
-		return engine.StoredQuestions(st, questions.Pending)
-	case "all":
-		return engine.StoredQuestions(st, "")
-	case "answered", "timeout":
-		return engine.StoredQuestions(st, questions.Status(status))
-	}
-	return nil, fmt.Errorf("unknown status %q: use pending, answered, timeout or all", status)
-}
-
 func peerPid(c net.Conn) int {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
@@ -279,7 +257,7 @@ func (s *Server) serve(c net.Conn) {
 		}
 		_ = enc.Encode(Reply{Questions: []questions.Question{q}, End: true})
 	case "questions":
-		qs, err := s.questions(req.Status, req.ID)
+		qs, err := engine.ListQuestions(s.console.Store(), req.Status, req.ID)
 		if err != nil {
 			fail(err)
 			return

@@ -76,6 +76,27 @@ func StoredQuestions(st *store.Store, status questions.Status) ([]questions.Ques
 	return out, nil
 }
 
+// ListQuestions lists stored questions by status (pending when "", or
+// answered, timeout, all), or the one with id when id is set.
+func ListQuestions(st *store.Store, status, id string) ([]questions.Question, error) {
+	if id != "" {
+		q, ok, err := StoredQuestion(st, id)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("no question %s", id)
+		}
+		return []questions.Question{q}, nil
+	}
+	switch status {
+	case "", "pending":
+		return StoredQuestions(st, questions.Pending)
+	case "all":
+		return StoredQuestions(st, "")
+	case "answered", "timeout":
+		return StoredQuestions(st, questions.Status(status))
+	}
+	return nil, fmt.Errorf("unknown status %q: use pending, answered, timeout, all or a question id", status)
+}
+
 // StoredQuestion reads one question from the store.
 func StoredQuestion(st *store.Store, id string) (questions.Question, bool, error) {
 	var q questions.Question
