@@ -36,6 +36,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/vt"
 	"io"
 	"os"
 	"os/exec"
@@ -257,7 +258,7 @@ type terminal struct {
 
 	mu      sync.Mutex
 	rec     bytes.Buffer
-	scr     *screen
+	scr     *vt.Terminal
 	changed time.Time // last time output arrived
 	reads   []string  // "<end offset> <nanoseconds since the first read>" per read, for replay with real timing
 	first   time.Time
@@ -299,7 +300,7 @@ func (t *terminal) read() {
 func (t *terminal) snapshot() (text string, n int, bracketed bool, quiet time.Duration, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.scr.Text(), t.rec.Len(), t.scr.bracketed, time.Since(t.changed), t.err
+	return t.scr.ScreenText(), t.rec.Len(), t.scr.Modes().BracketedPaste, time.Since(t.changed), t.err
 }
 
 // waitFor waits until cond holds for the screen and the output has then
@@ -363,7 +364,7 @@ func (r *run) capture() error {
 	if err != nil {
 		return err
 	}
-	r.term = &terminal{master: master, scr: newScreen(r.cols, r.rows), changed: time.Now(), wake: make(chan struct{}, 1)}
+	r.term = &terminal{master: master, scr: vt.New(r.cols, r.rows, vt.Options{Scrollback: -1}), changed: time.Now(), wake: make(chan struct{}, 1)}
 	go r.term.read()
 	defer stop(cmd, master, home)
 
