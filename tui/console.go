@@ -30,6 +30,8 @@ type Console interface {
 	Answer(id, text string) error
 	// Questions lists the pending questions.
 	Questions() []questions.Question
+	// ListQuestions lists questions by status: pending, answered, timeout or all.
+	ListQuestions(status string) ([]questions.Question, error)
 	// Ask asks a question as the human.
 	Ask(a questions.Ask) (questions.Question, error)
 	// Escalate escalates a question now.

@@ -7,11 +7,13 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/tui/components/activity"
 	"github.com/teamlead/teamlead/tui/components/agentlist"
@@ -50,6 +52,7 @@ const (
 type prompt struct {
 	label      string
 	allowEmpty bool // an empty line is a valid answer (clearing a filter)
+	multiline  bool // the text is written in the editor, not the one-line input
 	submit     func(text string) tea.Cmd
 }
 
@@ -62,10 +65,14 @@ type Model struct {
 	help     help.Model
 	agents   agentlist.Model
 	screen   screen.Model
-	queue    queue.Model
+	queue    queue.Model // the inbox: what waits for the human
+	qlist    queue.Model // the questions view: every question of qstatus
+	qmode    bool        // the inbox pane shows the questions view
+	qstatus  string
 	activity activity.Model
 	palette  palette.Model
 	input    textinput.Model
+	editor   textarea.Model // multi-line answers
 	prompt   prompt
 	keyOut   *keyWriter
 
@@ -112,12 +119,16 @@ func New(con Console, st *style.Styles, opts Options) Model {
 		opts.FrameEvery = time.Second / 30
 	}
 	in := textinput.New()
+	ed := textarea.New()
+	ed.ShowLineNumbers = false
+	ed.SetHeight(4)
+	ed.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
 	h := help.New()
 	h.Styles.ShortKey, h.Styles.FullKey = st.Accent, st.Accent
 	h.Styles.ShortDesc, h.Styles.FullDesc = st.Muted, st.Muted
 	m := Model{con: con, keys: opts.Keys, st: st, opts: opts, help: h,
-		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), activity: activity.New(st),
-		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, unread: map[string]int{}, keyOut: newKeyWriter(con)}
+		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), qlist: queue.New(st, opts.Now), activity: activity.New(st),
+		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, editor: ed, unread: map[string]int{}, keyOut: newKeyWriter(con)}
 	m.queue.Set(append(inboxItems(con.Inbox()), questionItems(con.Questions())...))
 	m.refreshAgents()
 	m.lastSeq = con.LastSeq()
@@ -179,6 +190,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case filterMsg:
 		m.activity.SetFilter(string(msg))
 		return m, nil
+	case questionsMsg:
+		if msg.err != nil {
+			m.status, m.statusE = msg.err.Error(), true
+		} else if msg.status == m.qstatus {
+			m.qlist.SetOrdered(allQuestionItems(msg.qs))
+		}
+		return m, nil
 	case tea.KeyMsg:
 		return m.onKey(msg)
 	}
@@ -224,6 +242,9 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 	}
 	if len(msg.recs) > 0 {
 		m.refreshAgents()
+		if m.qmode && questionRecords(msg.recs) {
+			cmds = append(cmds, m.fetchQuestions())
+		}
 	}
 	if len(msg.recs) == 0 && msg.sub.Lagged() {
 		// Fell behind the bus: resume from the store where we were.
@@ -277,6 +298,16 @@ func (m *Model) setPane(p pane) {
 	m.pane = (p + paneCount) % paneCount
 	m.agents.SetFocused(m.pane == paneAgents)
 	m.queue.SetFocused(m.pane == paneInbox)
+	m.qlist.SetFocused(m.pane == paneInbox)
+}
+
+func questionRecords(recs []store.Record) bool {
+	for _, r := range recs {
+		if strings.HasPrefix(r.Kind, "question") {
+			return true
+		}
+	}
+	return false
 }
 
 func (m Model) onKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
@@ -332,7 +363,10 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Agents):
 		m.setPane(paneAgents)
 	case key.Matches(k, ks.Inbox):
+		m.qmode = false
 		m.setPane(paneInbox)
+	case key.Matches(k, ks.Questions):
+		return m, m.showQuestions(m.qstatus)
 	case key.Matches(k, ks.Activity):
 		m.setPane(paneActivity)
 	case key.Matches(k, ks.NextAgent):
@@ -378,13 +412,13 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case paneInbox:
 		switch {
 		case key.Matches(k, ks.Up):
-			m.queue.Move(-1)
+			m.activeQueue().Move(-1)
 		case key.Matches(k, ks.Down):
-			m.queue.Move(1)
+			m.activeQueue().Move(1)
 		case key.Matches(k, ks.Answer), key.Matches(k, ks.Focus):
 			return m.answerSelected()
 		case key.Matches(k, ks.Escalate):
-			if id := m.queue.Selected().ID; strings.HasPrefix(id, "q-") {
+			if id := m.activeQueue().Selected().ID; strings.HasPrefix(id, "q-") {
 				return m, m.escalate(id)
 			}
 		}
@@ -421,23 +455,76 @@ func (m Model) escalate(id string) tea.Cmd {
 	}
 }
 
+// questionsMsg carries a fresh questions view.
+type questionsMsg struct {
+	status string
+	qs     []questions.Question
+	err    error
+}
+
+// showQuestions switches the inbox pane to the questions of status and
+// fetches them.
+func (m *Model) showQuestions(status string) tea.Cmd {
+	if status == "" {
+		status = "pending"
+	}
+	m.qmode, m.qstatus = true, status
+	m.setPane(paneInbox)
+	return m.fetchQuestions()
+}
+
+func (m Model) fetchQuestions() tea.Cmd {
+	con, status := m.con, m.qstatus
+	return func() tea.Msg {
+		qs, err := con.ListQuestions(status)
+		return questionsMsg{status: status, qs: qs, err: err}
+	}
+}
+
+// activeQueue is the list the inbox pane shows.
+func (m *Model) activeQueue() *queue.Model {
+	if m.qmode {
+		return &m.qlist
+	}
+	return &m.queue
+}
+
+// allQuestionItems lists questions for the questions view: every answerer.
+func allQuestionItems(qs []questions.Question) []queue.Item {
+	out := make([]queue.Item, 0, len(qs))
+	for _, q := range qs {
+		kind := string(q.Status)
+		if q.Status == questions.Pending {
+			kind = q.Urgency
+		}
+		out = append(out, queue.Item{Kind: kind, ID: q.ID, From: q.Asker, Task: q.Task, Text: q.Topic + ": " + q.Text,
+			Since: q.Created, Deadline: q.Deadline, For: q.Answerer})
+	}
+	return out
+}
+
 // filterMsg sets the activity filter (from the filter prompt).
 type filterMsg string
 
 func (m Model) answerSelected() (tea.Model, tea.Cmd) {
-	it := m.queue.Selected()
+	it := m.activeQueue().Selected()
 	if it.ID == "" {
 		return m, nil
 	}
 	con := m.con
-	return m.openPrompt(fmt.Sprintf("answer %s (%s): ", it.ID, it.From), "", func(text string) tea.Cmd {
-		return func() tea.Msg {
-			if err := con.Answer(it.ID, text); err != nil {
-				return statusMsg{text: err.Error(), err: true}
+	m.mode = modeInput
+	m.prompt = prompt{label: fmt.Sprintf("answer %s (%s) — enter sends, alt+enter new line, esc cancels", it.ID, it.From), multiline: true,
+		submit: func(text string) tea.Cmd {
+			return func() tea.Msg {
+				if err := con.Answer(it.ID, text); err != nil {
+					return statusMsg{text: err.Error(), err: true}
+				}
+				return statusMsg{text: "answered " + it.ID + "; " + it.From + " has it"}
 			}
-			return statusMsg{text: "answered " + it.ID + "; " + it.From + " has it"}
-		}
-	})
+		}}
+	m.editor.Reset()
+	m.editor.SetWidth(max(m.width-4, 10))
+	return m, m.editor.Focus()
 }
 
 func (m Model) openPrompt(label, value string, submit func(string) tea.Cmd) (Model, tea.Cmd) {
@@ -455,17 +542,26 @@ func (m Model) onInputKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.keys.Cancel):
 		m.mode = modeNormal
 		m.input.Blur()
+		m.editor.Blur()
 		return m, nil
-	case k.Type == tea.KeyEnter:
+	case k.Type == tea.KeyEnter && !k.Alt:
 		m.mode = modeNormal
 		m.input.Blur()
+		m.editor.Blur()
 		text := strings.TrimSpace(m.input.Value())
+		if m.prompt.multiline {
+			text = strings.TrimSpace(m.editor.Value())
+		}
 		if text == "" && !m.prompt.allowEmpty {
 			return m, nil
 		}
 		return m, m.prompt.submit(text)
 	}
 	var cmd tea.Cmd
+	if m.prompt.multiline {
+		m.editor, cmd = m.editor.Update(k)
+		return m, cmd
+	}
 	m.input, cmd = m.input.Update(k)
 	return m, cmd
 }

@@ -87,17 +87,16 @@ func (m Model) run(r palette.Run) (tea.Model, tea.Cmd) {
 			return statusMsg{text: "answered " + id}
 		}
 	case "/questions":
-		m.setPane(paneInbox)
-		if r.Args != "" && r.Args != "pending" && r.Args != "all" {
-			for _, it := range m.queue.Items() {
-				if it.ID == r.Args {
-					m.status = fmt.Sprintf("%s from %s (%s): %s", it.ID, it.From, it.Kind, it.Text)
-					return m, nil
-				}
-			}
-			return fail("no pending item %s", r.Args)
+		if qid, ok := questions.ParseID(r.Args); ok {
+			cmd := m.showQuestions("all")
+			m.status = "showing all questions; " + qid + " is among them"
+			return m, cmd
 		}
-		return m, nil
+		switch r.Args {
+		case "", "pending", "answered", "timeout", "all":
+			return m, m.showQuestions(r.Args)
+		}
+		return fail("usage: /questions [pending|answered|timeout|all|q-id]")
 	case "/ask":
 		topic, text, ok := strings.Cut(r.Args, " ")
 		if !ok || strings.TrimSpace(text) == "" {

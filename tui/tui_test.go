@@ -114,6 +114,14 @@ func (f *fakeConsole) Reassign(id, answerer string) error {
 	return nil
 }
 
+func (f *fakeConsole) ListQuestions(status string) ([]questions.Question, error) {
+	f.record("list " + status)
+	if status == "pending" {
+		return f.Questions(), nil
+	}
+	return nil, nil
+}
+
 func (f *fakeConsole) Bus() bus.Bus    { return f.b }
 func (f *fakeConsole) LastSeq() uint64 { return 0 }
 func (f *fakeConsole) ResizeAgents(cols, rows int) {
@@ -256,10 +264,12 @@ func TestAnswerFromInbox(t *testing.T) {
 	tm := start(t, f)
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")})
-	waitOutput(t, tm, "answer m-4 (dev):")
-	tm.Type("Restarted it")
+	waitOutput(t, tm, "answer m-4 (dev)")
+	tm.Type("Restarted it.")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter, Alt: true}) // a new line, not send
+	tm.Type("Try again.")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitCall(t, f, "answer m-4 Restarted it")
+	waitCall(t, f, "answer m-4 Restarted it.\nTry again.")
 	waitOutput(t, tm, "answered m-4; dev has it")
 }
 
@@ -406,4 +416,21 @@ func TestPaletteAsk(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	waitCall(t, f, "ask human architecture.db Postgres or SQLite?")
 	waitOutput(t, tm, "q-0009 routed to agent/architect")
+}
+
+func TestQuestionsView(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("4")})
+	waitCall(t, f, "list pending")
+	// Every pending question, the agent's too, with its answerer.
+	waitOutput(t, tm, "Questions — pending (2)")
+	waitOutput(t, tm, "q-0002") // the architect's question, not the human's, is listed too
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":")})
+	tm.Type("/questions answered")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitCall(t, f, "list answered")
+	waitOutput(t, tm, "Questions — answered (0)")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+	waitOutput(t, tm, "Inbox (2)")
 }

@@ -31,6 +31,7 @@ func (m *Model) layout() {
 	left, agentsH, inboxH, activityH := m.sizes()
 	m.agents.SetSize(left-2, agentsH-2)
 	m.queue.SetSize(left-2, inboxH-2)
+	m.qlist.SetSize(left-2, inboxH-2)
 	cols, rows := max(m.width-left-2, 10), max(agentsH+inboxH-2, 3)
 	m.screen.SetSize(cols, rows)
 	m.activity.SetSize(m.width-2, activityH-2)
@@ -53,7 +54,12 @@ func (m Model) View() string {
 	if n := m.queue.Len(); n > 0 {
 		inboxTitle = fmt.Sprintf("Inbox (%d)", n)
 	}
-	inbox := m.box(inboxTitle, m.queue.View(), left, inboxH, m.pane == paneInbox)
+	inboxView := m.queue.View()
+	if m.qmode {
+		inboxTitle = fmt.Sprintf("Questions — %s (%d)", m.qstatus, m.qlist.Len())
+		inboxView = m.qlist.View()
+	}
+	inbox := m.box(inboxTitle, inboxView, left, inboxH, m.pane == paneInbox)
 	screen := m.box(m.screenTitle(), m.screen.View(), m.width-left, agentsH+inboxH, m.pane == paneScreen || m.mode == modeFocus)
 	actTitle := "Activity"
 	if f := m.activity.Filter(); f != "" {
@@ -66,7 +72,11 @@ func (m Model) View() string {
 	case modePalette:
 		body = overlayBottom(body, m.box("Commands", m.palette.View(), m.width, min(14, m.height-1), true))
 	case modeInput:
-		body = overlayBottom(body, m.input.View())
+		if m.prompt.multiline {
+			body = overlayBottom(body, m.box(m.prompt.label, m.editor.View(), m.width, 6, true))
+		} else {
+			body = overlayBottom(body, m.input.View())
+		}
 	}
 	return body + "\n" + m.statusBar()
 }

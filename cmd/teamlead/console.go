@@ -13,6 +13,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui"
 	"github.com/teamlead/teamlead/tui/components/screen"
@@ -31,6 +32,11 @@ func (c consoleOf) Screen(agent string) screen.Source {
 
 // Answer answers a question or an inbox item.
 func (c consoleOf) Answer(id, text string) error { return c.Engine.AnswerAny(id, text) }
+
+// ListQuestions lists stored questions by status.
+func (c consoleOf) ListQuestions(status string) ([]questions.Question, error) {
+	return engine.ListQuestions(c.Engine.Store(), status, "")
+}
 
 // runConsole runs the dashboard until the human quits or ctx ends (a
 // signal); the caller then stops the engine.

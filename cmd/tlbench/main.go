@@ -1,8 +1,10 @@
-// Command tlbench is `make bench`: it measures the stream parser against a
-// bare PTY and the engine's relay latency against a bare relay, in one run,
-// and prints every figure as a ratio to its baseline. It exits nonzero only
-// when something is broken (messages lost, counts that differ), not when a
-// target is missed on a noisy machine.
+// Command tlbench is `make bench`: it measures the stream parser and the
+// engine's ingest path against a bare PTY (and tmux), the engine's relay
+// latency against a bare relay, the dashboard's frame time with busy agents
+// against idle ones and a terminal's memory against the text it keeps, in
+// one run, and prints every figure as a ratio to its baseline. It exits
+// nonzero only when something is broken (messages lost, counts that
+// differ), not when a target is missed on a noisy machine.
 package main
 
 import (
@@ -30,6 +32,10 @@ func main() {
 	flag.BoolVar(&o.SkipSync, "skip-sync", false, "skip the engine run with an fsynced store")
 	flag.IntVar(&o.Rounds, "rounds", 2, "interleaved rounds each relay run is split in (bare, engine, engine+fsync, again)")
 	flag.Int64Var(&o.Seed, "seed", 1, "seed of the generated log")
+	flag.IntVar(&o.FrameAgents, "frame-agents", 50, "agents behind the dashboard's frame time (0 skips it)")
+	flag.IntVar(&o.Frames, "frames", 600, "frames timed with the agents idle, and as many busy")
+	flag.IntVar(&o.AgentKBps, "agent-kbps", 400, "each busy agent's output while the frames are timed, KB/s")
+	flag.IntVar(&o.MemTerminals, "mem-terminals", 20, "terminals the memory per agent is measured on (0 skips it)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,11 @@ type FrameResult struct {
 	// Idle and Busy are the frame times, Update(tick) + View(), with the
 	// agents' terminals idle and being written.
 	Idle, Busy Summary
+	// CPU is the CPU time of the thread drawing each frame, idle [0] and
+	// busy [1]: the frame time less the time the thread waited (for a CPU
+	// taken by other work, for the lock of a terminal being written).
+	// Zero where the thread CPU clock is missing.
+	CPU [2]Summary
 	// Update, View and Render split the frame: the Update of the tick
 	// message, the View, and (timed apart, right after the frame) the
 	// selected terminal's vt Render at the screen pane's size, which View
@@ -113,8 +119,10 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 	res.ScreenCols, res.ScreenRows = con.sinks[0].term.Size()
 	sel := con.sinks[0].term
 
-	var frame, upd, view, render [2][]time.Duration
+	var frame, cpu, upd, view, render [2][]time.Duration
 	var last string
+	runtime.LockOSThread() // for threadCPU
+	defer runtime.UnlockOSThread()
 	run := func(n int, busy int) {
 		next := time.Now()
 		for range n {
@@ -125,11 +133,15 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 				time.Sleep(d)
 			}
 			next = later(next.Add(o.Every), time.Now())
+			c0, cok := threadCPU()
 			t0 := time.Now()
 			m, _ = m.Update(tick)
 			t1 := time.Now()
 			last = m.View()
 			t2 := time.Now()
+			if c1, ok := threadCPU(); ok && cok {
+				cpu[busy] = append(cpu[busy], c1-c0)
+			}
 			sel.Render(0, res.ScreenCols, res.ScreenRows)
 			t3 := time.Now()
 			frame[busy] = append(frame[busy], t2.Sub(t0))
@@ -141,7 +153,7 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 		}
 	}
 	run(10, 0) // warm-up
-	frame[0], upd[0], view[0], render[0] = nil, nil, nil, nil
+	frame[0], cpu[0], upd[0], view[0], render[0] = nil, nil, nil, nil, nil
 	var fed int64
 	var busyTime time.Duration
 	for r := range o.Rounds {
@@ -164,6 +176,7 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 	res.Idle, res.Busy = Summarize(frame[0]), Summarize(frame[1])
 	for i := range 2 {
 		res.Update[i], res.View[i], res.Render[i] = Summarize(upd[i]), Summarize(view[i]), Summarize(render[i])
+		res.CPU[i] = Summarize(cpu[i])
 	}
 	if busyTime > 0 {
 		res.FedMBps = float64(fed) / 1e6 / busyTime.Seconds()
@@ -186,34 +199,46 @@ func checkFrame(view string, w, h int) string {
 	return ""
 }
 
-// dashboardTick gets the dashboard's own tick message, by running the
-// commands of its Init: the record pump waits, as nothing is published
-// yet, so the first message back is the tick. Then it publishes activity
-// (see benchConsole.publish) and hands the records the pump returns to
-// the model, so the activity pane has lines to draw.
+// dashboardTick gets the dashboard's own tick message (a tui.tickMsg,
+// unexported) by running the commands of its Init. Then it publishes
+// activity (see benchConsole.publish) and hands the records the dashboard's
+// record pump returns (a tui.recordsMsg) to the model, so the activity pane
+// has lines to draw. Any other message Init's commands return goes to
+// Update too.
 func dashboardTick(m tea.Model, con *benchConsole) (tea.Msg, tea.Model, error) {
-	batch, ok := m.Init()().(tea.BatchMsg)
-	if !ok {
-		return nil, m, errors.New("frames: the dashboard's Init is not a batch of the record pump and the tick")
+	var cmds []tea.Cmd
+	switch msg := m.Init()().(type) {
+	case tea.BatchMsg:
+		cmds = msg
+	default:
+		return nil, m, fmt.Errorf("frames: the dashboard's Init returned %T, not a batch of its record pump and tick", msg)
 	}
-	ch := make(chan tea.Msg, len(batch))
-	for _, c := range batch {
-		go func() { ch <- c() }()
-	}
-	next := func(what string) (tea.Msg, error) {
-		select {
-		case msg := <-ch:
-			return msg, nil
-		case <-time.After(5 * time.Second):
-			return nil, fmt.Errorf("frames: no %s from the dashboard's Init within 5s", what)
+	ch := make(chan tea.Msg, len(cmds))
+	for _, c := range cmds {
+		if c != nil {
+			go func() { ch <- c() }()
 		}
 	}
-	tick, err := next("tick")
+	await := func(typ string) (tea.Msg, error) {
+		deadline := time.After(5 * time.Second)
+		for {
+			select {
+			case msg := <-ch:
+				if fmt.Sprintf("%T", msg) == typ {
+					return msg, nil
+				}
+				m, _ = m.Update(msg)
+			case <-deadline:
+				return nil, fmt.Errorf("frames: no %s from the dashboard's Init within 5s", typ)
+			}
+		}
+	}
+	tick, err := await("tui.tickMsg")
 	if err != nil {
 		return nil, m, err
 	}
 	con.publish(300)
-	recs, err := next("records")
+	recs, err := await("tui.recordsMsg")
 	if err != nil {
 		return nil, m, err
 	}
@@ -308,8 +333,16 @@ func (c *benchConsole) Answer(id, text string) error { return nil }
 // Questions implements tui.Console: none pending.
 func (c *benchConsole) Questions() []questions.Question { return nil }
 
+// ListQuestions is empty: the benchmark asks nothing.
+func (c *benchConsole) ListQuestions(string) ([]questions.Question, error) { return nil, nil }
+
 // Escalate implements tui.Console (nothing is escalated).
 func (c *benchConsole) Escalate(id string) error { return nil }
+
+// Ask is a no-op: nobody asks during the benchmark.
+func (c *benchConsole) Ask(questions.Ask) (questions.Question, error) {
+	return questions.Question{}, nil
+}
 
 // Reassign implements tui.Console (nothing is reassigned).
 func (c *benchConsole) Reassign(id, answerer string) error { return nil }

@@ -63,6 +63,19 @@ func (m *Model) Set(items []Item) {
 	}
 }
 
+// SetOrdered replaces the items keeping the given order (the questions
+// view comes ordered by urgency and deadline).
+func (m *Model) SetOrdered(items []Item) {
+	cur := m.Selected()
+	m.items = append([]Item(nil), items...)
+	m.sel = 0
+	for i, it := range m.items {
+		if it.ID == cur.ID {
+			m.sel = i
+		}
+	}
+}
+
 // Add appends an item unless its id is already queued.
 func (m *Model) Add(it Item) {
 	for _, have := range m.items {
