@@ -124,7 +124,7 @@ idle
 
 	// Answer qa's question from the inbox.
 	c.keys("2", "a")
-	c.waitScreen("answer prompt", "answer q-0001 (qa):")
+	c.waitScreen("answer editor", "answer q-0001 (qa) — enter sends")
 	c.text("Yes, after the smoke tests.")
 	c.keys("Enter")
 	got := tm.waitReceived("qa", "body: Yes, after the smoke tests.")

@@ -48,7 +48,10 @@ func newSink(e *Engine, a config.Agent) *sink {
 		rows = 40
 	}
 	s := &sink{e: e, name: a.Name}
-	s.term = vt.New(cols, rows, vt.Options{Scrollback: a.Scrollback, Reply: agentWriter{e: e, name: a.Name}})
+	// Focus mode types keys in the classic xterm encodings, so programs are
+	// not offered the kitty keyboard protocol (Claude Code would switch to
+	// it and expect Esc and Ctrl keys in its CSI u form).
+	s.term = vt.New(cols, rows, vt.Options{Scrollback: a.Scrollback, Reply: agentWriter{e: e, name: a.Name}, NoKittyKeyboard: true})
 	if a.Parse == "screen" {
 		s.scanner = screenscan.New()
 		s.changed = make(chan struct{}, 1)
@@ -121,7 +124,7 @@ func (s *sink) scanLoop() {
 			s.scanner.Reset()
 		}
 		cols, _ := s.term.Size()
-		if s.scanner.Scan(s.term.Snapshot(), cols, time.Now(), s.emit) {
+		if s.scanner.Scan(s.term.SnapshotTail(screenscan.ScrollbackWindow), cols, time.Now(), s.emit) {
 			time.AfterFunc(screenscan.Settle, s.signal)
 		}
 	}

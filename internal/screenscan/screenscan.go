@@ -30,9 +30,10 @@ import (
 )
 
 const (
-	// scrollbackWindow is how many scrollback lines above the screen each
-	// scan reads, so a block whose top scrolled off is still read whole.
-	scrollbackWindow = protocol.MaxBlockLines
+	// ScrollbackWindow is how many scrollback lines above the screen each
+	// scan reads, so a block whose top scrolled off is still read whole
+	// (callers take a vt.Terminal.SnapshotTail of it).
+	ScrollbackWindow = protocol.MaxBlockLines
 	// forgetAfter is how long a block must have been out of sight before an
 	// identical one counts as a new message.
 	forgetAfter = time.Minute
@@ -67,8 +68,8 @@ func (s *Scanner) Reset() { s.seen = map[uint64]*seenBlock{} }
 // prints nothing more.
 func (s *Scanner) Scan(snap vt.Snapshot, width int, now time.Time, emit func(protocol.Event)) (unsettled bool) {
 	lines := snap.Scrollback
-	if len(lines) > scrollbackWindow {
-		lines = lines[len(lines)-scrollbackWindow:]
+	if len(lines) > ScrollbackWindow {
+		lines = lines[len(lines)-ScrollbackWindow:]
 	}
 	rows := make([]vt.Line, 0, len(lines)+len(snap.Screen))
 	rows = append(append(rows, lines...), snap.Screen...)

@@ -33,6 +33,9 @@ func (t *Terminal) csi(cmd ansi.Cmd, ps ansi.Params) {
 		t.csiPlain(cmd.Final(), ps)
 		return
 	}
+	if prefix != 0 && inter == 0 && cmd.Final() == 'u' && t.noKitty {
+		return
+	}
 	switch {
 	case prefix == '?' && inter == 0:
 		switch cmd.Final() {

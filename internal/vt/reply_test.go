@@ -87,6 +87,17 @@ func TestReplies(t *testing.T) {
 	}
 }
 
+func TestNoKittyKeyboard(t *testing.T) {
+	var buf syncBuffer
+	term := New(10, 4, Options{Reply: &buf, NoKittyKeyboard: true})
+	defer term.Close()
+	term.Write([]byte("\x1b[?u\x1b[>5u\x1b[5n"))
+	waitReply(t, &buf, "\x1b[0n")
+	if k := term.Modes().KittyKeyboard; k != 0 {
+		t.Errorf("kitty flags %d", k)
+	}
+}
+
 // TestReplyNeverBlocks checks that a reader that never reads the replies
 // cannot block Write.
 func TestReplyNeverBlocks(t *testing.T) {

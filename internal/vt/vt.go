@@ -46,6 +46,12 @@ type Options struct {
 	// master). It is written from an internal goroutine through a bounded
 	// queue, so Write never blocks on it; nil drops the answers.
 	Reply io.Writer
+	// NoKittyKeyboard leaves the kitty keyboard protocol query (CSI ? u)
+	// unanswered and its push, pop and set requests ignored, so programs
+	// keep the legacy key encoding. Answered, Claude Code 2.1.328 pushes
+	// flags 5 (disambiguated escape codes, alternate keys): Esc and Ctrl
+	// keys are then expected as CSI u sequences (Modes.KittyKeyboard).
+	NoKittyKeyboard bool
 	// Foreground and Background are the default colours reported to OSC 10
 	// and OSC 11 queries (programs pick light or dark themes from them).
 	// Zero means white on black.
@@ -128,7 +134,8 @@ type Terminal struct {
 	zwj         bool // the last printed rune was a zero-width joiner
 	lastRune    rune // for REP
 
-	m modeState
+	m       modeState
+	noKitty bool
 
 	title      string
 	titleStack []string
@@ -190,7 +197,7 @@ func New(cols, rows int, opts Options) *Terminal {
 	}
 	t := &Terminal{
 		cols: cols, rows: rows,
-		fg: opts.Foreground, bg: opts.Background,
+		fg: opts.Foreground, bg: opts.Background, noKitty: opts.NoKittyKeyboard,
 		styles:     []Style{{}},
 		styleLimit: minStyleLimit,
 		styleFloor: minStyleLimit,
