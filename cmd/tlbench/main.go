@@ -36,7 +36,15 @@ func main() {
 	flag.IntVar(&o.Frames, "frames", 600, "frames timed with the agents idle, and as many busy")
 	flag.IntVar(&o.AgentKBps, "agent-kbps", 400, "each busy agent's output while the frames are timed, KB/s")
 	flag.IntVar(&o.MemTerminals, "mem-terminals", 20, "terminals the memory per agent is measured on (0 skips it)")
+	flag.IntVar(&o.Routes, "routes", 200, "routes in answerers.yaml for the routing figure (0 skips it)")
+	flag.IntVar(&o.Topics, "topics", 10000, "topics routed for the routing figure")
+	flag.StringVar(&o.Teamlead, "teamlead", "bin/teamlead", "the teamlead binary for the `teamlead questions` latency (\"\" skips it)")
+	flag.IntVar(&o.StoredQuestions, "stored-questions", 100000, "questions stored for the `teamlead questions` latency")
 	flag.Parse()
+	if _, err := os.Stat(o.Teamlead); o.Teamlead != "" && err != nil {
+		fmt.Fprintf(os.Stderr, "tlbench: %s: %v; build it first (make bench does), or pass -teamlead \"\"\n", o.Teamlead, err)
+		os.Exit(2)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -19,6 +19,14 @@ const (
 	childPTYWriter = "pty-writer"
 	childAgent     = "agent"
 
+	// childTerm is every child's TERM. This binary links Bubble Tea (the
+	// frame time is the dashboard's), whose package init asks the terminal
+	// for its background colour when stdout is one (an OSC 11 query and a
+	// DSR, by termenv via lipgloss.HasDarkBackground) and waits up to 5s
+	// for an answer that a bare PTY never gives. termenv does not ask a
+	// "dumb" terminal; the children print nothing that depends on TERM.
+	childTerm = "dumb"
+
 	envLog    = "TLBENCH_LOG"
 	envName   = "TLBENCH_NAME"
 	envTo     = "TLBENCH_TO"
@@ -74,7 +82,7 @@ type agentConfig struct {
 
 func (c agentConfig) env() map[string]string {
 	return map[string]string{
-		EnvChild: childAgent, envName: c.Name, envTo: c.To, envDir: c.Dir,
+		"TERM": childTerm, EnvChild: childAgent, envName: c.Name, envTo: c.To, envDir: c.Dir,
 		envCount: strconv.Itoa(c.Count), envExpect: strconv.Itoa(c.Expect), envAcks: strconv.Itoa(c.Acks),
 		envPeriod: strconv.FormatInt(int64(c.Period), 10), envPhase: strconv.FormatInt(int64(c.Phase), 10),
 	}

@@ -142,11 +142,12 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 			if c1, ok := threadCPU(); ok && cok {
 				cpu[busy] = append(cpu[busy], c1-c0)
 			}
-			sel.Render(0, res.ScreenCols, res.ScreenRows)
 			t3 := time.Now()
+			sel.Render(0, res.ScreenCols, res.ScreenRows)
+			t4 := time.Now()
 			frame[busy] = append(frame[busy], t2.Sub(t0))
 			upd[busy], view[busy] = append(upd[busy], t1.Sub(t0)), append(view[busy], t2.Sub(t1))
-			render[busy] = append(render[busy], t3.Sub(t2))
+			render[busy] = append(render[busy], t4.Sub(t3))
 		}
 		if res.Problem == "" {
 			res.Problem = checkFrame(last, o.Width, o.Height)
@@ -201,9 +202,9 @@ func checkFrame(view string, w, h int) string {
 
 // dashboardTick gets the dashboard's own tick message (a tui.tickMsg,
 // unexported) by running the commands of its Init. Then it publishes
-// activity (see benchConsole.publish) and hands the records the dashboard's
-// record pump returns (a tui.recordsMsg) to the model, so the activity pane
-// has lines to draw. Any other message Init's commands return goes to
+// activity (see benchConsole.publish) and hands the first batch of records
+// the dashboard's record pump returns (a tui.recordsMsg) to the model, so
+// the activity pane has lines to draw. Any other message Init's commands return goes to
 // Update too.
 func dashboardTick(m tea.Model, con *benchConsole) (tea.Msg, tea.Model, error) {
 	var cmds []tea.Cmd

@@ -17,17 +17,18 @@ import (
 )
 
 // ingestRun runs the PTY writer child as an agent of the agents package
-// (the engine's PTY reader, 32 KiB reads) into an engineSink with the
-// engine's default terminal (120x40, default scrollback), and returns what
-// the sink saw. The clock runs from the first chunk's arrival to the end
-// of the last one's processing.
-func ingestRun(exe, logPath string, deadline time.Duration) (envelopes int, total int64, mbps float64, err error) {
+// (the engine's PTY reader, with its 32 KiB buffer) into an engineSink with
+// the engine's default terminal (120x40, default scrollback), and returns
+// what the sink saw: envelopes, bytes, reads (Output calls) and
+// throughput. The clock runs from the first chunk's arrival to the end of
+// the last one's processing.
+func ingestRun(exe, logPath string, deadline time.Duration) (envelopes int, total int64, reads int, mbps float64, err error) {
 	s := newEngineSink(120, 40, 0)
 	defer s.close()
 	a := agents.Start(agents.Spec{
 		Name:    "ingest",
 		Command: []string{exe},
-		Env:     map[string]string{EnvChild: childPTYWriter, envLog: logPath},
+		Env:     map[string]string{"TERM": childTerm, EnvChild: childPTYWriter, envLog: logPath},
 		Cols:    120, Rows: 40,
 		Restart: agents.RestartNever,
 		Grace:   time.Second,
@@ -37,13 +38,13 @@ func ingestRun(exe, logPath string, deadline time.Duration) (envelopes int, tota
 	case <-a.Done():
 	case <-time.After(deadline):
 		a.Stop()
-		return 0, 0, 0, fmt.Errorf("ingest: the PTY writer did not finish within %s", deadline)
+		return 0, 0, 0, 0, fmt.Errorf("ingest: the PTY writer did not finish within %s", deadline)
 	}
 	if inf := a.Info(); inf.State != agents.StateExited || inf.ExitCode != 0 {
-		return 0, 0, 0, fmt.Errorf("ingest: the PTY writer ended %s, exit code %d", inf.State, inf.ExitCode)
+		return 0, 0, 0, 0, fmt.Errorf("ingest: the PTY writer ended %s, exit code %d", inf.State, inf.ExitCode)
 	}
-	envelopes, total, mbps = s.result()
-	return envelopes, total, mbps, nil
+	envelopes, total, reads, mbps = s.result()
+	return envelopes, total, reads, mbps, nil
 }
 
 // tmuxConf is the tmux configuration of the comparison: no status line, so

@@ -18,6 +18,21 @@ const (
 	// P99Target is the highest acceptable p99 relay latency of the engine
 	// with page-cache durability.
 	P99Target = 5 * time.Millisecond
+	// IngestTarget is the least throughput of the engine's ingest path
+	// (PTY read, terminal emulator, parser), as a fraction of the bare PTY's.
+	IngestTarget = 0.60
+	// TmuxTarget is the least throughput of the ingest path as a multiple
+	// of tmux's showing the same output.
+	TmuxTarget = 2.0
+	// FrameTarget is the highest acceptable p99 frame time of the
+	// dashboard with every agent busy: one frame at 60 Hz.
+	FrameTarget = 16 * time.Millisecond
+	// MemoryTarget is the most heap, in bytes, an agent's terminal may hold
+	// with a full scrollback of 10,000 lines.
+	MemoryTarget = 20e6
+	// QuestionsTarget is the longest `teamlead questions` may take with
+	// 100,000 questions stored.
+	QuestionsTarget = 50 * time.Millisecond
 )
 
 // Report is everything one benchmark run measured.
@@ -34,6 +49,14 @@ type Report struct {
 	// Bare is the bare relay baseline; Page and Fsync the engine with
 	// store Options.Sync false and true (nil if not run).
 	Bare, Page, Fsync *RelayResult
+	// Frames is the dashboard's frame time (nil if not run).
+	Frames *FrameResult
+	// Memory is a terminal's heap with a full scrollback (nil if not run).
+	Memory *MemoryResult
+	// Routing is the question router's speed (nil if not run).
+	Routing *RoutingResult
+	// Questions is `teamlead questions` latency with many stored (nil if not run).
+	Questions *QuestionsLatencyResult
 }
 
 // Problems lists what is broken (not merely slow): envelopes the parser
@@ -43,10 +66,19 @@ func (r *Report) Problems() []string {
 	if t := r.Throughput; t != nil && t.Found != t.Envelopes {
 		out = append(out, fmt.Sprintf("parser: found %d envelopes, the log has %d", t.Found, t.Envelopes))
 	}
+	if t := r.Throughput; t != nil && t.IngestMBps > 0 && t.IngestFound != t.Envelopes {
+		out = append(out, fmt.Sprintf("ingest: the parser found %d envelopes, the log has %d", t.IngestFound, t.Envelopes))
+	}
 	for _, run := range r.runs() {
 		for _, p := range run.res.Problems() {
 			out = append(out, run.name+": "+p)
 		}
+	}
+	if f := r.Frames; f != nil && f.Problem != "" {
+		out = append(out, "frames: "+f.Problem)
+	}
+	if m := r.Memory; m != nil && m.Problem != "" {
+		out = append(out, "memory: "+m.Problem)
 	}
 	return out
 }
@@ -91,14 +123,64 @@ func (r *Report) Format(w io.Writer) {
 	fmt.Fprintf(w, "teamlead bench — %s %s/%s, %d CPUs, %s\n", r.GoVersion, r.OS, r.Arch, r.CPUs,
 		r.Time.UTC().Format(time.RFC3339))
 	if t := r.Throughput; t != nil {
-		fmt.Fprintf(w, "parser    %.1f MB/s   bare PTY   %.1f MB/s   ratio %.1fx  (target >= %.0fx)  %s\n",
-			t.ParserMBps, t.PTYMBps, t.Ratio(), ParserTarget, verdict(t.Ratio() >= ParserTarget))
-		fmt.Fprintf(w, "          %.1f MiB log, %d of %d envelopes found; medians of %d parser passes and %d PTY runs (%d bytes read per run)\n",
-			float64(t.LogBytes)/(1<<20), t.Found, t.Envelopes, t.Passes, t.Runs, t.PTYBytes)
+		r.formatThroughput(w, t)
 	}
+	r.formatRelay(w)
+	if f := r.Frames; f != nil {
+		formatFrames(w, f)
+	}
+	if m := r.Memory; m != nil {
+		formatMemory(w, m)
+	}
+	if q := r.Routing; q != nil {
+		fmt.Fprintf(w, "routing   %.2fM decisions/s   map lookup %.1fM/s   ratio %.1f%%  (%d routes, %d topics, %d routed by a pattern, the rest by default)\n",
+			q.PerSec/1e6, q.BaselinePerSec/1e6, 100*q.PerSec/q.BaselinePerSec, q.Routes, q.Topics, q.MatchedNonEmpty)
+	}
+	if q := r.Questions; q != nil {
+		fmt.Fprintf(w, "questions teamlead questions p50 %s  max %s   teamlead version p50 %s   ratio %.1fx  (target < %s)  %s\n",
+			ms(q.P50), ms(q.Max), ms(q.BaselineP50), float64(q.P50)/float64(q.BaselineP50), ms(QuestionsTarget), verdict(q.P50 < QuestionsTarget))
+		fmt.Fprintf(w, "          %d questions stored, %d pending listed (the default view), read from the store as the CLI does with no console running\n",
+			q.Stored, q.Listed)
+	}
+	r.formatProblems(w)
+}
+
+func (r *Report) formatThroughput(w io.Writer, t *ThroughputResult) {
+	fmt.Fprintf(w, "parser    %.1f MB/s   bare PTY   %.1f MB/s   ratio %.1fx  (target >= %.0fx)  %s\n",
+		t.ParserMBps, t.PTYMBps, t.Ratio(), ParserTarget, verdict(t.Ratio() >= ParserTarget))
+	fmt.Fprintf(w, "          %.1f MiB log, %d of %d envelopes found; medians of %d parser passes and %d PTY runs (%d bytes read per run)\n",
+		float64(t.LogBytes)/(1<<20), t.Found, t.Envelopes, t.Passes, t.Runs, t.PTYBytes)
+	if t.IngestMBps == 0 {
+		return // not measured
+	}
+	fmt.Fprintf(w, "ingest    %.1f MB/s   bare PTY   %.1f MB/s   ratio %.0f%%  (target >= %.0f%%)  %s\n",
+		t.IngestMBps, t.PTYMBps, 100*t.IngestRatio(), 100*IngestTarget, verdict(t.IngestRatio() >= IngestTarget))
+	reads := ""
+	if t.IngestReads > 0 {
+		reads = fmt.Sprintf(" (%d reads, %.1f KiB on average)", t.IngestReads, float64(t.PTYBytes)/float64(t.IngestReads)/1024)
+	}
+	fmt.Fprintf(w, "          the agents package's PTY reader%s, each read to vt.Terminal.Write then protocol.Parser.Feed as the engine's sink does; %d of %d envelopes found; median of %d runs\n",
+		reads, t.IngestFound, t.Envelopes, t.Runs)
+	if t.IngestCPU > 0 {
+		fmt.Fprintf(w, "          CPU time of this process per run: ingest %.2f s, bare PTY %.2f s\n", t.IngestCPU.Seconds(), t.PTYCPU.Seconds())
+	}
+	if t.TmuxMBps == 0 {
+		note := t.TmuxNote
+		if note == "" {
+			note = "not measured"
+		}
+		fmt.Fprintf(w, "tmux      %s\n", note)
+		return
+	}
+	fmt.Fprintf(w, "tmux      %.1f MB/s   ingest / tmux %.1fx  (target >= %.0fx)  %s\n",
+		t.TmuxMBps, t.TmuxRatio(), TmuxTarget, verdict(t.TmuxRatio() >= TmuxTarget))
+	fmt.Fprintf(w, "          %s, a detached 120x40 pane keeping 10000 lines of history: from starting tmux to the log's end on its screen, median of %d runs; start-up alone (an empty log) %s, included\n",
+		t.TmuxVersion, t.Runs, ms(t.TmuxEmpty))
+}
+
+func (r *Report) formatRelay(w io.Writer) {
 	runs := r.runs()
 	if len(runs) == 0 {
-		r.formatProblems(w)
 		return
 	}
 	first := runs[0].res
@@ -162,7 +244,30 @@ func (r *Report) Format(w io.Writer) {
 			fmt.Fprintf(w, "  note: %s: %s\n", run.name, n)
 		}
 	}
-	r.formatProblems(w)
+}
+
+func formatFrames(w io.Writer, f *FrameResult) {
+	fmt.Fprintf(w, "frames    %d agents, console %dx%d (screen pane %dx%d), %d frames with the agents idle and %d busy (asked %d KB/s each, fed %.1f MB/s in all) in %d interleaved rounds\n",
+		f.Agents, f.Width, f.Height, f.ScreenCols, f.ScreenRows, f.Idle.N, f.Busy.N, f.AgentKBps, f.FedMBps, max(f.Rounds, 1))
+	row := func(name string, s, base Summary, note string) []string {
+		return []string{name, msRatio(s.P50, base.P50), ms(s.P90), msRatio(s.P99, base.P99), ms(s.Max), note}
+	}
+	rows := [][]string{{"frame: Update(tick) + View()", "p50", "p90", "p99", "max", ""},
+		row("agents idle", f.Idle, Summary{}, ""),
+		row("agents busy", f.Busy, f.Idle, fmt.Sprintf("target p99 < %.0f ms  %s", float64(FrameTarget)/float64(time.Millisecond), verdict(f.Busy.P99 < FrameTarget)))}
+	if f.CPU[1].N > 0 {
+		rows = append(rows, row("busy: CPU time of the frame", f.CPU[1], f.CPU[0], "(ratios to the idle frames' CPU time)"))
+	}
+	rows = append(rows, row("busy: Update(tick) alone", f.Update[1], Summary{}, ""),
+		row("busy: vt Render of the pane", f.Render[1], Summary{}, "(timed apart; View does it too)"))
+	table(w, rows)
+}
+
+func formatMemory(w io.Writer, m *MemoryResult) {
+	fmt.Fprintf(w, "memory    %.1f MB per agent   text kept %.1f MB   ratio %.1fx  (target < %.0f MB)  %s\n",
+		m.PerTerminal/1e6, float64(m.TextBytes)/1e6, m.TextRatio(), MemoryTarget/1e6, verdict(m.PerTerminal < MemoryTarget))
+	fmt.Fprintf(w, "          heap in use per terminal, %d terminals %dx%d keeping %d lines of scrollback, each fed %d coloured lines of %d columns (%.1f MB); %.2f MB per terminal keeping none\n",
+		m.Terminals, m.Cols, m.Rows, m.Scrollback, m.Lines, m.Cols, float64(m.InputBytes)/1e6, m.PerTerminalBare/1e6)
 }
 
 // table writes rows indented by two spaces, in columns two spaces apart,

@@ -23,11 +23,29 @@ func reportFixture() *Report {
 	return &Report{GoVersion: "go1.26.8", OS: "linux", Arch: "amd64", CPUs: 2, Rounds: 2,
 		Time: time.Date(2026, 11, 21, 13, 10, 0, 0, time.UTC),
 		Throughput: &ThroughputResult{LogBytes: 32 << 20, Envelopes: 780, Found: 780, ParserMBps: 1850.3,
-			PTYMBps: 143.2, PTYBytes: 33719800, Passes: 5, Runs: 3},
+			PTYMBps: 143.2, PTYBytes: 33719800, Passes: 5, Runs: 3,
+			IngestMBps: 100.24, IngestFound: 780, IngestReads: 8232, IngestCPU: 530 * time.Millisecond, PTYCPU: 150 * time.Millisecond, TmuxMBps: 21.5, TmuxEmpty: 48 * time.Millisecond,
+			TmuxVersion: "tmux 3.3a"},
 		Bare:  relayFixture(BareRelay, false, 100*time.Microsecond, 300*time.Microsecond),
 		Page:  relayFixture(EngineRelay, false, 400*time.Microsecond, 1800*time.Microsecond),
 		Fsync: relayFixture(EngineRelay, true, 800*time.Microsecond, 6*time.Millisecond),
+		Frames: &FrameResult{Agents: 50, Width: 160, Height: 45, Frames: 600, Rounds: 3, AgentKBps: 400, FedMBps: 19.6,
+			ScreenCols: 118, ScreenRows: 33,
+			Idle:       frameSummary(2 * time.Millisecond),
+			Busy:       frameSummary(3 * time.Millisecond),
+			CPU:        [2]Summary{frameSummary(1500 * time.Microsecond), frameSummary(2 * time.Millisecond)},
+			Update:     [2]Summary{frameSummary(30 * time.Microsecond), frameSummary(40 * time.Microsecond)},
+			View:       [2]Summary{frameSummary(1900 * time.Microsecond), frameSummary(2900 * time.Microsecond)},
+			Render:     [2]Summary{frameSummary(50 * time.Microsecond), frameSummary(60 * time.Microsecond)},
+			FrameBytes: 16000},
+		Memory: &MemoryResult{Terminals: 20, Cols: 120, Rows: 40, Scrollback: 10000, Lines: 15040, InputBytes: 3531990,
+			TextBytes: 1200000, PerTerminal: 2.33e6, PerTerminalBare: 0.16e6},
 	}
+}
+
+// frameSummary is a distribution of 600 frame times with p50 d.
+func frameSummary(d time.Duration) Summary {
+	return Summary{N: 600, P50: d, P90: 2 * d, P99: 4 * d, Max: 8 * d}
 }
 
 func TestReportFormat(t *testing.T) {
@@ -36,6 +54,11 @@ func TestReportFormat(t *testing.T) {
 	want := `teamlead bench — go1.26.8 linux/amd64, 2 CPUs, 2026-11-21T13:10:00Z
 parser    1850.3 MB/s   bare PTY   143.2 MB/s   ratio 12.9x  (target >= 10x)  ok
           32.0 MiB log, 780 of 780 envelopes found; medians of 5 parser passes and 3 PTY runs (33719800 bytes read per run)
+ingest    100.2 MB/s   bare PTY   143.2 MB/s   ratio 70%  (target >= 60%)  ok
+          the agents package's PTY reader (8232 reads, 4.0 KiB on average), each read to vt.Terminal.Write then protocol.Parser.Feed as the engine's sink does; 780 of 780 envelopes found; median of 3 runs
+          CPU time of this process per run: ingest 0.53 s, bare PTY 0.15 s
+tmux      21.5 MB/s   ingest / tmux 4.7x  (target >= 2x)  ok
+          tmux 3.3a, a detached 120x40 pane keeping 10000 lines of history: from starting tmux to the log's end on its screen, median of 3 runs; start-up alone (an empty log) 48.00 ms, included
 relay     20 agents x 50 msg/s (1000 msg/s in all), 10000 messages per kind of run in 2 interleaved rounds, all stored and acknowledged, all delivered once
   latency              p50             p90      p99              max
   bare PTY relay       0.10 ms         0.20 ms  0.30 ms          0.90 ms
@@ -48,6 +71,15 @@ relay     20 agents x 50 msg/s (1000 msg/s in all), 10000 messages per kind of r
   stages p50 / p99     agent to loop   lead + commit   typing to read
   engine (page cache)  0.10 / 0.45 ms  0.20 / 0.90 ms  0.10 / 0.45 ms
   engine (fsync)       0.20 / 1.50 ms  0.40 / 3.00 ms  0.20 / 1.50 ms
+frames    50 agents, console 160x45 (screen pane 118x33), 600 frames with the agents idle and 600 busy (asked 400 KB/s each, fed 19.6 MB/s in all) in 3 interleaved rounds
+  frame: Update(tick) + View()  p50             p90      p99              max
+  agents idle                   2.00 ms         4.00 ms  8.00 ms          16.00 ms
+  agents busy                   3.00 ms (1.5x)  6.00 ms  12.00 ms (1.5x)  24.00 ms  target p99 < 16 ms  ok
+  busy: CPU time of the frame   2.00 ms (1.3x)  4.00 ms  8.00 ms (1.3x)   16.00 ms  (ratios to the idle frames' CPU time)
+  busy: Update(tick) alone      0.04 ms         0.08 ms  0.16 ms          0.32 ms
+  busy: vt Render of the pane   0.06 ms         0.12 ms  0.24 ms          0.48 ms   (timed apart; View does it too)
+memory    2.3 MB per agent   text kept 1.2 MB   ratio 1.9x  (target < 20 MB)  ok
+          heap in use per terminal, 20 terminals 120x40 keeping 10000 lines of scrollback, each fed 15040 coloured lines of 120 columns (3.5 MB); 0.16 MB per terminal keeping none
 `
 	if got := b.String(); got != want {
 		t.Errorf("report:\n%s\nwant:\n%s", got, want)
@@ -58,11 +90,15 @@ func TestReportMissedIsNotBroken(t *testing.T) {
 	r := reportFixture()
 	r.Throughput.ParserMBps = 500
 	r.Page.Latency.P99 = 9 * time.Millisecond
+	r.Throughput.IngestMBps = 80 // 56% of the bare PTY
+	r.Throughput.TmuxMBps = 50   // 1.6x
+	r.Frames.Busy.P99 = 16 * time.Millisecond
+	r.Memory.PerTerminal = 20e6
 	var b strings.Builder
 	r.Format(&b)
 	out := b.String()
-	if strings.Count(out, "MISSED") != 2 {
-		t.Errorf("want the parser and the page-cache p99 MISSED:\n%s", out)
+	if strings.Count(out, "MISSED") != 6 {
+		t.Errorf("want the parser, the page-cache p99, ingest, tmux, frames and memory MISSED:\n%s", out)
 	}
 	if p := r.Problems(); len(p) != 0 || strings.Contains(out, "BROKEN") {
 		t.Errorf("a missed target counts as broken: %v\n%s", p, out)
@@ -74,11 +110,17 @@ func TestReportBroken(t *testing.T) {
 	r.Page.Delivered, r.Page.Missing, r.Page.MissingSample = 9998, 2, []string{"agent-03#17", "agent-04#17"}
 	r.Fsync.Stored = 9999
 	r.Throughput.Found = 779
+	r.Throughput.IngestFound = 778
+	r.Frames.Problem = "the dashboard drew 44 lines, want 45"
+	r.Memory.Problem = "terminal 3 holds 9999 lines of scrollback, want 10000"
 	p := r.Problems()
 	want := []string{
 		"parser: found 779 envelopes, the log has 780",
+		"ingest: the parser found 778 envelopes, the log has 780",
 		"engine (page cache): 2 messages never arrived, e.g. [agent-03#17 agent-04#17]",
 		"engine (fsync): the store holds 9999 message records for 10000 messages sent",
+		"frames: the dashboard drew 44 lines, want 45",
+		"memory: terminal 3 holds 9999 lines of scrollback, want 10000",
 	}
 	if strings.Join(p, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(p, "\n"), strings.Join(want, "\n"))
@@ -87,6 +129,35 @@ func TestReportBroken(t *testing.T) {
 	r.Format(&b)
 	if !strings.Contains(b.String(), "BROKEN (see below)") || !strings.Contains(b.String(), "\nBROKEN\n") {
 		t.Errorf("report does not say BROKEN:\n%s", b.String())
+	}
+}
+
+// Without tmux the report says so in place of the figure; without the
+// ingest, frame and memory runs it has none of their lines.
+func TestReportPartial(t *testing.T) {
+	r := reportFixture()
+	r.Throughput.TmuxMBps, r.Throughput.TmuxNote = 0, "tmux not installed"
+	var b strings.Builder
+	r.Format(&b)
+	if out := b.String(); !strings.Contains(out, "\ntmux      tmux not installed\n") || strings.Contains(out, "ingest / tmux") {
+		t.Errorf("no tmux:\n%s", out)
+	}
+	r.Throughput.IngestMBps, r.Throughput.IngestFound = 0, 0
+	r.Frames, r.Memory, r.Bare, r.Page, r.Fsync = nil, nil, nil, nil, nil
+	b.Reset()
+	r.Format(&b)
+	if out := b.String(); strings.Count(out, "\n") != 3 || len(r.Problems()) != 0 {
+		t.Errorf("parser only:\n%s\nproblems %v", out, r.Problems())
+	}
+}
+
+func TestThroughputRatios(t *testing.T) {
+	tr := &ThroughputResult{PTYMBps: 100, IngestMBps: 60, TmuxMBps: 20}
+	if tr.IngestRatio() != 0.6 || tr.TmuxRatio() != 3 {
+		t.Errorf("ratios %v %v", tr.IngestRatio(), tr.TmuxRatio())
+	}
+	if (&ThroughputResult{IngestMBps: 1}).IngestRatio() != 0 || (&ThroughputResult{IngestMBps: 1}).TmuxRatio() != 0 {
+		t.Error("a ratio without a baseline")
 	}
 }
 

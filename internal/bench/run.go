@@ -1,9 +1,13 @@
 // Package bench measures teamlead against baselines taken in the same run:
-// the stream parser against a bare PTY carrying the same bytes, and the
-// engine's relay latency (with its store, page-cache or fsync durability)
-// against a bare relay between the same agents at the same rate. Every
-// figure is reported as a ratio to its baseline, because the machines it
-// runs on are shared and noisy.
+// the stream parser, and the engine's whole ingest path (PTY reader,
+// terminal emulator, parser), against a bare PTY carrying the same bytes,
+// and the ingest path against tmux showing them; the engine's relay latency
+// (with its store, page-cache or fsync durability) against a bare relay
+// between the same agents at the same rate; the dashboard's frame time with
+// 50 busy agents against the same with them idle; and a terminal's memory
+// with a full scrollback against the text it keeps. Every figure is
+// reported as a ratio to its baseline, because the machines it runs on are
+// shared and noisy.
 //
 // The agents and the PTY writer are the benchmark binary itself, started
 // again in a child role (see Child), so nothing else needs to be built.
@@ -37,6 +41,24 @@ type Options struct {
 	Rounds int
 	// Seed seeds the generated log.
 	Seed int64
+	// FrameAgents is the team size behind the dashboard's frame time; 0
+	// skips the frame measurement.
+	FrameAgents int
+	// Frames is how many frames are timed with the agents idle, and as
+	// many busy.
+	Frames int
+	// AgentKBps is each busy agent's output while frames are timed.
+	AgentKBps int
+	// MemTerminals is how many terminals the memory figure is measured on;
+	// 0 skips it.
+	MemTerminals int
+	// Routes and Topics size the question-routing measurement; 0 skips it.
+	Routes, Topics int
+	// Teamlead is the teamlead binary for the `teamlead questions` latency;
+	// "" skips it.
+	Teamlead string
+	// StoredQuestions is how many questions are stored for that latency.
+	StoredQuestions int
 }
 
 // Run measures everything and returns the report; progress goes to
@@ -60,6 +82,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	if o.Agents < 2 || o.Rate < 1 || count < o.Rounds || o.LogMB < 1 {
 		return nil, errors.New("need -agents >= 2, -rate >= 1, a -duration of at least one message per round, -log-mb >= 1")
 	}
+	if o.FrameAgents > 0 && (o.Frames < 3 || o.AgentKBps < 1) {
+		return nil, errors.New("need -frames >= 3 and -agent-kbps >= 1 (or -frame-agents 0)")
+	}
 	dir, err := os.MkdirTemp("", "tlbench-")
 	if err != nil {
 		return nil, err
@@ -67,7 +92,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	defer os.RemoveAll(dir)
 	rep := &Report{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Time: time.Now()}
 
-	fmt.Fprintf(progress, "tlbench: parser and bare PTY on a %d MiB log...\n", o.LogMB)
+	fmt.Fprintf(progress, "tlbench: parser, bare PTY, ingest and tmux on a %d MiB log...\n", o.LogMB)
 	if rep.Throughput, err = MeasureThroughput(o.Exe, dir, o.LogMB<<20, o.Seed, 5, 3); err != nil {
 		return nil, err
 	}
@@ -111,5 +136,37 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		rep.Fsync = Combine(kinds[2].rounds)
 	}
 	rep.Rounds = o.Rounds
+
+	if o.FrameAgents > 0 {
+		fmt.Fprintf(progress, "tlbench: dashboard frames, %d agents idle then busy at %d KB/s each, %d frames each...\n",
+			o.FrameAgents, o.AgentKBps, o.Frames)
+		rep.Frames, err = MeasureFrames(ctx, FrameOptions{Agents: o.FrameAgents, Width: 160, Height: 45, Frames: o.Frames,
+			Rounds: 3, AgentKBps: o.AgentKBps, Seed: o.Seed})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if o.MemTerminals > 0 {
+		fmt.Fprintf(progress, "tlbench: memory of %d terminals with full scrollback...\n", o.MemTerminals)
+		if rep.Memory, err = MeasureMemory(o.MemTerminals, 120, 40, 10000, o.Seed); err != nil {
+			return nil, err
+		}
+	}
+	if o.Routes > 0 && o.Topics > 0 {
+		fmt.Fprintf(progress, "tlbench: routing %d topics against %d routes...\n", o.Topics, o.Routes)
+		r, err := MeasureRouting(o.Routes, o.Topics, time.Second)
+		if err != nil {
+			return nil, err
+		}
+		rep.Routing = &r
+	}
+	if o.Teamlead != "" && o.StoredQuestions > 0 {
+		fmt.Fprintf(progress, "tlbench: teamlead questions with %d stored questions...\n", o.StoredQuestions)
+		q, err := MeasureQuestionsLatency(o.Teamlead, o.StoredQuestions, o.StoredQuestions/100, 7)
+		if err != nil {
+			return nil, err
+		}
+		rep.Questions = &q
+	}
 	return rep, nil
 }

@@ -26,6 +26,7 @@ type engineSink struct {
 
 	mu         sync.Mutex
 	total      int64     // bytes received
+	chunks     int       // Output calls
 	firstBytes int64     // bytes of the first chunk
 	first      time.Time // when the first chunk arrived
 	last       time.Time // when the last chunk was processed
@@ -74,6 +75,7 @@ func (s *engineSink) Output(_ string, data []byte) {
 		s.first, s.firstBytes = now, int64(len(data))
 	}
 	s.total += int64(len(data))
+	s.chunks++
 	s.last = done
 	s.mu.Unlock()
 }
@@ -87,16 +89,16 @@ func (s *engineSink) State(ev agents.StateEvent) {
 	}
 }
 
-// result returns the envelopes found, the bytes received, and the
+// result returns the envelopes found, the bytes and chunks received, and the
 // throughput in MB/s from the arrival of the first chunk to the end of the
 // processing of the last, not counting the first chunk (as ptyRun does).
-func (s *engineSink) result() (envelopes int, total int64, mbps float64) {
+func (s *engineSink) result() (envelopes int, total int64, chunks int, mbps float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if el := s.last.Sub(s.first); el > 0 {
 		mbps = float64(s.total-s.firstBytes) / 1e6 / el.Seconds()
 	}
-	return int(s.envelopes.Load()), s.total, mbps
+	return int(s.envelopes.Load()), s.total, s.chunks, mbps
 }
 
 // close stops the terminal's reply goroutine.

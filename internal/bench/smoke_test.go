@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,6 +26,17 @@ func TestSmokeThroughput(t *testing.T) {
 	}
 	if res.PTYBytes < int64(res.LogBytes) || res.PTYMBps <= 0 || res.ParserMBps <= 0 {
 		t.Errorf("implausible figures: %+v", res)
+	}
+	if res.IngestFound != res.Envelopes || res.IngestMBps <= 0 || res.IngestReads == 0 {
+		t.Errorf("ingest: found %d of %d envelopes at %.1f MB/s in %d reads", res.IngestFound, res.Envelopes,
+			res.IngestMBps, res.IngestReads)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if res.TmuxNote != "tmux not installed" || res.TmuxMBps != 0 {
+			t.Errorf("no tmux, yet %q and %.1f MB/s", res.TmuxNote, res.TmuxMBps)
+		}
+	} else if res.TmuxNote != "" || res.TmuxMBps <= 0 || res.TmuxEmpty <= 0 || !strings.HasPrefix(res.TmuxVersion, "tmux ") {
+		t.Errorf("tmux: %q, %.1f MB/s, empty log %s, version %q", res.TmuxNote, res.TmuxMBps, res.TmuxEmpty, res.TmuxVersion)
 	}
 }
 

@@ -41,6 +41,13 @@ type ThroughputResult struct {
 	// IngestFound is how many envelopes the ingest path's parser found (the
 	// first run that disagrees with Envelopes is the one reported).
 	IngestFound int
+	// IngestReads is how many reads one ingest run took (PTYBytes over it
+	// is the mean read).
+	IngestReads int
+	// IngestCPU and PTYCPU are the medians of the CPU time (user + system)
+	// this process spent in an ingest run and a bare PTY run: the reading
+	// side's work (spawning the child included, the child's own CPU not).
+	IngestCPU, PTYCPU time.Duration
 	// TmuxMBps is the median throughput of tmux showing the same log in a
 	// detached pane, over Runs runs: PTYBytes over the time from starting
 	// tmux to the log's end on the pane's screen. 0 when tmux was not
@@ -108,9 +115,12 @@ func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs i
 	}
 	res.TmuxVersion = version
 	var pty, ingest, tm []float64
-	var tmEmpty []time.Duration
+	var tmEmpty, ptyCPU, ingestCPU []time.Duration
 	for i := range runs {
+		c0, _ := cpuTimes()
 		n, mbps, err := ptyRun(exe, path)
+		c1, _ := cpuTimes()
+		ptyCPU = append(ptyCPU, c1-c0)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +130,9 @@ func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs i
 		res.PTYBytes = n
 		pty = append(pty, mbps)
 
-		found, n, mbps, err := ingestRun(exe, path, deadline)
+		found, n, reads, mbps, err := ingestRun(exe, path, deadline)
+		c2, _ := cpuTimes()
+		ingestCPU = append(ingestCPU, c2-c1)
 		if err != nil {
 			return nil, err
 		}
@@ -131,6 +143,7 @@ func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs i
 			res.IngestFound = found
 		}
 		ingest = append(ingest, mbps)
+		res.IngestReads = reads
 
 		if res.TmuxNote == "" {
 			el, err := tmuxRun(tmux, dir, path, deadline)
@@ -145,6 +158,7 @@ func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs i
 		}
 	}
 	res.PTYMBps, res.IngestMBps = median(pty), median(ingest)
+	res.PTYCPU, res.IngestCPU = Summarize(ptyCPU).P50, Summarize(ingestCPU).P50
 	if res.TmuxNote == "" {
 		res.TmuxMBps, res.TmuxEmpty = median(tm), Summarize(tmEmpty).P50
 	}
@@ -165,7 +179,7 @@ func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs i
 // and neither are the bytes of that read.
 func ptyRun(exe, logPath string) (total int64, mbps float64, err error) {
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), EnvChild+"="+childPTYWriter, envLog+"="+logPath)
+	cmd.Env = append(os.Environ(), "TERM="+childTerm, EnvChild+"="+childPTYWriter, envLog+"="+logPath)
 	master, err := startOnPTY(cmd)
 	if err != nil {
 		return 0, 0, fmt.Errorf("bare PTY: start the writer: %w", err)

@@ -58,18 +58,26 @@ func StoredQuestions(st *store.Store, status questions.Status) ([]questions.Ques
 	if status == "" {
 		statuses = []questions.Status{questions.Pending, questions.Answered, questions.TimedOut}
 	}
-	var out []questions.Question
+	var keys []string
 	for _, s := range statuses {
 		prefix := lead.StatusPrefix(s)
 		err := st.MetaPrefix(prefix, func(key, _ string) error {
-			q, ok, err := StoredQuestion(st, strings.TrimPrefix(key, prefix))
-			if err == nil && ok {
-				out = append(out, q)
-			}
-			return err
+			keys = append(keys, lead.QuestionKey(strings.TrimPrefix(key, prefix)))
+			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("reading questions: %w", err)
+		}
+	}
+	vals, err := st.MetaMany(keys)
+	if err != nil {
+		return nil, fmt.Errorf("reading questions: %w", err)
+	}
+	out := make([]questions.Question, 0, len(vals))
+	for _, k := range keys {
+		var q questions.Question
+		if v, ok := vals[k]; ok && json.Unmarshal([]byte(v), &q) == nil {
+			out = append(out, q)
 		}
 	}
 	questions.SortForHuman(out)

@@ -331,3 +331,30 @@ func (s *Store) MetaPrefix(prefix string, fn func(key, val string) error) error 
 		return nil
 	})
 }
+
+// MetaMany returns the values of keys that exist, read in one transaction.
+func (s *Store) MetaMany(keys []string) (map[string]string, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	out := make(map[string]string, len(keys))
+	err := s.db.View(func(txn *badger.Txn) error {
+		for _, k := range keys {
+			item, err := txn.Get(metaKey(k))
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			out[k] = string(v)
+		}
+		return nil
+	})
+	return out, err
+}

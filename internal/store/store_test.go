@@ -485,3 +485,18 @@ func TestMetaDeleteAndPrefix(t *testing.T) {
 		t.Error("deleted key still there")
 	}
 }
+
+func TestMetaMany(t *testing.T) {
+	st, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Commit(&Batch{Meta: map[string]string{"a": "1", "b": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.MetaMany([]string{"a", "missing", "b"})
+	if err != nil || len(got) != 2 || got["a"] != "1" || got["b"] != "2" {
+		t.Errorf("%v %v", got, err)
+	}
+}
