@@ -24,6 +24,8 @@ type Team struct {
 	UI UI `yaml:"ui"`
 	// Questions configures question routing (seed 004).
 	Questions Questions `yaml:"questions"`
+	// Progress configures the watching of workflow progress files (seed 003).
+	Progress Progress `yaml:"progress"`
 
 	// File is the absolute path the team was loaded from.
 	File string `yaml:"-"`
@@ -57,6 +59,14 @@ type Agent struct {
 	Scrollback int `yaml:"scrollback"`
 	// Capabilities are what the agent can answer (answerers.yaml capability: picks among them).
 	Capabilities []string `yaml:"capabilities"`
+}
+
+// Progress configures the watching of progress files.
+type Progress struct {
+	// Paths are progress files to watch besides each agent's .claude/state/progress.json, relative to the team file.
+	Paths []string `yaml:"paths"`
+	// Stall is how long an in_progress workflow may go without a change before it is flagged as stalled (default 10m; 0 keeps the default).
+	Stall time.Duration `yaml:"stall"`
 }
 
 // Questions configures question routing.
@@ -266,6 +276,14 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 	}
 	if t.Lead.Delegate == "" {
 		t.Lead.Delegate = "developer"
+	}
+	if t.Progress.Stall <= 0 {
+		t.Progress.Stall = 10 * time.Minute
+	}
+	for i, p := range t.Progress.Paths {
+		if !filepath.IsAbs(p) {
+			t.Progress.Paths[i] = filepath.Join(base, p)
+		}
 	}
 	return t.validateQuestions(file, root, base)
 }

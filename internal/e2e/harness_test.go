@@ -47,6 +47,7 @@ type agentDef struct {
 	command    []string // a command instead of mockagent (script and flags unused)
 	restart    string   // restart policy (default never)
 	parse      string   // stream (default) or screen
+	dir        string   // working directory (default the team's folder)
 }
 
 // team is a directory holding a team file, the agents' scripts and what
@@ -102,7 +103,11 @@ func (tm *team) write(file string, agents []agentDef) {
 		if a.parse != "" {
 			restart += "\n    parse: " + a.parse
 		}
-		fmt.Fprintf(&b, "  - name: %s\n    role: %s\n    restart: %s\n    dir: %s\n    command: [%s]\n", a.name, role, restart, tm.dir, quoteAll(args))
+		dir := a.dir
+		if dir == "" {
+			dir = tm.dir
+		}
+		fmt.Fprintf(&b, "  - name: %s\n    role: %s\n    restart: %s\n    dir: %s\n    command: [%s]\n", a.name, role, restart, dir, quoteAll(args))
 	}
 	b.WriteString(tm.extra)
 	tm.config = filepath.Join(tm.dir, file)

@@ -19,6 +19,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
@@ -67,6 +68,8 @@ type Engine struct {
 	now    func() time.Time
 	errMu  sync.Mutex
 	err    error
+	// watcher watches the progress files.
+	watcher *progress.Watcher
 	// blocked names the agents waiting on a blocking question (rebuilt on
 	// the loop goroutine when questions change, read by Agents).
 	blocked atomic.Pointer[map[string]bool]
@@ -83,7 +86,9 @@ const (
 	inDelivered
 	inUndeliverable
 	inCall
-	inTick // a question's deadline passed
+	inTick     // a question's deadline passed
+	inProgress // a progress file changed
+	inStalled  // a workflow has not moved for too long
 )
 
 type input struct {
@@ -94,6 +99,7 @@ type input struct {
 	delivery store.Delivery
 	reason   string
 	call     func(now time.Time) (lead.Output, error) // inCall: runs on the loop goroutine
+	progress progress.State                           // inProgress, inStalled
 	reply    chan error
 }
 
@@ -156,6 +162,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.dispatch(d)
 	}
 	e.updateBlocked()
+	if err := e.watchProgress(); err != nil && e.opts.OnError != nil {
+		e.opts.OnError(fmt.Errorf("watching progress files: %w", err))
+	}
 	go e.loop(ctx)
 	return nil
 }
@@ -204,6 +213,8 @@ func (e *Engine) loop(ctx context.Context) {
 	defer deadline.Stop()
 	sweep := time.NewTicker(sweepEvery)
 	defer sweep.Stop()
+	stalls := time.NewTicker(max(e.opts.Team.Progress.Stall/4, time.Second))
+	defer stalls.Stop()
 	e.sweep()
 	for {
 		e.armDeadline(deadline)
@@ -213,6 +224,8 @@ func (e *Engine) loop(ctx context.Context) {
 			return
 		case <-sweep.C:
 			e.sweep()
+		case <-stalls.C:
+			e.checkStalls()
 		case <-deadline.C:
 			if err := e.step([]input{{kind: inTick}}); err != nil {
 				e.fail(err)
@@ -274,6 +287,10 @@ func (e *Engine) step(batch []input) error {
 			b.Dequeue = append(b.Dequeue, in.delivery.ID)
 		case inTick:
 			out = e.lead.Tick(now)
+		case inProgress:
+			out = e.lead.Progress(in.progress, now)
+		case inStalled:
+			out = e.lead.Stalled(in.progress, e.opts.Team.Progress.Stall, now)
 		case inCall:
 			if e.stopping {
 				in.reply <- ErrStopped
@@ -445,6 +462,9 @@ func (e *Engine) shutdown() {
 	for {
 		select {
 		case <-stopped:
+			if e.watcher != nil {
+				_ = e.watcher.Close()
+			}
 			close(e.quit)
 			e.drain()
 			for _, s := range e.sinks {

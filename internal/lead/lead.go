@@ -103,11 +103,15 @@ type Lead struct {
 	echo     map[string]*echoRing
 	inbox    map[string]InboxItem
 	qs       *questions.Machine
+	// workflows are the progress files seen, by path; started is set once
+	// the files found at start-up were read.
+	workflows map[string]*workflowSeen
+	started   bool
 }
 
 // New returns a lead for the given team. Every member starts as "starting".
 func New(cfg Config) *Lead {
-	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions}
+	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions, workflows: map[string]*workflowSeen{}}
 	if l.qs == nil {
 		var names []string
 		for _, m := range cfg.Members {

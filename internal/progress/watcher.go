@@ -1,0 +1,393 @@
+package progress
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// State is what the watcher reports for one file.
+type State struct {
+	// Agent is the agent whose directory it is ("" for extra paths).
+	Agent string
+	// Path is the progress file's absolute path.
+	Path string
+	// Workflow is the parsed file, nil when missing or unreadable.
+	Workflow *Workflow
+	// Err is the problem, shown on the agent; nil when missing or fine.
+	Err error
+	// ModTime is when the file last changed (zero when missing).
+	ModTime time.Time
+	// Missing is true when there is no file at Path.
+	Missing bool
+}
+
+// ErrClosed is returned by Add after Close.
+var ErrClosed = errors.New("progress: watcher closed")
+
+// debounce is how long a file must stay quiet before it is read, so that a
+// file written in several system calls is read once complete.
+const debounce = 50 * time.Millisecond
+
+// maxFileSize bounds what is read; a larger file is reported as a problem.
+const maxFileSize = 8 << 20
+
+// Watcher watches progress files. It watches each file's folder (editors
+// and atomic writers replace a file by rename), or the nearest existing
+// ancestor until that folder exists. It calls fn from its own goroutine,
+// never concurrently, with a file's new State after a change has settled.
+type Watcher struct {
+	fn  func(State)
+	fsw *fsnotify.Watcher
+
+	mu     sync.Mutex
+	files  map[string]*entry // by absolute path
+	dirs   map[string]int    // watched folder → files watching through it
+	closed bool
+
+	fire      chan fireMsg
+	done      chan struct{}
+	loopDone  chan struct{}
+	closeOnce sync.Once
+}
+
+// entry is one watched file.
+type entry struct {
+	state    State
+	data     []byte // the bytes last read, to skip reporting unchanged files
+	dir      string // the folder watched for it ("" when none)
+	timer    *time.Timer
+	gen      uint64 // bumped at each schedule; a stale timer's fire is ignored
+	notified bool   // fn has been called for it at least once
+}
+
+// fireMsg asks the loop to read path, if gen is still its latest schedule.
+type fireMsg struct {
+	path string
+	gen  uint64
+}
+
+// NewWatcher starts a watcher that reports to fn. Call Close when done; fn
+// must not call Close.
+func NewWatcher(fn func(State)) (*Watcher, error) {
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("progress: %w", err)
+	}
+	w := &Watcher{
+		fn:       fn,
+		fsw:      fsw,
+		files:    map[string]*entry{},
+		dirs:     map[string]int{},
+		fire:     make(chan fireMsg),
+		done:     make(chan struct{}),
+		loopDone: make(chan struct{}),
+	}
+	go w.loop()
+	return w, nil
+}
+
+// Add watches the progress file at path for agent ("" for an extra path).
+// The file and its folders may not exist yet. Adding a path again changes
+// its agent. The current state is read at once and reported through fn.
+func (w *Watcher) Add(agent, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("progress: %w", err)
+	}
+	state, data := readState(agent, abs)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	e, known := w.files[abs]
+	if !known {
+		e = &entry{}
+	}
+	if err := w.resolve(e, abs); err != nil {
+		return fmt.Errorf("progress: watch %s: %w", abs, err)
+	}
+	if known && e.state.Agent != agent {
+		e.notified = false // report the new agent even if the file is unchanged
+	}
+	e.state, e.data = state, data
+	w.files[abs] = e
+	w.schedule(e, abs, 0)
+	return nil
+}
+
+// Close stops watching; fn is not called once Close has returned.
+func (w *Watcher) Close() error {
+	var err error
+	w.closeOnce.Do(func() {
+		w.mu.Lock()
+		w.closed = true
+		for _, e := range w.files {
+			if e.timer != nil {
+				e.timer.Stop()
+			}
+		}
+		w.mu.Unlock()
+		close(w.done)
+		err = w.fsw.Close()
+		<-w.loopDone
+	})
+	return err
+}
+
+// States returns the latest state of every watched file, by agent then path.
+func (w *Watcher) States() []State {
+	w.mu.Lock()
+	out := make([]State, 0, len(w.files))
+	for _, e := range w.files {
+		out = append(out, e.state)
+	}
+	w.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Agent != out[j].Agent {
+			return out[i].Agent < out[j].Agent
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out
+}
+
+// loop handles file system events and settled files until Close.
+func (w *Watcher) loop() {
+	defer close(w.loopDone)
+	for {
+		select {
+		case <-w.done:
+			return
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			w.handle(ev)
+		case _, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			w.recheckAll() // an overflow may have lost events
+		case f := <-w.fire:
+			w.refresh(f)
+		}
+	}
+}
+
+// handle schedules a read of every file the event may concern: the file
+// itself or one of its folders.
+func (w *Watcher) handle(ev fsnotify.Event) {
+	name := filepath.Clean(ev.Name)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		w.forgetDir(name)
+	}
+	for path, e := range w.files {
+		switch {
+		case name == path:
+			w.schedule(e, path, debounce)
+		case within(name, path):
+			_ = w.resolve(e, path) // a failure is reported by refresh
+			w.schedule(e, path, debounce)
+		}
+	}
+}
+
+// recheckAll re-resolves and re-reads every file.
+func (w *Watcher) recheckAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for path, e := range w.files {
+		_ = w.resolve(e, path) // a failure is reported by refresh
+		w.schedule(e, path, debounce)
+	}
+}
+
+// refresh reads a settled file and reports it if it changed.
+func (w *Watcher) refresh(f fireMsg) {
+	w.mu.Lock()
+	e, ok := w.files[f.path]
+	if !ok || e.gen != f.gen {
+		w.mu.Unlock()
+		return
+	}
+	werr := w.resolve(e, f.path)
+	agent := e.state.Agent
+	w.mu.Unlock()
+
+	state, data := readState(agent, f.path)
+	if werr != nil && state.Err == nil {
+		state.Err = fmt.Errorf("cannot watch for changes: %w", werr)
+	}
+
+	w.mu.Lock()
+	if w.closed || e.gen != f.gen { // a newer change or Add reads it again
+		w.mu.Unlock()
+		return
+	}
+	report := !e.notified || !sameState(e.state, e.data, state, data)
+	e.state, e.data, e.notified = state, data, true
+	w.mu.Unlock()
+	if report && w.fn != nil {
+		w.fn(state)
+	}
+}
+
+// schedule (re)starts e's debounce timer; w.mu is held.
+func (w *Watcher) schedule(e *entry, path string, after time.Duration) {
+	e.gen++
+	msg := fireMsg{path: path, gen: e.gen}
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+	e.timer = time.AfterFunc(after, func() {
+		select {
+		case w.fire <- msg:
+		case <-w.done:
+		}
+	})
+}
+
+// resolve moves e's watch to the nearest existing folder of path, deeper
+// as folders appear; w.mu is held. It loops because a folder may be made
+// between finding the nearest one and watching it.
+func (w *Watcher) resolve(e *entry, path string) error {
+	for range 64 {
+		target := nearestDir(filepath.Dir(path))
+		if target == e.dir {
+			return nil
+		}
+		if err := w.watchDir(target); err != nil {
+			return err
+		}
+		w.unwatchDir(e.dir)
+		e.dir = target
+	}
+	return nil
+}
+
+// watchDir adds a reference to dir, watching it if it is new; w.mu is held.
+func (w *Watcher) watchDir(dir string) error {
+	if w.dirs[dir] == 0 {
+		if err := w.fsw.Add(dir); err != nil {
+			return err
+		}
+	}
+	w.dirs[dir]++
+	return nil
+}
+
+// unwatchDir drops a reference to dir, unwatching it at the last; w.mu is held.
+func (w *Watcher) unwatchDir(dir string) {
+	if dir == "" || w.dirs[dir] == 0 {
+		return
+	}
+	w.dirs[dir]--
+	if w.dirs[dir] == 0 {
+		delete(w.dirs, dir)
+		_ = w.fsw.Remove(dir) // already gone if the folder was removed
+	}
+}
+
+// forgetDir drops a watched folder that was removed or renamed, so that it
+// is watched afresh if it comes back; w.mu is held.
+func (w *Watcher) forgetDir(dir string) {
+	if w.dirs[dir] == 0 {
+		return
+	}
+	delete(w.dirs, dir)
+	_ = w.fsw.Remove(dir)
+	for _, e := range w.files {
+		if e.dir == dir {
+			e.dir = ""
+		}
+	}
+}
+
+// nearestDir is dir if it is a folder, else its nearest ancestor that is.
+func nearestDir(dir string) string {
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		dir = parent
+	}
+}
+
+// within reports whether path lies inside the folder dir.
+func within(dir, path string) bool {
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
+}
+
+// readState reads and parses the file at path.
+func readState(agent, path string) (State, []byte) {
+	s := State{Agent: agent, Path: path}
+	data, mod, err := readFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		s.Missing = true
+	case err != nil:
+		s.Err, s.ModTime = err, mod
+	default:
+		s.ModTime = mod
+		s.Workflow, s.Err = Parse(data)
+	}
+	return s, data
+}
+
+// readFile reads a regular file of at most maxFileSize bytes, with its
+// modification time.
+func readFile(path string) ([]byte, time.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fi.ModTime(), fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err == nil && len(data) > maxFileSize {
+		err = fmt.Errorf("%s is larger than %d MiB", path, maxFileSize>>20)
+	}
+	return data, fi.ModTime(), err
+}
+
+// sameState reports whether a new read shows nothing new.
+func sameState(a State, adata []byte, b State, bdata []byte) bool {
+	return a.Missing == b.Missing && a.ModTime.Equal(b.ModTime) &&
+		errText(a.Err) == errText(b.Err) && bytes.Equal(adata, bdata)
+}
+
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
