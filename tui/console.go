@@ -10,6 +10,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/tui/components/screen"
 )
@@ -32,6 +33,8 @@ type Console interface {
 	Questions() []questions.Question
 	// ListQuestions lists questions by status: pending, answered, timeout or all.
 	ListQuestions(status string) ([]questions.Question, error)
+	// Progress is the state of every watched progress file (seed 003).
+	Progress() []progress.State
 	// Ask asks a question as the human.
 	Ask(a questions.Ask) (questions.Question, error)
 	// Escalate escalates a question now.
@@ -59,4 +62,6 @@ type Options struct {
 	BusyFor time.Duration
 	// FrameEvery caps the refresh rate of the live screen.
 	FrameEvery time.Duration
+	// Stall is when a workflow that has not moved shows as stalled.
+	Stall time.Duration
 }

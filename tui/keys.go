@@ -30,6 +30,7 @@ type KeyMap struct {
 	Agents    key.Binding `action:"show-agents"`
 	Inbox     key.Binding `action:"show-inbox"`
 	Questions key.Binding `action:"show-questions"`
+	Progress  key.Binding `action:"toggle-progress"`
 	Activity  key.Binding `action:"show-activity"`
 	Cancel    key.Binding `action:"cancel"`
 	Confirm   key.Binding `action:"confirm"`
@@ -62,6 +63,7 @@ func DefaultKeyMap() KeyMap {
 		Agents:    b("1|agents", "1"),
 		Inbox:     b("2|inbox", "2"),
 		Questions: b("4|questions", "4"),
+		Progress:  b("5|workflow/screen", "5"),
 		Activity:  b("3|activity", "3"),
 		Cancel:    b("esc|cancel", "esc"),
 		Confirm:   b("enter|confirm", "enter"),
@@ -144,7 +146,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.NextAgent, k.PrevAgent, k.NextPane, k.PrevPane},
 		{k.Focus, k.Unfocus, k.PageUp, k.PageDown, k.Bottom},
-		{k.Agents, k.Inbox, k.Activity, k.Questions, k.Answer, k.Escalate, k.Filter},
+		{k.Agents, k.Inbox, k.Activity, k.Questions, k.Progress, k.Answer, k.Escalate, k.Filter},
 		{k.Palette, k.Help, k.Cancel, k.Quit},
 	}
 }

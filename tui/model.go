@@ -68,6 +68,7 @@ type Model struct {
 	queue    queue.Model // the inbox: what waits for the human
 	qlist    queue.Model // the questions view: every question of qstatus
 	qmode    bool        // the inbox pane shows the questions view
+	workflow bool        // the right pane shows the agent's workflow, not its screen
 	qstatus  string
 	activity activity.Model
 	palette  palette.Model
@@ -117,6 +118,9 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	}
 	if opts.FrameEvery == 0 {
 		opts.FrameEvery = time.Second / 30
+	}
+	if opts.Stall == 0 {
+		opts.Stall = 10 * time.Minute
 	}
 	in := textinput.New()
 	ed := textarea.New()
@@ -232,6 +236,9 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.notify(r))
 		case "question-task", "question-answer":
 			m.queue.Remove(r.MsgID)
+		case "stalled":
+			m.status, m.statusE = r.Body, true
+			cmds = append(cmds, m.notify(r))
 		case "question-timeout":
 			m.queue.Remove(r.MsgID)
 			if r.Fields["status"] == "timeout" {
@@ -260,7 +267,15 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 
 // notify rings the bell (and runs the configured notifier) for a new item.
 func (m Model) notify(r store.Record) tea.Cmd {
-	title := fmt.Sprintf("%s from %s", r.Type, r.From)
+	what := r.Type
+	if what == "" {
+		what = r.Kind
+	}
+	who := r.From
+	if who == "" {
+		who = r.Agent
+	}
+	title := fmt.Sprintf("%s from %s", what, who)
 	body := r.Body
 	return func() tea.Msg {
 		if m.opts.Notify != nil {
@@ -367,6 +382,8 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setPane(paneInbox)
 	case key.Matches(k, ks.Questions):
 		return m, m.showQuestions(m.qstatus)
+	case key.Matches(k, ks.Progress):
+		m.workflow = !m.workflow
 	case key.Matches(k, ks.Activity):
 		m.setPane(paneActivity)
 	case key.Matches(k, ks.NextAgent):

@@ -14,6 +14,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/themes"
@@ -120,6 +121,14 @@ func (f *fakeConsole) ListQuestions(status string) ([]questions.Question, error)
 		return f.Questions(), nil
 	}
 	return nil, nil
+}
+
+func (f *fakeConsole) Progress() []progress.State {
+	wf, _ := progress.Parse([]byte(`{"version": "2.0", "workflow_id": "wf-1", "status": "in_progress", "current_step": 2, "total_steps": 3,
+		"classification": {"primary_expert": "dev", "strategy": "sequential"},
+		"completed_steps": [{"step": 1, "expert": "dev", "action": "design"}],
+		"next_step": {"step": 2, "expert": "architect", "action": "review", "context": {"focus": "auth"}}}`))
+	return []progress.State{{Agent: "dev", Path: "/x/.claude/state/progress.json", Workflow: wf, ModTime: t0}}
 }
 
 func (f *fakeConsole) Bus() bus.Bus    { return f.b }
@@ -433,4 +442,14 @@ func TestQuestionsView(t *testing.T) {
 	waitOutput(t, tm, "Questions — answered (0)")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
 	waitOutput(t, tm, "Inbox (2)")
+}
+
+func TestWorkflowView(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("5")})
+	waitOutput(t, tm, "workflow of dev")
+	waitOutput(t, tm, "next: 2. architect: review")
+	f.publish(store.Record{Kind: "stalled", Subject: "progress.stalled.dev", Agent: "dev", Body: "workflow wf-1 has not moved for 10m0s", Time: t0})
+	waitCall(t, f, "notify stalled from dev: workflow wf-1 has not moved for 10m0s")
 }

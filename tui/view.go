@@ -9,6 +9,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/tui/components/queue"
 )
 
@@ -60,7 +61,11 @@ func (m Model) View() string {
 		inboxView = m.qlist.View()
 	}
 	inbox := m.box(inboxTitle, inboxView, left, inboxH, m.pane == paneInbox)
-	screen := m.box(m.screenTitle(), m.screen.View(), m.width-left, agentsH+inboxH, m.pane == paneScreen || m.mode == modeFocus)
+	right, rightTitle := m.screen.View(), m.screenTitle()
+	if m.workflow && m.mode != modeFocus {
+		right, rightTitle = m.workflowView(m.width-left-2, agentsH+inboxH-2), "workflow of "+m.agents.Selected()+" — 5 for its screen"
+	}
+	screen := m.box(rightTitle, right, m.width-left, agentsH+inboxH, m.pane == paneScreen || m.mode == modeFocus)
 	actTitle := "Activity"
 	if f := m.activity.Filter(); f != "" {
 		actTitle += " — filter: " + f
@@ -100,6 +105,33 @@ func (m Model) screenTitle() string {
 		title = fmt.Sprintf("● typing into %s — %s to leave", name, m.keys.Unfocus.Help().Key)
 	}
 	return title
+}
+
+// workflowView renders the selected agent's progress file.
+func (m Model) workflowView(width, height int) string {
+	agent := m.agents.Selected()
+	var lines []string
+	for _, st := range m.con.Progress() {
+		if st.Agent != agent {
+			continue
+		}
+		for _, l := range report.Workflow(st, m.opts.Now(), m.opts.Stall, width) {
+			switch {
+			case strings.Contains(l, "STALLED") || strings.HasPrefix(strings.TrimSpace(l), "ERROR"):
+				l = m.st.Error.Render(l)
+			case strings.HasPrefix(strings.TrimSpace(l), "next:"):
+				l = m.st.Accent.Render(l)
+			}
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return m.st.Muted.Render("no workflow progress file for " + agent)
+	}
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // box frames content in a w x h rounded border with title in the top edge.

@@ -58,7 +58,7 @@ func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, them
 		return fmt.Errorf("%s: ui.%w", team.File, err)
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	model := tui.New(consoleOf{eng}, style.New(th, noColor), tui.Options{Keys: keys, Notify: notifier(team.UI.Notify)})
+	model := tui.New(consoleOf{eng}, style.New(th, noColor), tui.Options{Keys: keys, Notify: notifier(team.UI.Notify), Stall: team.Progress.Stall})
 	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx))
 	onError(func(err error) { p.Send(tui.StatusError(err)) })
 	_, err = p.Run()

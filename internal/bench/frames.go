@@ -17,6 +17,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
@@ -339,6 +340,9 @@ func (c *benchConsole) ListQuestions(string) ([]questions.Question, error) { ret
 
 // Escalate implements tui.Console (nothing is escalated).
 func (c *benchConsole) Escalate(id string) error { return nil }
+
+// Progress is empty: no workflows in the benchmark.
+func (c *benchConsole) Progress() []progress.State { return nil }
 
 // Ask is a no-op: nobody asks during the benchmark.
 func (c *benchConsole) Ask(questions.Ask) (questions.Question, error) {

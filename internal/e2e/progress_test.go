@@ -81,5 +81,9 @@ func TestProgressHandoffStallAndResume(t *testing.T) {
 		out, _ := tm.cli("inbox")
 		return strings.Contains(out, "w-wf-sse") && strings.Contains(out, "stopped at step 2 of 3")
 	})
+	// ... and not handed over a second time.
+	if n := strings.Count(tm.received("dev"), "type: handoff"); n != 1 {
+		t.Errorf("after the restart dev has %d handoffs, want 1", n)
+	}
 	c2.stop()
 }

@@ -58,6 +58,11 @@ func (l *Lead) Progress(st progress.State, now time.Time) Output {
 		seen.stalled = prev.stalled && cur.Status == before.Status && cur.CurrentStep == before.CurrentStep
 	}
 	l.workflowEvents(&out, st, before, cur, now)
+	// A workflow found at start-up is offered for resumption, not handed
+	// over again: its handoff may have happened before the restart.
+	if !l.started && before == nil {
+		return out
+	}
 	if next, ok := progress.HandoffDue(before, cur, st.Agent, func(n string) bool { return l.members[n] != nil }); ok {
 		l.handoff(&out, st, cur, next, now)
 	}
