@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,6 +77,8 @@ func (r *runner) run(cmds []Command) (code int, exit bool) {
 				_ = r.emit("mockagent: " + msg + "\n")
 				return exitExpect, true
 			}
+		case OpWriteFile:
+			err = writeFile(c.Path, r.subst(c.Text, 0))
 		case OpShowInput:
 			err = r.emit(strings.Join(r.consumed, "\n") + "\n")
 			r.consumed = nil
@@ -296,4 +300,17 @@ func (in *inputLines) waitEOF() {
 		}
 		<-in.sig
 	}
+}
+
+// writeFile writes text to path through a temporary file and a rename, so
+// a reader never sees it half-written (as editors and atomic writers do).
+func writeFile(path, text string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -29,6 +29,7 @@ const (
 	OpIgnoreTerm Op = "ignore-term" // ignore-term: ignore SIGTERM
 	OpSize       Op = "size"        // size: print "size COLSxROWS"
 	OpShowInput  Op = "show-input"  // show-input: print the input lines expect has consumed, as an input box redraws what was typed
+	OpWriteFile  Op = "writefile"   // writefile PATH TEXT: write TEXT to PATH (folders created) by a rename, as atomic writers do
 )
 
 // Pair is one key=value argument.
@@ -57,6 +58,8 @@ type Command struct {
 	Re *regexp.Regexp
 	// Sub is the repeated command of burst.
 	Sub *Command
+	// Path is writefile's file.
+	Path string
 }
 
 // ParseError is a script error at a line.
@@ -108,6 +111,15 @@ func parseLine(line string, n int) (Command, error) {
 	case OpSay, OpWrite:
 		// TEXT is everything after the single blank that follows the word.
 		if c.Text, err = Unescape(rest); err != nil {
+			return errf("%s: %v", word, err)
+		}
+	case OpWriteFile:
+		path, text, ok := strings.Cut(rest, " ")
+		if !ok || path == "" {
+			return errf("writefile needs a PATH and a TEXT")
+		}
+		c.Path = path
+		if c.Text, err = Unescape(text); err != nil {
 			return errf("%s: %v", word, err)
 		}
 	case OpRoute, OpRoute1, OpGap:

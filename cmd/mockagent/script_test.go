@@ -124,3 +124,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseWriteFile(t *testing.T) {
+	cmds, err := Parse("writefile .claude/state/progress.json {\"status\": \"in_progress\"}\\n")
+	if err != nil || len(cmds) != 1 || cmds[0].Op != OpWriteFile || cmds[0].Path != ".claude/state/progress.json" || cmds[0].Text != "{\"status\": \"in_progress\"}\n" {
+		t.Fatalf("%+v %v", cmds, err)
+	}
+	if _, err := Parse("writefile onlypath"); err == nil {
+		t.Error("writefile without text accepted")
+	}
+}

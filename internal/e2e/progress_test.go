@@ -87,3 +87,24 @@ func TestProgressHandoffStallAndResume(t *testing.T) {
 	}
 	c2.stop()
 }
+
+// An agent writes its progress file as it works; the console shows the
+// workflow (tmux), hands step 2 to dev, and shows the stall.
+func TestProgressInConsole(t *testing.T) {
+	work := t.TempDir()
+	step1 := strings.ReplaceAll(progressJSON(1, "in_progress"), "\n", " ")
+	tm := newTeamWith(t, "progress:\n  stall: 2s\n",
+		agentDef{name: "planner", dir: filepath.Join(work, "planner"), script: "say planning\nsleep 300ms\nwritefile .claude/state/progress.json " + step1 + "\nidle\n"},
+		agentDef{name: "dev", dir: filepath.Join(work, "dev"), flags: []string{"--raw"}, script: "idle\n"},
+	)
+	c := tm.startInTmux(150, 40)
+	c.keys("5")
+	c.waitScreen("the workflow", "workflow of planner", "wf-sse · in_progress", "step 2/3", "✓ 1. planner: design part 1", "next: 2. dev: implement the endpoint", "endpoint: /events")
+	got := tm.waitReceived("dev", "type: handoff")
+	if !strings.Contains(got, "action: implement the endpoint\r") {
+		t.Errorf("dev received %q", got)
+	}
+	c.waitScreen("the stall", "STALLED", "has not moved for 2s")
+	c.keys("q", "y")
+	c.waitScreen("clean exit", "console-exited-0")
+}
