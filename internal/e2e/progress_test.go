@@ -93,16 +93,20 @@ func TestProgressHandoffStallAndResume(t *testing.T) {
 func TestProgressInConsole(t *testing.T) {
 	work := t.TempDir()
 	step1 := strings.ReplaceAll(progressJSON(1, "in_progress"), "\n", " ")
+	step2 := strings.ReplaceAll(progressJSON(2, "in_progress"), "\n", " ")
 	tm := newTeamWith(t, "progress:\n  stall: 2s\n",
-		agentDef{name: "planner", dir: filepath.Join(work, "planner"), script: "say planning\nsleep 300ms\nwritefile .claude/state/progress.json " + step1 + "\nidle\n"},
+		agentDef{name: "planner", dir: filepath.Join(work, "planner"), script: "say planning\nsleep 300ms\nwritefile .claude/state/progress.json " + step1 +
+			"\nsleep 700ms\nwritefile .claude/state/progress.json " + step2 + "\nidle\n"},
 		agentDef{name: "dev", dir: filepath.Join(work, "dev"), flags: []string{"--raw"}, script: "idle\n"},
 	)
 	c := tm.startInTmux(150, 40)
 	c.keys("5")
-	c.waitScreen("the workflow", "workflow of planner", "wf-sse · in_progress", "step 2/3", "✓ 1. planner: design part 1", "next: 2. dev: implement the endpoint", "endpoint: /events")
-	got := tm.waitReceived("dev", "type: handoff")
-	if !strings.Contains(got, "action: implement the endpoint\r") {
-		t.Errorf("dev received %q", got)
+	c.waitScreen("step 1 done", "workflow of planner", "wf-sse · in_progress", "step 2/3", "✓ 1. planner: design part 1", "next: 2. dev: implement the endpoint", "endpoint: /events")
+	tm.waitReceived("dev", "step: 2\r")
+	c.waitScreen("step 2 done", "step 3/3", "✓ 2. planner: design part 2", "next: 3. dev")
+	got := tm.waitReceived("dev", "step: 3\r")
+	if n := strings.Count(got, "type: handoff"); n != 2 || !strings.Contains(got, "action: implement the endpoint\r") {
+		t.Errorf("dev received %d handoffs: %q", n, got)
 	}
 	c.waitScreen("the stall", "STALLED", "has not moved for 2s")
 	c.keys("q", "y")
