@@ -18,6 +18,7 @@ import (
 	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/protocol"
@@ -125,12 +126,20 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox, Questions: qm}
+	var cm []consult.Member
 	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store), agents: map[string]*agents.Agent{},
 		sinks: map[string]*sink{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
 	for _, a := range opts.Team.Agents {
 		cfg.Members = append(cfg.Members, lead.Member{Name: a.Name, Role: a.Role})
+		cm = append(cm, consult.Member{Name: a.Name, Role: a.Role})
 		e.roles[a.Name] = a.Role
 		e.order = append(e.order, a.Name)
+	}
+	cfg.Consults = consult.New(consult.DefaultRules(), cm)
+	for _, p := range cfg.Consults.Problems() {
+		if opts.OnError != nil {
+			opts.OnError(fmt.Errorf("consultations: %s", p))
+		}
 	}
 	e.lead = lead.New(cfg)
 	return e, nil

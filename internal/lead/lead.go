@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
@@ -67,6 +68,8 @@ type Config struct {
 	Inbox []InboxItem
 	// Questions routes questions (gaps, questions to team-lead, teamlead ask).
 	Questions *questions.Machine
+	// Consults enforces mandatory consultations; nil disables them.
+	Consults *consult.Machine
 }
 
 // Output is everything one input produced. The engine commits Records,
@@ -107,11 +110,12 @@ type Lead struct {
 	// the files found at start-up were read.
 	workflows map[string]*workflowSeen
 	started   bool
+	consults  *consult.Machine
 }
 
 // New returns a lead for the given team. Every member starts as "starting".
 func New(cfg Config) *Lead {
-	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions, workflows: map[string]*workflowSeen{}}
+	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions, workflows: map[string]*workflowSeen{}, consults: cfg.Consults}
 	if l.qs == nil {
 		var names []string
 		for _, m := range cfg.Members {
@@ -186,6 +190,9 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	env.Set("type", strings.ToLower(strings.TrimSpace(env.Get("type"))))
 	if env.Get("type") == protocol.TypeAnswer && l.answer(out, sender, &env, now) {
 		return // an answer to a routed question goes to its asker, not to to:
+	}
+	if l.consultation(out, sender, &env, now) {
+		return // a consultation, a verdict, or a decision its consultations hold
 	}
 	env.Del("id")
 	id := l.newID(out)

@@ -1,0 +1,285 @@
+// Package consult enforces mandatory consultations (seed 002, PROTOCOL.md
+// section 5): before a decision of a given type is final, the agents whose
+// role a rule names must have approved it. Machine is a deterministic
+// state machine like the Team Lead: consultations are created explicitly
+// (type: consult) or automatically when a decision triggers a rule, they
+// get verdicts only from the consulted agent (or the human acknowledging
+// concerns), and a decision passes only when every mandatory consultation
+// for it is approved or its concerns resolved.
+package consult
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Status of a consultation.
+type Status string
+
+// Consultation states; verdicts move a pending one to approved,
+// concerns-raised or rejected, and concerns move on to resolved when the
+// consulted agent approves after all or the human acknowledges them.
+const (
+	Pending        Status = "pending"
+	Approved       Status = "approved"
+	ConcernsRaised Status = "concerns-raised"
+	Rejected       Status = "rejected"
+	Resolved       Status = "resolved" // concerns acknowledged by the human
+	Superseded     Status = "superseded"
+)
+
+// Sentinel errors.
+var (
+	ErrNoConsultation = errors.New("no such consultation")
+	ErrNotConsulted   = errors.New("only the consulted agent may give this verdict")
+	ErrNotAllowed     = errors.New("the consultation matrix does not allow this consultation")
+	ErrBadVerdict     = errors.New("verdict must be approved, concerns-raised or rejected")
+)
+
+// Rule makes a consultation mandatory: an agent of role Requester must
+// have role Consulted approve before a decision of type Decision is final.
+type Rule struct {
+	Requester string `yaml:"requester"`
+	Consulted string `yaml:"consulted"`
+	Decision  string `yaml:"decision"`
+}
+
+// Rules are the mandatory rules and the matrix of optional consultations.
+type Rules struct {
+	// Mandatory rules, checked on every decision.
+	Mandatory []Rule `yaml:"mandatory"`
+	// Matrix lists, by requester role, the roles it may consult ("*" for
+	// anyone). A role missing from the matrix may consult no one optionally.
+	Matrix map[string][]string `yaml:"matrix"`
+}
+
+// DefaultRules are PROTOCOL.md section 5's defaults and seed 000's matrix.
+func DefaultRules() Rules {
+	return Rules{
+		Mandatory: []Rule{
+			{Requester: "architect", Consulted: "security", Decision: "infrastructure"},
+			{Requester: "architect", Consulted: "designer", Decision: "design-impact"},
+			{Requester: "developer", Consulted: "review", Decision: "code-complete"},
+			{Requester: "developer", Consulted: "testing", Decision: "code-complete"},
+		},
+		Matrix: map[string][]string{
+			"pm": {"architect", "designer"}, "architect": {"pm", "designer"}, "designer": {"pm", "architect"},
+			"developer": {"architect", "designer"}, "qa": {"developer", "pm"}, "writer": {"*"},
+		},
+	}
+}
+
+// Verdict is one response to a consultation.
+type Verdict struct {
+	By      string    `json:"by"`
+	Verdict Status    `json:"verdict"`
+	Body    string    `json:"body,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// Consultation is one request for another role's review of a decision.
+type Consultation struct {
+	ID            string    `json:"id"` // c-<n>
+	Requester     string    `json:"requester"`
+	RequesterRole string    `json:"requester_role"`
+	Consulted     string    `json:"consulted"`
+	ConsultedRole string    `json:"consulted_role"`
+	Decision      string    `json:"decision"`
+	Task          string    `json:"task"`
+	Body          string    `json:"body"`
+	Mandatory     bool      `json:"mandatory"`
+	Status        Status    `json:"status"`
+	Supersedes    string    `json:"supersedes,omitempty"`
+	Created       time.Time `json:"created"`
+	Verdicts      []Verdict `json:"verdicts,omitempty"`
+}
+
+// Member is an agent and its role.
+type Member struct{ Name, Role string }
+
+// Machine holds the consultations.
+type Machine struct {
+	rules   Rules
+	members []Member
+	byID    map[string]*Consultation
+	next    int
+}
+
+// New returns a machine for the team.
+func New(rules Rules, members []Member) *Machine {
+	return &Machine{rules: rules, members: members, byID: map[string]*Consultation{}, next: 1}
+}
+
+// Problems lists rules that cannot be satisfied in this team (a role with
+// no agent), to report at start. Decisions they govern stay blocked.
+func (m *Machine) Problems() []string {
+	var out []string
+	for _, r := range m.rules.Mandatory {
+		if m.agentOf(r.Consulted, "") == "" {
+			out = append(out, fmt.Sprintf("rule %s→%s before %s: no agent has role %s; such decisions stay blocked", r.Requester, r.Consulted, r.Decision, r.Consulted))
+		}
+	}
+	return out
+}
+
+func (m *Machine) roleOf(agent string) string {
+	for _, mb := range m.members {
+		if mb.Name == agent {
+			return mb.Role
+		}
+	}
+	return ""
+}
+
+// agentOf picks the first agent with role, other than not.
+func (m *Machine) agentOf(role, not string) string {
+	for _, mb := range m.members {
+		if mb.Role == role && mb.Name != not {
+			return mb.Name
+		}
+	}
+	return ""
+}
+
+// Consult opens a consultation of consulted by requester about decision
+// on task. An optional one (mandatory false) must be allowed by the matrix.
+func (m *Machine) Consult(requester, consulted, decision, task, body, supersedes string, mandatory bool, now time.Time) (*Consultation, error) {
+	rRole, cRole := m.roleOf(requester), m.roleOf(consulted)
+	var old *Consultation
+	if supersedes != "" {
+		if old = m.byID[supersedes]; old == nil || old.Requester != requester {
+			return nil, fmt.Errorf("%w: %s of %s to supersede", ErrNoConsultation, supersedes, requester)
+		}
+		mandatory = mandatory || old.Mandatory // a resubmission keeps what it replaces
+	}
+	if !mandatory && !m.allowed(rRole, cRole) {
+		return nil, fmt.Errorf("%w: %s (%s) may consult %s", ErrNotAllowed, requester, rRole, strings.Join(m.rules.Matrix[rRole], ", "))
+	}
+	if old != nil {
+		old.Status = Superseded
+	}
+	c := &Consultation{ID: fmt.Sprintf("c-%d", m.next), Requester: requester, RequesterRole: rRole, Consulted: consulted,
+		ConsultedRole: cRole, Decision: decision, Task: task, Body: body, Mandatory: mandatory, Status: Pending,
+		Supersedes: supersedes, Created: now}
+	m.next++
+	m.byID[c.ID] = c
+	return c, nil
+}
+
+func (m *Machine) allowed(from, to string) bool {
+	for _, r := range m.rules.Matrix[from] {
+		if r == "*" || r == to {
+			return true
+		}
+	}
+	return false
+}
+
+// Verdict records by's verdict on consultation id; only the consulted
+// agent may give it.
+func (m *Machine) Verdict(id, by string, v Status, body string, now time.Time) (*Consultation, error) {
+	c := m.byID[id]
+	if c == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoConsultation, id)
+	}
+	if by != c.Consulted {
+		return nil, fmt.Errorf("%w: %s was asked of %s, not %s", ErrNotConsulted, id, c.Consulted, by)
+	}
+	if v != Approved && v != ConcernsRaised && v != Rejected {
+		return nil, fmt.Errorf("%w, not %q", ErrBadVerdict, v)
+	}
+	c.Status = v
+	c.Verdicts = append(c.Verdicts, Verdict{By: by, Verdict: v, Body: body, At: now})
+	return c, nil
+}
+
+// Acknowledge is the human accepting the concerns raised on id.
+func (m *Machine) Acknowledge(id string, now time.Time) (*Consultation, error) {
+	c := m.byID[id]
+	if c == nil || c.Status != ConcernsRaised {
+		return nil, fmt.Errorf("%w with concerns raised: %s", ErrNoConsultation, id)
+	}
+	c.Status = Resolved
+	c.Verdicts = append(c.Verdicts, Verdict{By: "human", Verdict: Resolved, At: now})
+	return c, nil
+}
+
+// Check is what Decide found for one mandatory rule.
+type Check struct {
+	Rule         Rule
+	Consultation *Consultation // nil when no agent has the consulted role
+	Created      bool          // opened by this decision
+}
+
+// Decide checks requester's decision on task against the mandatory rules.
+// For each rule that applies and has no live consultation yet, one is
+// opened (Created). The decision is final (ok) only when every applicable
+// consultation is approved or resolved.
+func (m *Machine) Decide(requester, decision, task, context string, now time.Time) (checks []Check, ok bool) {
+	role := m.roleOf(requester)
+	ok = true
+	for _, r := range m.rules.Mandatory {
+		if r.Requester != role || r.Decision != decision {
+			continue
+		}
+		ch := Check{Rule: r, Consultation: m.live(requester, r, task)}
+		if ch.Consultation == nil {
+			if consulted := m.agentOf(r.Consulted, requester); consulted != "" {
+				ch.Consultation, _ = m.Consult(requester, consulted, decision, task, context, "", true, now)
+				ch.Created = true
+			}
+		}
+		if ch.Consultation == nil || (ch.Consultation.Status != Approved && ch.Consultation.Status != Resolved) {
+			ok = false
+		}
+		checks = append(checks, ch)
+	}
+	return checks, ok
+}
+
+// live is the newest consultation for rule r by requester on task that
+// was not superseded.
+func (m *Machine) live(requester string, r Rule, task string) *Consultation {
+	var best *Consultation
+	for _, c := range m.byID {
+		if c.Requester == requester && c.ConsultedRole == r.Consulted && c.Decision == r.Decision && c.Task == task && c.Status != Superseded {
+			if best == nil || c.Created.After(best.Created) || c.Created.Equal(best.Created) && c.ID > best.ID {
+				best = c
+			}
+		}
+	}
+	return best
+}
+
+// Get returns consultation id.
+func (m *Machine) Get(id string) (*Consultation, bool) {
+	c, ok := m.byID[id]
+	return c, ok
+}
+
+// All lists every consultation, newest first.
+func (m *Machine) All() []Consultation {
+	out := make([]Consultation, 0, len(m.byID))
+	for _, c := range m.byID {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Created.After(out[j].Created) || out[i].Created.Equal(out[j].Created) && out[i].ID > out[j].ID
+	})
+	return out
+}
+
+// Lineage lists id and the consultations it superseded, newest first.
+func (m *Machine) Lineage(id string) []Consultation {
+	var out []Consultation
+	for c := m.byID[id]; c != nil; c = m.byID[c.Supersedes] {
+		out = append(out, *c)
+		if c.Supersedes == "" {
+			break
+		}
+	}
+	return out
+}
