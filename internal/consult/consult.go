@@ -108,9 +108,19 @@ type Machine struct {
 	next    int
 }
 
-// New returns a machine for the team.
-func New(rules Rules, members []Member) *Machine {
-	return &Machine{rules: rules, members: members, byID: map[string]*Consultation{}, next: 1}
+// New returns a machine for the team, holding the consultations restored
+// from the store (ids continue after the highest).
+func New(rules Rules, members []Member, restored ...Consultation) *Machine {
+	m := &Machine{rules: rules, members: members, byID: map[string]*Consultation{}, next: 1}
+	for i := range restored {
+		c := restored[i]
+		m.byID[c.ID] = &c
+		var n int
+		if _, err := fmt.Sscanf(c.ID, "c-%d", &n); err == nil && n >= m.next {
+			m.next = n + 1
+		}
+	}
+	return m
 }
 
 // Problems lists rules that cannot be satisfied in this team (a role with

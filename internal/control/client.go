@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
@@ -121,6 +122,21 @@ func (c *Client) Questions(status, id string) ([]questions.Question, error) {
 // Escalate escalates question id now.
 func (c *Client) Escalate(id string) error {
 	return c.do(Request{Cmd: "escalate", ID: id}, func(Reply) error { return nil })
+}
+
+// Consults lists every consultation, newest first.
+func (c *Client) Consults() ([]consult.Consultation, error) {
+	var out []consult.Consultation
+	err := c.do(Request{Cmd: "consults"}, func(r Reply) error {
+		out = append(out, r.Consults...)
+		return nil
+	})
+	return out, err
+}
+
+// Acknowledge accepts the concerns raised on consultation id.
+func (c *Client) Acknowledge(id string) error {
+	return c.do(Request{Cmd: "acknowledge", ID: id}, func(Reply) error { return nil })
 }
 
 // Reassign gives question id to answerer (kind/name).

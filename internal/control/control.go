@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
@@ -56,12 +57,13 @@ type Request struct {
 
 // Reply is one line of the console's answer.
 type Reply struct {
-	Error     string               `json:"error,omitempty"`
-	Agents    []engine.AgentInfo   `json:"agents,omitempty"`
-	Record    *store.Record        `json:"record,omitempty"`
-	Inbox     []lead.InboxItem     `json:"inbox,omitempty"`
-	Questions []questions.Question `json:"questions,omitempty"`
-	End       bool                 `json:"end,omitempty"`
+	Error     string                 `json:"error,omitempty"`
+	Agents    []engine.AgentInfo     `json:"agents,omitempty"`
+	Record    *store.Record          `json:"record,omitempty"`
+	Inbox     []lead.InboxItem       `json:"inbox,omitempty"`
+	Questions []questions.Question   `json:"questions,omitempty"`
+	Consults  []consult.Consultation `json:"consults,omitempty"`
+	End       bool                   `json:"end,omitempty"`
 }
 
 // Console is what the server needs from the running engine.
@@ -79,6 +81,8 @@ type Console interface {
 	Escalate(id string) error
 	// Reassign gives a question to answerer (kind/name).
 	Reassign(id, answerer string) error
+	// Acknowledge accepts the concerns raised on a consultation.
+	Acknowledge(id string) error
 	Store() *store.Store
 	Bus() bus.Bus
 }
@@ -256,6 +260,13 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		_ = enc.Encode(Reply{Questions: []questions.Question{q}, End: true})
+	case "consults":
+		cs, err := engine.StoredConsultations(s.console.Store())
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Consults: cs, End: true})
 	case "questions":
 		qs, err := engine.ListQuestions(s.console.Store(), req.Status, req.ID)
 		if err != nil {
@@ -263,12 +274,15 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		_ = enc.Encode(Reply{Questions: qs, End: true})
-	case "escalate", "reassign":
+	case "escalate", "reassign", "acknowledge":
 		var err error
-		if req.Cmd == "escalate" {
+		switch req.Cmd {
+		case "escalate":
 			err = s.console.Escalate(req.ID)
-		} else {
+		case "reassign":
 			err = s.console.Reassign(req.ID, req.Text)
+		default:
+			err = s.console.Acknowledge(req.ID)
 		}
 		if err != nil {
 			fail(err)

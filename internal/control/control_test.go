@@ -56,6 +56,8 @@ func (f *fakeConsole) AgentOfSession(int) string { return "" }
 
 func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); return nil }
 
+func (f *fakeConsole) Acknowledge(id string) error { f.record("acknowledge " + id); return nil }
+
 func (f *fakeConsole) Reassign(id, answerer string) error {
 	f.record("reassign " + id + " " + answerer)
 	return nil

@@ -42,5 +42,28 @@ idle
 	if len(blocked) != 1 || !strings.Contains(blocked[0]["reason"].(string), "c-1 (sec, security): pending") {
 		t.Errorf("blocked records %v", blocked)
 	}
-	c.stop()
+	if out := tm.mustCLI("consults"); !strings.Contains(out, "c-1") || !strings.Contains(out, "approved") || !strings.Contains(out, "1 consultations: 1 approved") {
+		t.Errorf("consults:\n%s", out)
+	}
+	// Killed and restarted: the approval is still there; the same decision
+	// passes without asking security again.
+	c.kill()
+	tm.write("restart.yaml", []agentDef{
+		{name: "arch", role: "architect", flags: []string{"--raw"}, script: "route to=team-lead type=decision decision=infrastructure task=T-1 body=\"again\"\nidle\n"},
+		{name: "sec", role: "security", flags: []string{"--raw"}, script: "idle\n"},
+	})
+	c2 := tm.start()
+	waitFor(t, 20e9, "the decision after the restart", func() bool {
+		return len(auditJSON(t, tm, "--kind", "decision-final")) == 2
+	})
+	// No new consultation: the restored approval counted. (c-1 itself may
+	// be typed again: a kill within the read confirmation's 20 ms leaves
+	// it in the outbox, and delivery is at least once, with the same id.)
+	if strings.Contains(tm.received("sec"), "consult: c-2") {
+		t.Errorf("security was asked again after the restart: %q", tm.received("sec"))
+	}
+	c2.stop()
+	if out := tm.mustCLI("consults", "--status", "approved", "--format", "json"); strings.Count(out, "\n") != 1 {
+		t.Errorf("offline consults: %s", out)
+	}
 }

@@ -135,7 +135,11 @@ func New(opts Options) (*Engine, error) {
 		e.roles[a.Name] = a.Role
 		e.order = append(e.order, a.Name)
 	}
-	cfg.Consults = consult.New(consult.DefaultRules(), cm)
+	restored, err := StoredConsultations(opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Consults = consult.New(consult.DefaultRules(), cm, restored...)
 	for _, p := range cfg.Consults.Problems() {
 		if opts.OnError != nil {
 			opts.OnError(fmt.Errorf("consultations: %s", p))

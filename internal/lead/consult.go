@@ -1,6 +1,7 @@
 package lead
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -74,7 +75,21 @@ func (l *Lead) sendConsult(out *Output, c *consult.Consultation, now time.Time) 
 	l.deliver(out, c.Consulted, DeliverRelay, c.ID, &env, now)
 }
 
+// MetaConsult is the store meta key prefix of consultations.
+const MetaConsult = "c/"
+
 func (l *Lead) recordConsult(out *Output, c *consult.Consultation, now time.Time) {
+	if out.Meta == nil {
+		out.Meta = map[string]string{}
+	}
+	b, _ := json.Marshal(c)
+	out.Meta[MetaConsult+c.ID] = string(b)
+	if c.Supersedes != "" {
+		if old, ok := l.consults.Get(c.Supersedes); ok {
+			ob, _ := json.Marshal(old)
+			out.Meta[MetaConsult+old.ID] = string(ob)
+		}
+	}
 	out.record(store.Record{Time: now, Kind: KindConsult, Subject: "consult." + c.ID, Agent: c.Requester, From: c.Requester,
 		To: []string{c.Consulted}, Type: protocol.TypeConsult, Task: c.Task, MsgID: c.ID, Body: c.Body,
 		Fields: map[string]string{"decision": c.Decision, "status": string(c.Status), "consulted": c.Consulted,
@@ -127,4 +142,16 @@ func (l *Lead) decide(out *Output, sender, decision, task, context string, now t
 	rec.Kind = KindDecisionFinal
 	out.record(rec)
 	return true
+}
+
+// Acknowledge is the human accepting the concerns raised on consultation id.
+func (l *Lead) Acknowledge(id string, now time.Time) (Output, error) {
+	var out Output
+	c, err := l.consults.Acknowledge(id, now)
+	if err != nil {
+		return out, err
+	}
+	l.recordConsult(&out, c, now)
+	l.notice(&out, c.Requester, c.Task, fmt.Sprintf("the concerns on %s were acknowledged by the human; it no longer holds %s", c.ID, c.Decision), now)
+	return out, nil
 }
