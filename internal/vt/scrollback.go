@@ -75,44 +75,12 @@ func (t *Terminal) alloc(n int) []byte {
 	return t.slab[l : l+n : l+n]
 }
 
-// pushScrollback encodes a screen row into the scrollback, from its log
-// if that can be used (l may be nil).
-func (t *Terminal) pushScrollback(row []cell, l *rowLog, wrapped bool) {
+// pushScrollback encodes a screen row into the scrollback.
+func (t *Terminal) pushScrollback(row []cell, wrapped bool) {
 	t.scrolledOff++
 	if t.sb.max == 0 {
 		return
 	}
-	if t.pushLogged(row, l, wrapped) {
-		return
-	}
-	nruns, runs, segs, txt := t.encodeRow(row)
-	b, off := t.assemble(nruns, runs, segs, txt)
-	t.addScrollback(b, off, wrapped)
-}
-
-// assemble joins the parts of a scrollback line in a slab and returns it
-// with the offset of its text.
-func (t *Terminal) assemble(nruns int, runs, segs, txt []byte) ([]byte, int) {
-	var hdr [binary.MaxVarintLen64]byte
-	h := binary.AppendUvarint(hdr[:0], uint64(nruns))
-	off := len(h) + len(runs) + len(segs)
-	b := t.alloc(off + len(txt))
-	n := copy(b, h)
-	n += copy(b[n:], runs)
-	n += copy(b[n:], segs)
-	copy(b[n:], txt)
-	return b, off
-}
-
-// addScrollback adds encoded line b, whose text starts at off, to the
-// scrollback.
-func (t *Terminal) addScrollback(b []byte, off int, wrapped bool) {
-	t.sb.push(sbLine{data: unsafe.String(&b[0], len(b)), textOff: uint32(off), wrap: wrapped})
-}
-
-// contentEnd returns the length of row without its trailing blanks that
-// look like default blanks.
-func (t *Terminal) contentEnd(row []cell) int {
 	end := len(row)
 	for end > 0 {
 		c := row[end-1]
@@ -121,15 +89,9 @@ func (t *Terminal) contentEnd(row []cell) int {
 		}
 		end--
 	}
-	return end
-}
-
-// encodeRow returns the parts of row's scrollback encoding (see sbLine):
-// the number of style runs and the runs, the cell segments and the text.
-// They are in scratch buffers, valid until the next call.
-func (t *Terminal) encodeRow(row []cell) (nruns int, runs, segs, txt []byte) {
-	row = row[:t.contentEnd(row)]
-	runs, txt = t.sbRuns[:0], t.sbText[:0]
+	row = row[:end]
+	runs, txt := t.sbRuns[:0], t.sbText[:0]
+	nruns := 0
 	prev := uint32(0)
 	complex := false
 	for i := 0; i < len(row); i++ {
@@ -165,7 +127,9 @@ func (t *Terminal) encodeRow(row []cell) (nruns int, runs, segs, txt []byte) {
 			txt = utf8.AppendRune(txt, c.r)
 		}
 	}
-	segs = t.sbSegs[:0]
+	var hdr [2 * binary.MaxVarintLen64]byte
+	h := binary.AppendUvarint(hdr[:0], uint64(nruns))
+	segs := t.sbSegs[:0]
 	if complex {
 		segs = binary.AppendUvarint(segs, uint64(len(row)))
 		for _, c := range row {
@@ -176,8 +140,14 @@ func (t *Terminal) encodeRow(row []cell) (nruns int, runs, segs, txt []byte) {
 	} else {
 		segs = append(segs, 0)
 	}
+	off := len(h) + len(runs) + len(segs)
+	b := t.alloc(off + len(txt))
+	n := copy(b, h)
+	n += copy(b[n:], runs)
+	n += copy(b[n:], segs)
+	copy(b[n:], txt)
 	t.sbRuns, t.sbText, t.sbSegs = runs, txt, segs
-	return nruns, runs, segs, txt
+	t.sb.push(sbLine{data: unsafe.String(&b[0], len(b)), textOff: uint32(off), wrap: wrapped})
 }
 
 // viewCell is a cell decoded for reading: its content is s, or r if s is

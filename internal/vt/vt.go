@@ -92,10 +92,8 @@ func mkcell(r rune, sid uint32, w int) cell {
 type screen struct {
 	lines   [][]cell // the rows, top first
 	wrapped []bool   // per row: soft-wrapped into the next
-	logs    []rowLog // per row: its scrollback encoding so far (see rowLog)
-	base    [][]cell // backing arrays lines, wrapped and logs slide along (see slide)
+	base    [][]cell // backing arrays lines and wrapped slide along (see slide)
 	baseW   []bool
-	baseL   []rowLog
 	saved   savedCursor
 }
 
@@ -161,7 +159,7 @@ type Terminal struct {
 	sbSegs      []byte
 
 	p        *ansi.Parser
-	params   [parser.MaxParamsSize]ansi.Param // fastCSI's parameters
+	params   [parser.MaxParamsSize]int // fastCSI's parameters
 	st       uint8
 	strKind  uint8
 	strBuf   []byte
@@ -237,11 +235,10 @@ func clampSize(cols, rows int) (int, int) {
 }
 
 func newScreen(cols, rows int) screen {
-	s := screen{lines: make([][]cell, rows), wrapped: make([]bool, rows), logs: make([]rowLog, rows)}
+	s := screen{lines: make([][]cell, rows), wrapped: make([]bool, rows)}
 	for i := range s.lines {
 		s.lines[i] = blankRow(cols, 0)
 	}
-	s.resetLogs(0)
 	return s
 }
 
@@ -252,14 +249,9 @@ func blankRow(cols int, sid uint32) []cell {
 }
 
 func fillBlank(r []cell, sid uint32) {
-	if len(r) == 0 {
-		return
-	}
-	// Doubling copies: memmove fills a whole row (on every line scrolled)
-	// several times faster than a store per cell.
-	r[0] = mkcell(' ', sid, 1)
-	for n := 1; n < len(r); n *= 2 {
-		copy(r[n:], r[:n])
+	b := mkcell(' ', sid, 1)
+	for i := range r {
+		r[i] = b
 	}
 }
 
