@@ -81,11 +81,7 @@ func (m Model) Enter() (Run, bool) {
 		return Run{Name: name, Args: strings.TrimSpace(args)}, true
 	}
 	if m.sel < len(m.matches) {
-		e := m.matches[m.sel]
-		if strings.HasPrefix(e.Name, "/") {
-			return Run{Name: e.Name}, true
-		}
-		return Run{Name: e.Name}, true
+		return Run{Name: m.matches[m.sel].Name}, true
 	}
 	return Run{}, false
 }
