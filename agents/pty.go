@@ -57,23 +57,3 @@ func setWinsize(f *os.File, cols, rows uint16) error {
 	}
 	return ierr
 }
-
-// getWinsize reads the size of the terminal behind f without switching f to
-// blocking mode.
-func getWinsize(f *os.File) (cols, rows uint16, err error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0, 0, err
-	}
-	var ws *unix.Winsize
-	var ierr error
-	if err := rc.Control(func(fd uintptr) {
-		ws, ierr = unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
-	}); err != nil {
-		return 0, 0, err
-	}
-	if ierr != nil {
-		return 0, 0, ierr
-	}
-	return ws.Col, ws.Row, nil
-}

@@ -34,8 +34,6 @@ const (
 	paneCount
 )
 
-var paneNames = [...]string{"Agents", "Screen", "Inbox", "Activity"}
-
 // mode is what the keyboard currently drives.
 type mode int
 

@@ -39,15 +39,14 @@ func (f fakeScreen) Render(offset, w, h int) string {
 
 // fakeConsole records what the dashboard asks of the team.
 type fakeConsole struct {
-	mu      sync.Mutex
-	agents  []engine.AgentInfo
-	inbox   []lead.InboxItem
-	calls   []string
-	b       *bus.Embedded
-	cols    int
-	rows    int
-	seq     uint64
-	notices []string
+	mu     sync.Mutex
+	agents []engine.AgentInfo
+	inbox  []lead.InboxItem
+	calls  []string
+	b      *bus.Embedded
+	cols   int
+	rows   int
+	seq    uint64
 }
 
 func newFake() *fakeConsole {

@@ -109,14 +109,6 @@ type Effects struct {
 	Tools []ToolTask
 }
 
-func (e *Effects) add(o Effects) {
-	e.Questions = append(e.Questions, o.Questions...)
-	e.Records = append(e.Records, o.Records...)
-	e.Deliveries = append(e.Deliveries, o.Deliveries...)
-	e.Notify = append(e.Notify, o.Notify...)
-	e.Tools = append(e.Tools, o.Tools...)
-}
-
 // Ask is a new question.
 type Ask struct {
 	Asker, Topic, Text, Context, Urgency, Task string

@@ -234,21 +234,19 @@ func versionOf(bin string) (string, error) {
 
 // run is one scenario's capture.
 type run struct {
-	cli              cli
-	bin, version     string
-	tag              string
-	env              []string
-	sc               scenario
-	cols, rows       int
-	out, work        string
-	limit, quiet     time.Duration
-	delay            time.Duration
-	chunk            int
-	verbose          bool
-	deadline         time.Time
-	term             *terminal
-	typedAt, doneAt  int // offsets in the recording
-	prompted, replid time.Time
+	cli          cli
+	bin, version string
+	tag          string
+	env          []string
+	sc           scenario
+	cols, rows   int
+	out, work    string
+	limit, quiet time.Duration
+	delay        time.Duration
+	chunk        int
+	verbose      bool
+	deadline     time.Time
+	term         *terminal
 }
 
 // terminal is the master side of the CLI's PTY: everything read from it is
