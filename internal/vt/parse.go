@@ -3,6 +3,7 @@ package vt
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -131,9 +132,12 @@ func printableRun(p []byte) int {
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
 		w := binary.LittleEndian.Uint64(p[i:])
-		// A byte below 0x20, or above 0x7e (0x7f and all of 0x80-0xff).
-		if (w-0x20*ones)&^w&highs != 0 || (w+ones|w)&highs != 0 {
-			break
+		// The top bit of each byte below 0x20 or above 0x7e (0x7f and all
+		// of 0x80-0xff). Borrows and carries can mark bytes after the
+		// first such byte too, but not before it: the lowest mark is
+		// exact.
+		if m := ((w-0x20*ones)&^w | (w + ones) | w) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for i < len(p) && p[i] >= 0x20 && p[i] < 0x7f {
@@ -183,7 +187,7 @@ func (t *Terminal) fastCSI(p []byte) int {
 			if params[n] == parser.MissingParam {
 				params[n] = 0
 			}
-			params[n] = params[n]*10 + int(c-'0')
+			params[n] = params[n]*10 + ansi.Param(c-'0')
 			continue
 		case c == ';' || c == ':':
 			if n >= len(params) {
@@ -201,11 +205,11 @@ func (t *Terminal) fastCSI(p []byte) int {
 			if n > 0 && n < len(params)-1 || n == 0 && params[0] != parser.MissingParam {
 				n++
 			}
-			var ps [parser.MaxParamsSize]ansi.Param
-			for k := range n {
-				ps[k] = ansi.Param(params[k])
+			if c == 'm' && cmd == 0 {
+				t.sgr(params[:n]) // what csi would do, for the most common sequence
+			} else {
+				t.csi(ansi.Cmd(cmd|int(c)), params[:n])
 			}
-			t.csi(ansi.Cmd(cmd|int(c)), ps[:n])
 			return i + 1
 		}
 		return 0
@@ -255,9 +259,26 @@ func continuations(p []byte) bool {
 	return true
 }
 
+// decodeRune decodes a UTF-8 sequence whose lead byte utf8Len accepted
+// and whose continuation bytes are in 0x80-0xBF (the callers check both),
+// so only overlong forms, surrogates and runes past U+10FFFF are left to
+// refuse: U+FFFD for those, as utf8.DecodeRune gives, without its general
+// (slower) path.
 func decodeRune(p []byte) rune {
-	r, n := utf8.DecodeRune(p)
-	if n != len(p) {
+	var r, lo rune
+	switch len(p) {
+	case 2:
+		return rune(p[0]&0x1f)<<6 | rune(p[1]&0x3f) // C2-DF: never overlong
+	case 3:
+		r = rune(p[0]&0x0f)<<12 | rune(p[1]&0x3f)<<6 | rune(p[2]&0x3f)
+		lo = 0x800
+	case 4:
+		r = rune(p[0]&0x07)<<18 | rune(p[1]&0x3f)<<12 | rune(p[2]&0x3f)<<6 | rune(p[3]&0x3f)
+		lo = 0x10000
+	default:
+		return utf8.RuneError
+	}
+	if r < lo || r > utf8.MaxRune || r >= 0xd800 && r <= 0xdfff {
 		return utf8.RuneError
 	}
 	return r

@@ -54,7 +54,7 @@ func (t *Terminal) resizeScreen(s *screen, cols, rows, anchorY int, save bool) i
 		if excess > 0 {
 			for i := range excess {
 				if save {
-					t.pushScrollback(s.lines[i], s.wrapped[i])
+					t.pushScrollback(s.lines[i], nil, s.wrapped[i])
 				}
 			}
 			s.lines = append([][]cell(nil), s.lines[excess:]...)
@@ -80,7 +80,8 @@ func (t *Terminal) resizeScreen(s *screen, cols, rows, anchorY int, save bool) i
 		}
 		s.lines[y] = row
 	}
-	s.base, s.baseW = nil, nil // slide makes new ones for the new height
+	s.base, s.baseW, s.baseL = nil, nil, nil // slide makes new ones for the new height
+	s.logs = make([]rowLog, rows)            // invalid: rows were cut or padded
 	s.saved.x, s.saved.y = min(s.saved.x, cols-1), max(0, min(s.saved.y-shifted, rows-1))
 	return shifted
 }

@@ -1,6 +1,9 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // penID returns the interned id of the current pen.
 func (t *Terminal) penID() uint32 {
@@ -103,6 +106,8 @@ func (t *Terminal) collectStyles() {
 			}
 		}
 	}
+	t.main.invalidateLogs() // their last styles were renumbered
+	t.alt.invalidateLogs()
 	t.styles = styles
 	t.styleLimit = max(t.styleFloor, 2*len(styles))
 	t.rehashStyles()
@@ -194,6 +199,7 @@ func (t *Terminal) printASCII(b []byte) {
 		for i := range dst {
 			dst[i] = cell{r: rune(b[i]), a: a}
 		}
+		t.logASCII(x, a&sidMask, b[:n])
 		b = b[n:]
 		if x+n < t.cols {
 			t.x = x + n
@@ -204,6 +210,7 @@ func (t *Terminal) printASCII(b []byte) {
 			t.wrapNext = true
 		} else if len(b) > 0 {
 			row[t.x] = cell{r: rune(b[len(b)-1]), a: a}
+			t.cur.invalidate(t.y)
 			b = nil
 		}
 	}
@@ -275,6 +282,7 @@ func (t *Terminal) combine(r rune) bool {
 	}
 	s = utf8.AppendRune(s, r)
 	row[x].r = t.cluster(string(s))
+	t.cur.invalidate(t.y)
 	return true
 }
 
@@ -305,6 +313,7 @@ func (t *Terminal) put(r rune, w int) {
 	if w == 2 {
 		row[x+1] = mkcell(0, sid, 0)
 	}
+	t.logRune(x, sid, r, w)
 	t.lastRune = r
 	if x+w < t.cols {
 		t.x = x + w
@@ -377,18 +386,19 @@ func (t *Terminal) scrollUp(top, bottom, n int, save bool) {
 	}
 	if save {
 		for i := 0; i < n; i++ {
-			t.pushScrollback(s.lines[top+i], s.wrapped[top+i])
+			t.pushScrollback(s.lines[top+i], &s.logs[top+i], s.wrapped[top+i])
 		}
 	}
 	if top == 0 && bottom == len(s.lines)-1 {
 		s.slide(n)
 	} else {
-		rotateRows(s.lines[top:bottom+1], s.wrapped[top:bottom+1], n)
+		rotateRows(s.lines[top:bottom+1], s.wrapped[top:bottom+1], s.logs[top:bottom+1], n)
 	}
 	sid := t.eraseID()
 	for y := bottom - n + 1; y <= bottom; y++ {
 		fillBlank(s.lines[y], sid)
 		s.wrapped[y] = false
+		s.blanked(y, sid)
 	}
 }
 
@@ -400,11 +410,12 @@ func (t *Terminal) scrollDown(top, bottom, n int) {
 	if n <= 0 {
 		return
 	}
-	rotateRows(s.lines[top:bottom+1], s.wrapped[top:bottom+1], bottom-top+1-n)
+	rotateRows(s.lines[top:bottom+1], s.wrapped[top:bottom+1], s.logs[top:bottom+1], bottom-top+1-n)
 	sid := t.eraseID()
 	for y := top; y < top+n; y++ {
 		fillBlank(s.lines[y], sid)
 		s.wrapped[y] = false
+		s.blanked(y, sid)
 	}
 }
 
@@ -415,25 +426,36 @@ func (t *Terminal) scrollDown(top, bottom, n int) {
 // while the garbage collector runs).
 func (s *screen) slide(n int) {
 	rows := len(s.lines)
-	if cap(s.lines)-rows < n || cap(s.wrapped)-rows < n {
+	if cap(s.lines)-rows < n || cap(s.wrapped)-rows < n || cap(s.logs)-rows < n {
 		if len(s.base) < 2*rows {
-			s.base, s.baseW = make([][]cell, 2*rows), make([]bool, 2*rows)
+			s.base, s.baseW, s.baseL = make([][]cell, 2*rows), make([]bool, 2*rows), make([]rowLog, 2*rows)
 		}
 		copy(s.base, s.lines)
 		copy(s.baseW, s.wrapped)
-		s.lines, s.wrapped = s.base[:rows], s.baseW[:rows]
+		copy(s.baseL, s.logs)
+		clear(s.baseL[rows:]) // stale copies would keep buffers the logs have outgrown
+		s.lines, s.wrapped, s.logs = s.base[:rows], s.baseW[:rows], s.baseL[:rows]
 	}
 	var small [8][]cell
 	gone := append(small[:0], s.lines[:n]...)
 	s.lines = append(s.lines[n:], gone...)
 	s.wrapped = s.wrapped[n : rows+n]
+	// The logs keep their buffers (the rows' new logs are reset by the
+	// caller): a line scrolled costs no allocation.
+	var smallL [8]rowLog
+	goneL := append(smallL[:0], s.logs[:n]...)
+	clear(s.logs[:n])
+	s.logs = append(s.logs[n:], goneL...)
 }
 
-// rotateRows rotates rows (and their flags) left by n.
-func rotateRows(rows [][]cell, flags []bool, n int) {
+// rotateRows rotates rows (and their flags and logs) left by n.
+func rotateRows(rows [][]cell, flags []bool, logs []rowLog, n int) {
 	if n <= 0 || n >= len(rows) {
 		return
 	}
+	slices.Reverse(logs[:n])
+	slices.Reverse(logs[n:])
+	slices.Reverse(logs)
 	var small [8][]cell
 	var smallF [8]bool
 	var tmp [][]cell
@@ -462,10 +484,17 @@ func (t *Terminal) eraseCells(y, x0, x1 int) {
 	if x0 >= x1 {
 		return
 	}
-	fillBlank(row[x0:x1], t.eraseID())
+	sid := t.eraseID()
+	fillBlank(row[x0:x1], sid)
 	fixWideEdges(row, x0, x1)
 	if x1 == len(row) {
 		t.cur.wrapped[y] = false
+	}
+	switch l := &t.cur.logs[y]; {
+	case x0 == 0 && x1 == len(row):
+		t.cur.blanked(y, sid)
+	case sid != 0 || x0 < int(l.end):
+		l.valid = false
 	}
 }
 
@@ -529,6 +558,7 @@ func (t *Terminal) insertCells(n int) {
 	splitAt(row, t.cols-n)
 	copy(row[x+n:], row[x:])
 	fillBlank(row[x:x+n], t.eraseID())
+	t.cur.invalidate(t.y)
 	t.wrapNext = false
 }
 
@@ -541,6 +571,7 @@ func (t *Terminal) deleteCells(n int) {
 	splitAt(row, x+n)
 	copy(row[x:], row[x+n:])
 	fillBlank(row[t.cols-n:], t.eraseID())
+	t.cur.invalidate(t.y)
 	t.wrapNext = false
 }
 
@@ -615,6 +646,7 @@ func (t *Terminal) setAltScreen(on bool) {
 			fillBlank(t.alt.lines[y], t.eraseID())
 			t.alt.wrapped[y] = false
 		}
+		t.alt.resetLogs(t.eraseID())
 	} else {
 		t.cur = &t.main
 	}
@@ -644,6 +676,7 @@ func (t *Terminal) fullReset() {
 			fillBlank(s.lines[y], 0)
 			s.wrapped[y] = false
 		}
+		s.resetLogs(0)
 	}
 	t.title = ""
 	t.titleStack = nil
@@ -671,6 +704,7 @@ func (t *Terminal) alignmentTest() {
 		}
 		t.cur.wrapped[y] = false
 	}
+	t.cur.invalidateLogs()
 	t.top, t.bottom = 0, t.rows-1
 	t.moveTo(0, 0)
 }

@@ -21,6 +21,9 @@ func (r *ring) push(l sbLine) {
 	}
 	if r.n < r.max {
 		if len(r.lines) < r.max {
+			if len(r.lines) == cap(r.lines) {
+				r.grow()
+			}
 			r.lines = append(r.lines, l)
 		} else {
 			r.lines[(r.start+r.n)%r.max] = l
@@ -32,6 +35,14 @@ func (r *ring) push(l sbLine) {
 	r.start = (r.start + 1) % r.max
 }
 
+// grow doubles the room for lines, up to max: append's growth would leave
+// slack past max (a tenth of the ring's size, for 10,000 lines) for good.
+func (r *ring) grow() {
+	lines := make([]sbLine, len(r.lines), min(r.max, max(64, 2*cap(r.lines))))
+	copy(lines, r.lines)
+	r.lines = lines
+}
+
 func (r *ring) get(i int) *sbLine { return &r.lines[(r.start+i)%r.max] }
 
 func (r *ring) clear() {
@@ -40,6 +51,10 @@ func (r *ring) clear() {
 
 // sbLine is one scrollback line in one allocation. data holds, in order:
 //
+//   - a uvarint of the offset of the text (from the end of this uvarint)
+//     << 1 | 1 if the line was soft-wrapped (kept here rather than in
+//     fields of sbLine: 8 bytes less per line in the ring for one or two
+//     more in the slab);
 //   - the style runs: a uvarint count, then per run the uvarint column
 //     where it starts and the uvarints of its FG, BG and Attrs (a line in
 //     the default style has count 0);
@@ -52,13 +67,34 @@ func (r *ring) clear() {
 // data points into a slab shared with other lines (see alloc); the bytes
 // are never written again once the line is made.
 type sbLine struct {
-	data    string
-	textOff uint32
-	wrap    bool
+	data string
 }
 
-func (l *sbLine) text() string  { return strings.TrimRight(l.data[l.textOff:], " ") }
-func (l *sbLine) wrapped() bool { return l.wrap }
+// parts returns the line's data after its first uvarint, the offset of
+// the text in it and whether the line was soft-wrapped.
+func (l *sbLine) parts() (body string, textOff int, wrap bool) {
+	var v uint64
+	i := 0
+	for shift := 0; i < len(l.data); shift += 7 {
+		b := l.data[i]
+		i++
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			break
+		}
+	}
+	return l.data[i:], int(v >> 1), v&1 != 0
+}
+
+func (l *sbLine) text() string {
+	body, off, _ := l.parts()
+	return strings.TrimRight(body[off:], " ")
+}
+
+func (l *sbLine) wrapped() bool {
+	_, _, wrap := l.parts()
+	return wrap
+}
 
 // slabSize is the size of the blocks scrollback lines are cut from: one
 // allocation per block instead of one per line. A block is freed when the
@@ -75,12 +111,51 @@ func (t *Terminal) alloc(n int) []byte {
 	return t.slab[l : l+n : l+n]
 }
 
-// pushScrollback encodes a screen row into the scrollback.
-func (t *Terminal) pushScrollback(row []cell, wrapped bool) {
+// pushScrollback encodes a screen row into the scrollback, from its log
+// if that can be used (l may be nil).
+func (t *Terminal) pushScrollback(row []cell, l *rowLog, wrapped bool) {
 	t.scrolledOff++
 	if t.sb.max == 0 {
 		return
 	}
+	if t.pushLogged(row, l, wrapped) {
+		return
+	}
+	nruns, runs, segs, txt := t.encodeRow(row)
+	t.addScrollback(t.assemble(nruns, runs, segs, txt, wrapped))
+}
+
+// assemble joins the parts of a scrollback line (see sbLine) in a slab.
+func (t *Terminal) assemble(nruns int, runs, segs, txt []byte, wrapped bool) []byte {
+	n := 2*binary.MaxVarintLen64 + len(runs) + len(segs) + len(txt)
+	b := appendLine(t.alloc(n)[:0], nruns, runs, segs, txt, wrapped)
+	t.slab = t.slab[:len(t.slab)-n+len(b)] // give back the room not used
+	return b[:len(b):len(b)]
+}
+
+// appendLine appends the encoding of a scrollback line to dst.
+func appendLine(dst []byte, nruns int, runs, segs, txt []byte, wrapped bool) []byte {
+	var cnt [binary.MaxVarintLen64]byte
+	c := binary.PutUvarint(cnt[:], uint64(nruns))
+	v := uint64(c+len(runs)+len(segs)) << 1
+	if wrapped {
+		v |= 1
+	}
+	dst = binary.AppendUvarint(dst, v)
+	dst = append(dst, cnt[:c]...)
+	dst = append(dst, runs...)
+	dst = append(dst, segs...)
+	return append(dst, txt...)
+}
+
+// addScrollback adds encoded line b to the scrollback.
+func (t *Terminal) addScrollback(b []byte) {
+	t.sb.push(sbLine{data: unsafe.String(&b[0], len(b))})
+}
+
+// contentEnd returns the length of row without its trailing blanks that
+// look like default blanks.
+func (t *Terminal) contentEnd(row []cell) int {
 	end := len(row)
 	for end > 0 {
 		c := row[end-1]
@@ -89,9 +164,15 @@ func (t *Terminal) pushScrollback(row []cell, wrapped bool) {
 		}
 		end--
 	}
-	row = row[:end]
-	runs, txt := t.sbRuns[:0], t.sbText[:0]
-	nruns := 0
+	return end
+}
+
+// encodeRow returns the parts of row's scrollback encoding (see sbLine):
+// the number of style runs and the runs, the cell segments and the text.
+// They are in scratch buffers, valid until the next call.
+func (t *Terminal) encodeRow(row []cell) (nruns int, runs, segs, txt []byte) {
+	row = row[:t.contentEnd(row)]
+	runs, txt = t.sbRuns[:0], t.sbText[:0]
 	prev := uint32(0)
 	complex := false
 	for i := 0; i < len(row); i++ {
@@ -127,9 +208,7 @@ func (t *Terminal) pushScrollback(row []cell, wrapped bool) {
 			txt = utf8.AppendRune(txt, c.r)
 		}
 	}
-	var hdr [2 * binary.MaxVarintLen64]byte
-	h := binary.AppendUvarint(hdr[:0], uint64(nruns))
-	segs := t.sbSegs[:0]
+	segs = t.sbSegs[:0]
 	if complex {
 		segs = binary.AppendUvarint(segs, uint64(len(row)))
 		for _, c := range row {
@@ -140,14 +219,8 @@ func (t *Terminal) pushScrollback(row []cell, wrapped bool) {
 	} else {
 		segs = append(segs, 0)
 	}
-	off := len(h) + len(runs) + len(segs)
-	b := t.alloc(off + len(txt))
-	n := copy(b, h)
-	n += copy(b[n:], runs)
-	n += copy(b[n:], segs)
-	copy(b[n:], txt)
 	t.sbRuns, t.sbText, t.sbSegs = runs, txt, segs
-	t.sb.push(sbLine{data: unsafe.String(&b[0], len(b)), textOff: uint32(off), wrap: wrapped})
+	return nruns, runs, segs, txt
 }
 
 // viewCell is a cell decoded for reading: its content is s, or r if s is
@@ -161,7 +234,7 @@ type viewCell struct {
 
 // decode appends the cells of a scrollback line to out.
 func (l *sbLine) decode(out []viewCell) []viewCell {
-	d := l.data
+	d, textOff, _ := l.parts()
 	pos := 0
 	uv := func() uint64 {
 		var v uint64
@@ -186,7 +259,7 @@ func (l *sbLine) decode(out []viewCell) []viewCell {
 		runs = append(runs, run{col, Style{FG: Color(uv()), BG: Color(uv()), Attrs: Attr(uv())}})
 	}
 	ncells := int(uv())
-	text := d[l.textOff:]
+	text := d[textOff:]
 	var st Style
 	ri := 0
 	col := 0
@@ -198,7 +271,7 @@ func (l *sbLine) decode(out []viewCell) []viewCell {
 		return st
 	}
 	if ncells > 0 {
-		for k := 0; k < ncells && pos < int(l.textOff); k++ {
+		for k := 0; k < ncells && pos < textOff; k++ {
 			v := uv()
 			n, w := int(v>>2), int8(v&3)
 			if n > len(text) {

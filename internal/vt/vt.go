@@ -92,8 +92,11 @@ func mkcell(r rune, sid uint32, w int) cell {
 type screen struct {
 	lines   [][]cell // the rows, top first
 	wrapped []bool   // per row: soft-wrapped into the next
-	base    [][]cell // backing arrays lines and wrapped slide along (see slide)
+	logs    []rowLog // per row: its scrollback encoding so far (see rowLog)
+	noLogs  bool     // the logs are kept invalid: no scrollback (the alternate screen's)
+	base    [][]cell // backing arrays lines, wrapped and logs slide along (see slide)
 	baseW   []bool
+	baseL   []rowLog
 	saved   savedCursor
 }
 
@@ -159,7 +162,7 @@ type Terminal struct {
 	sbSegs      []byte
 
 	p        *ansi.Parser
-	params   [parser.MaxParamsSize]int // fastCSI's parameters
+	params   [parser.MaxParamsSize]ansi.Param // fastCSI's parameters
 	st       uint8
 	strKind  uint8
 	strBuf   []byte
@@ -214,6 +217,12 @@ func New(cols, rows int, opts Options) *Terminal {
 	t.rehashStyles()
 	t.main = newScreen(cols, rows)
 	t.alt = newScreen(cols, rows)
+	t.alt.noLogs = true
+	t.alt.invalidateLogs()
+	if n == 0 {
+		t.main.noLogs = true // nothing to push to
+		t.main.invalidateLogs()
+	}
 	t.cur = &t.main
 	t.resetState()
 	t.p = ansi.NewParser()
@@ -235,10 +244,11 @@ func clampSize(cols, rows int) (int, int) {
 }
 
 func newScreen(cols, rows int) screen {
-	s := screen{lines: make([][]cell, rows), wrapped: make([]bool, rows)}
+	s := screen{lines: make([][]cell, rows), wrapped: make([]bool, rows), logs: make([]rowLog, rows)}
 	for i := range s.lines {
 		s.lines[i] = blankRow(cols, 0)
 	}
+	s.resetLogs(0)
 	return s
 }
 
@@ -249,9 +259,14 @@ func blankRow(cols int, sid uint32) []cell {
 }
 
 func fillBlank(r []cell, sid uint32) {
-	b := mkcell(' ', sid, 1)
-	for i := range r {
-		r[i] = b
+	if len(r) == 0 {
+		return
+	}
+	// Doubling copies: memmove fills a whole row (on every line scrolled)
+	// several times faster than a store per cell.
+	r[0] = mkcell(' ', sid, 1)
+	for n := 1; n < len(r); n *= 2 {
+		copy(r[n:], r[:n])
 	}
 }
 
