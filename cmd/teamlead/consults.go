@@ -100,21 +100,6 @@ func printConsults(w io.Writer, cs []consult.Consultation, now time.Time) error 
 	return err
 }
 
-func newAcknowledgeCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "acknowledge CONSULT-ID",
-		Short: "Accept the concerns raised on a consultation, so they no longer hold the decision",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.running()
-			if err != nil {
-				return err
-			}
-			return c.Acknowledge(args[0])
-		},
-	}
-}
-
 // listConsults asks the running console, or reads the store.
 func listConsults(g *globals) ([]consult.Consultation, error) {
 	if c, err := g.client(); err == nil {

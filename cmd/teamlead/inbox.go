@@ -19,7 +19,7 @@ import (
 func newInboxCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "inbox",
-		Short: "List what waits for the human: questions and blockers sent to team-lead, <gap> questions",
+		Short: "List what waits for you: blockers sent to team-lead, workflows to resume (questions: teamlead questions)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			items, err := inboxItems(g)
@@ -69,19 +69,4 @@ func printInbox(w io.Writer, items []lead.InboxItem, now time.Time) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.ID, it.From, it.Type, report.Dash(it.Task), report.Age(now.Sub(it.Since)), text)
 	}
 	return tw.Flush()
-}
-
-func newAnswerCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "answer ID TEXT...",
-		Short: "Answer a question (q-…) or an inbox item (m-…); the asker receives it as a [ROUTE] from team-lead",
-		Args:  cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.running()
-			if err != nil {
-				return err
-			}
-			return c.Answer(args[0], strings.Join(args[1:], " "))
-		},
-	}
 }

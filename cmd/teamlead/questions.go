@@ -173,33 +173,3 @@ func newValidateCmd(g *globals) *cobra.Command {
 		},
 	}
 }
-
-func newEscalateCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "escalate ID",
-		Short: "Escalate a question now, to the next answerer of its chain",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.running()
-			if err != nil {
-				return err
-			}
-			return c.Escalate(args[0])
-		},
-	}
-}
-
-func newReassignCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "reassign ID ANSWERER",
-		Short: "Give a question to another answerer (agent/x, human/y, team/z, tool/w)",
-		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.running()
-			if err != nil {
-				return err
-			}
-			return c.Reassign(args[0], args[1])
-		},
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,8 @@ func newRootCmd() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.config, "config", envOr("TEAMLEAD_CONFIG", "configs/team.yaml"), "team file (env TEAMLEAD_CONFIG)")
 	root.PersistentFlags().StringVar(&g.state, "state", envOr("TEAMLEAD_STATE", defaultState()), "state directory: store and control socket (env TEAMLEAD_STATE)")
-	root.AddCommand(newRunCmd(g), newAgentsCmd(g), newSendCmd(g), newInboxCmd(g), newAnswerCmd(g), newAskCmd(g), newQuestionsCmd(g), newEscalateCmd(g), newReassignCmd(g), newValidateCmd(g), newProgressCmd(g), newConsultsCmd(g), newAcknowledgeCmd(g), newAuditCmd(g), newVersionCmd())
+	root.AddCommand(newRunCmd(g), newAgentsCmd(g), newSendCmd(g), newInboxCmd(g), newAskCmd(g), newQuestionsCmd(g), newValidateCmd(g), newProgressCmd(g), newConsultsCmd(g), newAuditCmd(g), newVersionCmd())
+	root.AddCommand(actionCmds(g)...)
 	return root
 }
 
@@ -71,3 +73,34 @@ func (g *globals) running() (*control.Client, error) {
 
 // storeDir is where the Badger store lives inside the state directory.
 func (g *globals) storeDir() string { return filepath.Join(g.state, "store") }
+
+// consoleCmd is a command that asks the running console one thing: do gets
+// the client and the arguments.
+func consoleCmd(g *globals, use, short string, args cobra.PositionalArgs, do func(c *control.Client, args []string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  args,
+		RunE: func(cmd *cobra.Command, a []string) error {
+			c, err := g.running()
+			if err != nil {
+				return err
+			}
+			return do(c, a)
+		},
+	}
+}
+
+// actionCmds are the commands that act on one item through the console.
+func actionCmds(g *globals) []*cobra.Command {
+	return []*cobra.Command{
+		consoleCmd(g, "answer ID TEXT...", "Answer a question (q-…) or an inbox item (m-…); the asker receives it as a [ROUTE] from team-lead",
+			cobra.MinimumNArgs(2), func(c *control.Client, a []string) error { return c.Answer(a[0], strings.Join(a[1:], " ")) }),
+		consoleCmd(g, "escalate ID", "Escalate a question now, to the next answerer of its chain",
+			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Escalate(a[0]) }),
+		consoleCmd(g, "reassign ID ANSWERER", "Give a question to another answerer (agent/x, human/y, team/z, tool/w)",
+			cobra.ExactArgs(2), func(c *control.Client, a []string) error { return c.Reassign(a[0], a[1]) }),
+		consoleCmd(g, "acknowledge CONSULT-ID", "Accept the concerns raised on a consultation, so they no longer hold the decision",
+			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Acknowledge(a[0]) }),
+	}
+}
