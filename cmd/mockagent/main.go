@@ -48,6 +48,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/term"
 	"io"
 	"os"
 	"os/signal"
@@ -119,7 +120,7 @@ func realMain(args []string) int {
 
 	var restore func()
 	if *raw || *bracketed {
-		r, err := makeRaw(int(os.Stdin.Fd()))
+		r, err := term.MakeRaw(int(os.Stdin.Fd()))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "mockagent: --raw needs a terminal on stdin: %v\n", err)
 			return exitUsage
@@ -168,7 +169,7 @@ func realMain(args []string) int {
 		out:        os.Stdout,
 		in:         in,
 		name:       *name,
-		size:       func() (int, int, error) { return termSize(int(os.Stdout.Fd())) },
+		size:       func() (int, int, error) { return term.Size(int(os.Stdout.Fd())) },
 		ignoreTerm: func() { signal.Ignore(syscall.SIGTERM) },
 	}
 	code, exit := r.run(cmds)

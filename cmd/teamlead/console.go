@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/term"
 	"io"
 	"os"
 	"os/exec"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"golang.org/x/sys/unix"
 
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/engine"
@@ -43,7 +43,7 @@ func (c consoleOf) ListQuestions(status string) ([]questions.Question, error) {
 // onError receives the function that shows the engine's errors in the
 // console while it runs.
 func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string, onError func(func(error))) error {
-	if !isTerminal(os.Stdout) || !isTerminal(os.Stdin) {
+	if !term.IsTerminal(int(os.Stdout.Fd())) || !term.IsTerminal(int(os.Stdin.Fd())) {
 		return fmt.Errorf("the console needs a terminal; use --headless to run without one")
 	}
 	if themeName == "" {
@@ -84,9 +84,4 @@ func notifier(argv []string) func(title, body string) {
 			}()
 		}
 	}
-}
-
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/term"
 	"os"
 	"os/signal"
 	"strconv"
@@ -20,7 +21,7 @@ import (
 // it has sent, received and been acknowledged everything (or when
 // stopped), then waits for SIGTERM.
 func runAgent(c agentConfig) int {
-	restore, err := makeRaw(0)
+	restore, err := term.MakeRaw(0)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tlbench agent: raw mode:", err)
 		return 2

@@ -10,28 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// makeRaw puts the terminal fd in raw input mode, as an agent CLI does: no
-// echo (so the console's typing is not printed back), no line editing, no
-// CR→NL mapping, no signals from keys, bytes delivered as they arrive.
-// Output processing stays on, so "\n" reaches the master as CRLF.
-func makeRaw(fd int) (restore func(), err error) {
-	old, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
-	if err != nil {
-		return nil, err
-	}
-	t := *old
-	t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-	t.Cflag &^= unix.CSIZE | unix.PARENB
-	t.Cflag |= unix.CS8
-	t.Cc[unix.VMIN] = 1
-	t.Cc[unix.VTIME] = 0
-	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &t); err != nil {
-		return nil, err
-	}
-	return func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, old) }, nil
-}
-
 // startOnPTY starts cmd on a new PTY, in its own session with the PTY as
 // its controlling terminal, and returns the master. The master is
 // non-blocking and in Go's poller, the way the agents package opens it, so
