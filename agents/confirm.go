@@ -68,7 +68,7 @@ func (p *proc) unread() (int64, error) {
 	}
 	var n int
 	var ierr error
-	if err := rc.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.TIOCINQ) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), ioctlUnread) }); err != nil {
 		return 0, err
 	}
 	return int64(n), ierr

@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package agents
+
+// ioctlUnread asks a terminal how many input bytes are unread: FIONREAD,
+// _IOR('f', 127, int), which x/sys/unix does not name on these systems.
+const ioctlUnread = 0x4004667f

@@ -1,0 +1,8 @@
+//go:build linux
+
+package agents
+
+import "golang.org/x/sys/unix"
+
+// ioctlUnread asks a terminal how many input bytes are unread.
+const ioctlUnread = unix.TIOCINQ
