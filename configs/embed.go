@@ -8,3 +8,9 @@ import _ "embed"
 //
 //go:embed presets.yaml
 var Presets []byte
+
+// Consultations is the text of consultations.yaml: the mandatory
+// consultation rules and the matrix of optional ones.
+//
+//go:embed consultations.yaml
+var Consultations []byte

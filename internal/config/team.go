@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/configs"
+	"github.com/teamlead/teamlead/internal/consult"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -26,6 +27,9 @@ type Team struct {
 	Questions Questions `yaml:"questions"`
 	// Progress configures the watching of workflow progress files (seed 003).
 	Progress Progress `yaml:"progress"`
+	// Consultations configures mandatory consultations (seed 002) and
+	// query files (seed 000).
+	Consultations Consultations `yaml:"consultations"`
 
 	// File is the absolute path the team was loaded from.
 	File string `yaml:"-"`
@@ -285,7 +289,44 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 			t.Progress.Paths[i] = filepath.Join(base, p)
 		}
 	}
+	if err := t.validateConsultations(base); err != nil {
+		return err
+	}
 	return t.validateQuestions(file, root, base)
+}
+
+// Consultations configures consultations and query files.
+type Consultations struct {
+	// Rules is the consultations.yaml file; default: consultations.yaml
+	// beside the team file if there is one, else the built-in rules.
+	Rules string `yaml:"rules"`
+	// Queries are shared .spc/queries folders watched besides each agent's
+	// own (relative to the team file).
+	Queries []string `yaml:"queries"`
+	// Parsed holds the loaded rules.
+	Parsed consult.Rules `yaml:"-"`
+}
+
+func (t *Team) validateConsultations(base string) error {
+	c := &t.Consultations
+	if c.Rules != "" && !filepath.IsAbs(c.Rules) {
+		c.Rules = filepath.Join(base, c.Rules)
+	} else if c.Rules == "" {
+		if _, err := os.Stat(filepath.Join(base, "consultations.yaml")); err == nil {
+			c.Rules = filepath.Join(base, "consultations.yaml")
+		}
+	}
+	for i, q := range c.Queries {
+		if !filepath.IsAbs(q) {
+			c.Queries[i] = filepath.Join(base, q)
+		}
+	}
+	rules, err := LoadConsultations(c.Rules)
+	if err != nil {
+		return err
+	}
+	c.Parsed = rules
+	return nil
 }
 
 func (t *Team) validateQuestions(file string, root *yaml.Node, base string) error {

@@ -29,7 +29,14 @@ const (
 	Rejected       Status = "rejected"
 	Resolved       Status = "resolved" // concerns acknowledged by the human
 	Superseded     Status = "superseded"
+	// Escalated is a consultation whose deadline passed; it still holds its
+	// decision until someone with the right gives a verdict.
+	Escalated Status = "escalated"
 )
+
+// Human is the name verdicts and acknowledgements of the person at the
+// console are recorded under.
+const Human = "human"
 
 // Sentinel errors.
 var (
@@ -37,18 +44,32 @@ var (
 	ErrNotConsulted   = errors.New("only the consulted agent may give this verdict")
 	ErrNotAllowed     = errors.New("the consultation matrix does not allow this consultation")
 	ErrBadVerdict     = errors.New("verdict must be approved, concerns-raised or rejected")
+	ErrNotRequester   = errors.New("only the requesting agent may address the concerns")
+	ErrBadDelegate    = errors.New("a consultation can be delegated only to another agent of the consulted role")
+	ErrClosed         = errors.New("the consultation is closed")
 )
 
 // Rule makes a consultation mandatory: an agent of role Requester must
 // have role Consulted approve before a decision of type Decision is final.
 type Rule struct {
+	// Requester is the role that must consult.
 	Requester string `yaml:"requester"`
+	// Consulted is the role that must approve.
 	Consulted string `yaml:"consulted"`
-	Decision  string `yaml:"decision"`
+	// Decision is the decision type the rule guards.
+	Decision string `yaml:"decision"`
+	// Timeout is how long the consulted agent has before the consultation
+	// escalates (0: the rules' default).
+	Timeout time.Duration `yaml:"timeout"`
+	// EscalateTo lists, in order, who is asked when the timeout passes:
+	// "role:<role>" (another agent of that role), "agent:<name>", or "human".
+	EscalateTo []string `yaml:"escalate_to"`
 }
 
 // Rules are the mandatory rules and the matrix of optional consultations.
 type Rules struct {
+	// Defaults apply to every rule and to optional consultations.
+	Defaults Defaults `yaml:"defaults"`
 	// Mandatory rules, checked on every decision.
 	Mandatory []Rule `yaml:"mandatory"`
 	// Matrix lists, by requester role, the roles it may consult ("*" for
@@ -56,9 +77,19 @@ type Rules struct {
 	Matrix map[string][]string `yaml:"matrix"`
 }
 
-// DefaultRules are PROTOCOL.md section 5's defaults and seed 000's matrix.
+// Defaults are the timeout and escalation of a rule that gives none.
+type Defaults struct {
+	// Timeout before a consultation escalates; 0 means never.
+	Timeout time.Duration `yaml:"timeout"`
+	// EscalateTo is the escalation chain (see Rule.EscalateTo).
+	EscalateTo []string `yaml:"escalate_to"`
+}
+
+// DefaultRules are PROTOCOL.md section 5's defaults and seed 000's matrix
+// (configs/consultations.yaml holds the same, for people to edit).
 func DefaultRules() Rules {
 	return Rules{
+		Defaults: Defaults{Timeout: 4 * time.Hour, EscalateTo: []string{"human"}},
 		Mandatory: []Rule{
 			{Requester: "architect", Consulted: "security", Decision: "infrastructure"},
 			{Requester: "architect", Consulted: "designer", Decision: "design-impact"},
@@ -95,6 +126,43 @@ type Consultation struct {
 	Supersedes    string    `json:"supersedes,omitempty"`
 	Created       time.Time `json:"created"`
 	Verdicts      []Verdict `json:"verdicts,omitempty"`
+	// Events are what happened besides verdicts: concerns addressed,
+	// delegations, escalations, cycles found.
+	Events []Event `json:"events,omitempty"`
+	// Deadline is when the consultation escalates (zero: never, or closed).
+	Deadline time.Time `json:"deadline,omitzero"`
+	// Escalations counts the deadlines passed; the next escalation takes
+	// EscalateTo[Escalations].
+	Escalations int `json:"escalations,omitempty"`
+	// Resolved is when the consultation reached its final verdict.
+	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+}
+
+// Event kinds.
+const (
+	EventAddressed = "addressed" // the requester's answer to concerns
+	EventDelegated = "delegated" // handed to another agent of the role
+	EventEscalated = "escalated" // the deadline passed
+	EventCycle     = "cycle"     // opening it closed a circle of waiting agents
+)
+
+// Event is one step in a consultation's record besides a verdict.
+type Event struct {
+	Kind string    `json:"kind"`
+	By   string    `json:"by"`
+	To   string    `json:"to,omitempty"`
+	Body string    `json:"body,omitempty"`
+	At   time.Time `json:"at"`
+}
+
+// Open reports whether c still waits for a verdict (and so holds its decision).
+func (c *Consultation) Open() bool {
+	return c.Status == Pending || c.Status == Escalated
+}
+
+// Satisfied reports whether c lets its decision pass.
+func (c *Consultation) Satisfied() bool {
+	return c.Status == Approved || c.Status == Resolved
 }
 
 // Member is an agent and its role.
@@ -132,7 +200,7 @@ func (m *Machine) Problems() []string {
 			out = append(out, fmt.Sprintf("rule %s→%s before %s: no agent has role %s; such decisions stay blocked", r.Requester, r.Consulted, r.Decision, r.Consulted))
 		}
 	}
-	return out
+	return append(out, ruleCycles(m.rules.Mandatory)...)
 }
 
 func (m *Machine) roleOf(agent string) string {
@@ -176,6 +244,7 @@ func (m *Machine) Consult(requester, consulted, decision, task, body, supersedes
 		Supersedes: supersedes, Created: now}
 	m.next++
 	m.byID[c.ID] = c
+	m.arm(c, now)
 	return c, nil
 }
 
@@ -195,26 +264,98 @@ func (m *Machine) Verdict(id, by string, v Status, body string, now time.Time) (
 	if c == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNoConsultation, id)
 	}
-	if by != c.Consulted {
+	if by != c.Consulted && by != Human {
 		return nil, fmt.Errorf("%w: %s was asked of %s, not %s", ErrNotConsulted, id, c.Consulted, by)
 	}
 	if v != Approved && v != ConcernsRaised && v != Rejected {
 		return nil, fmt.Errorf("%w, not %q", ErrBadVerdict, v)
 	}
+	if c.Status == Superseded {
+		return nil, fmt.Errorf("%w: %s was superseded; give the verdict on the newer consultation", ErrClosed, id)
+	}
 	c.Status = v
 	c.Verdicts = append(c.Verdicts, Verdict{By: by, Verdict: v, Body: body, At: now})
+	c.Deadline = time.Time{} // the requester acts next
+	if v != ConcernsRaised {
+		c.ResolvedAt = now
+	}
 	return c, nil
 }
 
-// Acknowledge is the human accepting the concerns raised on id.
+// Acknowledge is the human accepting the concerns raised on id (also after
+// the requester addressed them, while the consulted agent has not yet
+// answered again).
 func (m *Machine) Acknowledge(id string, now time.Time) (*Consultation, error) {
 	c := m.byID[id]
-	if c == nil || c.Status != ConcernsRaised {
+	if c == nil || !(c.Status == ConcernsRaised || c.Open() && c.lastVerdict() == ConcernsRaised) {
 		return nil, fmt.Errorf("%w with concerns raised: %s", ErrNoConsultation, id)
 	}
 	c.Status = Resolved
-	c.Verdicts = append(c.Verdicts, Verdict{By: "human", Verdict: Resolved, At: now})
+	c.Verdicts = append(c.Verdicts, Verdict{By: Human, Verdict: Resolved, Body: "concerns acknowledged", At: now})
+	c.Deadline = time.Time{}
+	c.ResolvedAt = now
 	return c, nil
+}
+
+func (c *Consultation) lastVerdict() Status {
+	if len(c.Verdicts) == 0 {
+		return ""
+	}
+	return c.Verdicts[len(c.Verdicts)-1].Verdict
+}
+
+// Address records the requester's answer to the concerns raised on id; the
+// consultation waits for the consulted agent's new verdict again.
+func (m *Machine) Address(id, by, body string, now time.Time) (*Consultation, error) {
+	c := m.byID[id]
+	if c == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoConsultation, id)
+	}
+	if by != c.Requester {
+		return nil, fmt.Errorf("%w: %s was requested by %s, not %s", ErrNotRequester, id, c.Requester, by)
+	}
+	if c.Status != ConcernsRaised {
+		return nil, fmt.Errorf("%w: %s is %s, not concerns-raised", ErrClosed, id, c.Status)
+	}
+	c.Status = Pending
+	c.Events = append(c.Events, Event{Kind: EventAddressed, By: by, To: c.Consulted, Body: body, At: now})
+	m.arm(c, now)
+	return c, nil
+}
+
+// Delegate hands consultation id from its consulted agent to another agent
+// of the same role; by is the consulted agent or the human.
+func (m *Machine) Delegate(id, by, to, body string, now time.Time) (*Consultation, error) {
+	c := m.byID[id]
+	if c == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoConsultation, id)
+	}
+	if by != c.Consulted && by != Human {
+		return nil, fmt.Errorf("%w: %s was asked of %s, not %s", ErrNotConsulted, id, c.Consulted, by)
+	}
+	if !c.Open() {
+		return nil, fmt.Errorf("%w: %s is %s", ErrClosed, id, c.Status)
+	}
+	if to == c.Requester || to == c.Consulted || m.roleOf(to) != c.ConsultedRole {
+		return nil, fmt.Errorf("%w (%s): %s is not one (agents of the role: %s)", ErrBadDelegate, c.ConsultedRole, to,
+			strings.Join(m.agentsOf(c.ConsultedRole, c.Requester), ", "))
+	}
+	c.Events = append(c.Events, Event{Kind: EventDelegated, By: by, To: to, Body: body, At: now})
+	c.Consulted = to
+	c.Status = Pending
+	m.arm(c, now)
+	return c, nil
+}
+
+// agentsOf lists the agents with role, other than not.
+func (m *Machine) agentsOf(role, not string) []string {
+	var out []string
+	for _, mb := range m.members {
+		if mb.Role == role && mb.Name != not {
+			out = append(out, mb.Name)
+		}
+	}
+	return out
 }
 
 // Check is what Decide found for one mandatory rule.
@@ -242,7 +383,7 @@ func (m *Machine) Decide(requester, decision, task, context string, now time.Tim
 				ch.Created = true
 			}
 		}
-		if ch.Consultation == nil || (ch.Consultation.Status != Approved && ch.Consultation.Status != Resolved) {
+		if ch.Consultation == nil || !ch.Consultation.Satisfied() {
 			ok = false
 		}
 		checks = append(checks, ch)

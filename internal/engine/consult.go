@@ -2,8 +2,10 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/teamlead/teamlead/internal/consult"
@@ -30,3 +32,31 @@ func StoredConsultations(st *store.Store) ([]consult.Consultation, error) {
 func (e *Engine) Acknowledge(id string) error {
 	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.Acknowledge(id, now) })
 }
+
+func isConsultID(id string) bool { return strings.HasPrefix(id, "c-") }
+
+// ConsultVerdict is the human's word on consultation id, as typed in the
+// inbox or given to teamlead answer: the first word says what
+// (approve, concerns, reject, or acknowledge the concerns raised), the rest
+// is the reasons or conditions.
+func (e *Engine) ConsultVerdict(id, text string) error {
+	word, body, _ := strings.Cut(strings.TrimSpace(text), " ")
+	body = strings.TrimSpace(body)
+	var v consult.Status
+	switch strings.ToLower(strings.Trim(word, ".,:;!")) {
+	case "approve", "approved", "yes", "ok":
+		v = consult.Approved
+	case "concerns", "concerns-raised", "concern":
+		v = consult.ConcernsRaised
+	case "reject", "rejected", "no":
+		v = consult.Rejected
+	case "acknowledge", "acknowledged", "ack":
+		return e.Acknowledge(id)
+	default:
+		return fmt.Errorf("%w: start the answer to %s with approve, concerns, reject or acknowledge, then the reasons", ErrBadVerdictText, id)
+	}
+	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.HumanVerdict(id, v, body, now) })
+}
+
+// ErrBadVerdictText is returned for a human verdict that does not say what it is.
+var ErrBadVerdictText = errors.New("not a verdict")

@@ -139,7 +139,7 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.Consults = consult.New(consult.DefaultRules(), cm, restored...)
+	cfg.Consults = consult.New(opts.Team.Consultations.Parsed, cm, restored...)
 	for _, p := range cfg.Consults.Problems() {
 		if opts.OnError != nil {
 			opts.OnError(fmt.Errorf("consultations: %s", p))

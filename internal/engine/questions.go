@@ -140,6 +140,9 @@ func (e *Engine) Questions() []questions.Question {
 // AnswerAny answers a question (q-…) or an inbox item (m-…) as the human.
 // A question answered before gets "already answered by X at T".
 func (e *Engine) AnswerAny(id, text string) error {
+	if isConsultID(id) {
+		return e.ConsultVerdict(id, text)
+	}
 	if !lead.IsQuestionID(id) {
 		return e.Answer(id, text)
 	}
@@ -250,6 +253,9 @@ func (e *Engine) runTool(t questions.ToolTask) {
 
 // Escalate escalates question id now.
 func (e *Engine) Escalate(id string) error {
+	if isConsultID(id) {
+		return e.do(func(now time.Time) (lead.Output, error) { return e.lead.EscalateConsult(id, now) })
+	}
 	qid, ok := questions.ParseID(id)
 	if !ok {
 		return fmt.Errorf("%q is not a question id (q-…)", id)
@@ -259,6 +265,10 @@ func (e *Engine) Escalate(id string) error {
 
 // Reassign gives question id to answerer (kind/name).
 func (e *Engine) Reassign(id, answerer string) error {
+	if isConsultID(id) {
+		to := strings.TrimPrefix(answerer, "agent/")
+		return e.do(func(now time.Time) (lead.Output, error) { return e.lead.ReassignConsult(id, to, now) })
+	}
 	qid, ok := questions.ParseID(id)
 	if !ok {
 		return fmt.Errorf("%q is not a question id (q-…)", id)

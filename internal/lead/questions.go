@@ -79,17 +79,31 @@ func (l *Lead) AnswerQuestion(id, by, text string, now time.Time) (Output, error
 	return out, nil
 }
 
-// Tick escalates the questions whose deadline passed.
+// Tick escalates the questions and consultations whose deadline passed.
 func (l *Lead) Tick(now time.Time) Output {
 	var out Output
 	if eff := l.qs.Tick(now); len(eff.Questions)+len(eff.Records) > 0 {
 		l.apply(&out, eff)
 	}
+	l.tickConsults(&out, now)
 	return out
 }
 
 // NextDeadline is when Tick next has work.
-func (l *Lead) NextDeadline() (time.Time, bool) { return l.qs.NextDeadline() }
+func (l *Lead) NextDeadline() (time.Time, bool) {
+	q, okQ := l.qs.NextDeadline()
+	c, okC := l.nextConsultDeadline()
+	switch {
+	case okQ && okC:
+		if c.Before(q) {
+			return c, true
+		}
+		return q, true
+	case okC:
+		return c, true
+	}
+	return q, okQ
+}
 
 // Questions lists the pending questions as the console orders them.
 func (l *Lead) Questions() []questions.Question { return l.qs.Pending() }
