@@ -168,15 +168,18 @@ func recordUnit(r *Record) (unit, error) {
 		return nil, fmt.Errorf("store: encode record %d: %w", r.Seq, err)
 	}
 	u := unit{{key: logKey(r.Seq), val: val}, {key: timeKey(r.Time, r.Seq)}}
+	// Each posting carries the record's time, so a query with a time range
+	// can skip postings outside it without loading their records.
+	at := timeBytes(r.Time)
 	for _, name := range recordAgents(r) {
-		u = append(u, op{key: postingKey(prefixAgent, name, r.Seq)})
+		u = append(u, op{key: postingKey(prefixAgent, name, r.Seq), val: at})
 	}
 	for _, ix := range []struct {
 		prefix []byte
 		name   string
 	}{{prefixTask, r.Task}, {prefixType, r.Type}, {prefixKind, r.Kind}} {
 		if ix.name != "" {
-			u = append(u, op{key: postingKey(ix.prefix, ix.name, r.Seq)})
+			u = append(u, op{key: postingKey(ix.prefix, ix.name, r.Seq), val: at})
 		}
 	}
 	return u, nil

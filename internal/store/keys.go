@@ -8,10 +8,10 @@ import (
 // Key layout. Every key lives in one Badger keyspace, namespaced by prefix:
 //
 //	log/<seq:8 BE>                          → JSON Record (append-only audit log)
-//	ix/agent/<esc(name)>\x00<seq:8 BE>      → empty (Record.Agent, .From and each .To)
-//	ix/task/<esc(task)>\x00<seq:8 BE>       → empty
-//	ix/type/<esc(type)>\x00<seq:8 BE>       → empty
-//	ix/kind/<esc(kind)>\x00<seq:8 BE>       → empty
+//	ix/agent/<esc(name)>\x00<seq:8 BE>      → <time:8> (Record.Agent, .From and each .To)
+//	ix/task/<esc(task)>\x00<seq:8 BE>       → <time:8>
+//	ix/type/<esc(type)>\x00<seq:8 BE>       → <time:8>
+//	ix/kind/<esc(kind)>\x00<seq:8 BE>       → <time:8>
 //	ix/time/<unixnano:8 BE, sign-flipped>/<seq:8 BE> → empty
 //	out/<id:8 BE>                           → JSON Delivery (the outbox)
 //	meta/<key>                              → raw value (Batch.Meta)
@@ -23,7 +23,10 @@ import (
 // \x00 separator is unambiguous; names are cut to maxIndexName bytes first,
 // which can only widen a posting list, never drop a match: every candidate is
 // checked against the full record. The time key flips the sign bit of
-// UnixNano so that times before 1970 sort before later ones.
+// UnixNano so that times before 1970 sort before later ones; a posting's
+// value is its record's time in the same encoding (empty in stores written
+// before postings carried it: such a posting's record is loaded instead).
+// The meta indexes (MetaIndex) are laid out in metaindex.go.
 var (
 	prefixLog   = []byte("log/")
 	prefixOut   = []byte("out/")

@@ -34,10 +34,19 @@ type Query struct {
 	AfterSeq uint64
 	// Limit caps the number of records; 0 means no limit.
 	Limit int
+	// Reverse returns the records newest first (descending Seq), so that
+	// Limit keeps the latest ones; the indexes are read backwards.
+	Reverse bool
 }
 
 // hasTime reports whether q bounds Record.Time.
 func (q Query) hasTime() bool { return !q.Since.IsZero() || !q.Until.IsZero() }
+
+// inTime reports whether a time in timeBytes encoding is within q's range.
+func (q Query) inTime(at []byte) bool {
+	return (q.Since.IsZero() || bytes.Compare(at, timeBytes(q.Since)) >= 0) &&
+		(q.Until.IsZero() || bytes.Compare(at, timeBytes(q.Until)) < 0)
+}
 
 // match reports whether r satisfies every filter of q.
 func (q Query) match(r *Record) bool {
@@ -64,7 +73,7 @@ func (q Query) postings() [][]byte {
 	return ps
 }
 
-// Query returns the records matching q in Seq order.
+// Query returns the records matching q in Seq order (newest first with Reverse).
 func (s *Store) Query(q Query) ([]Record, error) {
 	var out []Record
 	err := s.Scan(q, func(r Record) error {
@@ -74,7 +83,8 @@ func (s *Store) Query(q Query) ([]Record, error) {
 	return out, err
 }
 
-// Scan calls fn for each record matching q, in Seq order, from one consistent
+// Scan calls fn for each record matching q, in Seq order (descending with
+// q.Reverse), from one consistent
 // snapshot that holds every record up to LastSeq. It reads through the
 // indexes: equality filters are merge-joined on seq, a narrow time range
 // drives the query through the time index, and only a query with neither
@@ -105,13 +115,22 @@ func scanTxn(txn *badger.Txn, q Query, upper uint64, budget int, fn func(Record)
 	}
 	if q.hasTime() {
 		if seqs, ok := timeCandidates(txn, q, from, upper, budget); ok {
-			return visitAll(seqs, v.seq)
+			return visitAll(seqs, q.Reverse, v.seq)
 		}
 	}
 	if len(ps) > 0 {
-		return joinPostings(txn, ps, from, upper, v.seq)
+		visit := func(seq uint64, at []byte) error {
+			if len(at) == 8 && !q.inTime(at) {
+				return nil // outside the time range: no need to load it
+			}
+			return v.seq(seq)
+		}
+		if q.Reverse {
+			return joinPostingsReverse(txn, ps, from, upper, visit)
+		}
+		return joinPostings(txn, ps, from, upper, visit)
 	}
-	return scanLog(txn, from, upper, v.record)
+	return scanLog(txn, from, upper, q.Reverse, v.record)
 }
 
 // visitor applies q's filters and Limit, then calls fn.
@@ -153,10 +172,13 @@ func (v *visitor) record(val []byte) error {
 	return nil
 }
 
-// visitAll calls visit for each seq in order.
-func visitAll(seqs []uint64, visit func(uint64) error) error {
-	for _, seq := range seqs {
-		if err := visit(seq); err != nil {
+// visitAll calls visit for each seq in order, or in reverse order.
+func visitAll(seqs []uint64, reverse bool, visit func(uint64) error) error {
+	for i := range seqs {
+		if reverse {
+			i = len(seqs) - 1 - i
+		}
+		if err := visit(seqs[i]); err != nil {
 			return err
 		}
 	}
@@ -191,20 +213,21 @@ func timeCandidates(txn *badger.Txn, q Query, from, upper uint64, budget int) ([
 
 // joinPostings visits, in order, the seqs in [from, upper] present in every
 // posting list (a leapfrog merge join: each list seeks to the current
-// candidate, so the cost follows the shortest list).
-func joinPostings(txn *badger.Txn, prefixes [][]byte, from, upper uint64, visit func(uint64) error) error {
+// candidate, so the cost follows the shortest list), with the time the
+// first list's posting carries (nil if it carries none).
+func joinPostings(txn *badger.Txn, prefixes [][]byte, from, upper uint64, visit func(uint64, []byte) error) error {
 	its := make([]*badger.Iterator, len(prefixes))
 	for i, p := range prefixes {
-		its[i] = keyIterator(txn, p)
+		its[i] = postingIterator(txn, p, false)
 		defer its[i].Close()
 	}
 	target := from
 	for target <= upper {
-		seq, ok := agree(its, prefixes, target)
+		seq, ok := agree(its, prefixes, target, false)
 		if !ok || seq > upper {
 			return nil
 		}
-		if err := visit(seq); err != nil || seq == upper {
+		if err := visitPosting(its[0], seq, visit); err != nil || seq == upper {
 			return err
 		}
 		target = seq + 1
@@ -212,14 +235,56 @@ func joinPostings(txn *badger.Txn, prefixes [][]byte, from, upper uint64, visit 
 	return nil
 }
 
-// agree advances the iterators to the smallest seq >= target they all hold.
-func agree(its []*badger.Iterator, prefixes [][]byte, target uint64) (uint64, bool) {
+// joinPostingsReverse is joinPostings from upper down to from.
+func joinPostingsReverse(txn *badger.Txn, prefixes [][]byte, from, upper uint64, visit func(uint64, []byte) error) error {
+	its := make([]*badger.Iterator, len(prefixes))
+	for i, p := range prefixes {
+		its[i] = postingIterator(txn, p, true)
+		defer its[i].Close()
+	}
+	target := upper
+	for target >= from {
+		seq, ok := agree(its, prefixes, target, true)
+		if !ok || seq < from {
+			return nil
+		}
+		if err := visitPosting(its[0], seq, visit); err != nil || seq == from {
+			return err
+		}
+		target = seq - 1
+	}
+	return nil
+}
+
+// visitPosting calls visit with seq and the time its posting carries.
+func visitPosting(it *badger.Iterator, seq uint64, visit func(uint64, []byte) error) error {
+	var at []byte
+	if item := it.Item(); item.ValueSize() == 8 {
+		var err error
+		if at, err = item.ValueCopy(nil); err != nil {
+			return err
+		}
+	}
+	return visit(seq, at)
+}
+
+// agree advances the iterators to the smallest seq >= target they all hold
+// (the largest seq <= target when reverse). An iterator already on a
+// candidate past target stays where it is, which saves most seeks when the
+// lists hold the same seqs.
+func agree(its []*badger.Iterator, prefixes [][]byte, target uint64, reverse bool) (uint64, bool) {
+	past := func(seq uint64) bool { return seq > target }
+	if reverse {
+		past = func(seq uint64) bool { return seq < target }
+	}
 	for agreed, i := 0, 0; agreed < len(its); i = (i + 1) % len(its) {
-		its[i].Seek(cat(prefixes[i], u64(target)))
+		if !its[i].Valid() || seqSuffix(its[i].Item().Key()) != target && !past(seqSuffix(its[i].Item().Key())) {
+			its[i].Seek(cat(prefixes[i], u64(target)))
+		}
 		if !its[i].Valid() {
 			return 0, false
 		}
-		if seq := seqSuffix(its[i].Item().Key()); seq > target {
+		if seq := seqSuffix(its[i].Item().Key()); seq != target {
 			target, agreed = seq, 1
 		} else {
 			agreed++
@@ -228,13 +293,17 @@ func agree(its []*badger.Iterator, prefixes [][]byte, target uint64) (uint64, bo
 	return target, true
 }
 
-// scanLog visits log values with seq in [from, upper].
-func scanLog(txn *badger.Txn, from, upper uint64, visit func([]byte) error) error {
+// scanLog visits log values with seq in [from, upper], descending when reverse.
+func scanLog(txn *badger.Txn, from, upper uint64, reverse bool, visit func([]byte) error) error {
 	o := badger.DefaultIteratorOptions
-	o.Prefix = prefixLog
+	o.Prefix, o.Reverse = prefixLog, reverse
 	it := txn.NewIterator(o)
 	defer it.Close()
-	for it.Seek(logKey(from)); it.Valid() && seqSuffix(it.Item().Key()) <= upper; it.Next() {
+	start, in := logKey(from), func(seq uint64) bool { return seq <= upper }
+	if reverse {
+		start, in = logKey(upper), func(seq uint64) bool { return seq >= from }
+	}
+	for it.Seek(start); it.Valid() && in(seqSuffix(it.Item().Key())); it.Next() {
 		if err := it.Item().Value(visit); err != nil {
 			return err
 		}
@@ -244,8 +313,14 @@ func scanLog(txn *badger.Txn, from, upper uint64, visit func([]byte) error) erro
 
 // keyIterator iterates keys under prefix without loading values.
 func keyIterator(txn *badger.Txn, prefix []byte) *badger.Iterator {
+	return postingIterator(txn, prefix, false)
+}
+
+// postingIterator iterates keys under prefix, backwards when reverse,
+// without prefetching values (a posting's value is small and inline).
+func postingIterator(txn *badger.Txn, prefix []byte, reverse bool) *badger.Iterator {
 	o := badger.DefaultIteratorOptions
-	o.Prefix, o.PrefetchValues = prefix, false
+	o.Prefix, o.PrefetchValues, o.Reverse = prefix, false, reverse
 	return txn.NewIterator(o)
 }
 

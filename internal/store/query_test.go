@@ -58,10 +58,13 @@ func loaded(t *testing.T) (*Store, []Record) {
 	return s, recs
 }
 
-// expect filters recs by q the slow way.
+// expect filters recs (in Seq order) by q the slow way.
 func expect(recs []Record, q Query) []uint64 {
 	var seqs []uint64
 	for i := range recs {
+		if q.Reverse {
+			i = len(recs) - 1 - i
+		}
 		if q.match(&recs[i]) && (q.Limit == 0 || len(seqs) < q.Limit) {
 			seqs = append(seqs, recs[i].Seq)
 		}
@@ -133,11 +136,13 @@ func checkEveryCombination(t *testing.T, s *Store, recs []Record) {
 		for _, b := range bounds {
 			for _, after := range []uint64{0, 37} {
 				for _, limit := range []int{0, 1, 5} {
-					q := base
-					q.Since, q.Until, q.AfterSeq, q.Limit = b.since, b.until, after, limit
-					got, want := seqsOf(queryT(t, s, q)), expect(recs, q)
-					if !slices.Equal(got, want) {
-						t.Fatalf("Query(%+v):\n got %v\nwant %v", q, got, want)
+					for _, reverse := range []bool{false, true} {
+						q := base
+						q.Since, q.Until, q.AfterSeq, q.Limit, q.Reverse = b.since, b.until, after, limit, reverse
+						got, want := seqsOf(queryT(t, s, q)), expect(recs, q)
+						if !slices.Equal(got, want) {
+							t.Fatalf("Query(%+v):\n got %v\nwant %v", q, got, want)
+						}
 					}
 				}
 			}
@@ -177,7 +182,7 @@ func TestIndexesBoundTheWork(t *testing.T) {
 	err := s.db.View(func(txn *badger.Txn) error {
 		var visited []uint64
 		ps := Query{Agent: "busy", Task: "rare", Kind: "refusal"}.postings()
-		err := joinPostings(txn, ps, 1, s.LastSeq(), func(seq uint64) error {
+		err := joinPostings(txn, ps, 1, s.LastSeq(), func(seq uint64, _ []byte) error {
 			visited = append(visited, seq)
 			return nil
 		})
