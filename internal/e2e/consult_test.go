@@ -67,3 +67,80 @@ idle
 		t.Errorf("offline consults: %s", out)
 	}
 }
+
+// A rejected consultation is resubmitted with supersedes: the new one is
+// asked, approved, and the decision passes; the record keeps the lineage.
+func TestRejectedConsultationResubmittedWithLineage(t *testing.T) {
+	tm := newTeam(t,
+		agentDef{name: "arch", role: "architect", flags: []string{"--raw"}, script: `
+route to=team-lead type=decision decision=infrastructure task=T-1 body="Public S3 bucket for uploads"
+expect ^verdict: rejected
+expect ^\[/ROUTE\]
+route to=sec type=consult decision=infrastructure supersedes=c-1 task=T-1 body="Private bucket behind CloudFront, signed URLs"
+expect ^verdict: approved
+expect ^\[/ROUTE\]
+route to=team-lead type=decision decision=infrastructure task=T-1 body="Private bucket behind CloudFront"
+idle
+`},
+		agentDef{name: "sec", role: "security", flags: []string{"--raw"}, script: `
+expect ^consult: c-1
+expect ^\[/ROUTE\]
+route to=team-lead type=verdict consult=c-1 verdict=rejected task=T-1 body="No public buckets: uploads hold personal data."
+expect ^consult: c-2
+expect ^\[/ROUTE\]
+route to=team-lead type=verdict consult=c-2 verdict=approved task=T-1 body="Approved. Condition: URLs expire within 15 minutes."
+idle
+`},
+	)
+	c := tm.start()
+	defer c.stop()
+	asked := tm.waitReceived("sec", "supersedes: c-1")
+	if !strings.Contains(asked, typed("type: consult", "task: T-1", "consult: c-2", "decision: infrastructure", "mandatory: yes", "supersedes: c-1", "body: Private bucket behind CloudFront, signed URLs")) {
+		t.Errorf("security was asked %q", asked)
+	}
+	waitFor(t, 20e9, "the final decision", func() bool {
+		return len(auditJSON(t, tm, "--kind", "decision-final")) == 1
+	})
+	out := tm.mustCLI("consults", "--format", "json")
+	for _, want := range []string{`"id":"c-2"`, `"supersedes":"c-1"`, `"status":"superseded"`, `"verdict":"rejected"`, `URLs expire within 15 minutes`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("consults lack %s:\n%s", want, out)
+		}
+	}
+}
+
+// Concerns raised, addressed by the requester, approved on the second look.
+func TestConcernsAddressedThenApproved(t *testing.T) {
+	tm := newTeam(t,
+		agentDef{name: "arch", role: "architect", flags: []string{"--raw"}, script: `
+route to=team-lead type=decision decision=infrastructure task=T-7 body="Redis for sessions"
+expect ^verdict: concerns-raised
+expect ^\[/ROUTE\]
+route to=sec type=status consult=c-1 task=T-7 body="Redis now requires AUTH and TLS."
+expect ^verdict: approved
+expect ^\[/ROUTE\]
+route to=team-lead type=decision decision=infrastructure task=T-7 body="Redis for sessions"
+idle
+`},
+		agentDef{name: "sec", role: "security", flags: []string{"--raw"}, script: `
+expect ^consult: c-1
+expect ^\[/ROUTE\]
+route to=team-lead type=verdict consult=c-1 verdict=concerns-raised task=T-7 body="Redis without AUTH is open to anyone on the network."
+expect ^addressed: yes
+expect ^\[/ROUTE\]
+route to=team-lead type=verdict consult=c-1 verdict=approved task=T-7 body="Approved with AUTH and TLS."
+idle
+`},
+	)
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 20e9, "the final decision", func() bool {
+		return len(auditJSON(t, tm, "--kind", "decision-final")) == 1
+	})
+	out := tm.mustCLI("consults", "--format", "json")
+	for _, want := range []string{`"kind":"addressed"`, `Redis now requires AUTH and TLS.`, `"verdict":"concerns-raised"`, `"status":"approved"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("consults lack %s:\n%s", want, out)
+		}
+	}
+}
