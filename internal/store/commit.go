@@ -92,12 +92,17 @@ func (s *Store) Commit(b *Batch) error {
 	if err := s.space.check(b.size()); err != nil {
 		return err
 	}
+	hook, unlock, err := s.metaHook(b)
+	if err != nil {
+		return s.writeError(err)
+	}
+	defer unlock()
 	first, t, err := s.alloc.allocate(s.db, len(b.Records), b.Enqueue)
 	if err != nil {
 		return s.writeError(err)
 	}
 	defer s.alloc.finish(t)
-	units, err := buildUnits(b, first, time.Now().Round(0))
+	units, err := buildUnits(b, first, time.Now().Round(0), hook)
 	if err != nil {
 		return err
 	}
@@ -127,8 +132,10 @@ type op struct {
 // unit is a group of ops that never straddles a transaction split.
 type unit []op
 
-// buildUnits numbers the records from first and turns the batch into units.
-func buildUnits(b *Batch, first uint64, now time.Time) ([]unit, error) {
+// buildUnits numbers the records from first and turns the batch into units;
+// hook (may be nil) adds to each meta write or delete the index ops that
+// go with it.
+func buildUnits(b *Batch, first uint64, now time.Time, hook metaHook) ([]unit, error) {
 	units := make([]unit, 0, len(b.Records)+len(b.Enqueue)+len(b.Dequeue)+len(b.Meta))
 	for i := range b.Records {
 		r := &b.Records[i]
@@ -153,10 +160,12 @@ func buildUnits(b *Batch, first uint64, now time.Time) ([]unit, error) {
 		units = append(units, unit{{key: outKey(id), del: true}})
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.Meta)) {
-		units = append(units, unit{{key: metaKey(k), val: []byte(b.Meta[k])}})
+		u := unit{{key: metaKey(k), val: []byte(b.Meta[k])}}
+		units = append(units, append(u, hook.ops(k, []byte(b.Meta[k]), false)...))
 	}
 	for _, k := range b.MetaDel {
-		units = append(units, unit{{key: metaKey(k), del: true}})
+		u := unit{{key: metaKey(k), del: true}}
+		units = append(units, append(u, hook.ops(k, nil, true)...))
 	}
 	return units, nil
 }

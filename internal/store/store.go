@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -68,6 +69,16 @@ type Store struct {
 	// timeBudget bounds the time-index keys a query reads (timeIndexBudget).
 	timeBudget int
 
+	// metaIx holds the meta indexes by prefix (copy on write, under metaMu).
+	metaIx atomic.Pointer[map[string]*metaIndex]
+	// metaMu orders commits of meta keys against index builds: a commit
+	// holds it shared, or exclusively when it writes an indexed key.
+	metaMu sync.RWMutex
+	// regMu serialises IndexMeta calls.
+	regMu sync.Mutex
+	// chunk is how many values one step of an index build takes (metaIndexChunk).
+	chunk int
+
 	mu       sync.Mutex // guards closed and the inflight Add
 	closed   bool
 	inflight sync.WaitGroup
@@ -85,13 +96,17 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, dir: dir, readOnly: opts.ReadOnly, timeBudget: timeIndexBudget}
+	s := &Store{db: db, dir: dir, readOnly: opts.ReadOnly, timeBudget: timeIndexBudget, chunk: metaIndexChunk}
 	if !opts.ReadOnly {
 		s.space = newSpaceGuard(dir, opts.MinFreeBytes)
 	}
 	if s.alloc, err = recoverAllocator(db); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: recover counters in %s: %w", dir, err)
+	}
+	if err := s.loadMetaIndexes(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: read the meta indexes of %s: %w", dir, err)
 	}
 	return s, nil
 }
