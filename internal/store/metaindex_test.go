@@ -177,7 +177,9 @@ func TestMetaScanExamples(t *testing.T) {
 		doc{ID: "c-3", Requester: "sec", Consulted: "arch", Decision: "infra", Status: "approved", Created: t0.Add(2 * time.Hour)},
 		doc{ID: "c-4", Requester: "arch", Consulted: "arch", Decision: "infra", Status: "rejected", Created: t0.Add(2 * time.Hour)},
 	)
-	agent := func(a string) MetaCond { return MetaCond{Fields: []string{"requester", "consulted"}, Values: []string{a}} }
+	agent := func(a string) MetaCond {
+		return MetaCond{Fields: []string{"requester", "consulted"}, Values: []string{a}}
+	}
 	is := func(f, v string) MetaCond { return MetaCond{Fields: []string{f}, Values: []string{v}} }
 	tests := []struct {
 		name string
