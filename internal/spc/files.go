@@ -1,0 +1,83 @@
+package spc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// maxFileSize bounds what is read; query files are a few KiB.
+const maxFileSize = 1 << 20
+
+// errChanged: the file changed between reading it and replacing it.
+var errChanged = errors.New("the file changed while it was being updated")
+
+// errNotRegular: the path names a folder or a device, not a file.
+var errNotRegular = errors.New("not a regular file")
+
+// readFile reads a regular file of at most maxFileSize bytes, with its mode.
+func readFile(path string) ([]byte, fs.FileMode, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s: %w", path, errNotRegular)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err == nil && len(data) > maxFileSize {
+		err = fmt.Errorf("%s is larger than %d MiB; query files are small", path, maxFileSize>>20)
+	}
+	return data, fi.Mode().Perm(), err
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// folder and a rename, so that a reader sees the old or the new file, never
+// part of one. When before is not nil, the file must still hold exactly
+// before just ahead of the rename, else errChanged and nothing is replaced.
+func writeAtomic(path string, data []byte, perm fs.FileMode, before []byte) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // a no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if before != nil {
+		now, _, err := readFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(now, before) {
+			return errChanged
+		}
+	}
+	return os.Rename(name, path)
+}
