@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 type consultFlags struct {
 	agent, decision, status, since, until, format string
+	limit                                         int
 }
 
 func newConsultsCmd(g *globals) *cobra.Command {
@@ -26,59 +28,69 @@ func newConsultsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "consults",
 		Short: "List consultations (seed 002), newest first, with summary statistics",
-		Args:  cobra.NoArgs,
+		Long: "Consults lists consultations, newest first, and summarises every one that matched\n" +
+			"(also those past --limit). --since and --until bound the creation time and take RFC 3339\n" +
+			"(2026-11-21T10:00:00Z), a date (2026-11-21), or a duration meaning that long ago (90m).",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			now := time.Now()
-			since, err := parseWhen(f.since, now)
-			if err != nil {
-				return fmt.Errorf("--since: %w", err)
-			}
-			until, err := parseWhen(f.until, now)
-			if err != nil {
-				return fmt.Errorf("--until: %w", err)
-			}
-			all, err := listConsults(g)
+			filter, err := f.filter(now)
 			if err != nil {
 				return err
 			}
-			var cs []consult.Consultation
-			for _, c := range all {
-				if (f.agent == "" || c.Requester == f.agent || c.Consulted == f.agent) && (f.decision == "" || c.Decision == f.decision) &&
-					(f.status == "" || string(c.Status) == f.status) && (since.IsZero() || !c.Created.Before(since)) && (until.IsZero() || c.Created.Before(until)) {
-					cs = append(cs, c)
-				}
-			}
-			if f.format == "json" {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				for _, c := range cs {
-					if err := enc.Encode(c); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			if f.format != "table" {
+			if f.format != "table" && f.format != "json" {
 				return fmt.Errorf("--format: %q: use table or json", f.format)
 			}
-			return printConsults(cmd.OutOrStdout(), cs, now)
+			var cs []consult.Consultation
+			stats, err := queryConsults(g, filter, func(doc []byte) error {
+				if f.format == "json" {
+					_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", doc)
+					return err
+				}
+				var c consult.Consultation
+				if err := json.Unmarshal(doc, &c); err != nil {
+					return fmt.Errorf("a stored consultation is unreadable: %w", err)
+				}
+				cs = append(cs, c)
+				return nil
+			})
+			if err != nil || f.format == "json" {
+				return err
+			}
+			return printConsults(cmd.OutOrStdout(), cs, stats, now)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.agent, "agent", "", "only consultations this agent asked or was asked")
 	fl.StringVar(&f.decision, "decision", "", "only this decision type (infrastructure, code-complete, ...)")
-	fl.StringVar(&f.status, "status", "", "pending, approved, concerns-raised, rejected, resolved or superseded")
-	fl.StringVar(&f.since, "since", "", "from this time on")
-	fl.StringVar(&f.until, "until", "", "before this time")
+	fl.StringVar(&f.status, "status", "", "pending, escalated, approved, concerns-raised, rejected, resolved or superseded")
+	fl.StringVar(&f.since, "since", "", "created from this time on")
+	fl.StringVar(&f.until, "until", "", "created before this time")
 	fl.StringVar(&f.format, "format", "table", "table or json (one per line)")
+	fl.IntVar(&f.limit, "limit", 100, "list at most this many, the newest (0: all); the summary counts every match")
 	return cmd
 }
 
-func printConsults(w io.Writer, cs []consult.Consultation, now time.Time) error {
+// filter turns the flags into a query.
+func (f *consultFlags) filter(now time.Time) (engine.ConsultFilter, error) {
+	q := engine.ConsultFilter{Agent: f.agent, Decision: f.decision, Status: consult.Status(f.status), Limit: f.limit}
+	var err error
+	if q.Since, err = parseWhen(f.since, now); err != nil {
+		return q, fmt.Errorf("--since: %w", err)
+	}
+	if q.Until, err = parseWhen(f.until, now); err != nil {
+		return q, fmt.Errorf("--until: %w", err)
+	}
+	if f.limit < 0 {
+		return q, fmt.Errorf("--limit: %d: use 0 (all) or more", f.limit)
+	}
+	return q, nil
+}
+
+func printConsults(w io.Writer, cs []consult.Consultation, stats engine.ConsultStats, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tDECISION\tTASK\tREQUESTER\tCONSULTED\tAGE\tMANDATORY\tSUPERSEDES\tLAST WORD")
-	count := map[consult.Status]int{}
 	for _, c := range cs {
-		count[c.Status]++
 		last := c.Body
 		if n := len(c.Verdicts); n > 0 {
 			last = c.Verdicts[n-1].Body
@@ -90,27 +102,52 @@ func printConsults(w io.Writer, cs []consult.Consultation, now time.Time) error 
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var parts []string
-	for _, s := range []consult.Status{consult.Pending, consult.Approved, consult.ConcernsRaised, consult.Rejected, consult.Resolved, consult.Superseded} {
-		if count[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
-		}
-	}
-	_, err := fmt.Fprintf(w, "%d consultations: %s\n", len(cs), strings.Join(parts, ", "))
+	_, err := fmt.Fprintln(w, consultSummary(stats, len(cs)))
 	return err
 }
 
-// listConsults asks the running console, or reads the store.
-func listConsults(g *globals) ([]consult.Consultation, error) {
+// consultSummary is the line under the table: the counts of every match.
+func consultSummary(stats engine.ConsultStats, listed int) string {
+	statusOrder := []consult.Status{consult.Pending, consult.Escalated, consult.Approved, consult.ConcernsRaised,
+		consult.Rejected, consult.Resolved, consult.Superseded}
+	var parts []string
+	for _, s := range statusOrder {
+		if stats.ByStatus[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", stats.ByStatus[s], s))
+		}
+	}
+	var others []string
+	for s, n := range stats.ByStatus {
+		if !slices.Contains(statusOrder, s) && n > 0 {
+			others = append(others, fmt.Sprintf("%d %s", n, report.Dash(string(s))))
+		}
+	}
+	slices.Sort(others)
+	line := fmt.Sprintf("%d consultations: %s", stats.Matched, strings.Join(append(parts, others...), ", "))
+	if stats.Matched > 0 {
+		line += fmt.Sprintf("; %d mandatory", stats.Mandatory)
+	}
+	if stats.Answered > 0 {
+		line += fmt.Sprintf("; median time to the first verdict %s over %d answered", stats.MedianToVerdict.Round(time.Second), stats.Answered)
+	}
+	if listed < stats.Matched {
+		line += fmt.Sprintf(" (the newest %d listed; --limit 0 lists all)", listed)
+	}
+	return line
+}
+
+// queryConsults asks the running console, or reads the store; both answer
+// with engine.ScanConsultations.
+func queryConsults(g *globals, f engine.ConsultFilter, fn func(doc []byte) error) (engine.ConsultStats, error) {
 	if c, err := g.client(); err == nil {
-		return c.Consults()
+		return c.QueryConsults(f, fn)
 	} else if !errors.Is(err, control.ErrNoConsole) {
-		return nil, err
+		return engine.ConsultStats{}, err
 	}
 	st, err := openReadOnly(g)
 	if err != nil {
-		return nil, err
+		return engine.ConsultStats{}, err
 	}
 	defer st.Close()
-	return engine.StoredConsultations(st)
+	return engine.ScanConsultations(st, f, fn)
 }

@@ -134,6 +134,25 @@ func (c *Client) Consults() ([]consult.Consultation, error) {
 	return out, err
 }
 
+// QueryConsults streams the stored JSON of the consultations matching f,
+// newest first (at most f.Limit), to fn, and returns statistics over every
+// match; the console answers with engine.ScanConsultations.
+func (c *Client) QueryConsults(f engine.ConsultFilter, fn func(doc []byte) error) (engine.ConsultStats, error) {
+	var stats engine.ConsultStats
+	err := c.do(Request{Cmd: "consult-query", Consult: &f}, func(r Reply) error {
+		for _, d := range r.Docs {
+			if err := fn(d); err != nil {
+				return err
+			}
+		}
+		if r.ConsultStats != nil {
+			stats = *r.ConsultStats
+		}
+		return nil
+	})
+	return stats, err
+}
+
 // Acknowledge accepts the concerns raised on consultation id.
 func (c *Client) Acknowledge(id string) error {
 	return c.do(Request{Cmd: "acknowledge", ID: id}, func(Reply) error { return nil })

@@ -45,7 +45,7 @@ var (
 
 // Request is one command sent to the console.
 type Request struct {
-	Cmd     string         `json:"cmd"` // agents | send | audit | watch | inbox | answer | ask | questions
+	Cmd     string         `json:"cmd"` // agents | send | audit | watch | inbox | answer | ask | questions | consults | consult-query | ...
 	Agent   string         `json:"agent,omitempty"`
 	ID      string         `json:"id,omitempty"` // answer: the inbox item or question
 	Ask     *questions.Ask `json:"ask,omitempty"`
@@ -53,6 +53,8 @@ type Request struct {
 	Text    string         `json:"text,omitempty"`
 	Query   store.Query    `json:"query,omitempty"`
 	Pattern string         `json:"pattern,omitempty"` // watch: subject pattern
+	// Consult is the filter of a consult-query.
+	Consult *engine.ConsultFilter `json:"consult,omitempty"`
 }
 
 // Reply is one line of the console's answer.
@@ -63,8 +65,15 @@ type Reply struct {
 	Inbox     []lead.InboxItem       `json:"inbox,omitempty"`
 	Questions []questions.Question   `json:"questions,omitempty"`
 	Consults  []consult.Consultation `json:"consults,omitempty"`
-	End       bool                   `json:"end,omitempty"`
+	// Docs are stored consultations as JSON (consult-query streams them).
+	Docs []json.RawMessage `json:"docs,omitempty"`
+	// ConsultStats summarises every match of a consult-query (its last line).
+	ConsultStats *engine.ConsultStats `json:"consult_stats,omitempty"`
+	End          bool                 `json:"end,omitempty"`
 }
+
+// docsPerReply is how many consultations one consult-query reply line carries.
+const docsPerReply = 256
 
 // Console is what the server needs from the running engine.
 type Console interface {
@@ -267,6 +276,8 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		_ = enc.Encode(Reply{Consults: cs, End: true})
+	case "consult-query":
+		s.consultQuery(enc, req)
 	case "questions":
 		qs, err := engine.ListQuestions(s.console.Store(), req.Status, req.ID)
 		if err != nil {
@@ -309,6 +320,29 @@ func (s *Server) serve(c net.Conn) {
 	default:
 		fail(fmt.Errorf("unknown command %q", req.Cmd))
 	}
+}
+
+// consultQuery streams the consultations matching req.Consult, newest
+// first, in lines of docsPerReply, then their statistics.
+func (s *Server) consultQuery(enc *json.Encoder, req Request) {
+	var f engine.ConsultFilter
+	if req.Consult != nil {
+		f = *req.Consult
+	}
+	var docs []json.RawMessage
+	stats, err := engine.ScanConsultations(s.console.Store(), f, func(doc []byte) error {
+		if docs = append(docs, doc); len(docs) == docsPerReply {
+			err := enc.Encode(Reply{Docs: docs})
+			docs = nil
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		_ = enc.Encode(Reply{Error: err.Error(), End: true})
+		return
+	}
+	_ = enc.Encode(Reply{Docs: docs, ConsultStats: &stats, End: true})
 }
 
 // watch streams records matching the request until the client hangs up.
