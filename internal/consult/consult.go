@@ -32,6 +32,9 @@ const (
 	// Escalated is a consultation whose deadline passed; it still holds its
 	// decision until someone with the right gives a verdict.
 	Escalated Status = "escalated"
+	// Answered is a query (seed 000) that got its answer; queries inform,
+	// they do not approve decisions.
+	Answered Status = "answered"
 )
 
 // Human is the name verdicts and acknowledgements of the person at the
@@ -134,8 +137,12 @@ type Consultation struct {
 	// Escalations counts the deadlines passed; the next escalation takes
 	// EscalateTo[Escalations].
 	Escalations int `json:"escalations,omitempty"`
-	// Resolved is when the consultation reached its final verdict.
+	// ResolvedAt is when the consultation reached its final verdict.
 	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+	// Priority is seed 000's blocker, high, medium or low ("" when not given).
+	Priority string `json:"priority,omitempty"`
+	// Query is the query file (seed 000) the consultation came from.
+	Query string `json:"query,omitempty"`
 }
 
 // Event kinds.
@@ -279,6 +286,26 @@ func (m *Machine) Verdict(id, by string, v Status, body string, now time.Time) (
 	if v != ConcernsRaised {
 		c.ResolvedAt = now
 	}
+	return c, nil
+}
+
+// Answer records the answer to a query-born consultation (seed 000); by is
+// the consulted agent or the human.
+func (m *Machine) Answer(id, by, body string, now time.Time) (*Consultation, error) {
+	c := m.byID[id]
+	if c == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoConsultation, id)
+	}
+	if by != c.Consulted && by != Human {
+		return nil, fmt.Errorf("%w: %s was asked of %s, not %s", ErrNotConsulted, id, c.Consulted, by)
+	}
+	if !c.Open() {
+		return nil, fmt.Errorf("%w: %s is %s", ErrClosed, id, c.Status)
+	}
+	c.Status = Answered
+	c.Verdicts = append(c.Verdicts, Verdict{By: by, Verdict: Answered, Body: body, At: now})
+	c.Deadline = time.Time{}
+	c.ResolvedAt = now
 	return c, nil
 }
 

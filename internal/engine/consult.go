@@ -11,6 +11,7 @@ import (
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/tasks"
 )
 
 // StoredConsultations reads every consultation from the store, newest first.
@@ -26,6 +27,40 @@ func StoredConsultations(st *store.Store) ([]consult.Consultation, error) {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
 	return out, err
+}
+
+// StoredTasks reads every task from the store.
+func StoredTasks(st *store.Store) ([]tasks.Task, error) {
+	var out []tasks.Task
+	err := st.MetaPrefix(lead.MetaTask, func(_, v string) error {
+		var t tasks.Task
+		if err := json.Unmarshal([]byte(v), &t); err != nil {
+			return fmt.Errorf("a stored task is unreadable: %w", err)
+		}
+		out = append(out, t)
+		return nil
+	})
+	return out, err
+}
+
+// Tasks lists every task, newest updated first.
+func (e *Engine) Tasks() []tasks.Task {
+	var ts []tasks.Task
+	_ = e.do(func(time.Time) (lead.Output, error) {
+		ts = e.lead.Tasks()
+		return lead.Output{}, nil
+	})
+	return ts
+}
+
+// Consultations lists every consultation, newest first.
+func (e *Engine) Consultations() []consult.Consultation {
+	var cs []consult.Consultation
+	_ = e.do(func(time.Time) (lead.Output, error) {
+		cs = e.lead.Consultations()
+		return lead.Output{}, nil
+	})
+	return cs
 }
 
 // Acknowledge is the human accepting the concerns raised on consultation id.

@@ -24,6 +24,7 @@ import (
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/tasks"
 )
 
 // ErrStopped is returned by requests made after the engine stopped.
@@ -140,6 +141,11 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	cfg.Consults = consult.New(opts.Team.Consultations.Parsed, cm, restored...)
+	storedTasks, err := StoredTasks(opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Tasks = tasks.Restore(storedTasks)
 	for _, p := range cfg.Consults.Problems() {
 		if opts.OnError != nil {
 			opts.OnError(fmt.Errorf("consultations: %s", p))

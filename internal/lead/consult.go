@@ -3,6 +3,7 @@ package lead
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -66,6 +67,7 @@ func (l *Lead) openConsult(out *Output, sender string, env *protocol.Envelope, n
 		l.notice(out, sender, task, "not consulted: "+err.Error(), now)
 		return
 	}
+	c.Priority = strings.ToLower(strings.TrimSpace(env.Get("priority")))
 	l.sendConsult(out, c, now)
 	l.ack(out, sender, task, c.ID, fmt.Sprintf("consultation %s opened with %s", c.ID, c.Consulted), now)
 	l.checkCycle(out, c, now)
@@ -147,6 +149,12 @@ func (l *Lead) consultEnvelope(c *consult.Consultation, typ, body string) protoc
 	}
 	if c.Supersedes != "" {
 		env.Set("supersedes", c.Supersedes)
+	}
+	if c.Priority != "" {
+		env.Set("priority", c.Priority)
+	}
+	if c.Query != "" {
+		env.Set("query", filepath.Base(c.Query))
 	}
 	return env
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/tasks"
 )
 
 // Record kinds written to the audit log.
@@ -70,6 +71,8 @@ type Config struct {
 	Questions *questions.Machine
 	// Consults enforces mandatory consultations; nil disables them.
 	Consults *consult.Machine
+	// Tasks follows the task lifecycle and QA reviews; nil disables it.
+	Tasks *tasks.Machine
 }
 
 // Output is everything one input produced. The engine commits Records,
@@ -111,11 +114,12 @@ type Lead struct {
 	workflows map[string]*workflowSeen
 	started   bool
 	consults  *consult.Machine
+	tasks     *tasks.Machine
 }
 
 // New returns a lead for the given team. Every member starts as "starting".
 func New(cfg Config) *Lead {
-	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions, workflows: map[string]*workflowSeen{}, consults: cfg.Consults}
+	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions, workflows: map[string]*workflowSeen{}, consults: cfg.Consults, tasks: cfg.Tasks}
 	if l.qs == nil {
 		var names []string
 		for _, m := range cfg.Members {
@@ -191,8 +195,15 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	if env.Get("type") == protocol.TypeAnswer && l.answer(out, sender, &env, now) {
 		return // an answer to a routed question goes to its asker, not to to:
 	}
+	l.touchTask(out, sender, task, now)
 	if l.consultation(out, sender, &env, now) {
 		return // a consultation, a verdict, or a decision its consultations hold
+	}
+	switch {
+	case env.Get("type") == protocol.TypeHandoff && l.members[sender].Role == "developer" && l.assignQA(out, sender, &env, now):
+		return // a handoff that passed its consultations, given to QA
+	case env.Get("type") == protocol.TypeReview && l.review(out, sender, &env, now):
+		return // a QA review, checked against the contract
 	}
 	env.Del("id")
 	id := l.newID(out)
