@@ -141,8 +141,10 @@ type Consultation struct {
 	ResolvedAt time.Time `json:"resolved_at,omitzero"`
 	// Priority is seed 000's blocker, high, medium or low ("" when not given).
 	Priority string `json:"priority,omitempty"`
-	// Query is the query file (seed 000) the consultation came from.
-	Query string `json:"query,omitempty"`
+	// Query is the query file (seed 000) the consultation came from, and
+	// QueryID the id written in it.
+	Query   string `json:"query,omitempty"`
+	QueryID string `json:"query_id,omitempty"`
 }
 
 // Event kinds.

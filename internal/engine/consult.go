@@ -71,10 +71,19 @@ func (e *Engine) Acknowledge(id string) error {
 func isConsultID(id string) bool { return strings.HasPrefix(id, "c-") }
 
 // ConsultVerdict is the human's word on consultation id, as typed in the
-// inbox or given to teamlead answer: the first word says what
+// inbox or given to teamlead answer. For a query file's question it is
+// the answer; otherwise the first word says what
 // (approve, concerns, reject, or acknowledge the concerns raised), the rest
 // is the reasons or conditions.
 func (e *Engine) ConsultVerdict(id, text string) error {
+	var query bool
+	_ = e.do(func(time.Time) (lead.Output, error) {
+		query = e.lead.IsQuery(id)
+		return lead.Output{}, nil
+	})
+	if query { // a query file's question: the text is the answer
+		return e.do(func(now time.Time) (lead.Output, error) { return e.lead.HumanAnswer(id, text, now) })
+	}
 	word, body, _ := strings.Cut(strings.TrimSpace(text), " ")
 	body = strings.TrimSpace(body)
 	var v consult.Status

@@ -23,6 +23,7 @@ import (
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/spc"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
@@ -72,6 +73,11 @@ type Engine struct {
 	err    error
 	// watcher watches the progress files.
 	watcher *progress.Watcher
+	// queries watches the query files; files carries their changes to the
+	// writer goroutine.
+	queries   *spc.Watcher
+	files     chan lead.FileOp
+	filesDone chan struct{}
 	// blocked names the agents waiting on a blocking question (rebuilt on
 	// the loop goroutine when questions change, read by Agents).
 	blocked atomic.Pointer[map[string]bool]
@@ -91,6 +97,7 @@ const (
 	inTick     // a question's deadline passed
 	inProgress // a progress file changed
 	inStalled  // a workflow has not moved for too long
+	inQuery    // a query file appeared or changed
 )
 
 type input struct {
@@ -102,6 +109,7 @@ type input struct {
 	reason   string
 	call     func(now time.Time) (lead.Output, error) // inCall: runs on the loop goroutine
 	progress progress.State                           // inProgress, inStalled
+	query    lead.QueryFile                           // inQuery
 	reply    chan error
 }
 
@@ -183,6 +191,9 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.updateBlocked()
 	if err := e.watchProgress(); err != nil && e.opts.OnError != nil {
 		e.opts.OnError(fmt.Errorf("watching progress files: %w", err))
+	}
+	if err := e.watchQueries(); err != nil && e.opts.OnError != nil {
+		e.opts.OnError(fmt.Errorf("watching query files: %w", err))
 	}
 	go e.loop(ctx)
 	return nil
@@ -285,6 +296,7 @@ func (e *Engine) step(batch []input) error {
 	var b store.Batch
 	var notes []questions.Notification
 	var tools []questions.ToolTask
+	var files []lead.FileOp
 	var replies []chan error
 	var replyErrs []error
 	for _, in := range batch {
@@ -310,6 +322,8 @@ func (e *Engine) step(batch []input) error {
 			out = e.lead.Progress(in.progress, now)
 		case inStalled:
 			out = e.lead.Stalled(in.progress, e.opts.Team.Progress.Stall, now)
+		case inQuery:
+			out = e.lead.Query(in.query, now)
 		case inCall:
 			if e.stopping {
 				in.reply <- ErrStopped
@@ -325,6 +339,7 @@ func (e *Engine) step(batch []input) error {
 		b.MetaDel = append(b.MetaDel, out.MetaDel...)
 		notes = append(notes, out.Notify...)
 		tools = append(tools, out.Tools...)
+		files = append(files, out.Files...)
 		for k, v := range out.Meta {
 			if b.Meta == nil {
 				b.Meta = map[string]string{}
@@ -354,6 +369,11 @@ func (e *Engine) step(batch []input) error {
 	e.bus.Publish(b.Records...)
 	if !e.stopping {
 		e.afterCommit(notes, tools)
+	}
+	for _, f := range files {
+		if e.files != nil {
+			e.files <- f
+		}
 	}
 	if questionsChanged(b.Meta) {
 		e.updateBlocked()
@@ -484,8 +504,15 @@ func (e *Engine) shutdown() {
 			if e.watcher != nil {
 				_ = e.watcher.Close()
 			}
+			if e.queries != nil {
+				_ = e.queries.Close()
+			}
 			close(e.quit)
 			e.drain()
+			if e.files != nil {
+				close(e.files) // the last responses are written before we are done
+				<-e.filesDone
+			}
 			for _, s := range e.sinks {
 				s.term.Close()
 			}

@@ -45,6 +45,17 @@ func (l *Lead) consultation(out *Output, sender string, env *protocol.Envelope, 
 	case protocol.TypeVerdict:
 		l.verdict(out, sender, env, now)
 		return true
+	case protocol.TypeAnswer:
+		if id := strings.TrimSpace(env.Get("consult")); id != "" {
+			c, err := l.consults.Answer(id, sender, env.Body, now)
+			if err != nil {
+				l.notice(out, sender, task, "answer not taken: "+err.Error(), now)
+				return true
+			}
+			l.answerQuery(out, sender, c, env, now)
+			l.ack(out, sender, task, c.ID, fmt.Sprintf("answer to %s taken and sent to %s", c.ID, c.Requester), now)
+			return true
+		}
 	case protocol.TypeDecision:
 		return !l.decide(out, sender, strings.TrimSpace(env.Get("decision")), task, env.Body, now)
 	case protocol.TypeHandoff:
@@ -221,6 +232,30 @@ func (l *Lead) closeItem(out *Output, id, by, what string, now time.Time) {
 	delete(l.inbox, id)
 	out.record(store.Record{Time: now, Kind: KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: by,
 		Type: it.Type, Task: it.Task, MsgID: id, Body: what})
+}
+
+// HumanAnswer is the human's answer to a query-born consultation id.
+func (l *Lead) HumanAnswer(id, text string, now time.Time) (Output, error) {
+	var out Output
+	if l.consults == nil {
+		return out, consult.ErrNoConsultation
+	}
+	c, err := l.consults.Answer(id, consult.Human, text, now)
+	if err != nil {
+		return out, err
+	}
+	env := protocol.Envelope{Body: text}
+	l.answerQuery(&out, consult.Human, c, &env, now)
+	return out, nil
+}
+
+// IsQuery reports whether consultation id came from a query file.
+func (l *Lead) IsQuery(id string) bool {
+	if l.consults == nil {
+		return false
+	}
+	c, ok := l.consults.Get(id)
+	return ok && c.Query != ""
 }
 
 // HumanVerdict is the human's verdict on consultation id (approved,

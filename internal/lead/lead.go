@@ -85,6 +85,8 @@ type Output struct {
 	// Notify and Tools are for the engine to carry out after the commit.
 	Notify []questions.Notification
 	Tools  []questions.ToolTask
+	// Files are changes to query files (responses, statuses, indexes).
+	Files []FileOp
 }
 
 func (o *Output) record(r store.Record) { o.Records = append(o.Records, r) }

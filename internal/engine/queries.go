@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/spc"
+)
+
+// queriesDir is where seed 000 keeps query files, in a working folder.
+const queriesDir = ".spc/queries"
+
+// watchQueries watches .spc/queries in every agent's working folder and
+// the shared folders of consultations.queries; each query file becomes
+// consultations. Files already there are reported too: the lead takes each
+// file once, so those answered before a restart are not asked again.
+func (e *Engine) watchQueries() error {
+	owners := map[string][]string{}
+	for _, a := range e.opts.Team.Agents {
+		dir := filepath.Join(a.Dir, queriesDir)
+		owners[dir] = append(owners[dir], a.Name)
+	}
+	for _, d := range e.opts.Team.Consultations.Queries {
+		owners[d] = nil // shared: any agent of the team may write there
+	}
+	w, err := spc.NewWatcher(func(ev spc.Event) {
+		e.send(input{kind: inQuery, query: lead.QueryFile{Path: ev.Path, Owners: owners[ev.Dir], Query: ev.Query, Err: ev.Err}})
+	})
+	if err != nil {
+		return err
+	}
+	e.queries = w
+	dirs := make([]string, 0, len(owners))
+	for d := range owners {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		if err := w.Add(d, d); err != nil {
+			return err
+		}
+	}
+	e.files, e.filesDone = make(chan lead.FileOp, 256), make(chan struct{})
+	go e.writeFiles(e.files, e.filesDone)
+	return nil
+}
+
+// writeFiles makes the query-file changes the lead asked for, one at a
+// time (the index of a folder must not be written by two at once), until
+// ops is closed at shutdown; then it closes done.
+func (e *Engine) writeFiles(ops <-chan lead.FileOp, done chan<- struct{}) {
+	defer close(done)
+	for op := range ops {
+		if err := applyFileOp(op); err != nil && e.opts.OnError != nil {
+			e.opts.OnError(fmt.Errorf("query files: %w", err))
+		}
+	}
+}
+
+func applyFileOp(op lead.FileOp) error {
+	if op.Response != nil {
+		if _, err := spc.WriteResponse(op.Query, *op.Response); err != nil {
+			return fmt.Errorf("writing the response to %s: %w", op.Query, err)
+		}
+	}
+	if op.Status != "" {
+		if err := spc.SetStatus(op.Query, op.Status); err != nil {
+			return fmt.Errorf("setting the status of %s: %w", op.Query, err)
+		}
+	}
+	if op.Index.ID != "" || op.Index.File != "" {
+		if _, err := spc.UpsertIndex(filepath.Dir(op.Query), op.Index); err != nil {
+			return fmt.Errorf("updating the index of %s: %w", filepath.Dir(op.Query), err)
+		}
+	}
+	return nil
+}
