@@ -16,6 +16,7 @@ import (
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/tasks"
 )
 
 // Client talks to a running console.
@@ -114,6 +115,16 @@ func (c *Client) Questions(status, id string) ([]questions.Question, error) {
 	var out []questions.Question
 	err := c.do(Request{Cmd: "questions", Status: status, ID: id}, func(r Reply) error {
 		out = append(out, r.Questions...)
+		return nil
+	})
+	return out, err
+}
+
+// Tasks lists every task (seed 001's lifecycle).
+func (c *Client) Tasks() ([]tasks.Task, error) {
+	var out []tasks.Task
+	err := c.do(Request{Cmd: "tasks"}, func(r Reply) error {
+		out = append(out, r.Tasks...)
 		return nil
 	})
 	return out, err

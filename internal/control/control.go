@@ -28,6 +28,7 @@ import (
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/tasks"
 )
 
 // SocketName is the socket's file name inside the state directory.
@@ -65,6 +66,7 @@ type Reply struct {
 	Inbox     []lead.InboxItem       `json:"inbox,omitempty"`
 	Questions []questions.Question   `json:"questions,omitempty"`
 	Consults  []consult.Consultation `json:"consults,omitempty"`
+	Tasks     []tasks.Task           `json:"tasks,omitempty"`
 	// Docs are stored consultations as JSON (consult-query streams them).
 	Docs []json.RawMessage `json:"docs,omitempty"`
 	// ConsultStats summarises every match of a consult-query (its last line).
@@ -278,6 +280,13 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{Consults: cs, End: true})
 	case "consult-query":
 		s.consultQuery(enc, req)
+	case "tasks":
+		ts, err := engine.StoredTasks(s.console.Store())
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Tasks: ts, End: true})
 	case "questions":
 		qs, err := engine.ListQuestions(s.console.Store(), req.Status, req.ID)
 		if err != nil {

@@ -64,6 +64,12 @@ idle
 	if got := strings.Join(states, ","); got != "in-progress,in-review,in-review,passed" {
 		t.Errorf("task states %s", got)
 	}
+	if out := tm.mustCLI("tasks"); !strings.Contains(out, "T-2") || !strings.Contains(out, "passed") || !strings.Contains(out, "1 tasks: 1 passed") {
+		t.Errorf("tasks:\n%s", out)
+	}
+	if out := tm.mustCLI("tasks", "T-2"); !strings.Contains(out, "in-review → passed  by qa  review PASS") || !strings.Contains(out, "handoff; assigned to qa") {
+		t.Errorf("task history:\n%s", out)
+	}
 	if len(auditJSON(t, tm, "--kind", "review-incomplete")) != 1 || len(auditJSON(t, tm, "--kind", "decision-final")) != 1 {
 		t.Error("audit lacks the incomplete review or the final decision")
 	}
