@@ -14,3 +14,9 @@ var Presets []byte
 //
 //go:embed consultations.yaml
 var Consultations []byte
+
+// Permissions is the text of permissions.yaml: the built-in permission
+// policy (what agents may do unasked, what is asked, what is denied).
+//
+//go:embed permissions.yaml
+var Permissions []byte

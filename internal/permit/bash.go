@@ -1,0 +1,195 @@
+package permit
+
+import (
+	"errors"
+	"strings"
+)
+
+// maxNested bounds how deep commands that run commands (sh -c, eval,
+// find -exec, ssh) are followed.
+const maxNested = 6
+
+var errTooDeep = errors.New("commands nested too deep to follow")
+
+// part is one simple command of a compound command, with where it runs.
+type part struct {
+	cmd  Command
+	view view
+	cwds cwdSet
+	err  error // a nested text that could not be split
+	bomb bool  // a nested text that defines a fork bomb
+}
+
+// bashCheck decides one Bash action.
+type bashCheck struct {
+	p          *Policy
+	agent      string
+	env        Env
+	parts      []part
+	hasFetcher bool // some part downloads from the network
+	hasNetwork bool // some part sends data over the network
+}
+
+func (p *Policy) checkBash(a Action, agent string, env Env) Decision {
+	b := &bashCheck{p: p, agent: agent, env: env}
+	cmds, err := SplitShell(a.Arg)
+	if err != nil {
+		b.parts = append(b.parts, part{cmd: Command{Text: strings.TrimSpace(a.Arg)}, err: err})
+	} else {
+		b.collect(cmds, newCwdSet(env, cmds), 0)
+	}
+	if len(b.parts) == 0 { // only assignments or control lines: match the text as a whole
+		b.parts = append(b.parts, part{cmd: Command{Text: strings.TrimSpace(a.Arg)}, cwds: newCwdSet(env, nil)})
+	}
+	b.facts()
+	var ds []Decision
+	for _, pt := range b.parts {
+		ds = append(ds, b.decide(pt))
+	}
+	if isForkBomb(a.Arg) {
+		ds = append(ds, p.decision(a.String(), nil, []hit{{id: FloorForkBomb, detail: "a function piping itself into itself"}}))
+	}
+	return combine(a.String(), ds)
+}
+
+// collect adds the parts of cmds, and of the commands they run.
+func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
+	for _, c := range cmds {
+		if c.Control || len(c.Args) == 0 && len(c.Redirects) == 0 {
+			continue // runs nothing itself; its substitutions are commands of their own
+		}
+		v := lookThrough(c)
+		if v.name == "find" {
+			v.nested = append(v.nested, findExec(v.args)...)
+		}
+		pt := part{cmd: c, view: v, cwds: cwds}
+		if v.chdir {
+			pt.cwds = cwdSet{env: b.env, unknown: true}
+		}
+		b.parts = append(b.parts, pt)
+		for _, n := range v.nested {
+			b.nested(n, pt.cwds, depth+1)
+		}
+	}
+}
+
+// nested adds the parts of a command another command runs.
+func (b *bashCheck) nested(n nested, cwds cwdSet, depth int) {
+	text := n.text
+	if n.words != nil {
+		text = joinValues(n.words)
+	}
+	if depth > maxNested {
+		b.parts = append(b.parts, part{cmd: Command{Text: text}, err: errTooDeep})
+		return
+	}
+	if n.remote {
+		cwds = cwdSet{env: b.env, unknown: true}
+	}
+	if n.words != nil {
+		b.collect([]Command{{Args: n.words, Text: text, Via: "-exec"}}, cwds, depth)
+		return
+	}
+	if isForkBomb(n.text) {
+		b.parts = append(b.parts, part{cmd: Command{Text: text}, bomb: true})
+	}
+	cmds, err := SplitShell(n.text)
+	if err != nil {
+		b.parts = append(b.parts, part{cmd: Command{Text: text}, err: err})
+		return
+	}
+	b.collect(cmds, cwds.with(cmds), depth)
+}
+
+// facts finds what the compound command as a whole does with the network.
+func (b *bashCheck) facts() {
+	for _, pt := range b.parts {
+		name := pt.view.name
+		if fetchers[name] {
+			b.hasFetcher = true
+		}
+		if senders[name] {
+			b.hasNetwork = true
+		}
+		for _, w := range allWords(pt.cmd) {
+			if strings.Contains(w.Value, "/dev/tcp/") || strings.Contains(w.Value, "/dev/udp/") {
+				b.hasFetcher = true
+			}
+		}
+	}
+	b.hasNetwork = b.hasNetwork || b.hasFetcher
+}
+
+// allWords are the words of a command that may name files: assignments,
+// arguments, redirection targets (not here-document delimiters).
+func allWords(c Command) []Word {
+	out := append([]Word{}, c.Assigns...)
+	out = append(out, c.Args...)
+	for _, r := range c.Redirects {
+		if r.Op != "<<" && r.Op != "<<-" && r.Op != "<<<" {
+			out = append(out, r.Target)
+		}
+	}
+	return out
+}
+
+// decide decides one part: the first matching rule, under the floor.
+func (b *bashCheck) decide(pt part) Decision {
+	text := collapseSpaces(pt.cmd.Text)
+	if pt.err == nil && len(pt.cmd.Args)+len(pt.cmd.Assigns) > 0 {
+		text = matchText(pt.cmd)
+	}
+	s := subject{tool: "Bash", hasArg: true, arg: pt.cmd.Text, text: text, env: b.env}
+	e := b.p.first(s, pt.err == nil && b.pathsInside(pt), b.agent)
+	return b.p.decision("Bash("+pt.cmd.Text+")", e, b.hits(pt, 0))
+}
+
+// pathsInside reports whether every path a part names is inside the
+// workdir, for rules with paths: workdir. An expansion, or a relative word
+// when a cd may have left the workdir, counts as outside.
+func (b *bashCheck) pathsInside(pt part) bool {
+	if pt.view.extraArgs || pt.view.chdir {
+		return false
+	}
+	relOK := pt.cwds.allInside()
+	words := allWords(pt.cmd)
+	if len(pt.cmd.Args) > 0 {
+		words = append(append([]Word{}, pt.cmd.Assigns...), pt.cmd.Args[1:]...)
+		for _, r := range pt.cmd.Redirects {
+			if r.Op != "<<" && r.Op != "<<-" && r.Op != "<<<" && !(r.Op == ">&" || r.Op == "<&") {
+				words = append(words, r.Target)
+			}
+		}
+	}
+	for _, w := range words {
+		if w.Dynamic {
+			return false
+		}
+		v := w.Value
+		if isAssignment(w.Raw) || strings.HasPrefix(v, "-") {
+			_, val, ok := strings.Cut(v, "=")
+			if !ok {
+				continue
+			}
+			w = Word{Raw: val, Value: val, Glob: w.Glob, Tilde: strings.HasPrefix(val, "~")}
+			v = val
+		}
+		pathish := strings.ContainsRune(v, '/') || w.Tilde || v == "." || strings.HasPrefix(v, "..")
+		if !pathish {
+			if !relOK {
+				return false
+			}
+			continue
+		}
+		abs, ok := pt.cwds.resolve(w)
+		if !ok {
+			return false
+		}
+		for _, a := range abs {
+			if !b.env.inside(a) && !isSafeDevice(a) {
+				return false
+			}
+		}
+	}
+	return true
+}

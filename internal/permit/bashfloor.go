@@ -1,0 +1,142 @@
+package permit
+
+// handled are the commands the floor judges by name; for any other
+// command it looks for a dangerous command among the arguments.
+var handled = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "shred": true, "srm": true,
+	"cp": true, "mv": true, "install": true, "ln": true, "rsync": true, "ditto": true, "tee": true,
+	"truncate": true, "dd": true, "chmod": true, "chown": true, "chgrp": true, "chattr": true,
+	"setfacl": true, "chcon": true, "find": true, "kill": true, "eval": true, "source": true, ".": true,
+	"ssh": true, "su": true, "watch": true}
+
+// hits returns the floor entries one part runs into. depth counts the
+// commands found inside an unknown command's arguments.
+func (b *bashCheck) hits(pt part, depth int) []hit {
+	if pt.err != nil {
+		return []hit{{id: FloorUnparsable, detail: pt.err.Error()}}
+	}
+	if pt.bomb {
+		return []hit{{id: FloorForkBomb, detail: "a function piping itself into itself"}}
+	}
+	v, cwds, env := pt.view, pt.cwds, b.env
+	var hs []hit
+	switch {
+	case v.dynamicName && b.hasFetcher:
+		hs = append(hs, hit{id: FloorPipeToShell, detail: "the command is computed at run time next to a download"})
+	case v.dynamicName:
+		hs = append(hs, hit{id: FloorDynamicCommand, detail: "the command word " + firstRaw(pt.cmd)})
+	}
+	if v.privileged != "" {
+		hs = append(hs, hit{id: FloorPrivilege, detail: v.privileged})
+	}
+	switch v.name {
+	case "rm", "rmdir", "unlink", "shred", "srm":
+		hs = append(hs, deleteHits(v, cwds, env)...)
+	case "cp", "mv", "install", "ln", "rsync", "ditto":
+		hs = append(hs, copyHits(v, cwds, env)...)
+	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd":
+		hs = append(hs, fileWriteHits(v, cwds, env)...)
+	case "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon":
+		hs = append(hs, chmodHits(v, cwds, env)...)
+	case "find":
+		hs = append(hs, findDeleteHits(v, cwds, env)...)
+	case "git":
+		hs = append(hs, gitHits(parseGit(v.args))...)
+	}
+	switch {
+	case isDiskTool(v):
+		hs = append(hs, hit{id: FloorDiskTools, detail: v.name})
+	case isPower(v):
+		hs = append(hs, hit{id: FloorPower, detail: v.name})
+	case isKillAll(v):
+		hs = append(hs, hit{id: FloorKillAll, detail: v.name + " -1"})
+	}
+	hs = append(hs, redirectHits(pt.cmd, cwds, env)...)
+	switch {
+	case (v.script == scriptStdin || v.script == scriptDynamic) && b.hasFetcher:
+		hs = append(hs, hit{id: FloorPipeToShell, detail: v.name + " runs code next to a download"})
+	case v.script == scriptDynamic:
+		hs = append(hs, hit{id: FloorDynamicCommand, detail: v.name + " runs code known only when it runs"})
+	}
+	hs = append(hs, b.credentialHits(pt)...)
+	if depth == 0 && v.name != "" && !b.known(v.name) {
+		hs = append(hs, b.argHits(pt)...)
+	}
+	return hs
+}
+
+// credentialHits: a credential named anywhere in the part is read, or
+// sent off the machine when the compound command uses the network.
+func (b *bashCheck) credentialHits(pt part) []hit {
+	for _, w := range allWords(pt.cmd) {
+		if p, ok := credentialIn(w, pt.cwds); ok {
+			if b.hasNetwork {
+				return []hit{{id: FloorCredentialExfil, detail: p + " next to a network command"}}
+			}
+			return []hit{{id: FloorCredentialRead, detail: p}}
+		}
+	}
+	return nil
+}
+
+// known reports a command the floor judges by its name.
+func (b *bashCheck) known(name string) bool {
+	if _, ok := interpreter(name); ok {
+		return true
+	}
+	_, wrapper := wrappers[name]
+	return wrapper || handled[name] || benign[name] || shells[name] || fetchers[name] || senders[name]
+}
+
+// argHits looks for a dangerous command among an unknown command's
+// arguments (docker run img rm -rf /, strace -f sudo id) and judges it
+// as if it ran here.
+func (b *bashCheck) argHits(pt part) []hit {
+	args := pt.view.args
+	for i, a := range args {
+		name := cmdName(a)
+		if a.Dynamic || !(dangerNames[name] || len(name) > 4 && name[:4] == "mkfs") {
+			continue
+		}
+		inner := Command{Args: args[i:], Text: joinValues(args[i:])}
+		return b.floorOnly([]Command{inner}, pt.cwds, 1)
+	}
+	return nil
+}
+
+// floorOnly judges commands found inside another's arguments, and what
+// they run in turn, against the floor alone.
+func (b *bashCheck) floorOnly(cmds []Command, cwds cwdSet, depth int) []hit {
+	var hs []hit
+	for _, c := range cmds {
+		v := lookThrough(c)
+		if v.name == "find" {
+			v.nested = append(v.nested, findExec(v.args)...)
+		}
+		hs = append(hs, b.hits(part{cmd: c, view: v, cwds: cwds}, depth)...)
+		for _, n := range v.nested {
+			if depth >= maxNested {
+				return append(hs, hit{id: FloorUnparsable, detail: errTooDeep.Error()})
+			}
+			var inner []Command
+			if n.words != nil {
+				inner = []Command{{Args: n.words, Text: joinValues(n.words)}}
+			} else {
+				split, err := SplitShell(n.text)
+				if err != nil {
+					hs = append(hs, hit{id: FloorUnparsable, detail: err.Error()})
+					continue
+				}
+				inner = split
+			}
+			hs = append(hs, b.floorOnly(inner, cwds.with(inner), depth+1)...)
+		}
+	}
+	return hs
+}
+
+func firstRaw(c Command) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	return c.Args[0].Raw
+}

@@ -1,0 +1,104 @@
+package permit
+
+import (
+	"strings"
+)
+
+// safeEnv are variables whose assignment before a command changes nothing a
+// rule cares about; they are dropped before matching (GOOS=linux go build
+// matches Bash(go build:*)). Any other assignment (PATH=, LD_PRELOAD=,
+// NODE_OPTIONS=...) stays part of the text, so ordinary rules miss it.
+var safeEnv = map[string]bool{"GOOS": true, "GOARCH": true, "CGO_ENABLED": true, "GOFLAGS": true,
+	"GOEXPERIMENT": true, "GOMAXPROCS": true, "GOGC": true, "GODEBUG": true, "GOTOOLCHAIN": true,
+	"NODE_ENV": true, "CI": true, "DEBUG": true, "RUST_BACKTRACE": true, "RUST_LOG": true, "LOG_LEVEL": true,
+	"LANG": true, "LC_ALL": true, "TZ": true, "NO_COLOR": true, "FORCE_COLOR": true, "TERM": true,
+	"COLUMNS": true, "PYTHONDONTWRITEBYTECODE": true, "PYTHONUNBUFFERED": true, "CARGO_TERM_COLOR": true, "TESTING": true, "VERBOSE": true}
+
+// isSafeAssign reports NAME=value with a harmless NAME and a value known before it runs.
+func isSafeAssign(w Word) bool {
+	name, _, _ := strings.Cut(w.Raw, "=")
+	name = strings.TrimSuffix(name, "+")
+	return !w.Dynamic && (safeEnv[name] || strings.HasPrefix(name, "LC_"))
+}
+
+// matchWrappers are the process wrappers Claude Code strips before it
+// matches a Bash rule (timeout 60 go test matches Bash(go test:*)), plus
+// ionice.
+var matchWrappers = map[string]bool{"timeout": true, "time": true, "nice": true, "nohup": true,
+	"stdbuf": true, "ionice": true, "xargs": true}
+
+// matchText is the canonical text of a simple command that rules are
+// matched against: harmless assignments and process wrappers dropped,
+// words unquoted and requoted the same way however they were written, one
+// space between words, redirections left out.
+func matchText(c Command) string {
+	var words []string
+	keep := false
+	for _, a := range c.Assigns {
+		if !isSafeAssign(a) {
+			keep = true
+		}
+	}
+	if keep {
+		for _, a := range c.Assigns {
+			words = append(words, canonWord(a))
+		}
+	}
+	args := c.Args
+	if !keep {
+		for len(args) > 0 && !args[0].Dynamic && matchWrappers[args[0].Value] {
+			spec := wrappers[args[0].Value]
+			rest, ok := spec.skip(args[1:])
+			if !ok {
+				break
+			}
+			args = rest
+		}
+	}
+	for _, a := range args {
+		words = append(words, canonWord(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// canonWord writes a word the one way rules see it: a word with
+// expansions or globs as written, any other word unquoted, then single-quoted
+// when it holds anything beyond letters, digits and _@%+=:,./-
+func canonWord(w Word) string {
+	if w.Dynamic || w.Glob || w.Tilde {
+		return w.Raw
+	}
+	return shellQuote(w.Value)
+}
+
+// shellQuote quotes s for a shell when it needs it.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	plain := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80 ||
+			strings.IndexByte("_@%+=:,./-", c) >= 0 || c == '~' && i > 0 || c == '^') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// canonSpec puts the text of an exact or prefix Bash rule in canonical
+// form, so that Bash(git commit -m "wip") matches git commit -m 'wip'. A
+// \* stands for an unquoted * (Bash(ls \*.go) is exactly ls *.go).
+func canonSpec(spec string) string {
+	spec = strings.ReplaceAll(spec, `\*`, "*")
+	cmds, err := SplitShell(spec)
+	if err != nil || len(cmds) != 1 || len(cmds[0].Redirects) > 0 || cmds[0].Control {
+		return collapseSpaces(spec)
+	}
+	return matchText(cmds[0])
+}

@@ -1,0 +1,89 @@
+package permit
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Check decides an action written as Tool or Tool(argument) for an agent
+// working in env: the agent's rules, then the defaults, then the default
+// decision, under the destructive floor. An action that cannot be read is
+// asked.
+func (p *Policy) Check(action, agent string, env Env) Decision {
+	a, err := ParseAction(action)
+	if err != nil {
+		d := p.decision(action, nil, nil)
+		if d.Decide == Allow {
+			d.Decide = Ask
+		}
+		d.Why = "cannot read the action (" + err.Error() + "); " + d.Why
+		return d
+	}
+	return p.CheckAction(a, agent, env)
+}
+
+// CheckAction decides a parsed action; see Check.
+func (p *Policy) CheckAction(a Action, agent string, env Env) Decision {
+	env = env.clean()
+	switch {
+	case a.Tool == "Bash" && a.HasArg:
+		return p.checkBash(a, agent, env)
+	case isPathTool(a.Tool):
+		return p.checkPath(a, agent, env)
+	}
+	s := subject{tool: a.Tool, hasArg: a.HasArg, arg: a.Arg, env: env}
+	if a.Tool == "WebFetch" {
+		s.host = urlHost(a.Arg)
+	}
+	return p.decision(a.String(), p.first(s, true, agent), nil)
+}
+
+// checkPath decides Read, Edit, Write and the other file tools.
+func (p *Policy) checkPath(a Action, agent string, env Env) Decision {
+	s := subject{tool: a.Tool, hasArg: a.HasArg, arg: a.Arg, env: env}
+	arg := strings.TrimSpace(a.Arg)
+	known := true
+	switch {
+	case arg == "" && readTools[a.Tool]:
+		s.abs, known = env.Workdir, env.Workdir != ""
+	case arg == "":
+		known = false
+	default:
+		s.abs, known = env.resolvePath(arg)
+	}
+	inside := known && env.inside(s.abs)
+	var hits []hit
+	shown := arg
+	if known && s.abs != arg {
+		shown = arg + " (" + s.abs + ")"
+	}
+	if editTools[a.Tool] {
+		switch {
+		case !known:
+			hits = append(hits, hit{id: FloorEditOutside, detail: a.Tool + " of a path not known here"})
+		case !env.strictlyInside(s.abs) && isSystemPath(s.abs):
+			hits = append(hits, hit{id: FloorWriteSystem, detail: a.Tool + " of " + shown})
+		case !env.strictlyInside(s.abs):
+			hits = append(hits, hit{id: FloorEditOutside, detail: a.Tool + " of " + shown})
+		}
+		if isCredential(s.abs) || isCredential(arg) {
+			hits = append(hits, hit{id: FloorEditCredentials, detail: a.Tool + " of " + shown})
+		}
+	} else if known && isCredential(s.abs) || isCredential(arg) {
+		hits = append(hits, hit{id: FloorCredentialRead, detail: a.Tool + " of " + shown})
+	}
+	return p.decision(a.String(), p.first(s, inside, agent), hits)
+}
+
+// urlHost returns the lower-cased host of a URL (scheme optional), without port.
+func urlHost(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+}

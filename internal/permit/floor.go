@@ -1,0 +1,86 @@
+package permit
+
+// FloorEntry is one kind of action no rule can approve: at best the human
+// is asked, and a deny rule still denies it.
+type FloorEntry struct {
+	// ID names the entry in decisions and in the audit trail.
+	ID string
+	// Risk is the entry's risk level.
+	Risk Risk
+	// Reason is why it is on the floor, shown to the human.
+	Reason string
+}
+
+// The floor's entry ids.
+const (
+	FloorDeleteRecursiveOutside = "delete-recursive-outside"
+	FloorDeleteOutside          = "delete-outside"
+	FloorPrivilege              = "privilege"
+	FloorDiskTools              = "disk-tools"
+	FloorChmodOutside           = "chmod-outside"
+	FloorGitForcePush           = "git-force-push"
+	FloorGitPushDelete          = "git-push-delete"
+	FloorGitDiscard             = "git-discard"
+	FloorCredentialExfil        = "credential-exfil"
+	FloorCredentialRead         = "credential-read"
+	FloorPipeToShell            = "pipe-to-shell"
+	FloorForkBomb               = "fork-bomb"
+	FloorPower                  = "power"
+	FloorWriteSystem            = "write-system"
+	FloorWriteOutside           = "write-outside"
+	FloorEditOutside            = "edit-outside"
+	FloorEditCredentials        = "edit-credentials"
+	FloorKillAll                = "kill-all"
+	FloorDynamicCommand         = "dynamic-command"
+	FloorUnparsable             = "unparsable"
+)
+
+// Floor returns the built-in destructive floor, in the order it is listed.
+func Floor() []FloorEntry {
+	return []FloorEntry{
+		{FloorDeleteRecursiveOutside, Critical, "a recursive delete reaches outside the working directory, or takes it whole (rm -rf /, rm -rf ~, rm -r .., find / -delete): nothing brings it back, and no task of an agent needs it"},
+		{FloorDeleteOutside, High, "deletes or moves away a file outside the working directory"},
+		{FloorPrivilege, Critical, "runs a command as root or another user (sudo, doas, su, pkexec): it can change anything on the machine"},
+		{FloorDiskTools, Critical, "writes to a disk or its partition table (dd to a device, mkfs, fdisk, parted, wipefs...): whole file systems are lost"},
+		{FloorChmodOutside, Critical, "changes permissions or owners outside the working directory (chmod -R 777 /): it can open the machine to every user or lock its owner out"},
+		{FloorGitForcePush, Critical, "a force push rewrites a shared branch and can drop other people's commits; git push --force-with-lease is on the floor too, since the lease only protects what the agent last fetched"},
+		{FloorGitPushDelete, High, "deletes a branch or tag on the remote"},
+		{FloorGitDiscard, High, "discards uncommitted work (git reset --hard, git clean -f, checkout or switch --force): in a checkout several agents share it erases the others' edits, and neither git nor anything else can bring uncommitted changes back"},
+		{FloorCredentialExfil, Critical, "sends a credential (SSH keys, cloud credentials, .env, tokens) off the machine"},
+		{FloorCredentialRead, High, "reads a credential (SSH keys, cloud credentials, .env, tokens): its content would reach the model's provider and the agent's log"},
+		{FloorPipeToShell, Critical, "runs code fetched from the network that nobody has read (curl … | sh, bash <(curl …), eval \"$(wget -O- …)\")"},
+		{FloorForkBomb, Critical, "a fork bomb: it exhausts the machine's processes until it is rebooted"},
+		{FloorPower, Critical, "shuts down, reboots or halts the machine"},
+		{FloorWriteSystem, Critical, "writes into a system location (/etc, /dev, /usr, /boot...): it changes the machine, not the project"},
+		{FloorWriteOutside, High, "writes a file outside the working directory"},
+		{FloorEditOutside, High, "edits a file outside the working directory"},
+		{FloorEditCredentials, Critical, "changes a credential file (.env, ~/.ssh, ~/.aws, keys): secrets and logins are not the agent's to change"},
+		{FloorKillAll, High, "signals every process of the user (kill -1), the console included"},
+		{FloorDynamicCommand, High, "what runs is only known when it runs ($cmd, $(…) as the command, eval of a variable, a shell reading commands from a pipe): the floor cannot see what it would do"},
+		{FloorUnparsable, High, "the shell text cannot be split into commands for sure, so no part of it can be approved unseen"},
+	}
+}
+
+// floorEntry returns the entry with the id.
+func floorEntry(id string) FloorEntry {
+	for _, e := range Floor() {
+		if e.ID == id {
+			return e
+		}
+	}
+	return FloorEntry{ID: id, Risk: High, Reason: id}
+}
+
+// hit is one floor entry an action runs into, with what exactly.
+type hit struct {
+	id     string
+	detail string
+	risk   Risk // overrides the entry's risk when set
+}
+
+func (h hit) level() Risk {
+	if h.risk != 0 {
+		return h.risk
+	}
+	return floorEntry(h.id).Risk
+}

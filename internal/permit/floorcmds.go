@@ -1,0 +1,246 @@
+package permit
+
+import (
+	"regexp"
+	"strings"
+)
+
+// diskTools write disks and partition tables.
+var diskTools = map[string]bool{"fdisk": true, "sfdisk": true, "cfdisk": true, "gdisk": true, "sgdisk": true,
+	"cgdisk": true, "parted": true, "wipefs": true, "blkdiscard": true, "mkswap": true,
+	"mke2fs": true, "mkdosfs": true, "newfs": true, "mkntfs": true, "mkexfatfs": true, "lvremove": true,
+	"vgremove": true, "pvremove": true}
+
+// powerCmds stop the machine.
+var powerCmds = map[string]bool{"shutdown": true, "reboot": true, "halt": true, "poweroff": true, "openrc-shutdown": true}
+
+// powerVerbs are systemctl and loginctl verbs that stop the machine.
+var powerVerbs = map[string]bool{"poweroff": true, "reboot": true, "halt": true, "kexec": true, "suspend": true,
+	"hibernate": true, "hybrid-sleep": true, "emergency": true, "rescue": true, "soft-reboot": true}
+
+// fetchers download from the network.
+var fetchers = map[string]bool{"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true,
+	"https": true, "xh": true, "lwp-request": true, "get": true, "nc": true, "ncat": true, "netcat": true,
+	"socat": true, "telnet": true, "ftp": true, "tftp": true, "lynx": true, "w3m": true, "links": true}
+
+// senders move data off the machine, besides the fetchers.
+var senders = map[string]bool{"ssh": true, "scp": true, "sftp": true, "rsync": true, "rclone": true,
+	"aws": true, "gsutil": true, "gcloud": true, "az": true, "s3cmd": true, "mail": true, "mailx": true,
+	"sendmail": true, "mutt": true, "dig": true, "nslookup": true, "host": true, "gh": true, "glab": true,
+	"smbclient": true, "ping": true}
+
+// benign commands take data, not commands, as arguments: the floor does
+// not look for a command among them.
+var benign = map[string]bool{"echo": true, "printf": true, "grep": true, "egrep": true, "fgrep": true,
+	"rg": true, "ag": true, "ack": true, "cat": true, "head": true, "tail": true, "less": true, "more": true,
+	"wc": true, "sort": true, "uniq": true, "cut": true, "tr": true, "ls": true, "test": true, "[": true,
+	"true": true, "false": true, "jq": true, "yq": true, "diff": true, "cmp": true, "comm": true,
+	"basename": true, "dirname": true, "realpath": true, "readlink": true, "stat": true, "file": true,
+	"type": true, "which": true, "whereis": true, "man": true, "help": true, "export": true,
+	"declare": true, "local": true, "readonly": true, "printenv": true, "git": true, "cd": true, "pwd": true,
+	"mkdir": true, "touch": true, "awk": true, "sed": true, "column": true, "xxd": true, "od": true,
+	"hexdump": true, "md5sum": true, "sha256sum": true, "shasum": true, "tee": true, "cp": true, "mv": true,
+	"ln": true, "tar": true, "zip": true, "unzip": true, "gzip": true, "gunzip": true, "date": true,
+	"sleep": true, "env": true, "set": true, "unset": true, "alias": true, "history": true, "apropos": true}
+
+// dangerNames are commands the floor looks for inside the arguments of an
+// unknown command (docker run img rm -rf /, strace -f sudo ...).
+var dangerNames = map[string]bool{"rm": true, "rmdir": true, "shred": true, "dd": true, "sudo": true,
+	"doas": true, "su": true, "pkexec": true, "shutdown": true, "reboot": true, "halt": true, "poweroff": true,
+	"chmod": true, "chown": true, "find": true, "sh": true, "bash": true, "zsh": true, "kill": true,
+	"mkfs": true, "fdisk": true, "parted": true, "wipefs": true}
+
+// isDiskTool reports a disk or partitioning command.
+func isDiskTool(v view) bool {
+	name := v.name
+	switch {
+	case diskTools[name] || strings.HasPrefix(name, "mkfs"):
+		return true
+	case name == "diskutil" || name == "nvme" || name == "zpool" || name == "zfs" || name == "cryptsetup":
+		for _, a := range v.args {
+			l := strings.ToLower(a.Value)
+			if strings.HasPrefix(l, "erase") || strings.HasPrefix(l, "partition") || l == "zerodisk" ||
+				l == "secureerase" || l == "format" || l == "sanitize" || l == "destroy" || l == "luksformat" {
+				return true
+			}
+		}
+	case name == "hdparm":
+		for _, a := range v.args {
+			if strings.HasPrefix(a.Value, "--security-erase") || strings.HasPrefix(a.Value, "--trim-sector") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isPower reports a command that stops the machine.
+func isPower(v view) bool {
+	switch {
+	case powerCmds[v.name]:
+		return true
+	case v.name == "init" || v.name == "telinit":
+		return len(v.args) > 0 && (v.args[0].Value == "0" || v.args[0].Value == "6")
+	case v.name == "systemctl" || v.name == "loginctl":
+		for _, a := range v.args {
+			if powerVerbs[a.Value] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isKillAll reports kill with -1 as the process: every process of the user.
+func isKillAll(v view) bool {
+	if v.name == "killall5" {
+		return true
+	}
+	if v.name != "kill" {
+		return false
+	}
+	args := v.args
+	switch {
+	case len(args) > 1 && (args[0].Value == "-s" || args[0].Value == "-n"):
+		args = args[2:]
+	case len(args) > 0 && strings.HasPrefix(args[0].Value, "-") && args[0].Value != "--" && args[0].Value != "-1":
+		args = args[1:]
+	case len(args) > 1 && args[0].Value == "-1" && args[1].Value != "--":
+		args = args[1:] // kill -1 PID sends SIGHUP; kill -1 alone is not valid
+	}
+	for _, a := range args {
+		if a.Value == "-1" {
+			return true
+		}
+	}
+	return false
+}
+
+// gitInfo is a git command line: its subcommand and what its -c options run.
+type gitInfo struct {
+	sub    string
+	args   []Word
+	nested []nested
+}
+
+// gitConfigRuns are configuration keys whose value git runs as a shell command.
+var gitConfigRuns = map[string]bool{"core.pager": true, "core.editor": true, "core.sshcommand": true,
+	"core.fsmonitor": true, "core.askpass": true, "sequence.editor": true, "diff.external": true,
+	"gpg.program": true, "uploadpack.packobjectshook": true}
+
+func parseGit(args []Word) gitInfo {
+	var g gitInfo
+	for len(args) > 0 {
+		a := args[0].Value
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		args = args[1:]
+		switch a {
+		case "-C", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix":
+			if len(args) > 0 {
+				args = args[1:]
+			}
+		case "-c":
+			if len(args) > 0 {
+				g.nested = append(g.nested, gitConfigCommand(args[0].Value)...)
+				args = args[1:]
+			}
+		}
+	}
+	if len(args) > 0 {
+		g.sub, g.args = args[0].Value, args[1:]
+	}
+	return g
+}
+
+// gitConfigCommand returns the shell command a -c key=value makes git run.
+func gitConfigCommand(kv string) []nested {
+	k, v, _ := strings.Cut(kv, "=")
+	k = strings.ToLower(k)
+	switch {
+	case strings.HasPrefix(k, "alias.") || k == "credential.helper":
+		if cmd, ok := strings.CutPrefix(v, "!"); ok {
+			return []nested{{text: cmd}}
+		}
+	case gitConfigRuns[k] || strings.HasPrefix(k, "pager."):
+		return []nested{{text: v}}
+	}
+	return nil
+}
+
+// gitHits: force pushes, remote deletes, and discarding uncommitted work.
+func gitHits(g gitInfo) []hit {
+	ops, opts := operands(g.args)
+	has := func(vals ...string) bool {
+		for _, o := range ops {
+			for _, v := range vals {
+				if o.Value == v {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch g.sub {
+	case "push":
+		var hs []hit
+		force := hasShort(opts, "f") || hasLong(opts, "--force", "--mirror")
+		del := hasShort(opts, "d") || hasLong(opts, "--delete", "--prune")
+		for _, o := range ops {
+			force = force || strings.HasPrefix(o.Value, "+")
+			del = del || len(o.Value) > 1 && o.Value[0] == ':'
+		}
+		if force {
+			hs = append(hs, hit{id: FloorGitForcePush, detail: "git push " + joinValues(g.args)})
+		}
+		if del {
+			hs = append(hs, hit{id: FloorGitPushDelete, detail: "git push " + joinValues(g.args)})
+		}
+		return hs
+	case "reset":
+		if hasLong(opts, "--hard") {
+			return []hit{{id: FloorGitDiscard, detail: "git reset --hard"}}
+		}
+	case "clean":
+		if (hasShort(opts, "f") || hasLong(opts, "--force")) && !hasShort(opts, "n") && !hasLong(opts, "--dry-run") {
+			return []hit{{id: FloorGitDiscard, detail: "git clean " + joinValues(g.args)}}
+		}
+	case "checkout":
+		if hasShort(opts, "f") || hasLong(opts, "--force") || has(".", ":/", "*") {
+			return []hit{{id: FloorGitDiscard, detail: "git checkout " + joinValues(g.args)}}
+		}
+	case "switch":
+		if hasShort(opts, "f") || hasLong(opts, "--force", "--discard-changes") {
+			return []hit{{id: FloorGitDiscard, detail: "git switch " + joinValues(g.args)}}
+		}
+	case "restore":
+		staged := hasShort(opts, "S") || hasLong(opts, "--staged")
+		worktree := hasShort(opts, "W") || hasLong(opts, "--worktree")
+		if (!staged || worktree) && has(".", ":/", "*") {
+			return []hit{{id: FloorGitDiscard, detail: "git restore " + joinValues(g.args)}}
+		}
+	case "stash":
+		if len(ops) > 0 && ops[0].Value == "clear" {
+			return []hit{{id: FloorGitDiscard, detail: "git stash clear"}}
+		}
+	}
+	return nil
+}
+
+// funcDef finds shell function definitions: name() { body } and function name { body }.
+var funcDef = regexp.MustCompile(`(?:function\s+)?([^\s(){};|&<>'"]+)\s*(?:\(\s*\))?\s*\{([^}]*)\}`)
+
+// isForkBomb reports a function that pipes itself into itself in the
+// background (:(){ :|:& };:), or the perl and python one-liners.
+func isForkBomb(s string) bool {
+	for _, m := range funcDef.FindAllStringSubmatch(s, -1) {
+		name, body := m[1], strings.Join(strings.Fields(m[2]), "")
+		if strings.Contains(body, name+"|"+name) && strings.Contains(body, "&") {
+			return true
+		}
+	}
+	compact := strings.Join(strings.Fields(s), " ")
+	return strings.Contains(compact, "fork while fork") || strings.Contains(compact, "fork() while") ||
+		strings.Contains(compact, "while True: os.fork()") || strings.Contains(compact, "while 1: os.fork()")
+}

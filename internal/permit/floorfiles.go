@@ -1,0 +1,306 @@
+package permit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// operands splits arguments into options (before --) and operands.
+func operands(args []Word) (ops []Word, opts []string) {
+	dd := false
+	for _, a := range args {
+		switch {
+		case !dd && a.Value == "--":
+			dd = true
+		case !dd && len(a.Value) > 1 && a.Value[0] == '-' && !a.Dynamic:
+			opts = append(opts, a.Value)
+		default:
+			ops = append(ops, a)
+		}
+	}
+	return ops, opts
+}
+
+// hasShort reports a single-dash option cluster holding one of letters.
+func hasShort(opts []string, letters string) bool {
+	for _, o := range opts {
+		if len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsAny(o[1:], letters) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLong reports a long option starting with one of names (--force matches --force-with-lease=x).
+func hasLong(opts []string, names ...string) bool {
+	for _, o := range opts {
+		for _, n := range names {
+			if o == n || strings.HasPrefix(o, n+"=") || strings.HasPrefix(o, n+"-") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unknownWord stands for arguments known only when the command runs.
+var unknownWord = Word{Raw: "…", Value: "…", Dynamic: true}
+
+// targetsOutside returns a description of each target that is not under
+// the workdir (for a delete, the workdir itself counts as outside).
+func targetsOutside(targets []Word, cwds cwdSet, env Env, strict bool) []string {
+	var out []string
+	for _, w := range targets {
+		abs, ok := cwds.resolve(w)
+		if !ok {
+			out = append(out, fmt.Sprintf("%s (known only when it runs)", w.Raw))
+			continue
+		}
+		for _, a := range abs {
+			in := env.inside(a)
+			if strict {
+				in = env.strictlyInside(a)
+			}
+			if !in {
+				out = append(out, describePath(w, a))
+				break
+			}
+		}
+	}
+	return out
+}
+
+func describePath(w Word, abs string) string {
+	if w.Value == abs {
+		return abs
+	}
+	return fmt.Sprintf("%s (%s)", w.Raw, abs)
+}
+
+// deleteHits: rm, rmdir, unlink, shred of anything not under the workdir.
+func deleteHits(v view, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(v.args)
+	recursive := false
+	switch v.name {
+	case "rm":
+		recursive = hasShort(opts, "rR") || hasLong(opts, "--recursive", "--no-preserve-root")
+	case "rmdir":
+		recursive = hasShort(opts, "p") || hasLong(opts, "--parents")
+	}
+	if v.extraArgs || len(ops) == 0 && v.name != "rm" {
+		ops = append(ops, unknownWord)
+	}
+	id := FloorDeleteOutside
+	if recursive {
+		id = FloorDeleteRecursiveOutside
+	}
+	var hs []hit
+	for _, d := range targetsOutside(ops, cwds, env, true) {
+		hs = append(hs, hit{id: id, detail: v.name + " of " + d})
+	}
+	return hs
+}
+
+// copyHits: cp, mv, install, ln, rsync write their destination; mv (and
+// rsync --remove-source-files) take their sources away, rsync --delete
+// deletes under the destination.
+func copyHits(v view, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(v.args)
+	var dest *Word
+	srcs := ops
+	for _, o := range opts {
+		if t, ok := strings.CutPrefix(o, "--target-directory="); ok {
+			dest = &Word{Raw: t, Value: t}
+		}
+	}
+	if dest == nil && hasShort(opts, "t") {
+		// -t DIR: operands() took DIR as the first operand.
+		if len(ops) > 0 {
+			dest, srcs = &ops[0], ops[1:]
+		}
+	} else if dest == nil && len(ops) > 0 {
+		dest, srcs = &ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	if v.extraArgs {
+		srcs = append(srcs, unknownWord)
+	}
+	var hs []hit
+	remoteDest := v.name == "rsync" && dest != nil && isRemoteSpec(dest.Value)
+	if dest != nil && !remoteDest {
+		hs = append(hs, writeHits(*dest, cwds, env, v.name)...)
+		if v.name == "rsync" && hasLong(opts, "--delete", "--del") {
+			for _, d := range targetsOutside([]Word{*dest}, cwds, env, false) {
+				hs = append(hs, hit{id: FloorDeleteRecursiveOutside, detail: "rsync --delete into " + d})
+			}
+		}
+	}
+	if v.name == "mv" || v.name == "rsync" && hasLong(opts, "--remove-source-files") {
+		for _, d := range targetsOutside(srcs, cwds, env, true) {
+			hs = append(hs, hit{id: FloorDeleteOutside, detail: v.name + " takes away " + d})
+		}
+	}
+	return hs
+}
+
+// isRemoteSpec reports host:path or rsync:// (a colon before any slash).
+func isRemoteSpec(s string) bool {
+	if strings.Contains(s, "://") {
+		return true
+	}
+	i := strings.IndexByte(s, ':')
+	return i > 0 && !strings.Contains(s[:i], "/")
+}
+
+// writeHits judges one file a command writes: under the workdir is fine,
+// a system location is write-system, anywhere else write-outside.
+func writeHits(w Word, cwds cwdSet, env Env, by string) []hit {
+	abs, ok := cwds.resolve(w)
+	if !ok {
+		return []hit{{id: FloorWriteOutside, detail: fmt.Sprintf("%s writes %s, known only when it runs", by, w.Raw)}}
+	}
+	for _, a := range abs {
+		switch {
+		case isSafeDevice(a) || env.inside(a):
+			continue
+		case isSystemPath(a):
+			return []hit{{id: FloorWriteSystem, detail: by + " writes " + describePath(w, a)}}
+		default:
+			return []hit{{id: FloorWriteOutside, detail: by + " writes " + describePath(w, a)}}
+		}
+	}
+	return nil
+}
+
+// redirectHits judges the files a command's redirections write.
+func redirectHits(c Command, cwds cwdSet, env Env) []hit {
+	var hs []hit
+	for _, r := range c.Redirects {
+		switch r.Op {
+		case ">", ">>", ">|", "<>", "&>", "&>>":
+		case ">&":
+			if isFD(r.Target) || r.Target.Value == "-" {
+				continue
+			}
+		default:
+			continue
+		}
+		hs = append(hs, writeHits(r.Target, cwds, env, "the redirection "+r.Op)...)
+	}
+	return hs
+}
+
+// fileWriteHits: commands whose operands are files they write.
+func fileWriteHits(v view, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(v.args)
+	switch v.name {
+	case "sed", "gsed", "perl":
+		if !hasShort(opts, "i") && !hasLong(opts, "--in-place") {
+			return nil
+		}
+	case "dd":
+		var hs []hit
+		for _, a := range v.args {
+			if of, ok := strings.CutPrefix(a.Value, "of="); ok {
+				w := Word{Raw: a.Raw, Value: of, Dynamic: a.Dynamic, Glob: a.Glob, Tilde: strings.HasPrefix(of, "~")}
+				hs = append(hs, writeHits(w, cwds, env, "dd")...)
+				if abs, ok := cwds.resolve(w); ok && len(abs) > 0 && strings.HasPrefix(abs[0], "/dev/") && !isSafeDevice(abs[0]) {
+					hs = append(hs, hit{id: FloorDiskTools, detail: "dd writes the device " + abs[0]})
+				}
+			}
+		}
+		return hs
+	}
+	if v.extraArgs {
+		ops = append(ops, unknownWord)
+	}
+	var hs []hit
+	for _, o := range ops {
+		hs = append(hs, writeHits(o, cwds, env, v.name)...)
+	}
+	return hs
+}
+
+// chmodHits: chmod, chown, chgrp, chattr, setfacl on anything outside the workdir.
+func chmodHits(v view, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(v.args)
+	recursive := hasShort(opts, "R") || hasLong(opts, "--recursive")
+	if v.extraArgs {
+		ops = append(ops, unknownWord)
+	}
+	risk := High
+	if recursive {
+		risk = Critical
+	}
+	var hs []hit
+	for _, d := range targetsOutside(ops, cwds, env, false) {
+		hs = append(hs, hit{id: FloorChmodOutside, detail: v.name + " of " + d, risk: risk})
+	}
+	return hs
+}
+
+// findStarts returns the paths find searches and the index of its first expression word.
+func findStarts(args []Word) ([]Word, int) {
+	var starts []Word
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i].Value
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []Word{{Raw: ".", Value: "."}}
+	}
+	return starts, i
+}
+
+// findDeleteHits: find -delete under a start path outside the workdir.
+func findDeleteHits(v view, cwds cwdSet, env Env) []hit {
+	starts, i := findStarts(v.args)
+	var hs []hit
+	for ; i < len(v.args); i++ {
+		if v.args[i].Value == "-delete" {
+			for _, d := range targetsOutside(starts, cwds, env, false) {
+				hs = append(hs, hit{id: FloorDeleteRecursiveOutside, detail: "find -delete under " + d})
+			}
+		}
+	}
+	return hs
+}
+
+// findExec returns the commands of find's -exec, -execdir, -ok and -okdir,
+// with {} standing for a file under each start path.
+func findExec(args []Word) []nested {
+	starts, i := findStarts(args)
+	var inner []nested
+	for ; i < len(args); i++ {
+		switch args[i].Value {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			var words []Word
+			for i++; i < len(args) && args[i].Value != ";" && args[i].Value != "+"; i++ {
+				words = append(words, args[i])
+			}
+			if len(words) == 0 {
+				continue
+			}
+			for _, s := range starts {
+				inner = append(inner, nested{words: placeFound(words, s)})
+			}
+		}
+	}
+	return inner
+}
+
+// placeFound replaces {} in find -exec's words by a file under start.
+func placeFound(words []Word, start Word) []Word {
+	out := make([]Word, 0, len(words))
+	for _, w := range words {
+		if strings.Contains(w.Value, "{}") {
+			w = Word{Raw: strings.ReplaceAll(w.Raw, "{}", start.Raw+"/x"), Value: strings.ReplaceAll(w.Value, "{}", start.Value+"/x"),
+				Dynamic: w.Dynamic || start.Dynamic, Glob: w.Glob || start.Glob, Tilde: start.Tilde && strings.HasPrefix(w.Value, "{}")}
+		}
+		out = append(out, w)
+	}
+	return out
+}

@@ -1,0 +1,268 @@
+package permit
+
+import (
+	"path"
+	"strings"
+)
+
+// Env is where an agent works: what relative paths, ~ and $HOME mean.
+type Env struct {
+	// Workdir is the agent's working directory, absolute; empty means unknown, and every path is then outside it.
+	Workdir string
+	// Home is the home directory ~ and $HOME stand for; empty means unknown.
+	Home string
+}
+
+func (e Env) clean() Env {
+	if e.Workdir != "" {
+		e.Workdir = path.Clean("/" + e.Workdir)
+	}
+	if e.Home != "" {
+		e.Home = path.Clean("/" + e.Home)
+	}
+	return e
+}
+
+// inside reports whether abs is the workdir or under it.
+func (e Env) inside(abs string) bool {
+	return e.Workdir != "" && within(abs, e.Workdir)
+}
+
+// strictlyInside reports whether abs is under the workdir, not the workdir itself.
+func (e Env) strictlyInside(abs string) bool {
+	return e.Workdir != "" && abs != e.Workdir && within(abs, e.Workdir)
+}
+
+// within reports whether abs is root or under it.
+func within(abs, root string) bool {
+	return abs == root || root == "/" || strings.HasPrefix(abs, root+"/")
+}
+
+// resolvePath makes an action's path absolute: relative to the workdir,
+// ~/ from home; //abs is taken as /abs. It reports false when it cannot.
+func (e Env) resolvePath(p string) (string, bool) {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if e.Home == "" {
+			return "", false
+		}
+		return path.Clean(e.Home + "/" + strings.TrimPrefix(p, "~")), true
+	case strings.HasPrefix(p, "/"):
+		return path.Clean(p), true
+	case e.Workdir == "":
+		return "", false
+	}
+	return path.Clean(e.Workdir + "/" + p), true
+}
+
+// cwdSet is the set of directories a part of a compound command may run
+// in: the workdir, and every directory a cd, pushd or popd in it may lead
+// to. Order and subshells are ignored on purpose, so the set is a superset
+// of where each part really runs.
+type cwdSet struct {
+	env  Env
+	dirs []string
+	// unknown reports a cd whose target is not known (cd -, cd $X, popd).
+	unknown bool
+}
+
+const maxCwds = 32
+
+func newCwdSet(env Env, cmds []Command) cwdSet {
+	s := cwdSet{env: env}
+	if env.Workdir == "" {
+		s.unknown = true
+	} else {
+		s.dirs = []string{env.Workdir}
+	}
+	return s.with(cmds)
+}
+
+// with adds the directories the cd, pushd and popd of cmds may lead to.
+func (s cwdSet) with(cmds []Command) cwdSet {
+	s.dirs = append([]string(nil), s.dirs...)
+	env := s.env
+	for _, c := range cmds {
+		args := c.Args
+		if len(args) == 0 {
+			continue
+		}
+		switch args[0].Value {
+		case "cd", "pushd", "chdir":
+		case "popd":
+			s.unknown = true
+			continue
+		default:
+			continue
+		}
+		var target *Word
+		for i := 1; i < len(args); i++ {
+			if v := args[i].Value; strings.HasPrefix(v, "-") && v != "-" {
+				continue
+			}
+			target = &args[i]
+			break
+		}
+		switch {
+		case target == nil && env.Home == "":
+			s.unknown = true
+		case target == nil:
+			s.add(env.Home)
+		case target.Value == "-":
+			s.unknown = true
+		default:
+			var next []string
+			for _, d := range s.dirs {
+				abs, ok := resolveWord(*target, d, env)
+				if !ok {
+					s.unknown = true
+					break
+				}
+				next = append(next, abs...)
+			}
+			for _, d := range next {
+				s.add(d)
+			}
+		}
+	}
+	return s
+}
+
+func (s *cwdSet) add(d string) {
+	for _, x := range s.dirs {
+		if x == d {
+			return
+		}
+	}
+	if len(s.dirs) >= maxCwds {
+		s.unknown = true
+		return
+	}
+	s.dirs = append(s.dirs, d)
+}
+
+// resolve returns the absolute paths word may name from any of the
+// directories, or false when one of them is unknown.
+func (s cwdSet) resolve(w Word) ([]string, bool) {
+	if isAbsWord(w) {
+		return resolveWord(w, "/", s.env)
+	}
+	if s.unknown {
+		return nil, false
+	}
+	var out []string
+	for _, d := range s.dirs {
+		abs, ok := resolveWord(w, d, s.env)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, abs...)
+	}
+	return out, true
+}
+
+// allInside reports whether every directory the parts may run in is inside the workdir.
+func (s cwdSet) allInside() bool {
+	if s.unknown {
+		return false
+	}
+	for _, d := range s.dirs {
+		if !s.env.inside(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// isAbsWord reports a word whose meaning does not depend on the working directory.
+func isAbsWord(w Word) bool {
+	v := w.Value
+	return strings.HasPrefix(v, "/") || w.Tilde || strings.HasPrefix(v, "$HOME") || strings.HasPrefix(v, "${HOME}")
+}
+
+// resolveWord returns the absolute paths a shell word may name when run
+// in dir. A glob stands for a file in the directory it searches (and for
+// the parent when it could match ..); $HOME, ~ and $PWD are expanded; any
+// other expansion makes the path unknown.
+func resolveWord(w Word, dir string, env Env) ([]string, bool) {
+	v := w.Value
+	switch {
+	case w.Tilde && (v == "~" || strings.HasPrefix(v, "~/")):
+		if env.Home == "" {
+			return nil, false
+		}
+		v = env.Home + v[1:]
+	case w.Tilde:
+		return nil, false // ~user
+	}
+	if w.Dynamic {
+		for _, pre := range []string{"${HOME}", "$HOME", "${PWD}", "$PWD"} {
+			if strings.HasPrefix(v, pre) {
+				base := env.Home
+				if strings.Contains(pre, "PWD") {
+					base = dir
+				}
+				rest := v[len(pre):]
+				if base == "" || strings.ContainsAny(rest, "$`") || !(rest == "" || rest[0] == '/') {
+					return nil, false
+				}
+				v = base + rest
+				goto static
+			}
+		}
+		return nil, false
+	}
+static:
+	if !strings.HasPrefix(v, "/") {
+		v = dir + "/" + v
+	}
+	if !w.Glob {
+		return []string{path.Clean(v)}, true
+	}
+	// The directory before the first segment with a glob character.
+	segs := strings.Split(v, "/")
+	for i, seg := range segs {
+		if strings.ContainsAny(seg, "*?[") {
+			base := path.Clean("/" + strings.Join(segs[:i], "/"))
+			out := []string{path.Join(base, "x")} // stands for what the glob finds in base
+			if strings.HasPrefix(seg, ".") || strings.HasPrefix(seg, "[") || strings.HasPrefix(seg, "?") {
+				out = append(out, path.Dir(base)) // .* may match ..
+			}
+			return out, true
+		}
+	}
+	return []string{path.Clean(v)}, true
+}
+
+// systemDirs are where a write or delete changes the machine, not a project.
+var systemDirs = []string{"/etc", "/dev", "/boot", "/sys", "/proc", "/usr", "/bin", "/sbin",
+	"/lib", "/lib32", "/lib64", "/libx32", "/var", "/root", "/opt", "/srv", "/System", "/Library", "/private/etc"}
+
+// safeDevices are the devices writing to is harmless.
+var safeDevices = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true, "/dev/zero": true}
+
+// isSafeDevice reports a harmless write target under /dev.
+func isSafeDevice(abs string) bool {
+	return safeDevices[abs] || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/dev/pts/")
+}
+
+// isSystemPath reports a path under a system directory (or / itself).
+func isSystemPath(abs string) bool {
+	if abs == "/" {
+		return true
+	}
+	if strings.HasPrefix(abs, "/var/tmp/") || abs == "/var/tmp" || strings.HasPrefix(abs, "/var/folders/") {
+		return false
+	}
+	for _, d := range systemDirs {
+		if within(abs, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNetworkDevice reports bash's /dev/tcp and /dev/udp pseudo-files.
+func isNetworkDevice(abs string) bool {
+	return strings.HasPrefix(abs, "/dev/tcp/") || strings.HasPrefix(abs, "/dev/udp/")
+}

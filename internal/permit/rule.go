@@ -1,0 +1,311 @@
+package permit
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/gobwas/glob"
+)
+
+// ErrRule is wrapped by the errors of ParseRule.
+var ErrRule = errors.New("invalid rule")
+
+type specKind int
+
+const (
+	kindAny        specKind = iota // Tool: every use
+	kindBashExact                  // Bash(npm run build)
+	kindBashPrefix                 // Bash(go test:*) or Bash(go test *)
+	kindBashGlob                   // Bash(git * main)
+	kindPath                       // Edit(src/**), Read(~/.zshrc), Read(//etc/hosts)
+	kindDomain                     // WebFetch(domain:docs.python.org)
+	kindExact                      // Task(reviewer)
+	kindGlob                       // Skill(deploy-*)
+)
+
+type anchor int
+
+const (
+	anchorWorkdir anchor = iota
+	anchorHome
+	anchorRoot
+)
+
+// Rule is a parsed permission rule: Tool or Tool(specifier), in Claude
+// Code's syntax.
+type Rule struct {
+	// Text is the rule as written.
+	Text string
+	// Tool is the tool the rule names (Edit covers Write, MultiEdit and NotebookEdit; Read covers Glob, Grep and LS).
+	Tool string
+	// Spec is the specifier between the parentheses; empty for a tool-wide rule.
+	Spec string
+
+	kind   specKind
+	text   string // Bash exact or prefix text, in canonical form
+	anchor anchor
+	glob   *glob.Pattern
+}
+
+// ParseRule reads one rule:
+//
+//	Bash                      every shell command
+//	Bash(npm run build)       exactly this command
+//	Bash(go test:*)           go test, alone or followed by arguments (also Bash(go test *))
+//	Bash(git * main)          * matches any text; \* is a literal *
+//	Read(**) Edit(src/**)     gitignore-style globs relative to the working directory
+//	Edit(/src/**)             also relative to the working directory (Claude Code: to the settings file)
+//	Read(~/.zshrc)            relative to the home directory
+//	Read(//etc/hosts)         absolute
+//	Edit(*.md)                no slash: a file of that name at any depth
+//	WebFetch(domain:docs.*)   fetches from a matching host
+//	mcp__github               every tool of an MCP server; mcp__github__create_issue one tool
+//
+// The error says what is wrong and wraps ErrRule.
+func ParseRule(s string) (Rule, error) {
+	s = strings.TrimSpace(s)
+	r, err := parseRule(s)
+	if err != nil {
+		return Rule{}, fmt.Errorf("%w: %q: %v", ErrRule, s, err)
+	}
+	return r, nil
+}
+
+func parseRule(s string) (Rule, error) {
+	tool, spec, has, err := splitTool(s)
+	if err != nil {
+		return Rule{}, err
+	}
+	r := Rule{Text: s, Tool: tool, Spec: spec}
+	if strings.HasPrefix(tool, "mcp__") {
+		return r, r.parseMCP(has)
+	}
+	if !knownTools[tool] {
+		return Rule{}, fmt.Errorf("unknown tool %q: use one of %s, or mcp__server[__tool]", tool, knownToolList())
+	}
+	if !has {
+		return r, nil
+	}
+	spec = strings.TrimSpace(spec)
+	r.Spec = spec
+	switch {
+	case spec == "":
+		return Rule{}, fmt.Errorf("empty (): write %s alone to match every use", tool)
+	case spec == "*" || spec == "**" && tool == "Bash":
+		r.kind = kindAny
+		return r, nil
+	case tool == "Bash":
+		return r, r.parseBash(spec)
+	case isPathTool(tool):
+		return r, r.parsePath(spec)
+	case tool == "WebFetch":
+		return r, r.parseDomain(spec)
+	case tool == "WebSearch":
+		return Rule{}, errors.New("WebSearch takes no specifier: write WebSearch")
+	}
+	if strings.Contains(spec, "*") {
+		g, err := glob.Compile(spec)
+		if err != nil {
+			return Rule{}, fmt.Errorf("bad pattern: %v", err)
+		}
+		r.kind, r.glob = kindGlob, g
+		return r, nil
+	}
+	r.kind = kindExact
+	return r, nil
+}
+
+func (r *Rule) parseMCP(hasSpec bool) error {
+	if hasSpec {
+		return errors.New("an MCP rule takes no (…): write mcp__server or mcp__server__tool")
+	}
+	rest := strings.TrimPrefix(r.Tool, "mcp__")
+	if rest == "" || strings.HasPrefix(rest, "_") {
+		return errors.New("missing the server name: write mcp__server or mcp__server__tool")
+	}
+	if strings.Contains(r.Tool, "*") {
+		g, err := glob.Compile(r.Tool)
+		if err != nil {
+			return fmt.Errorf("bad pattern: %v", err)
+		}
+		r.kind, r.glob = kindGlob, g
+	}
+	return nil
+}
+
+func (r *Rule) parseBash(spec string) error {
+	if i := strings.Index(spec, ":*"); i >= 0 && i != len(spec)-2 {
+		return errors.New(":* may only end the rule (prefix match), e.g. Bash(go test:*); use * for a wildcard elsewhere")
+	}
+	if strings.HasSuffix(spec, ":*") {
+		base := strings.TrimSpace(strings.TrimSuffix(spec, ":*"))
+		if base == "" {
+			return errors.New("nothing before :*: write Bash to match every command")
+		}
+		if strings.Contains(strings.ReplaceAll(base, `\*`, ""), "*") {
+			return errors.New("a prefix rule (:*) takes no other *")
+		}
+		r.kind, r.text = kindBashPrefix, canonSpec(base)
+		return nil
+	}
+	stars := strings.Count(strings.ReplaceAll(spec, `\*`, ""), "*")
+	switch {
+	case stars == 0:
+		r.kind, r.text = kindBashExact, canonSpec(spec)
+	case stars == 1 && strings.HasSuffix(spec, " *"):
+		// Claude Code: a lone trailing " *" also matches the bare command.
+		r.kind, r.text = kindBashPrefix, canonSpec(strings.TrimSuffix(spec, " *"))
+	default:
+		g, err := glob.Compile(bashGlob(collapseSpaces(spec)))
+		if err != nil {
+			return fmt.Errorf("bad pattern: %v", err)
+		}
+		r.kind, r.glob = kindBashGlob, g
+	}
+	return nil
+}
+
+// bashGlob turns a Bash rule into a gobwas pattern: only * is special, \* is a literal *.
+func bashGlob(spec string) string {
+	var b strings.Builder
+	for i := 0; i < len(spec); i++ {
+		switch {
+		case spec[i] == '\\' && i+1 < len(spec) && spec[i+1] == '*':
+			b.WriteString(`\*`)
+			i++
+		case spec[i] == '*':
+			b.WriteByte('*')
+		default:
+			b.WriteString(glob.QuoteMeta(spec[i : i+1]))
+		}
+	}
+	return b.String()
+}
+
+func collapseSpaces(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (r *Rule) parsePath(spec string) error {
+	rel := spec
+	switch {
+	case strings.HasPrefix(spec, "//"):
+		r.anchor, rel = anchorRoot, strings.TrimPrefix(spec, "//")
+	case spec == "~" || strings.HasPrefix(spec, "~/"):
+		r.anchor, rel = anchorHome, strings.TrimPrefix(strings.TrimPrefix(spec, "~"), "/")
+	case strings.HasPrefix(spec, "~"):
+		return errors.New("~user is not supported: write ~/path for the home directory or //abs/path")
+	case strings.HasPrefix(spec, "/"):
+		rel = strings.TrimPrefix(spec, "/")
+	case strings.HasPrefix(spec, "./"):
+		rel = strings.TrimPrefix(spec, "./")
+	case !strings.Contains(strings.TrimSuffix(spec, "/"), "/"):
+		rel = "**/" + spec // gitignore: a name without a slash matches at any depth
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == ".." || seg == "." {
+			return fmt.Errorf("%q segments are not allowed: write //absolute/path or ~/path", seg)
+		}
+	}
+	if strings.HasSuffix(rel, "/") {
+		rel += "**" // a directory: everything under it
+	}
+	if rel == "" {
+		rel = "**"
+	}
+	c := glob.Compiler{Separators: []rune{'/'}, Globstar: true}
+	g, err := c.Compile(rel)
+	if err != nil {
+		return fmt.Errorf("bad path pattern: %v", err)
+	}
+	r.kind, r.glob = kindPath, g
+	return nil
+}
+
+func (r *Rule) parseDomain(spec string) error {
+	host, ok := strings.CutPrefix(spec, "domain:")
+	if !ok {
+		return errors.New("WebFetch rules name a host: WebFetch(domain:docs.python.org)")
+	}
+	host = strings.ToLower(strings.TrimSpace(host))
+	if host == "" {
+		return errors.New("empty domain: write WebFetch(domain:example.com)")
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !(c == '.' || c == '-' || c == '*' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return fmt.Errorf("domain %q: a host name holds only letters, digits, '-', '.' and '*' (no scheme, port or path)", host)
+		}
+	}
+	g, err := glob.Compile(host)
+	if err != nil {
+		return fmt.Errorf("bad domain pattern: %v", err)
+	}
+	r.kind, r.glob = kindDomain, g
+	return nil
+}
+
+// subject is what a rule is matched against: one action, or one part of a
+// compound shell command.
+type subject struct {
+	tool   string
+	hasArg bool
+	arg    string // as written
+	text   string // Bash: the part's canonical text
+	abs    string // file tools: the absolute path, "" when unknown
+	host   string // WebFetch: the URL's host
+	env    Env
+}
+
+// matches reports whether the rule applies to the subject.
+func (r Rule) matches(s subject) bool {
+	if strings.HasPrefix(r.Tool, "mcp__") {
+		switch {
+		case r.glob != nil:
+			return r.glob.Match(s.tool)
+		case strings.Count(strings.TrimPrefix(r.Tool, "mcp__"), "__") == 0:
+			return s.tool == r.Tool || strings.HasPrefix(s.tool, r.Tool+"__")
+		}
+		return s.tool == r.Tool
+	}
+	if !ruleCovers(r.Tool, s.tool) {
+		return false
+	}
+	switch r.kind {
+	case kindAny:
+		return true
+	case kindBashExact:
+		return s.text == r.text
+	case kindBashPrefix:
+		return s.text == r.text || strings.HasPrefix(s.text, r.text+" ")
+	case kindBashGlob:
+		return r.glob.Match(s.text)
+	case kindPath:
+		return r.matchPath(s)
+	case kindDomain:
+		return s.host != "" && r.glob.Match(s.host)
+	case kindExact:
+		return s.hasArg && strings.TrimSpace(s.arg) == r.Spec
+	case kindGlob:
+		return s.hasArg && r.glob.Match(strings.TrimSpace(s.arg))
+	}
+	return false
+}
+
+func (r Rule) matchPath(s subject) bool {
+	if s.abs == "" {
+		return false
+	}
+	base := "/"
+	switch r.anchor {
+	case anchorWorkdir:
+		base = s.env.Workdir
+	case anchorHome:
+		base = s.env.Home
+	}
+	if base == "" || !within(s.abs, base) {
+		return false
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(s.abs, base), "/")
+	return r.glob.Match(path.Clean("/" + rel)[1:])
+}
