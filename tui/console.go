@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/tui/components/screen"
 )
 
@@ -27,7 +29,9 @@ type Console interface {
 	Keys(agent string, b []byte) error
 	// Inbox lists what waits for the human.
 	Inbox() []lead.InboxItem
-	// Answer answers an inbox item (m-…) or a question (q-…).
+	// Answer answers an inbox item (m-…) or a question (q-…), or gives the
+	// human's verdict on a consultation (c-…: approve, concerns, reject or
+	// acknowledge, then the reasons).
 	Answer(id, text string) error
 	// Questions lists the pending questions.
 	Questions() []questions.Question
@@ -37,10 +41,18 @@ type Console interface {
 	Progress() []progress.State
 	// Ask asks a question as the human.
 	Ask(a questions.Ask) (questions.Question, error)
-	// Escalate escalates a question now.
+	// Escalate escalates a question or a consultation now.
 	Escalate(id string) error
-	// Reassign gives a question to answerer (kind/name).
+	// Reassign gives a question to answerer (kind/name), or a consultation
+	// to another agent of the consulted role (its name).
 	Reassign(id, answerer string) error
+	// Consultations lists every consultation, newest first.
+	Consultations() []consult.Consultation
+	// Acknowledge is the human accepting the concerns raised on a
+	// consultation (c-…).
+	Acknowledge(id string) error
+	// Tasks lists every task.
+	Tasks() []tasks.Task
 	// Bus carries every committed record.
 	Bus() bus.Bus
 	// LastSeq is the sequence of the newest committed record.

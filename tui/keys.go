@@ -36,6 +36,16 @@ type KeyMap struct {
 	Confirm   key.Binding `action:"confirm"`
 	NextAgent key.Binding `action:"next-agent"`
 	PrevAgent key.Binding `action:"prev-agent"`
+	// Consults shows the consultations board (again: the agent's screen).
+	Consults key.Binding `action:"show-consults"`
+	// Tasks shows the tasks board (again: the agent's screen).
+	Tasks key.Binding `action:"show-tasks"`
+	// Detail opens the selected consultation's or task's whole record.
+	Detail key.Binding `action:"detail"`
+	// Acknowledge accepts the concerns raised on the selected consultation.
+	Acknowledge key.Binding `action:"acknowledge"`
+	// Reassign gives the selected consultation to another agent.
+	Reassign key.Binding `action:"reassign"`
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -64,11 +74,17 @@ func DefaultKeyMap() KeyMap {
 		Inbox:     b("2|inbox", "2"),
 		Questions: b("4|questions", "4"),
 		Progress:  b("5|workflow/screen", "5"),
-		Activity:  b("3|activity", "3"),
-		Cancel:    b("esc|cancel", "esc"),
-		Confirm:   b("enter|confirm", "enter"),
-		NextAgent: b("]|next agent", "]"),
-		PrevAgent: b("[|previous agent", "["),
+		Consults:  b("6|consultations", "6"),
+		Tasks:     b("7|tasks", "7"),
+		Detail:    b("enter/v|details", "enter", "v"),
+		// Not k: k moves up.
+		Acknowledge: b("K|acknowledge concerns", "K"),
+		Reassign:    b("r|reassign", "r"),
+		Activity:    b("3|activity", "3"),
+		Cancel:      b("esc|cancel", "esc"),
+		Confirm:     b("enter|confirm", "enter"),
+		NextAgent:   b("]|next agent", "]"),
+		PrevAgent:   b("[|previous agent", "["),
 	}
 }
 
@@ -146,7 +162,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.NextAgent, k.PrevAgent, k.NextPane, k.PrevPane},
 		{k.Focus, k.Unfocus, k.PageUp, k.PageDown, k.Bottom},
-		{k.Agents, k.Inbox, k.Activity, k.Questions, k.Progress, k.Answer, k.Escalate, k.Filter},
+		{k.Agents, k.Inbox, k.Activity, k.Questions, k.Progress, k.Consults, k.Tasks},
+		{k.Answer, k.Escalate, k.Filter, k.Detail, k.Acknowledge, k.Reassign},
 		{k.Palette, k.Help, k.Cancel, k.Quit},
 	}
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/tui/components/activity"
 	"github.com/teamlead/teamlead/tui/components/agentlist"
+	"github.com/teamlead/teamlead/tui/components/consults"
 	"github.com/teamlead/teamlead/tui/components/palette"
 	"github.com/teamlead/teamlead/tui/components/queue"
 	"github.com/teamlead/teamlead/tui/components/screen"
+	taskboard "github.com/teamlead/teamlead/tui/components/tasks"
 	"github.com/teamlead/teamlead/tui/style"
 )
 
@@ -66,9 +68,11 @@ type Model struct {
 	queue    queue.Model // the inbox: what waits for the human
 	qlist    queue.Model // the questions view: every question of qstatus
 	qmode    bool        // the inbox pane shows the questions view
-	workflow bool        // the right pane shows the agent's workflow, not its screen
+	right    rightView   // what the right pane shows: the screen, the workflow or a board
 	qstatus  string
 	activity activity.Model
+	consults consults.Model
+	tasks    taskboard.Model
 	palette  palette.Model
 	input    textinput.Model
 	editor   textarea.Model // multi-line answers
@@ -85,6 +89,17 @@ type Model struct {
 	unread  map[string]int
 	status  string
 	statusE bool // status is an error
+
+	// Fetches of the boards are numbered; an answer older than the one
+	// shown is dropped.
+	consultGen, consultGot uint64
+	taskGen, taskGot       uint64
+	// pendingConsult (a c-id) and pendingTask (a task id or a filter)
+	// wait for the fetch numbered pending…Gen (from /consults, /tasks).
+	pendingConsult    string
+	pendingConsultGen uint64
+	pendingTask       string
+	pendingTaskGen    uint64
 }
 
 // recordsMsg carries records committed since the last batch.
@@ -130,6 +145,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	h.Styles.ShortDesc, h.Styles.FullDesc = st.Muted, st.Muted
 	m := Model{con: con, keys: opts.Keys, st: st, opts: opts, help: h,
 		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), qlist: queue.New(st, opts.Now), activity: activity.New(st),
+		consults: consults.New(st, consultKeys(opts.Keys), opts.Now), tasks: taskboard.New(st, taskKeys(opts.Keys), opts.Now),
 		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, editor: ed, unread: map[string]int{}, keyOut: newKeyWriter(con)}
 	m.queue.Set(append(inboxItems(con.Inbox()), questionItems(con.Questions())...))
 	m.refreshAgents()
@@ -138,9 +154,9 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	return m
 }
 
-// Init starts the record pump and the refresh tick.
+// Init starts the record pump and the refresh tick, and fetches the boards.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(waitRecords(m.sub), m.tick())
+	return tea.Batch(waitRecords(m.sub), m.tick(), m.fetchConsults(), m.fetchTasks())
 }
 
 func (m Model) tick() tea.Cmd {
@@ -202,6 +218,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		return m.onKey(msg)
 	}
+	if mm, cmd, ok := m.onBoardMsg(msg); ok {
+		return mm, cmd
+	}
 	if m.mode == modeInput {
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
@@ -249,6 +268,13 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 		m.refreshAgents()
 		if m.qmode && questionRecords(msg.recs) {
 			cmds = append(cmds, m.fetchQuestions())
+		}
+		cs, ts := boardRecords(msg.recs)
+		if cs {
+			cmds = append(cmds, m.fetchConsults())
+		}
+		if ts {
+			cmds = append(cmds, m.fetchTasks())
 		}
 	}
 	if len(msg.recs) == 0 && msg.sub.Lagged() {
@@ -312,6 +338,8 @@ func (m *Model) setPane(p pane) {
 	m.agents.SetFocused(m.pane == paneAgents)
 	m.queue.SetFocused(m.pane == paneInbox)
 	m.qlist.SetFocused(m.pane == paneInbox)
+	m.consults.SetFocused(m.pane == paneScreen)
+	m.tasks.SetFocused(m.pane == paneScreen)
 }
 
 func questionRecords(recs []store.Record) bool {
@@ -381,7 +409,17 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Questions):
 		return m, m.showQuestions(m.qstatus)
 	case key.Matches(k, ks.Progress):
-		m.workflow = !m.workflow
+		if m.right == viewWorkflow {
+			m.right = viewScreen
+		} else {
+			m.right = viewWorkflow
+		}
+	case key.Matches(k, ks.Consults):
+		cmd := m.toggleBoard(viewConsults)
+		return m, cmd
+	case key.Matches(k, ks.Tasks):
+		cmd := m.toggleBoard(viewTasks)
+		return m, cmd
 	case key.Matches(k, ks.Activity):
 		m.setPane(paneActivity)
 	case key.Matches(k, ks.NextAgent):
@@ -399,6 +437,9 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 // onPaneKey handles the keys that mean something in the focused pane.
 func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	ks := m.keys
+	if m.pane == paneScreen && m.boardShown() {
+		return m.onBoardKey(k)
+	}
 	switch m.pane {
 	case paneAgents, paneScreen:
 		switch {

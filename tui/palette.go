@@ -17,8 +17,11 @@ var commands = []palette.Entry{
 	{Name: "/send", Usage: "<agent> <text>", Desc: "type text into an agent"},
 	{Name: "/answer", Usage: "<id> <text>", Desc: "answer an item of the inbox"},
 	{Name: "/questions", Usage: "[pending|answered|timeout|all|ID]", Desc: "show the inbox, or one question"},
-	{Name: "/escalate", Usage: "<q-id>", Desc: "escalate a question now"},
-	{Name: "/reassign", Usage: "<q-id> <kind/name>", Desc: "give a question to another answerer"},
+	{Name: "/escalate", Usage: "<q-id|c-id>", Desc: "escalate a question or a consultation now"},
+	{Name: "/reassign", Usage: "<q-id> <kind/name> | <c-id> <agent>", Desc: "give a question or a consultation to another answerer"},
+	{Name: "/consults", Usage: "[open|all|<status>|<agent>|<decision>|c-id]", Desc: "show the consultations board"},
+	{Name: "/tasks", Usage: "[<task>|<text>]", Desc: "show the tasks board, or one task's history"},
+	{Name: "/acknowledge", Usage: "<c-id>", Desc: "accept the concerns raised on a consultation"},
 	{Name: "/filter", Usage: "<text>", Desc: "filter the activity log"},
 	{Name: "/theme", Usage: "", Desc: "themes are chosen with --theme or ui.theme"},
 }
@@ -111,13 +114,13 @@ func (m Model) run(r palette.Run) (tea.Model, tea.Cmd) {
 		}
 	case "/escalate":
 		if r.Args == "" {
-			return fail("usage: /escalate <q-id>")
+			return fail("usage: /escalate <q-id|c-id>")
 		}
 		return m, m.escalate(r.Args)
 	case "/reassign":
 		id, to, ok := strings.Cut(r.Args, " ")
 		if !ok {
-			return fail("usage: /reassign <q-id> <kind/name>")
+			return fail("usage: /reassign <q-id> <kind/name> or /reassign <c-id> <agent>")
 		}
 		return m, func() tea.Msg {
 			if err := con.Reassign(id, strings.TrimSpace(to)); err != nil {
@@ -125,6 +128,16 @@ func (m Model) run(r palette.Run) (tea.Model, tea.Cmd) {
 			}
 			return statusMsg{text: "reassigned " + id + " to " + strings.TrimSpace(to)}
 		}
+	case "/consults":
+		return m.showConsults(r.Args)
+	case "/tasks":
+		return m.showTasks(r.Args)
+	case "/acknowledge":
+		id := strings.TrimSpace(r.Args)
+		if id == "" {
+			return fail("usage: /acknowledge <c-id>")
+		}
+		return m, m.consultAction(func() error { return con.Acknowledge(id) }, "acknowledged the concerns on "+id)
 	case "/filter":
 		m.activity.SetFilter(r.Args)
 		m.setPane(paneActivity)

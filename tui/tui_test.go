@@ -12,11 +12,13 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/components/screen"
 	"github.com/teamlead/teamlead/tui/style"
@@ -47,6 +49,10 @@ type fakeConsole struct {
 	cols   int
 	rows   int
 	seq    uint64
+	cs     []consult.Consultation
+	ts     []tasks.Task
+	// failWith is what Escalate returns.
+	failWith error
 }
 
 func newFake() *fakeConsole {
@@ -58,6 +64,69 @@ func newFake() *fakeConsole {
 		},
 		inbox: []lead.InboxItem{{ID: "m-4", From: "dev", Type: "blocker", Task: "T-9", Body: "The staging DB is down.", Since: t0.Add(-5 * time.Minute)}},
 		b:     bus.NewEmbedded(nil),
+		cs:    consultFixture(),
+		ts:    taskFixture(),
+	}
+}
+
+// consultFixture: the architect's infrastructure decision on T-1 was
+// rejected (c-1) and resubmitted (c-2, pending); its design decision on
+// T-3 met concerns (c-3); the developer's handoff of T-2 waits for a
+// review escalated to the human (c-4).
+func consultFixture() []consult.Consultation {
+	return []consult.Consultation{
+		{ID: "c-4", Requester: "dev", RequesterRole: "developer", Consulted: "reviewer", ConsultedRole: "review", Decision: "code-complete",
+			Task: "T-2", Body: "Login form done.", Mandatory: true, Status: consult.Escalated, Created: t0.Add(-time.Hour),
+			Events: []consult.Event{{Kind: consult.EventEscalated, By: "team-lead", To: "human", Body: "no verdict within 30m0s", At: t0.Add(-30 * time.Minute)}}},
+		{ID: "c-3", Requester: "architect", RequesterRole: "architect", Consulted: "designer", ConsultedRole: "designer", Decision: "design-impact",
+			Task: "T-3", Body: "Settings in a modal.", Mandatory: true, Status: consult.ConcernsRaised, Created: t0.Add(-90 * time.Minute),
+			Verdicts: []consult.Verdict{{By: "designer", Verdict: consult.ConcernsRaised, Body: "Modals break deep links.", At: t0.Add(-80 * time.Minute)}}},
+		{ID: "c-2", Requester: "architect", RequesterRole: "architect", Consulted: "sec", ConsultedRole: "security", Decision: "infrastructure",
+			Task: "T-1", Body: "Private bucket, KMS keys.", Mandatory: true, Status: consult.Pending, Supersedes: "c-1",
+			Created: t0.Add(-2 * time.Hour), Deadline: t0.Add(2 * time.Hour)},
+		{ID: "c-1", Requester: "architect", RequesterRole: "architect", Consulted: "sec", ConsultedRole: "security", Decision: "infrastructure",
+			Task: "T-1", Body: "Public bucket.", Mandatory: true, Status: consult.Superseded, Created: t0.Add(-3 * time.Hour),
+			Verdicts: []consult.Verdict{{By: "sec", Verdict: consult.Rejected, Body: "No public buckets.", At: t0.Add(-150 * time.Minute)}}},
+	}
+}
+
+// taskFixture: T-1 in progress, T-2 in review with its review sent back.
+func taskFixture() []tasks.Task {
+	return []tasks.Task{
+		{ID: "T-1", State: tasks.StateInProgress, Developer: "dev", Created: t0.Add(-time.Hour), Updated: t0.Add(-time.Hour),
+			History: []tasks.Transition{{To: tasks.StateInProgress, At: t0.Add(-time.Hour), By: "dev", Note: "first message"}}},
+		{ID: "T-2", State: tasks.StateInReview, Developer: "dev", QA: "qa", Created: t0.Add(-2 * time.Hour), Updated: t0.Add(-10 * time.Minute), Reviews: 1,
+			LastReview: &tasks.Review{Decision: tasks.Pass, Missing: []string{"evidence summary: none given (add an 'evidence:' section)"}},
+			History: []tasks.Transition{{To: tasks.StateInProgress, At: t0.Add(-2 * time.Hour), By: "dev"},
+				{From: tasks.StateInProgress, To: tasks.StateInReview, At: t0.Add(-30 * time.Minute), By: "dev", Note: "handoff to qa"}}},
+	}
+}
+
+func (f *fakeConsole) Consultations() []consult.Consultation {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]consult.Consultation(nil), f.cs...)
+}
+
+func (f *fakeConsole) Tasks() []tasks.Task {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]tasks.Task(nil), f.ts...)
+}
+
+func (f *fakeConsole) Acknowledge(id string) error {
+	f.record("acknowledge " + id)
+	return nil
+}
+
+// setStatus changes consultation id's status, as the engine would.
+func (f *fakeConsole) setStatus(id string, s consult.Status) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.cs {
+		if f.cs[i].ID == id {
+			f.cs[i].Status = s
+		}
 	}
 }
 
@@ -91,7 +160,7 @@ func (f *fakeConsole) Keys(agent string, b []byte) error {
 func (f *fakeConsole) Inbox() []lead.InboxItem { return f.inbox }
 func (f *fakeConsole) Answer(id, text string) error {
 	f.record("answer " + id + " " + text)
-	if id != "m-4" {
+	if id != "m-4" && !strings.HasPrefix(id, "c-") {
 		return fmt.Errorf("no such pending item %q", id)
 	}
 	return nil
@@ -104,7 +173,7 @@ func (f *fakeConsole) Questions() []questions.Question {
 	}
 }
 
-func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); return nil }
+func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); return f.failWith }
 func (f *fakeConsole) Ask(a questions.Ask) (questions.Question, error) {
 	f.record("ask " + a.Asker + " " + a.Topic + " " + a.Text)
 	return questions.Question{ID: "q-0009", Answerer: "agent/architect"}, nil
@@ -163,7 +232,13 @@ type harness struct {
 
 func start(t *testing.T, f *fakeConsole) *harness {
 	t.Helper()
-	h := &harness{TestModel: teatest.NewTestModel(t, newModel(f), teatest.WithInitialTermSize(120, 36))}
+	return startModel(t, newModel(f), 120, 36)
+}
+
+// startModel runs m in a cols x rows terminal.
+func startModel(t *testing.T, m Model, cols, rows int) *harness {
+	t.Helper()
+	h := &harness{TestModel: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(cols, rows))}
 	done := make(chan struct{})
 	t.Cleanup(func() { _ = h.Quit(); close(done) })
 	go func() {

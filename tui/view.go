@@ -35,6 +35,8 @@ func (m *Model) layout() {
 	m.qlist.SetSize(left-2, inboxH-2)
 	cols, rows := max(m.width-left-2, 10), max(agentsH+inboxH-2, 3)
 	m.screen.SetSize(cols, rows)
+	m.consults.SetSize(cols, rows)
+	m.tasks.SetSize(cols, rows)
 	m.activity.SetSize(m.width-2, activityH-2)
 	m.palette.SetWidth(m.width)
 	m.help.Width = m.width
@@ -62,8 +64,15 @@ func (m Model) View() string {
 	}
 	inbox := m.box(inboxTitle, inboxView, left, inboxH, m.pane == paneInbox)
 	right, rightTitle := m.screen.View(), m.screenTitle()
-	if m.workflow && m.mode != modeFocus {
-		right, rightTitle = m.workflowView(m.width-left-2, agentsH+inboxH-2), "workflow of "+m.agents.Selected()+" — 5 for its screen"
+	if m.mode != modeFocus {
+		switch m.right {
+		case viewWorkflow:
+			right, rightTitle = m.workflowView(m.width-left-2, agentsH+inboxH-2), "workflow of "+m.agents.Selected()+" — "+m.keys.Progress.Help().Key+" for its screen"
+		case viewConsults:
+			right, rightTitle = m.consults.View(), m.boardTitle()
+		case viewTasks:
+			right, rightTitle = m.tasks.View(), m.boardTitle()
+		}
 	}
 	screen := m.box(rightTitle, right, m.width-left, agentsH+inboxH, m.pane == paneScreen || m.mode == modeFocus)
 	actTitle := "Activity"
@@ -166,8 +175,11 @@ func overlayBottom(body, over string) string {
 
 func (m Model) statusBar() string {
 	var right string
+	if n := len(m.consults.Blocks()); n > 0 {
+		right = m.st.Error.Render(plural(n, "decision")+" blocked") + " "
+	}
 	if n := m.queue.Len(); n > 0 {
-		right = m.st.Badge.Render(fmt.Sprintf("● %d waiting for you", n))
+		right += m.st.Badge.Render(fmt.Sprintf("● %d waiting for you", n))
 	}
 	var left string
 	switch {
@@ -179,6 +191,8 @@ func (m Model) statusBar() string {
 		left = m.st.Text.Render(m.status)
 	case m.mode == modeFocus:
 		left = m.st.Accent.Render("keys go to " + m.agents.Selected() + " — " + m.keys.Unfocus.Help().Key + " to leave")
+	case m.pane == paneScreen && m.boardShown():
+		left = m.help.ShortHelpView(m.boardHelp())
 	default:
 		left = m.help.ShortHelpView(m.keys.ShortHelp())
 	}
@@ -193,7 +207,11 @@ func (m Model) statusBar() string {
 func (m Model) helpView() string {
 	title := m.st.Title.Render("teamlead — keys") + m.st.Muted.Render("   (any key closes)")
 	body := m.help.FullHelpView(m.keys.FullHelp())
-	extra := m.st.Muted.Render("Commands (" + m.keys.Palette.Help().Key + "): /send <agent> <text> · /answer <id> <text> · /questions [pending|ID] · /filter <text>")
+	extra := m.st.Muted.Render("Commands (" + m.keys.Palette.Help().Key + "): /send <agent> <text> · /answer <id> <text> · /questions [pending|ID] · /filter <text>\n" +
+		"  /consults [open|all|<status>|<agent>|<decision>|c-id] · /tasks [<task>|<text>] · /acknowledge <c-id> · /escalate, /reassign <q-id|c-id>\n" +
+		"Consultations (" + m.keys.Consults.Help().Key + "): " + m.keys.Answer.Help().Key + " verdict (approve, concerns, reject) · " +
+		m.keys.Acknowledge.Help().Key + " accept the concerns · " + m.keys.Escalate.Help().Key + " escalate · " + m.keys.Reassign.Help().Key +
+		" reassign · " + m.keys.Detail.Help().Key + " request, verdicts, lineage")
 	return lipgloss.NewStyle().Padding(1, 2).Render(lipgloss.JoinVertical(lipgloss.Left, title, "", body, "", extra))
 }
 

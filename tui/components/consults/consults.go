@@ -94,10 +94,14 @@ func (m *Model) refilter() {
 	}
 	Order(m.rows)
 	m.sel = 0
+	found := false
 	for i, c := range m.rows {
 		if c.ID == cur.ID {
-			m.sel = i
+			m.sel, found = i, true
 		}
+	}
+	if !found {
+		m.detail = false // its subject is gone: never show another's
 	}
 }
 
@@ -502,9 +506,9 @@ func deadline(c consult.Consultation, now time.Time) string {
 	}
 	if !c.Deadline.IsZero() {
 		if left := c.Deadline.Sub(now); left > 0 {
-			return "in " + report.Age(left)
+			return "in " + countdown(left)
 		}
-		return "overdue " + report.Age(now.Sub(c.Deadline))
+		return "overdue " + countdown(now.Sub(c.Deadline))
 	}
 	if c.Status == consult.Escalated {
 		for i := len(c.Events) - 1; i >= 0; i-- {
@@ -521,6 +525,15 @@ func deadline(c consult.Consultation, now time.Time) string {
 		return "escalated"
 	}
 	return "no deadline"
+}
+
+// countdown is a duration to a deadline, to the minute under two days
+// (report.Age would round 1h59m down to 1h).
+func countdown(d time.Duration) string {
+	if d < time.Hour || d >= 48*time.Hour {
+		return report.Age(d)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // cell pads or truncates s to exactly w columns.

@@ -104,10 +104,14 @@ func (m *Model) refilter() {
 		return since(a).Before(since(b))
 	})
 	m.sel = 0
+	found := false
 	for i, t := range m.rows {
 		if t.ID == cur.ID {
-			m.sel = i
+			m.sel, found = i, true
 		}
+	}
+	if !found {
+		m.detail = false // its subject is gone: never show another's
 	}
 }
 
