@@ -430,7 +430,7 @@ const (
 )
 
 func (m Model) columns() columns {
-	c := columns{id: 4, status: statusW, decision: 8, task: 4, who: 20, age: 3, deadline: deadlineW, prio: 0}
+	c := columns{id: 4, status: statusW, decision: 8, task: 4, who: lipgloss.Width("requester → consulted"), age: 3, deadline: deadlineW, prio: 0}
 	for _, r := range m.rows {
 		c.id = max(c.id, len(r.ID))
 		c.decision = max(c.decision, len(r.Decision))
@@ -455,10 +455,14 @@ func (c columns) total() int {
 }
 
 func (c columns) header() string {
-	h := fmt.Sprintf("  %-*s %-*s %-*s %-*s %-*s %*s %-*s %s", c.id, "id", c.status, "status", c.decision, "decision", c.task, "task",
-		c.who, "requester → consulted (role)", c.age, "age", c.deadline, "deadline", "M")
+	who := "requester → consulted (role)"
+	if lipgloss.Width(who) > c.who {
+		who = "requester → consulted"
+	}
+	h := fmt.Sprintf("  %s %s %s %s %s %*s %s %s", cell("id", c.id), cell("status", c.status), cell("decision", c.decision), cell("task", c.task),
+		cell(who, c.who), c.age, "age", cell("deadline", c.deadline), "M")
 	if c.prio > 0 {
-		h += fmt.Sprintf(" %-*s", c.prio, "prio")
+		h += " " + cell("prio", c.prio)
 	}
 	return h
 }
