@@ -9,7 +9,13 @@ import (
 // find -exec, ssh) are followed.
 const maxNested = 6
 
-var errTooDeep = errors.New("commands nested too deep to follow")
+// maxParts bounds how many simple commands one action may hold.
+const maxParts = 256
+
+var (
+	errTooDeep = errors.New("commands nested too deep to follow")
+	errTooMany = errors.New("too many commands to check one by one")
+)
 
 // part is one simple command of a compound command, with where it runs.
 type part struct {
@@ -58,6 +64,10 @@ func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
 		if c.Control || len(c.Args) == 0 && len(c.Redirects) == 0 {
 			continue // runs nothing itself; its substitutions are commands of their own
 		}
+		if len(b.parts) >= maxParts {
+			b.parts = append(b.parts, part{cmd: Command{Text: c.Text}, err: errTooMany})
+			return
+		}
 		v := lookThrough(c)
 		if v.name == "find" {
 			v.nested = append(v.nested, findExec(v.args)...)
@@ -79,7 +89,7 @@ func (b *bashCheck) nested(n nested, cwds cwdSet, depth int) {
 	if n.words != nil {
 		text = joinValues(n.words)
 	}
-	if depth > maxNested {
+	if depth > maxNested || len(b.parts) >= maxParts {
 		b.parts = append(b.parts, part{cmd: Command{Text: text}, err: errTooDeep})
 		return
 	}

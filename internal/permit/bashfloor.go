@@ -114,7 +114,7 @@ func (b *bashCheck) floorOnly(cmds []Command, cwds cwdSet, depth int) []hit {
 		}
 		hs = append(hs, b.hits(part{cmd: c, view: v, cwds: cwds}, depth)...)
 		for _, n := range v.nested {
-			if depth >= maxNested {
+			if depth >= maxNested || len(hs) > maxParts {
 				return append(hs, hit{id: FloorUnparsable, detail: errTooDeep.Error()})
 			}
 			var inner []Command

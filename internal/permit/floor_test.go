@@ -209,6 +209,8 @@ var rmDisguises = []string{
 	"echo `rm -rf /`",
 	"cat <<EOF\n$(rm -rf /)\nEOF",
 	`echo ${X:-$(rm -rf /)}`,
+	`x=($(rm -rf /))`,
+	`for ((i=0; i<$(rm -rf /); i++)); do :; done`,
 	`for d in /; do rm -rf "$d"; done`,
 	`function f { rm -rf /; }; f`,
 	`[[ -d / ]] && rm -rf /`,

@@ -306,6 +306,7 @@ func (r Rule) matchPath(s subject) bool {
 	if base == "" || !within(s.abs, base) {
 		return false
 	}
-	rel := strings.TrimPrefix(strings.TrimPrefix(s.abs, base), "/")
-	return r.glob.Match(path.Clean("/" + rel)[1:])
+	rel := path.Clean("/" + strings.TrimPrefix(s.abs, base))[1:]
+	// dir/** covers the directory itself too (Grep(/etc) under Read(//etc/**)).
+	return r.glob.Match(rel) || r.glob.Match(rel+"/")
 }

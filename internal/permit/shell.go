@@ -328,7 +328,11 @@ func (p *shellParser) command(op, via string) error {
 			case "for":
 				cmd.Control = true
 				if p.blanks(); p.has("((") {
-					if _, err := p.balanced("((", "))"); err != nil {
+					inner, err := p.balanced("((", "))")
+					if err != nil {
+						return err
+					}
+					if err := p.extract(inner, "$("); err != nil {
 						return err
 					}
 				}

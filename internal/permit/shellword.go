@@ -15,9 +15,15 @@ func (p *shellParser) word() (Word, error) {
 		c := p.src[p.pos]
 		if c == '(' && strings.HasSuffix(p.src[start:p.pos], "=") && isAssignment(p.src[start:p.pos]) {
 			// NAME=(a b c): an array assignment.
-			if _, err := p.balanced("(", ")"); err != nil {
+			from := p.pos
+			inner, err := p.balanced("(", ")")
+			if err != nil {
 				return w, err
 			}
+			if err := p.extract(inner, "$("); err != nil {
+				return w, err
+			}
+			val.WriteString(p.src[from:p.pos])
 			w.Dynamic = true
 			continue
 		}
