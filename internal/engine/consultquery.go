@@ -102,6 +102,30 @@ func (b *statsBuilder) add(status consult.Status, decision string, mandatory boo
 	}
 }
 
+// addEntry counts one consultation from its index entry, without copies.
+func (b *statsBuilder) addEntry(e *store.MetaEntry) {
+	b.s.Matched++
+	if s := e.FieldBytes("status"); b.s.ByStatus[consult.Status(s)] > 0 { // a lookup copies nothing
+		b.s.ByStatus[consult.Status(s)]++
+	} else {
+		b.s.ByStatus[consult.Status(s)] = 1
+	}
+	if d := e.FieldBytes("decision"); b.s.ByDecision[string(d)] > 0 {
+		b.s.ByDecision[string(d)]++
+	} else {
+		b.s.ByDecision[string(d)] = 1
+	}
+	if string(e.FieldBytes("mandatory")) == "true" {
+		b.s.Mandatory++
+	}
+	if at := e.FieldBytes("verdicts.0.at"); len(at) > 0 {
+		if first, err := time.Parse(time.RFC3339Nano, string(at)); err == nil {
+			b.s.Answered++
+			b.waits = append(b.waits, first.Sub(e.Order))
+		}
+	}
+}
+
 // done returns the statistics, with the median.
 func (b *statsBuilder) done() ConsultStats {
 	if n := len(b.waits); n > 0 {
@@ -170,11 +194,7 @@ func scanIndexed(st *store.Store, f ConsultFilter, stats *statsBuilder, fn func(
 	}
 	sent := 0
 	return st.MetaScan(q, func(e *store.MetaEntry) error {
-		var first time.Time
-		if at := e.Field("verdicts.0.at"); at != "" {
-			first, _ = time.Parse(time.RFC3339Nano, at)
-		}
-		stats.add(consult.Status(e.Field("status")), e.Field("decision"), e.Field("mandatory") == "true", e.Order, first)
+		stats.addEntry(e)
 		if f.Limit > 0 && sent >= f.Limit {
 			return nil
 		}

@@ -93,16 +93,48 @@ type MetaEntry struct {
 	Order time.Time
 
 	ix   *metaIndex
-	vals []string
+	raw  []byte // the entry's tuple (a reused buffer)
+	offs []int  // where each field of raw ends, then starts the next
 	txn  *badger.Txn
 }
 
-// Field returns the value of an indexed or covered field of the entry.
-func (e *MetaEntry) Field(name string) string {
-	if i := e.ix.pos(name); i >= 0 && i < len(e.vals) {
-		return e.vals[i]
+// setTuple makes raw (copied) the entry's tuple.
+func (e *MetaEntry) setTuple(raw []byte) {
+	e.raw = append(e.raw[:0], raw...)
+	e.offs = e.offs[:0]
+	for at := 0; ; {
+		i := bytes.IndexByte(e.raw[at:], 0)
+		if i < 0 {
+			break
+		}
+		at += i
+		e.offs = append(e.offs, at)
+		at++
 	}
-	return ""
+	e.offs = append(e.offs, len(e.raw))
+}
+
+// Field returns the value of an indexed or covered field of the entry.
+func (e *MetaEntry) Field(name string) string { return string(e.FieldBytes(name)) }
+
+// FieldBytes is Field without a copy: the bytes are valid only until the
+// callback returns.
+func (e *MetaEntry) FieldBytes(name string) []byte { return e.field(e.ix.pos(name)) }
+
+// field returns the i-th value of the tuple, unescaped.
+func (e *MetaEntry) field(i int) []byte {
+	if i < 0 || i >= len(e.offs) {
+		return nil
+	}
+	start := 0
+	if i > 0 {
+		start = e.offs[i-1] + 1
+	}
+	v := e.raw[start:e.offs[i]]
+	if bytes.IndexByte(v, 1) < 0 {
+		return v
+	}
+	return []byte(decodeTuple(v, 1)[0])
 }
 
 // Load reads the entry's stored value from the scan's snapshot. It is valid

@@ -12,12 +12,14 @@ import (
 // MetaScan calls fn for each entry of an indexed meta prefix matching q, in
 // Order (then key) order, or latest first with q.Reverse, from one
 // consistent snapshot. It reads only index entries: each condition is the
-// union of its posting lists, conditions are intersected with a leapfrog
-// join, and a time range is one slice of every list; an entry's fields come
-// from the entry itself, and MetaEntry.Load reads the value only when asked.
-// It fails with ErrNotIndexed when the prefix has no finished index (the
-// caller may then read the values with MetaPrefix). An error from fn stops
-// the scan and is returned.
+// union of its posting lists, the sparsest condition (found by sampling)
+// drives, and the others are checked on each of its entries, which carry
+// every indexed and covered value; a time range is one slice of every list.
+// MetaEntry.Load reads the value only when asked. It fails with
+// ErrNotIndexed when the prefix has no finished index (the caller may then
+// read the values with MetaPrefix). fn gets the same *MetaEntry each time,
+// updated: copy what it keeps. An error from fn stops the scan and is
+// returned.
 func (s *Store) MetaScan(q MetaQuery, fn func(*MetaEntry) error) error {
 	ix := s.registry()[q.Prefix]
 	if ix == nil || !ix.ready {
@@ -60,9 +62,6 @@ func metaScanTxn(txn *badger.Txn, ix *metaIndex, q MetaQuery, fn func(*MetaEntry
 	if len(conds) == 0 {
 		conds = append(conds, newPostingCursor(txn, ix.postingPrefix("", ""), d))
 	}
-	c := newIntersection(conds, d)
-	defer c.close()
-
 	since, until := orderBytes(q.Since), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 	if !q.Until.IsZero() {
 		until = orderBytes(q.Until)
@@ -74,6 +73,11 @@ func metaScanTxn(txn *badger.Txn, ix *metaIndex, q MetaQuery, fn func(*MetaEntry
 			start = until
 		}
 	}
+	// The sparsest condition drives; every entry carries the full values,
+	// so the other conditions are checked on it (matchConds) without
+	// walking their lists.
+	c := sparsest(conds, start, d)
+	defer c.close()
 	e := &MetaEntry{ix: ix, txn: txn}
 	seen := 0
 	for c.seek(start); c.valid(); c.next() {
@@ -87,12 +91,12 @@ func metaScanTxn(txn *badger.Txn, ix *metaIndex, q MetaQuery, fn func(*MetaEntry
 			continue
 		}
 		if err := c.item().Value(func(v []byte) error {
-			e.vals = decodeTuple(v, len(ix.names))
+			e.setTuple(v)
 			return nil
 		}); err != nil {
 			return err
 		}
-		if !matchConds(ix, e.vals, q.Where) {
+		if !matchConds(ix, e, q.Where) {
 			continue // a cut name collided, or a union's duplicate
 		}
 		e.Key = q.Prefix + string(sfx[8:])
@@ -108,11 +112,12 @@ func metaScanTxn(txn *badger.Txn, ix *metaIndex, q MetaQuery, fn func(*MetaEntry
 }
 
 // matchConds checks the conditions against an entry's full values.
-func matchConds(ix *metaIndex, vals []string, conds []MetaCond) bool {
+func matchConds(ix *metaIndex, e *MetaEntry, conds []MetaCond) bool {
 	for _, c := range conds {
 		ok := false
 		for _, f := range c.Fields {
-			if i := ix.pos(f); i >= 0 && i < len(vals) && slices.Contains(c.Values, vals[i]) {
+			v := e.field(ix.pos(f))
+			if slices.ContainsFunc(c.Values, func(want string) bool { return string(v) == want }) {
 				ok = true
 				break
 			}
@@ -219,65 +224,32 @@ func (u *union) close() {
 	}
 }
 
-// intersection walks the suffixes every one of its cursors holds (a
-// leapfrog join: each cursor seeks to the current candidate, so the cost
-// follows the shortest).
-type intersection struct {
-	cs   []cursor
-	d    scanDir
-	done bool
-}
-
-// newIntersection returns the intersection of cs (the cursor itself when one).
-func newIntersection(cs []cursor, d scanDir) cursor {
+// sparsest returns the cursor whose entries, read from start, cover the
+// widest span (or that ends first), and closes the others.
+func sparsest(cs []cursor, start []byte, d scanDir) cursor {
 	if len(cs) == 1 {
 		return cs[0]
 	}
-	return &intersection{cs: cs, d: d}
-}
-
-// align moves the cursors to the first suffix they all hold.
-func (x *intersection) align() {
-	if !x.cs[0].valid() {
-		x.done = true
-		return
-	}
-	target := slices.Clone(x.cs[0].suffix())
-	for agreed, i := 1, 1; agreed < len(x.cs); i = (i + 1) % len(x.cs) {
-		c := x.cs[i]
-		if c.valid() && x.d.before(c.suffix(), target) {
-			c.seek(target)
+	best, bestEnded := -1, false
+	var bestAt []byte
+	for i, c := range cs {
+		c.seek(start)
+		for n := 0; n < sampleSteps && c.valid(); n++ {
+			c.next()
 		}
-		if !c.valid() {
-			x.done = true
-			return
+		ended := !c.valid()
+		var at []byte
+		if !ended {
+			at = slices.Clone(c.suffix())
 		}
-		if s := c.suffix(); !bytes.Equal(s, target) {
-			target, agreed = slices.Clone(s), 1
-		} else {
-			agreed++
+		if best < 0 || ended && !bestEnded || !ended && !bestEnded && d.before(bestAt, at) {
+			best, bestEnded, bestAt = i, ended, at
 		}
 	}
-}
-
-func (x *intersection) seek(target []byte) {
-	for _, c := range x.cs {
-		c.seek(target)
+	for i, c := range cs {
+		if i != best {
+			c.close()
+		}
 	}
-	x.done = false
-	x.align()
-}
-
-func (x *intersection) next() {
-	x.cs[0].next()
-	x.align()
-}
-
-func (x *intersection) valid() bool        { return !x.done }
-func (x *intersection) suffix() []byte     { return x.cs[0].suffix() }
-func (x *intersection) item() *badger.Item { return x.cs[0].item() }
-func (x *intersection) close() {
-	for _, c := range x.cs {
-		c.close()
-	}
+	return cs[best]
 }

@@ -119,16 +119,11 @@ func scanTxn(txn *badger.Txn, q Query, upper uint64, budget int, fn func(Record)
 		}
 	}
 	if len(ps) > 0 {
-		visit := func(seq uint64, at []byte) error {
-			if len(at) == 8 && !q.inTime(at) {
-				return nil // outside the time range: no need to load it
-			}
-			return v.seq(seq)
+		var keep func([]byte) bool
+		if q.hasTime() {
+			keep = q.inTime // skip postings out of the range without loading their records
 		}
-		if q.Reverse {
-			return joinPostingsReverse(txn, ps, from, upper, visit)
-		}
-		return joinPostings(txn, ps, from, upper, visit)
+		return joinPostings(txn, ps, from, upper, q.Reverse, keep, func(seq uint64, _ []byte) error { return v.seq(seq) })
 	}
 	return scanLog(txn, from, upper, q.Reverse, v.record)
 }
@@ -209,88 +204,6 @@ func timeCandidates(txn *badger.Txn, q Query, from, upper uint64, budget int) ([
 	}
 	slices.Sort(seqs)
 	return seqs, true
-}
-
-// joinPostings visits, in order, the seqs in [from, upper] present in every
-// posting list (a leapfrog merge join: each list seeks to the current
-// candidate, so the cost follows the shortest list), with the time the
-// first list's posting carries (nil if it carries none).
-func joinPostings(txn *badger.Txn, prefixes [][]byte, from, upper uint64, visit func(uint64, []byte) error) error {
-	its := make([]*badger.Iterator, len(prefixes))
-	for i, p := range prefixes {
-		its[i] = postingIterator(txn, p, false)
-		defer its[i].Close()
-	}
-	target := from
-	for target <= upper {
-		seq, ok := agree(its, prefixes, target, false)
-		if !ok || seq > upper {
-			return nil
-		}
-		if err := visitPosting(its[0], seq, visit); err != nil || seq == upper {
-			return err
-		}
-		target = seq + 1
-	}
-	return nil
-}
-
-// joinPostingsReverse is joinPostings from upper down to from.
-func joinPostingsReverse(txn *badger.Txn, prefixes [][]byte, from, upper uint64, visit func(uint64, []byte) error) error {
-	its := make([]*badger.Iterator, len(prefixes))
-	for i, p := range prefixes {
-		its[i] = postingIterator(txn, p, true)
-		defer its[i].Close()
-	}
-	target := upper
-	for target >= from {
-		seq, ok := agree(its, prefixes, target, true)
-		if !ok || seq < from {
-			return nil
-		}
-		if err := visitPosting(its[0], seq, visit); err != nil || seq == from {
-			return err
-		}
-		target = seq - 1
-	}
-	return nil
-}
-
-// visitPosting calls visit with seq and the time its posting carries.
-func visitPosting(it *badger.Iterator, seq uint64, visit func(uint64, []byte) error) error {
-	var at []byte
-	if item := it.Item(); item.ValueSize() == 8 {
-		var err error
-		if at, err = item.ValueCopy(nil); err != nil {
-			return err
-		}
-	}
-	return visit(seq, at)
-}
-
-// agree advances the iterators to the smallest seq >= target they all hold
-// (the largest seq <= target when reverse). An iterator already on a
-// candidate past target stays where it is, which saves most seeks when the
-// lists hold the same seqs.
-func agree(its []*badger.Iterator, prefixes [][]byte, target uint64, reverse bool) (uint64, bool) {
-	past := func(seq uint64) bool { return seq > target }
-	if reverse {
-		past = func(seq uint64) bool { return seq < target }
-	}
-	for agreed, i := 0, 0; agreed < len(its); i = (i + 1) % len(its) {
-		if !its[i].Valid() || seqSuffix(its[i].Item().Key()) != target && !past(seqSuffix(its[i].Item().Key())) {
-			its[i].Seek(cat(prefixes[i], u64(target)))
-		}
-		if !its[i].Valid() {
-			return 0, false
-		}
-		if seq := seqSuffix(its[i].Item().Key()); seq != target {
-			target, agreed = seq, 1
-		} else {
-			agreed++
-		}
-	}
-	return target, true
 }
 
 // scanLog visits log values with seq in [from, upper], descending when reverse.

@@ -182,7 +182,7 @@ func TestIndexesBoundTheWork(t *testing.T) {
 	err := s.db.View(func(txn *badger.Txn) error {
 		var visited []uint64
 		ps := Query{Agent: "busy", Task: "rare", Kind: "refusal"}.postings()
-		err := joinPostings(txn, ps, 1, s.LastSeq(), func(seq uint64, _ []byte) error {
+		err := joinPostings(txn, ps, 1, s.LastSeq(), false, nil, func(seq uint64, _ []byte) error {
 			visited = append(visited, seq)
 			return nil
 		})

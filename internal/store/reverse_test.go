@@ -78,7 +78,7 @@ func TestReverseLimitReadsOnlyTheNewest(t *testing.T) {
 	commitT(t, s, b)
 	var visited []uint64
 	err := s.db.View(func(txn *badger.Txn) error {
-		return joinPostingsReverse(txn, Query{Agent: "busy"}.postings(), 1, s.LastSeq(), func(seq uint64, at []byte) error {
+		return joinPostings(txn, Query{Agent: "busy"}.postings(), 1, s.LastSeq(), true, nil, func(seq uint64, at []byte) error {
 			visited = append(visited, seq)
 			if len(at) != 8 {
 				t.Errorf("posting of %d carries %d bytes, want its time", seq, len(at))
@@ -95,5 +95,46 @@ func TestReverseLimitReadsOnlyTheNewest(t *testing.T) {
 	got := queryT(t, s, Query{Agent: "busy", Since: t0.Add(100 * time.Second), Until: t0.Add(200 * time.Second), Limit: 3, Reverse: true})
 	if !slices.Equal(seqsOf(got), []uint64{200, 199, 198}) {
 		t.Fatalf("got %v", seqsOf(got))
+	}
+}
+
+// TestJoinKeepsOnlyPostingsInTheRange checks that a join passes over the
+// postings whose time keep rejects, in both directions, whichever list is
+// sparser.
+func TestJoinKeepsOnlyPostingsInTheRange(t *testing.T) {
+	s := openT(t, t.TempDir(), Options{})
+	b := &Batch{}
+	for i := range 1000 {
+		r := Record{Time: t0.Add(time.Duration(i) * time.Second), Kind: "message", Agent: "busy"}
+		if i%10 == 0 {
+			r.Task = "sparse"
+		}
+		b.Records = append(b.Records, r)
+	}
+	commitT(t, s, b)
+	q := Query{Since: t0.Add(500 * time.Second), Until: t0.Add(540 * time.Second)}
+	for _, reverse := range []bool{false, true} {
+		for _, ps := range [][][]byte{
+			{postingPrefix(prefixAgent, "busy"), postingPrefix(prefixTask, "sparse")},
+			{postingPrefix(prefixTask, "sparse"), postingPrefix(prefixKind, "message")},
+		} {
+			var visited []uint64
+			err := s.db.View(func(txn *badger.Txn) error {
+				return joinPostings(txn, ps, 1, s.LastSeq(), reverse, q.inTime, func(seq uint64, at []byte) error {
+					visited = append(visited, seq)
+					if !q.inTime(at) {
+						t.Errorf("visited %d out of the range", seq)
+					}
+					return nil
+				})
+			})
+			want := []uint64{501, 511, 521, 531}
+			if reverse {
+				slices.Reverse(want)
+			}
+			if err != nil || !slices.Equal(visited, want) {
+				t.Errorf("reverse %v: visited %v (%v), want %v", reverse, visited, err, want)
+			}
+		}
 	}
 }
