@@ -133,9 +133,9 @@ func (m Model) boardShown() bool {
 }
 
 // toggleBoard shows board v in the right pane and focuses it, or, when it
-// is shown already, goes back to the agent's screen.
+// is shown and focused already, goes back to the agent's screen.
 func (m *Model) toggleBoard(v rightView) tea.Cmd {
-	if m.right == v {
+	if m.right == v && m.pane == paneScreen {
 		m.right = viewScreen
 		return nil
 	}

@@ -76,7 +76,7 @@ func DefaultKeyMap() KeyMap {
 		Progress:  b("5|workflow/screen", "5"),
 		Consults:  b("6|consultations", "6"),
 		Tasks:     b("7|tasks", "7"),
-		Detail:    b("enter/v|details", "enter", "v"),
+		Detail:    b("enter/v|details", "v", "enter"),
 		// Not k: k moves up.
 		Acknowledge: b("K|acknowledge concerns", "K"),
 		Reassign:    b("r|reassign", "r"),
