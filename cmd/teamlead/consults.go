@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/report"
 )
@@ -30,7 +28,7 @@ func newConsultsCmd(g *globals) *cobra.Command {
 		Short: "List consultations (seed 002), newest first, with summary statistics",
 		Long: "Consults lists consultations, newest first, and summarises every one that matched\n" +
 			"(also those past --limit). --since and --until bound the creation time and take RFC 3339\n" +
-			"(2026-11-21T10:00:00Z), a date (2026-11-21), or a duration meaning that long ago (90m).",
+			"(2026-11-21T10:00:00Z), a date (2026-11-21), or a duration meaning that long ago (90m, 7d).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			now := time.Now()
@@ -139,15 +137,10 @@ func consultSummary(stats engine.ConsultStats, listed int) string {
 // queryConsults asks the running console, or reads the store; both answer
 // with engine.ScanConsultations.
 func queryConsults(g *globals, f engine.ConsultFilter, fn func(doc []byte) error) (engine.ConsultStats, error) {
-	if c, err := g.client(); err == nil {
-		return c.QueryConsults(f, fn)
-	} else if !errors.Is(err, control.ErrNoConsole) {
-		return engine.ConsultStats{}, err
-	}
-	st, err := openReadOnly(g)
+	src, err := openSource(g)
 	if err != nil {
 		return engine.ConsultStats{}, err
 	}
-	defer st.Close()
-	return engine.ScanConsultations(st, f, fn)
+	defer src.close()
+	return src.consults(f, fn)
 }
