@@ -85,6 +85,13 @@ func (m Model) detailView() string {
 			if l.Supersedes != "" {
 				line += ", supersedes " + l.Supersedes
 			}
+			if n := len(l.Verdicts); n > 0 {
+				v := l.Verdicts[n-1]
+				line += fmt.Sprintf(" — %s by %s", v.Verdict, v.By)
+				if b := oneLine(v.Body); b != "" {
+					line += ": " + b
+				}
+			}
 			add(text, line)
 		}
 	}
