@@ -304,7 +304,12 @@ func (m Model) View() string {
 		if !anyShown(b, shown) {
 			continue
 		}
-		for _, l := range wrap(m.blockLine(b), w, "    ") {
+		line := m.blockLine(b)
+		if lipgloss.Width(line) > w {
+			// Too long for one line: what is held, then by what.
+			line = strings.Replace(line, " — held by ", "\nheld by ", 1)
+		}
+		for _, l := range wrap(line, w, "    ") {
 			lines = append(lines, m.st.Error.Render(l))
 		}
 	}
@@ -561,7 +566,10 @@ func orDash(s string) string {
 // starting with indent.
 func wrap(s string, w int, indent string) []string {
 	var out []string
-	for _, para := range strings.Split(s, "\n") {
+	for i, para := range strings.Split(s, "\n") {
+		if i > 0 {
+			para = indent + para
+		}
 		lines := strings.Split(ansi.Wrap(para, w, ""), "\n")
 		out = append(out, lines[0])
 		if len(lines) > 1 {
