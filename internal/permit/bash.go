@@ -37,6 +37,15 @@ type bashCheck struct {
 }
 
 func (p *Policy) checkBash(a Action, agent string, env Env) Decision {
+	_, ds := p.bashParts(a, agent, env)
+	if isForkBomb(a.Arg) {
+		ds = append(ds, p.decision(a.String(), nil, []hit{{id: FloorForkBomb, detail: "a function piping itself into itself"}}))
+	}
+	return combine(a.String(), ds)
+}
+
+// bashParts splits a Bash action into its parts and decides each.
+func (p *Policy) bashParts(a Action, agent string, env Env) ([]part, []Decision) {
 	b := &bashCheck{p: p, agent: agent, env: env}
 	cmds, err := SplitShell(a.Arg)
 	if err != nil {
@@ -48,14 +57,11 @@ func (p *Policy) checkBash(a Action, agent string, env Env) Decision {
 		b.parts = append(b.parts, part{cmd: Command{Text: strings.TrimSpace(a.Arg)}, cwds: newCwdSet(env, nil)})
 	}
 	b.facts()
-	var ds []Decision
+	ds := make([]Decision, 0, len(b.parts))
 	for _, pt := range b.parts {
 		ds = append(ds, b.decide(pt))
 	}
-	if isForkBomb(a.Arg) {
-		ds = append(ds, p.decision(a.String(), nil, []hit{{id: FloorForkBomb, detail: "a function piping itself into itself"}}))
-	}
-	return combine(a.String(), ds)
+	return b.parts, ds
 }
 
 // collect adds the parts of cmds, and of the commands they run.

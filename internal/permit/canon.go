@@ -31,8 +31,11 @@ var matchWrappers = map[string]bool{"timeout": true, "time": true, "nice": true,
 // matched against: harmless assignments and process wrappers dropped,
 // words unquoted and requoted the same way however they were written, one
 // space between words, redirections left out.
-func matchText(c Command) string {
-	var words []string
+func matchText(c Command) string { return joinCanon(matchWords(c)) }
+
+// matchWords are the words matchText is made of.
+func matchWords(c Command) []Word {
+	var words []Word
 	keep := false
 	for _, a := range c.Assigns {
 		if !isSafeAssign(a) {
@@ -40,25 +43,19 @@ func matchText(c Command) string {
 		}
 	}
 	if keep {
-		for _, a := range c.Assigns {
-			words = append(words, canonWord(a))
-		}
+		words = append(words, c.Assigns...)
 	}
 	args := c.Args
 	if !keep {
 		for len(args) > 0 && !args[0].Dynamic && matchWrappers[args[0].Value] {
-			spec := wrappers[args[0].Value]
-			rest, ok := spec.skip(args[1:])
+			rest, ok := wrappers[args[0].Value].skip(args[1:])
 			if !ok {
 				break
 			}
 			args = rest
 		}
 	}
-	for _, a := range args {
-		words = append(words, canonWord(a))
-	}
-	return strings.Join(words, " ")
+	return append(words, args...)
 }
 
 // canonWord writes a word the one way rules see it: a word with

@@ -257,6 +257,9 @@ func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!
 
 // child returns the value of key in mapping n, or nil.
 func child(n *yaml.Node, key string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
 			return deref(n.Content[i+1])
