@@ -474,7 +474,7 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(k, ks.Answer), key.Matches(k, ks.Focus):
 			return m.answerSelected()
 		case key.Matches(k, ks.Escalate):
-			if id := m.activeQueue().Selected().ID; strings.HasPrefix(id, "q-") {
+			if id := m.activeQueue().Selected().ID; strings.HasPrefix(id, "q-") || strings.HasPrefix(id, "c-") {
 				return m, m.escalate(id)
 			}
 		}

@@ -84,7 +84,7 @@ func (m *Machine) EscalateNow(id string, now time.Time) (Escalation, error) {
 	if !c.Open() {
 		return Escalation{}, fmt.Errorf("%w: %s is %s", ErrClosed, id, c.Status)
 	}
-	return m.escalate(c, "escalated by the human", now), nil
+	return m.escalate(c, "the human asked for it", now), nil
 }
 
 func (m *Machine) escalate(c *Consultation, why string, now time.Time) Escalation {
