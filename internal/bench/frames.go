@@ -15,12 +15,14 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui"
 	"github.com/teamlead/teamlead/tui/components/screen"
@@ -351,6 +353,15 @@ func (c *benchConsole) Ask(questions.Ask) (questions.Question, error) {
 
 // Reassign implements tui.Console (nothing is reassigned).
 func (c *benchConsole) Reassign(id, answerer string) error { return nil }
+
+// Consultations implements tui.Console: none in the benchmark.
+func (c *benchConsole) Consultations() []consult.Consultation { return nil }
+
+// Acknowledge implements tui.Console (nothing is acknowledged).
+func (c *benchConsole) Acknowledge(id string) error { return nil }
+
+// Tasks implements tui.Console: none in the benchmark.
+func (c *benchConsole) Tasks() []tasks.Task { return nil }
 
 // Bus implements tui.Console.
 func (c *benchConsole) Bus() bus.Bus { return c.b }

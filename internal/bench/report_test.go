@@ -180,3 +180,40 @@ func TestCombine(t *testing.T) {
 		t.Error("Combine(nil) != nil")
 	}
 }
+
+func auditFixture() *AuditResult {
+	q := func(name string, p50, p99 time.Duration, returned, matched int, target time.Duration) QueryFigure {
+		return QueryFigure{Name: name, Latency: Summary{N: 30, P50: p50, P90: p99, P99: p99, Max: p99}, Returned: returned, Matched: matched, Target: target}
+	}
+	return &AuditResult{Records: 1000000, Consultations: 200000, Days: 90, StoreBytes: 345e6, Build: 43800 * time.Millisecond,
+		Baseline: Summary{N: 30, P50: 100 * time.Microsecond, P99: 200 * time.Microsecond},
+		Queries: []QueryFigure{
+			q("audit --agent dev2 --since 7d --newest --limit 100", 2*time.Millisecond, 4*time.Millisecond, 100, -1, AuditTarget),
+			q("consults --decision infrastructure --status approved", 24*time.Millisecond, 60*time.Millisecond, 100, 25611, AuditTarget),
+			q("consults, no filter (statistics over all; SC-006 target)", 150*time.Millisecond, 210*time.Millisecond, 100, 200000, SC006Target),
+		},
+		Exports: []ExportFigure{{Format: "md", Consultations: 100000, Bytes: 94.8e6, Took: 3610 * time.Millisecond},
+			{Format: "csv", Consultations: 100000, Bytes: 73.4e6, Took: 3440 * time.Millisecond}},
+	}
+}
+
+func TestReportAudit(t *testing.T) {
+	r := &Report{GoVersion: "go1.26.8", OS: "linux", Arch: "amd64", CPUs: 2, Time: time.Date(2026, 11, 21, 13, 10, 0, 0, time.UTC), Audit: auditFixture()}
+	var b strings.Builder
+	r.Format(&b)
+	want := `teamlead bench — go1.26.8 linux/amd64, 2 CPUs, 2026-11-21T13:10:00Z
+audit     1000000 records and 200000 consultations over 90 days (store built in 43.8 s, 345 MB); baseline: one meta key read p50 0.10 ms, p99 0.20 ms
+  query (in process, store read-only)                       p50                  p99                  returned  matched  target p99
+  audit --agent dev2 --since 7d --newest --limit 100        2.00 ms (20.0x)      4.00 ms (20.0x)      100       -        < 50 ms  ok
+  consults --decision infrastructure --status approved      24.00 ms (240.0x)    60.00 ms (300.0x)    100       25611    < 50 ms  MISSED
+  consults, no filter (statistics over all; SC-006 target)  150.00 ms (1500.0x)  210.00 ms (1050.0x)  100       200000   < 5 s  ok
+export    md   100000 consultations  94.8 MB in 3.61 s  26.3 MB/s  (36.1 µs per consultation, no target)
+          csv  100000 consultations  73.4 MB in 3.44 s  21.3 MB/s  (34.4 µs per consultation, no target)
+`
+	if got := b.String(); got != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
+	}
+	if len(r.Problems()) != 0 {
+		t.Errorf("a missed target counts as broken: %v", r.Problems())
+	}
+}

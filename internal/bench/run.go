@@ -4,8 +4,10 @@
 // and the ingest path against tmux showing them; the engine's relay latency
 // (with its store, page-cache or fsync durability) against a bare relay
 // between the same agents at the same rate; the dashboard's frame time with
-// 50 busy agents against the same with them idle; and a terminal's memory
-// with a full scrollback against the text it keeps. Every figure is
+// 50 busy agents against the same with them idle; a terminal's memory
+// with a full scrollback against the text it keeps; and filtered audit and
+// consultation queries on a large store against reading one key of it,
+// with the compliance export's speed (audit.go). Every figure is
 // reported as a ratio to its baseline, because the machines it runs on are
 // shared and noisy.
 //
@@ -59,6 +61,12 @@ type Options struct {
 	Teamlead string
 	// StoredQuestions is how many questions are stored for that latency.
 	StoredQuestions int
+	// AuditRecords and AuditConsults size the store of the audit query
+	// figures (0 records skips them); AuditExport is how many
+	// consultations the export figures write.
+	AuditRecords, AuditConsults, AuditExport int
+	// Only runs one part: "" (all) or "audit".
+	Only string
 }
 
 // Run measures everything and returns the report; progress goes to
@@ -91,6 +99,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	}
 	defer os.RemoveAll(dir)
 	rep := &Report{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Time: time.Now()}
+	if o.Only == "audit" {
+		return rep, measureAudit(rep, o, dir, progress)
+	}
 
 	fmt.Fprintf(progress, "tlbench: parser, bare PTY, ingest and tmux on a %d MiB log...\n", o.LogMB)
 	if rep.Throughput, err = MeasureThroughput(o.Exe, dir, o.LogMB<<20, o.Seed, 5, 3); err != nil {
@@ -168,5 +179,22 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		}
 		rep.Questions = &q
 	}
-	return rep, nil
+	return rep, measureAudit(rep, o, dir, progress)
+}
+
+// measureAudit adds the audit figures to rep, unless o skips them. The
+// store is built under dir, which Run removes.
+func measureAudit(rep *Report, o Options, dir string, progress io.Writer) error {
+	if o.AuditRecords <= 0 {
+		return nil
+	}
+	fmt.Fprintf(progress, "tlbench: audit queries: building a store of %d records and %d consultations over 90 days...\n",
+		o.AuditRecords, o.AuditConsults)
+	a, err := MeasureAudit(AuditOptions{Dir: dir, Records: o.AuditRecords, Consultations: o.AuditConsults, Days: 90,
+		Runs: 30, Export: o.AuditExport, Seed: o.Seed}, progress)
+	if err != nil {
+		return fmt.Errorf("audit figures: %w", err)
+	}
+	rep.Audit = a
+	return nil
 }
