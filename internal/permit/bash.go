@@ -164,7 +164,7 @@ func (b *bashCheck) decide(pt part) Decision {
 // workdir, for rules with paths: workdir. An expansion, or a relative word
 // when a cd may have left the workdir, counts as outside.
 func (b *bashCheck) pathsInside(pt part) bool {
-	if pt.view.extraArgs || pt.view.chdir {
+	if pt.view.extraArgs || pt.view.chdir || pt.view.opaque {
 		return false
 	}
 	relOK := pt.cwds.allInside()
@@ -177,6 +177,7 @@ func (b *bashCheck) pathsInside(pt part) bool {
 			}
 		}
 	}
+	words = append(append(words, pt.view.reads...), pt.view.writes...)
 	for _, w := range words {
 		if w.Dynamic {
 			return false

@@ -51,6 +51,12 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, hit{id: FloorKillAll, detail: v.name + " -1"})
 	}
 	hs = append(hs, redirectHits(pt.cmd, cwds, env)...)
+	if v.sedExec {
+		hs = append(hs, hit{id: FloorDynamicCommand, detail: "sed's e command runs shell commands"})
+	}
+	for _, w := range v.writes {
+		hs = append(hs, writeHits(w, cwds, env, v.name)...)
+	}
 	switch {
 	case (v.script == scriptStdin || v.script == scriptDynamic) && b.hasFetcher:
 		hs = append(hs, hit{id: FloorPipeToShell, detail: v.name + " runs code next to a download"})
@@ -67,7 +73,8 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 // credentialHits: a credential named anywhere in the part is read, or
 // sent off the machine when the compound command uses the network.
 func (b *bashCheck) credentialHits(pt part) []hit {
-	for _, w := range allWords(pt.cmd) {
+	words := append(allWords(pt.cmd), pt.view.reads...)
+	for _, w := range append(words, pt.view.writes...) {
 		if p, ok := credentialIn(w, pt.cwds); ok {
 			if b.hasNetwork {
 				return []hit{{id: FloorCredentialExfil, detail: p + " next to a network command"}}

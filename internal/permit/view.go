@@ -32,6 +32,10 @@ type view struct {
 	chdir       bool   // it runs in another directory or root
 	script      scriptKind
 	nested      []nested
+	opaque      bool   // its arguments hide what it touches (sed -f FILE): never provably inside the workdir
+	sedExec     bool   // a sed program that runs shell commands
+	writes      []Word // files it writes that are not words of their own (sed's w)
+	reads       []Word // files it reads that are not words of their own (sed's r)
 }
 
 // shells read shell code; their -c text is split and checked.
@@ -91,7 +95,18 @@ func lookThrough(c Command) view {
 			v.privileged = name
 			v.nested = append(v.nested, suCommand(v.args)...)
 		case "git":
-			v.nested = append(v.nested, parseGit(v.args).nested...)
+			v.nested = append(v.nested, gitRuns(v.args)...)
+		case "sed", "gsed":
+			sedView(&v)
+		case "ssh":
+			for i, a := range v.args {
+				if a.Value == "-o" && i+1 < len(v.args) {
+					k, val, _ := strings.Cut(v.args[i+1].Value, "=")
+					if strings.EqualFold(k, "ProxyCommand") || strings.EqualFold(k, "LocalCommand") {
+						v.nested = append(v.nested, nested{text: val})
+					}
+				}
+			}
 		case "watch":
 			if inner, exec := watchCommand(v.args); exec {
 				words = inner
@@ -99,6 +114,12 @@ func lookThrough(c Command) view {
 			} else if len(inner) > 0 {
 				v.nested = append(v.nested, nested{text: joinValues(inner)})
 			}
+		}
+		if opts, ok := cmdOptions[name]; ok {
+			v.nested = append(v.nested, optionCommands(v.args, opts)...)
+		}
+		if opts, ok := outputOpts[name]; ok {
+			v.writes = append(v.writes, optionFiles(v.args, opts)...)
 		}
 		v.script, v.nested = scriptOf(v, c, v.nested)
 		return v

@@ -1,0 +1,166 @@
+package permit
+
+import "strings"
+
+// sedScript is what a sed program does beyond editing its stream.
+type sedScript struct {
+	exec   bool     // the e command or the s///e flag runs shell commands
+	writes []string // files the w and W commands and the s///w flag write
+	reads  []string // files the r and R commands read
+}
+
+// sedPrograms returns the programs of a sed command line: the -e and
+// --expression values, or its first operand; false when a program comes
+// from a file (-f), which cannot be read here.
+func sedPrograms(args []Word) ([]string, bool) {
+	var progs []string
+	var operands []string
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i].Value
+			}
+			return ""
+		}
+		switch {
+		case v == "--":
+			for _, a := range args[i+1:] {
+				operands = append(operands, a.Value)
+			}
+			i = len(args)
+		case v == "-e" || v == "--expression":
+			progs = append(progs, next())
+		case strings.HasPrefix(v, "--expression="):
+			progs = append(progs, strings.TrimPrefix(v, "--expression="))
+		case v == "-f" || v == "--file" || strings.HasPrefix(v, "--file="):
+			return nil, false
+		case v == "-l" || v == "--line-length":
+			next()
+		case strings.HasPrefix(v, "--"):
+		case len(v) > 1 && v[0] == '-':
+			// A cluster of flags; e and f take the rest (-ne 'p', -f file).
+			for j := 1; j < len(v); j++ {
+				if v[j] == 'e' {
+					if j+1 < len(v) {
+						progs = append(progs, v[j+1:])
+					} else {
+						progs = append(progs, next())
+					}
+					break
+				}
+				if v[j] == 'f' {
+					return nil, false
+				}
+				if v[j] == 'l' {
+					if j+1 == len(v) {
+						next()
+					}
+					break
+				}
+			}
+		default:
+			if args[i].Dynamic {
+				operands = append(operands, "\x00dynamic")
+			} else {
+				operands = append(operands, v)
+			}
+		}
+	}
+	if len(progs) == 0 && len(operands) > 0 {
+		progs = operands[:1]
+	}
+	for _, p := range progs {
+		if p == "\x00dynamic" {
+			return nil, false
+		}
+	}
+	return progs, true
+}
+
+// scanSed reads a sed program for the commands that leave the stream: e,
+// s///e, w, W, s///w, r, R.
+func scanSed(prog string) sedScript {
+	var s sedScript
+	i := 0
+	restOfLine := func() string {
+		j := strings.IndexByte(prog[i:], '\n')
+		if j < 0 {
+			j = len(prog) - i
+		}
+		out := strings.TrimSpace(prog[i : i+j])
+		i += j
+		return out
+	}
+	delimited := func(n int) { // skips n segments ending with the delimiter at prog[i]
+		if i >= len(prog) {
+			return
+		}
+		d := prog[i]
+		i++
+		for ; n > 0 && i < len(prog); i++ {
+			switch prog[i] {
+			case '\\':
+				i++
+			case d:
+				n--
+			}
+		}
+	}
+	for i < len(prog) {
+		c := prog[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == '!' || c == ',' ||
+			c >= '0' && c <= '9' || c == '$' || c == '~' || c == '+':
+			i++
+			continue
+		case c == '/':
+			delimited(1)
+			continue
+		case c == '\\' && i+1 < len(prog):
+			i++
+			delimited(1)
+			continue
+		}
+		i++
+		switch c {
+		case 's':
+			delimited(2)
+			flags := ""
+			for i < len(prog) && strings.IndexByte("gpiImMe0123456789", prog[i]) >= 0 {
+				flags += string(prog[i])
+				i++
+			}
+			if strings.Contains(flags, "e") {
+				s.exec = true
+			}
+			if i < len(prog) && prog[i] == 'w' {
+				i++
+				s.writes = append(s.writes, restOfLine())
+			}
+		case 'y':
+			delimited(2)
+		case 'e':
+			s.exec = true
+			restOfLine()
+		case 'w', 'W':
+			s.writes = append(s.writes, restOfLine())
+		case 'r', 'R':
+			s.reads = append(s.reads, restOfLine())
+		case 'a', 'i', 'c':
+			for {
+				line := restOfLine()
+				if !strings.HasSuffix(line, "\\") || i >= len(prog) {
+					break
+				}
+				i++
+			}
+		case ':', 'b', 't', 'T':
+			for i < len(prog) && prog[i] != ';' && prog[i] != '\n' {
+				i++
+			}
+		}
+	}
+	return s
+}
