@@ -392,13 +392,3 @@ func human(dur time.Duration) string {
 	}
 	return s
 }
-
-// Members lists team's agents with their roles, as the consultation
-// machine takes them.
-func members(team *config.Team) []consult.Member {
-	out := make([]consult.Member, 0, len(team.Agents))
-	for _, a := range team.Agents {
-		out = append(out, consult.Member{Name: a.Name, Role: strings.ToLower(a.Role)})
-	}
-	return out
-}
