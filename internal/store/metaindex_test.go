@@ -426,3 +426,23 @@ func TestMetaIndexBuildWhileCommitting(t *testing.T) {
 		t.Fatalf("%d index keys for %d docs", n, len(m))
 	}
 }
+
+// FuzzTuple checks that an entry's values survive encoding, whatever bytes
+// they hold, and that each field reads back alone.
+func FuzzTuple(f *testing.F) {
+	f.Add("approved", "", "a\x00b\x01c")
+	f.Add("\x01\x02", "\x00", "\x01")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		vals := []string{a, b, c}
+		if got := decodeTuple(encodeTuple(vals), len(vals)); !slices.Equal(got, vals) {
+			t.Fatalf("decodeTuple(encodeTuple(%q)) = %q", vals, got)
+		}
+		e := &MetaEntry{ix: &metaIndex{names: []string{"a", "b", "c"}}}
+		e.setTuple(encodeTuple(vals))
+		for i, name := range []string{"a", "b", "c"} {
+			if got := e.Field(name); got != vals[i] {
+				t.Fatalf("Field(%s) = %q, want %q", name, got, vals[i])
+			}
+		}
+	})
+}
