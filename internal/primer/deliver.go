@@ -68,17 +68,11 @@ func Plan(text, mode, arg, workdir string) (Delivery, error) {
 		if err != nil {
 			return Delivery{}, fmt.Errorf("%w: flag %q: %v", ErrMode, arg, err)
 		}
-		found := false
-		for i, w := range words {
-			if strings.Contains(w, Placeholder) {
-				words[i] = strings.ReplaceAll(w, Placeholder, text)
-				found = true
-			}
+		args, err := FlagArgs(text, words)
+		if err != nil {
+			return Delivery{}, err
 		}
-		if !found {
-			return Delivery{}, fmt.Errorf("%w: flag %q has no %s where the primer goes, e.g. --append-system-prompt %s", ErrMode, arg, Placeholder, Placeholder)
-		}
-		return Delivery{Args: words}, nil
+		return Delivery{Args: args}, nil
 	case ModeFile:
 		name := strings.TrimSpace(arg)
 		if name == "" {
@@ -92,6 +86,25 @@ func Plan(text, mode, arg, workdir string) (Delivery, error) {
 		return Delivery{Message: text}, nil
 	}
 	return Delivery{}, fmt.Errorf("%w: mode %q: use %s, %s or %s", ErrMode, mode, ModeFlag, ModeFile, ModeMessage)
+}
+
+// FlagArgs is argv with Placeholder replaced by text in every argument
+// that holds it (argv itself is not changed): the arguments ModeFlag
+// appends, for a preset that gives them as a list.
+func FlagArgs(text string, argv []string) ([]string, error) {
+	out := make([]string, len(argv))
+	found := false
+	for i, w := range argv {
+		out[i] = w
+		if strings.Contains(w, Placeholder) {
+			out[i] = strings.ReplaceAll(w, Placeholder, text)
+			found = true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: flag %q has no %s where the primer goes, e.g. --append-system-prompt %s", ErrMode, strings.Join(argv, " "), Placeholder, Placeholder)
+	}
+	return out, nil
 }
 
 // splitArgs splits s at blanks; '...' and "..." keep blanks inside a word.

@@ -45,6 +45,20 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+func TestFlagArgs(t *testing.T) {
+	argv := []string{"--append-system-prompt", "{primer}", "--x={primer}!"}
+	got, err := FlagArgs("P Q", argv)
+	if err != nil || !reflect.DeepEqual(got, []string{"--append-system-prompt", "P Q", "--x=P Q!"}) {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if argv[1] != "{primer}" {
+		t.Error("FlagArgs changed its argument")
+	}
+	if _, err := FlagArgs("P", []string{"--verbose"}); !errors.Is(err, ErrMode) {
+		t.Errorf("no placeholder: %v", err)
+	}
+}
+
 const (
 	begin = BeginMarker + "\n"
 	end   = EndMarker + "\n"

@@ -101,8 +101,9 @@ type data struct {
 	Mates      []mate
 	Count      int
 	// Peer is whom the examples address: a teammate the agent may consult,
-	// else any teammate, else team-lead.
-	Peer string
+	// else any teammate, else team-lead; AckBody and AnsweredBy are what
+	// the console says of a message to Peer and of its answer.
+	Peer, AckBody, AnsweredBy string
 	// Needs, Duties: the mandatory rules naming the agent's role.
 	Needs  []need
 	Duties []duty
@@ -289,6 +290,10 @@ func build(team *config.Team, agent string) (*data, error) {
 		d.Peer = d.Advisor
 	} else if len(d.Mates) > 0 {
 		d.Peer = d.Mates[0].Name
+	}
+	d.AckBody, d.AnsweredBy = "relayed m-41 to "+d.Peer, "agent/"+d.Peer
+	if d.Peer == protocolTeamLead {
+		d.AckBody, d.AnsweredBy = "received m-41", "human/requester"
 	}
 	d.DevName = "dev"
 	if ns := byRole["developer"]; len(ns) > 0 {

@@ -267,7 +267,8 @@ func TestSoloAgent(t *testing.T) {
 	}
 	text := primerOf(t, team, "solo")
 	if !strings.Contains(text, "You are the only agent") || !strings.Contains(text, "to: team-lead\ntype: question") ||
-		!strings.Contains(text, "role review (no agent has it") {
+		!strings.Contains(text, "role review (no agent has it") || !strings.Contains(text, "body: received m-41 [/ROUTE]") ||
+		!strings.Contains(text, "answered-by: human/requester") {
 		t.Errorf("solo primer:\n%s", text)
 	}
 	multi, inline := examples(t, text)
