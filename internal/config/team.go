@@ -30,6 +30,8 @@ type Team struct {
 	// Consultations configures mandatory consultations (seed 002) and
 	// query files (seed 000).
 	Consultations Consultations `yaml:"consultations"`
+	// Permissions configures permission requests and their policy.
+	Permissions Permissions `yaml:"permissions"`
 
 	// File is the absolute path the team was loaded from.
 	File string `yaml:"-"`
@@ -290,6 +292,9 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 		}
 	}
 	if err := t.validateConsultations(base); err != nil {
+		return err
+	}
+	if err := t.validatePermissions(base); err != nil {
 		return err
 	}
 	return t.validateQuestions(file, root, base)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -115,6 +116,34 @@ func (c *Client) Questions(status, id string) ([]questions.Question, error) {
 	var out []questions.Question
 	err := c.do(Request{Cmd: "questions", Status: status, ID: id}, func(r Reply) error {
 		out = append(out, r.Questions...)
+		return nil
+	})
+	return out, err
+}
+
+// Permission asks the console to decide action for the agent this process
+// runs in (its CLI's hook); it may wait for the human.
+func (c *Client) Permission(action string) (approvals.Request, error) {
+	var out approvals.Request
+	err := c.do(Request{Cmd: "permission", Text: action}, func(r Reply) error {
+		if len(r.Permissions) > 0 {
+			out = r.Permissions[0]
+		}
+		return nil
+	})
+	return out, err
+}
+
+// HookState tells the console what the agent this process runs in is doing.
+func (c *Client) HookState(state string) error {
+	return c.do(Request{Cmd: "hook-state", Status: state}, func(Reply) error { return nil })
+}
+
+// Permissions lists every permission request.
+func (c *Client) Permissions() ([]approvals.Request, error) {
+	var out []approvals.Request
+	err := c.do(Request{Cmd: "permissions"}, func(r Reply) error {
+		out = append(out, r.Permissions...)
 		return nil
 	})
 	return out, err

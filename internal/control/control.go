@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -67,6 +68,8 @@ type Reply struct {
 	Questions []questions.Question   `json:"questions,omitempty"`
 	Consults  []consult.Consultation `json:"consults,omitempty"`
 	Tasks     []tasks.Task           `json:"tasks,omitempty"`
+	// Permissions are permission requests (permission, permissions).
+	Permissions []approvals.Request `json:"permissions,omitempty"`
 	// Docs are stored consultations as JSON (consult-query streams them).
 	Docs []json.RawMessage `json:"docs,omitempty"`
 	// ConsultStats summarises every match of a consult-query (its last line).
@@ -94,6 +97,11 @@ type Console interface {
 	Reassign(id, answerer string) error
 	// Acknowledge accepts the concerns raised on a consultation.
 	Acknowledge(id string) error
+	// HookPermission decides an agent hook's permission request, waiting
+	// for the human up to the configured time.
+	HookPermission(agent, action string) (approvals.Request, error)
+	// HookState records what an agent's hook says it is doing.
+	HookState(agent, state string)
 	Store() *store.Store
 	Bus() bus.Bus
 }
@@ -280,6 +288,30 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{Consults: cs, End: true})
 	case "consult-query":
 		s.consultQuery(enc, req)
+	case "permission":
+		agent := s.asker(c)
+		if agent == "human" {
+			fail(fmt.Errorf("permission: only an agent's hook asks for permission (this process is in no agent's session)"))
+			return
+		}
+		r, err := s.console.HookPermission(agent, req.Text)
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Permissions: []approvals.Request{r}, End: true})
+	case "hook-state":
+		if agent := s.asker(c); agent != "human" {
+			s.console.HookState(agent, req.Status)
+		}
+		_ = enc.Encode(Reply{End: true})
+	case "permissions":
+		rs, err := engine.StoredPermissions(s.console.Store())
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Permissions: rs, End: true})
 	case "tasks":
 		ts, err := engine.StoredTasks(s.console.Store())
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
@@ -62,6 +63,13 @@ func (f *fakeConsole) Reassign(id, answerer string) error {
 	f.record("reassign " + id + " " + answerer)
 	return nil
 }
+
+func (f *fakeConsole) HookPermission(agent, action string) (approvals.Request, error) {
+	f.record("permission " + agent + " " + action)
+	return approvals.Request{ID: "p-1", Agent: agent, Action: action, Status: approvals.Approved}, nil
+}
+
+func (f *fakeConsole) HookState(agent, state string) { f.record("hook-state " + agent + " " + state) }
 
 func (f *fakeConsole) record(s string) {
 	f.mu.Lock()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -75,6 +76,8 @@ type Engine struct {
 	watcher *progress.Watcher
 	// queries watches the query files; files carries their changes to the
 	// writer goroutine.
+	// perm holds the permission policy and the hooks waiting on it.
+	perm      *permissions
 	queries   *spc.Watcher
 	files     chan lead.FileOp
 	filesDone chan struct{}
@@ -154,6 +157,10 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	cfg.Tasks = tasks.Restore(storedTasks)
+	if cfg.Approvals, err = e.newApprovals(); err != nil {
+		return nil, err
+	}
+	cfg.PermissionNotify = opts.Team.Permissions.Notify
 	for _, p := range cfg.Consults.Problems() {
 		if opts.OnError != nil {
 			opts.OnError(fmt.Errorf("consultations: %s", p))
@@ -177,6 +184,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("reading the outbox: %w", err)
 	}
 	for _, a := range e.opts.Team.Agents {
+		if a.Preset == "claude-code" {
+			e.installHooks(a.Dir)
+		}
 		s := newSink(e, a)
 		e.sinks[a.Name] = s
 		e.agents[a.Name] = agents.Start(e.spec(a), s)
@@ -297,6 +307,8 @@ func (e *Engine) step(batch []input) error {
 	var notes []questions.Notification
 	var tools []questions.ToolTask
 	var files []lead.FileOp
+	var keys []lead.KeyPress
+	var resolved []approvals.Request
 	var replies []chan error
 	var replyErrs []error
 	for _, in := range batch {
@@ -340,6 +352,8 @@ func (e *Engine) step(batch []input) error {
 		notes = append(notes, out.Notify...)
 		tools = append(tools, out.Tools...)
 		files = append(files, out.Files...)
+		keys = append(keys, out.Keys...)
+		resolved = append(resolved, out.Resolved...)
 		for k, v := range out.Meta {
 			if b.Meta == nil {
 				b.Meta = map[string]string{}
@@ -375,6 +389,7 @@ func (e *Engine) step(batch []input) error {
 			e.files <- f
 		}
 	}
+	e.afterPermissions(keys, resolved)
 	if questionsChanged(b.Meta) {
 		e.updateBlocked()
 	}
@@ -601,6 +616,10 @@ type AgentInfo struct {
 	LastOutput time.Time `json:"last_output"`
 	// Blocked is set while a question it asked with a blocking urgency waits.
 	Blocked bool `json:"blocked,omitempty"`
+	// Hook is what the agent's CLI hook last said: busy, idle or waiting;
+	// HookAt is when.
+	Hook   string    `json:"hook,omitempty"`
+	HookAt time.Time `json:"hook_at,omitzero"`
 }
 
 // Agents lists the team in configuration order.
@@ -616,8 +635,9 @@ func (e *Engine) Agents() []AgentInfo {
 		if ns := e.sinks[n].lastOutput.Load(); ns > 0 {
 			last = time.Unix(0, ns)
 		}
+		hook, hookAt := e.hookStateOf(n)
 		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
-			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n]})
+			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hook, HookAt: hookAt})
 	}
 	return out
 }

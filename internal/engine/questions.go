@@ -143,6 +143,9 @@ func (e *Engine) AnswerAny(id, text string) error {
 	if isConsultID(id) {
 		return e.ConsultVerdict(id, text)
 	}
+	if strings.HasPrefix(id, "p-") {
+		return e.PermissionAnswer(id, text)
+	}
 	if !lead.IsQuestionID(id) {
 		return e.Answer(id, text)
 	}

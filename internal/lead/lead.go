@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
@@ -73,6 +74,10 @@ type Config struct {
 	Consults *consult.Machine
 	// Tasks follows the task lifecycle and QA reviews; nil disables it.
 	Tasks *tasks.Machine
+	// Approvals decides permission requests; nil disables them.
+	Approvals *approvals.Machine
+	// PermissionNotify are the notification URLs of an escalated permission request.
+	PermissionNotify []string
 }
 
 // Output is everything one input produced. The engine commits Records,
@@ -87,6 +92,10 @@ type Output struct {
 	Tools  []questions.ToolTask
 	// Files are changes to query files (responses, statuses, indexes).
 	Files []FileOp
+	// Keys are keys to press in agents' permission dialogs.
+	Keys []KeyPress
+	// Resolved are permission requests decided, for the hooks waiting on them.
+	Resolved []approvals.Request
 }
 
 func (o *Output) record(r store.Record) { o.Records = append(o.Records, r) }
@@ -117,11 +126,15 @@ type Lead struct {
 	started   bool
 	consults  *consult.Machine
 	tasks     *tasks.Machine
+	approvals *approvals.Machine
+	// permissionNotify are where escalated permission requests are announced.
+	permissionNotify []string
 }
 
 // New returns a lead for the given team. Every member starts as "starting".
 func New(cfg Config) *Lead {
-	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions, workflows: map[string]*workflowSeen{}, consults: cfg.Consults, tasks: cfg.Tasks}
+	l := &Lead{members: map[string]*member{}, delegate: cfg.Delegate, nextMsg: cfg.NextMsg, echo: map[string]*echoRing{}, inbox: map[string]InboxItem{}, qs: cfg.Questions, workflows: map[string]*workflowSeen{}, consults: cfg.Consults, tasks: cfg.Tasks,
+		approvals: cfg.Approvals, permissionNotify: cfg.PermissionNotify}
 	if l.qs == nil {
 		var names []string
 		for _, m := range cfg.Members {
@@ -206,6 +219,9 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 		return // a handoff that passed its consultations, given to QA
 	case env.Get("type") == protocol.TypeReview && l.review(out, sender, &env, now):
 		return // a QA review, checked against the contract
+	case env.Get("type") == protocol.TypePermission:
+		l.permissionRoute(out, sender, &env, now)
+		return // decided by the policy, or waiting for the human
 	}
 	env.Del("id")
 	id := l.newID(out)

@@ -86,23 +86,24 @@ func (l *Lead) Tick(now time.Time) Output {
 		l.apply(&out, eff)
 	}
 	l.tickConsults(&out, now)
+	l.tickPermissions(&out, now)
 	return out
 }
 
 // NextDeadline is when Tick next has work.
 func (l *Lead) NextDeadline() (time.Time, bool) {
-	q, okQ := l.qs.NextDeadline()
-	c, okC := l.nextConsultDeadline()
-	switch {
-	case okQ && okC:
-		if c.Before(q) {
-			return c, true
+	var at time.Time
+	take := func(t time.Time, ok bool) {
+		if ok && (at.IsZero() || t.Before(at)) {
+			at = t
 		}
-		return q, true
-	case okC:
-		return c, true
 	}
-	return q, okQ
+	take(l.qs.NextDeadline())
+	take(l.nextConsultDeadline())
+	if l.approvals != nil {
+		take(l.approvals.NextDeadline())
+	}
+	return at, !at.IsZero()
 }
 
 // Questions lists the pending questions as the console orders them.

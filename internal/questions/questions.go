@@ -447,9 +447,14 @@ func AnswerText(q *Question) string {
 }
 
 func notification(url string, q *Question, title string) Notification {
+	return NewNotification(url, title, fmt.Sprintf("%s (%s, from %s): %s", q.ID, q.Topic, q.Asker, q.Text))
+}
+
+// NewNotification is a notification to url (slack://, webhook://, exec://,
+// bell://) on seed 004's subject notification.<proto>.<dest>.
+func NewNotification(url, title, body string) Notification {
 	proto, dest, _ := strings.Cut(url, "://")
-	return Notification{URL: url, Subject: "notification." + proto + "." + dest, Title: title,
-		Body: fmt.Sprintf("%s (%s, from %s): %s", q.ID, q.Topic, q.Asker, q.Text)}
+	return Notification{URL: url, Subject: "notification." + proto + "." + dest, Title: title, Body: body}
 }
 
 // ParseID accepts q-<hex> and returns it normalised.

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/teamlead/teamlead/internal/claudehook"
+)
+
+func newHookCmd(g *globals) *cobra.Command {
+	var install string
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "Answer a Claude Code hook (PreToolUse, PermissionRequest, Notification, Stop) through the running console",
+		Long: "Claude Code runs `teamlead hook` with the hook's JSON on stdin. For PreToolUse and PermissionRequest\n" +
+			"the console's permission policy decides (the human, if it asks; up to permissions.hook_wait);\n" +
+			"the answer is the hook's JSON on stdout. Notification, Stop and UserPromptSubmit tell the console\n" +
+			"whether the agent waits, is idle or busy. With no console reachable it prints nothing, and\n" +
+			"Claude Code asks as it would without the hook.\n\n" +
+			"teamlead hook --install DIR writes the hooks into DIR/.claude/settings.local.json, keeping\n" +
+			"what else is there; the console does this for claude-code agents when it starts them.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if install != "" {
+				self, err := os.Executable()
+				if err != nil {
+					return err
+				}
+				return claudehook.Install(install, self)
+			}
+			return runHook(g, cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&install, "install", "", "write the hooks into this project folder's .claude/settings.local.json")
+	return cmd
+}
+
+func runHook(g *globals, in io.Reader, out io.Writer) error {
+	var h claudehook.Input
+	if err := json.NewDecoder(io.LimitReader(in, 4<<20)).Decode(&h); err != nil {
+		return fmt.Errorf("hook: the input is not Claude Code's hook JSON: %w", err)
+	}
+	c, err := g.client()
+	if err != nil {
+		return nil // no console: stay out of the way, Claude Code asks as usual
+	}
+	switch h.Event {
+	case "PreToolUse", "PermissionRequest":
+		r, err := c.Permission(claudehook.Action(h.ToolName, h.ToolInput))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "teamlead hook:", err)
+			return nil
+		}
+		return claudehook.WriteDecision(out, h.Event, r)
+	case "Notification":
+		_ = c.HookState("waiting")
+	case "Stop", "SubagentStop":
+		_ = c.HookState("idle")
+	case "UserPromptSubmit", "PostToolUse":
+		_ = c.HookState("busy")
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+// Package claudehook speaks Claude Code's hook protocol: it turns a hook's
+// tool call into the action the permission policy reads, writes the
+// decision as the hook's JSON, and installs teamlead's hooks in a project's
+// .claude/settings.local.json.
+package claudehook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/teamlead/teamlead/internal/approvals"
+)
+
+// Input is the part of Claude Code's hook JSON that matters here.
+type Input struct {
+	// Event is hook_event_name: PreToolUse, PermissionRequest, Notification, Stop ...
+	Event string `json:"hook_event_name"`
+	// ToolName and ToolInput are the tool call of PreToolUse and PermissionRequest.
+	ToolName  string         `json:"tool_name"`
+	ToolInput map[string]any `json:"tool_input"`
+}
+
+// Action writes a Claude Code tool call as the policy reads actions:
+// Bash(command), Edit(path), WebFetch(url), or the tool's name.
+func Action(tool string, input map[string]any) string {
+	str := func(k string) string { s, _ := input[k].(string); return s }
+	var arg string
+	switch tool {
+	case "Bash":
+		arg = str("command")
+	case "Edit", "MultiEdit", "Write", "Read":
+		arg = str("file_path")
+	case "NotebookEdit":
+		arg = str("notebook_path")
+	case "WebFetch":
+		arg = str("url")
+	case "WebSearch":
+		arg = str("query")
+	case "Glob", "Grep":
+		arg = str("path")
+	}
+	if arg == "" {
+		return tool
+	}
+	return tool + "(" + arg + ")"
+}
+
+// WriteDecision answers the hook: allow or deny when decided, and for
+// a request still waiting for the human, "ask" (PreToolUse) or nothing
+// (PermissionRequest): Claude Code then shows its own dialog, which the
+// console continues.
+func WriteDecision(w io.Writer, event string, r approvals.Request) error {
+	reason := fmt.Sprintf("teamlead %s: %s", r.ID, r.Why)
+	if r.Note != "" {
+		reason = fmt.Sprintf("teamlead %s: %s", r.ID, r.Note)
+	}
+	var specific map[string]any
+	switch {
+	case event == "PermissionRequest" && r.Status == approvals.Approved:
+		specific = map[string]any{"hookEventName": event, "decision": map[string]any{"behavior": "allow"}}
+	case event == "PermissionRequest" && r.Status == approvals.Denied:
+		specific = map[string]any{"hookEventName": event, "decision": map[string]any{"behavior": "deny", "message": reason}}
+	case event == "PermissionRequest":
+		return nil
+	default:
+		decision := "ask"
+		switch r.Status {
+		case approvals.Approved:
+			decision = "allow"
+		case approvals.Denied:
+			decision = "deny"
+		}
+		specific = map[string]any{"hookEventName": event, "permissionDecision": decision, "permissionDecisionReason": reason}
+	}
+	return json.NewEncoder(w).Encode(map[string]any{"hookSpecificOutput": specific})
+}
+
+// hookEvents are the Claude Code events teamlead listens to.
+var hookEvents = []string{"PreToolUse", "Notification", "Stop", "UserPromptSubmit"}
+
+// Install writes teamlead's hooks into dir/.claude/settings.local.json,
+// keeping every other setting and hook, and replacing teamlead's own from
+// an earlier start.
+func Install(dir, self string) error {
+	path := filepath.Join(dir, ".claude", "settings.local.json")
+	settings := map[string]any{}
+	if data, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(data, &settings); err != nil {
+			return fmt.Errorf("%s is not JSON (%v): fix or remove it, and teamlead adds its hooks", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	hooks, _ := settings["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+	}
+	command := shellQuote(self) + " hook"
+	for _, ev := range hookEvents {
+		var kept []any
+		list, _ := hooks[ev].([]any)
+		for _, m := range list {
+			if !isTeamleadHook(m) {
+				kept = append(kept, m)
+			}
+		}
+		entry := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": 60}}}
+		if ev == "PreToolUse" {
+			entry["matcher"] = "*"
+		}
+		hooks[ev] = append(kept, entry)
+	}
+	settings["hooks"] = hooks
+	data, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".teamlead.tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// isTeamleadHook reports whether a hook matcher entry runs `teamlead hook`.
+func isTeamleadHook(m any) bool {
+	entry, _ := m.(map[string]any)
+	list, _ := entry["hooks"].([]any)
+	for _, h := range list {
+		if hm, _ := h.(map[string]any); hm != nil {
+			if cmd, _ := hm["command"].(string); strings.HasSuffix(cmd, " hook") && strings.Contains(cmd, "teamlead") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func shellQuote(s string) string {
+	if !strings.ContainsAny(s, " '\"\\$`") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,57 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/teamlead/teamlead/internal/permit"
+)
+
+// Permissions configures permission requests (PROTOCOL.md section 6).
+type Permissions struct {
+	// Policy is the permissions.yaml file; default: permissions.yaml beside
+	// the team file if there is one, else the built-in policy. Approve-always
+	// writes its rules here (a copy of the built-in policy is made first).
+	Policy string `yaml:"policy"`
+	// EscalateAfter is how long a request waits for the human before it is
+	// escalated: the bell again and the notify URLs (default 10m).
+	EscalateAfter time.Duration `yaml:"escalate_after"`
+	// Notify are the notification URLs of an escalated request (slack://,
+	// webhook://, exec://, as questions.notify maps them).
+	Notify []string `yaml:"notify"`
+	// HookWait is how long `teamlead hook` waits for the human before it
+	// lets the CLI ask in its own dialog (default 50s; Claude Code gives a
+	// hook 60s).
+	HookWait time.Duration `yaml:"hook_wait"`
+	// Parsed is the loaded policy.
+	Parsed *permit.Policy `yaml:"-"`
+	// Builtin is set when Parsed is the built-in policy (Policy names where
+	// a copy of it goes on the first approve-always).
+	Builtin bool `yaml:"-"`
+}
+
+func (t *Team) validatePermissions(base string) error {
+	p := &t.Permissions
+	if p.EscalateAfter == 0 {
+		p.EscalateAfter = 10 * time.Minute
+	}
+	if p.HookWait == 0 {
+		p.HookWait = 50 * time.Second
+	}
+	explicit := p.Policy != ""
+	switch {
+	case explicit && !filepath.IsAbs(p.Policy):
+		p.Policy = filepath.Join(base, p.Policy)
+	case !explicit:
+		p.Policy = filepath.Join(base, "permissions.yaml")
+	}
+	var err error
+	if _, statErr := os.Stat(p.Policy); statErr == nil || explicit {
+		p.Parsed, err = permit.Load(p.Policy) // a policy named but missing is an error
+	} else {
+		p.Parsed, err = permit.Builtin()
+		p.Builtin = true
+	}
+	return err
+}

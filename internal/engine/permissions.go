@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/teamlead/teamlead/configs"
+	"github.com/teamlead/teamlead/internal/approvals"
+	"github.com/teamlead/teamlead/internal/claudehook"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/permit"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// permissions is the engine's part of permission requests: the policy in
+// force (read and replaced on the loop goroutine only) and the hooks
+// waiting for the human's decision.
+type permissions struct {
+	policy  *permit.Policy
+	home    string
+	workdir map[string]string
+
+	mu      sync.Mutex
+	waiters map[string][]chan approvals.Request // by request id
+	hooks   sync.Map                            // agent → hookState
+}
+
+// hookState is what an agent's CLI hook last said about it.
+type hookState struct {
+	state string
+	at    time.Time
+}
+
+// newApprovals builds the permission machine from the team's policy and
+// the requests stored by an earlier run.
+func (e *Engine) newApprovals() (*approvals.Machine, error) {
+	pol := e.opts.Team.Permissions.Parsed
+	if pol == nil {
+		var err error
+		if pol, err = permit.Builtin(); err != nil {
+			return nil, err
+		}
+	}
+	home, _ := os.UserHomeDir()
+	e.perm = &permissions{policy: pol, home: home, workdir: map[string]string{}, waiters: map[string][]chan approvals.Request{}}
+	for _, a := range e.opts.Team.Agents {
+		e.perm.workdir[a.Name] = a.Dir
+	}
+	restored, err := StoredPermissions(e.store)
+	if err != nil {
+		return nil, err
+	}
+	return approvals.New(e.checker(), e.opts.Team.Permissions.EscalateAfter, restored...), nil
+}
+
+// checker decides with the policy in force, in the agent's working folder.
+func (e *Engine) checker() approvals.Checker {
+	return func(action, agent string) permit.Decision {
+		return e.perm.policy.Check(action, agent, e.env(agent))
+	}
+}
+
+func (e *Engine) env(agent string) permit.Env {
+	return permit.Env{Workdir: e.perm.workdir[agent], Home: e.perm.home}
+}
+
+// StoredPermissions reads every permission request from the store.
+func StoredPermissions(st *store.Store) ([]approvals.Request, error) {
+	var out []approvals.Request
+	err := st.MetaPrefix(lead.MetaPermission, func(_, v string) error {
+		var r approvals.Request
+		if err := json.Unmarshal([]byte(v), &r); err != nil {
+			return fmt.Errorf("a stored permission request is unreadable: %w", err)
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// afterPermissions carries out what a committed batch decided: keys
+// pressed in dialogs, hooks woken.
+func (e *Engine) afterPermissions(keys []lead.KeyPress, resolved []approvals.Request) {
+	for _, k := range keys {
+		if a := e.agents[k.Agent]; a != nil && k.Keys != "" {
+			if _, err := a.Write([]byte(k.Keys)); err != nil && e.opts.OnError != nil {
+				e.opts.OnError(fmt.Errorf("answering %s's dialog for %s: %w", k.Agent, k.Permission, err))
+			}
+		}
+	}
+	if len(resolved) == 0 {
+		return
+	}
+	e.perm.mu.Lock()
+	defer e.perm.mu.Unlock()
+	for _, r := range resolved {
+		for _, ch := range e.perm.waiters[r.ID] {
+			ch <- r
+		}
+		delete(e.perm.waiters, r.ID)
+	}
+}
+
+// HookPermission is a request from agent's CLI hook for action. It returns
+// the decision, waiting up to permissions.hook_wait for the human; a
+// request still pending then is returned pending (the CLI asks in its own
+// dialog, which continues the same request).
+func (e *Engine) HookPermission(agent, action string) (approvals.Request, error) {
+	var r approvals.Request
+	ch := make(chan approvals.Request, 1)
+	err := e.do(func(now time.Time) (lead.Output, error) {
+		req, out, err := e.lead.PermissionHook(agent, action, now)
+		r = req
+		if err == nil && !req.Done() {
+			e.perm.mu.Lock()
+			e.perm.waiters[req.ID] = append(e.perm.waiters[req.ID], ch)
+			e.perm.mu.Unlock()
+		}
+		return out, err
+	})
+	if err != nil || r.Done() {
+		return r, err
+	}
+	select {
+	case d := <-ch:
+		return d, nil
+	case <-time.After(e.opts.Team.Permissions.HookWait):
+		e.perm.mu.Lock()
+		list := e.perm.waiters[r.ID]
+		for i, c := range list {
+			if c == ch {
+				e.perm.waiters[r.ID] = append(list[:i], list[i+1:]...)
+			}
+		}
+		e.perm.mu.Unlock()
+		_ = e.do(func(now time.Time) (lead.Output, error) { return e.lead.HookGaveUp(r.ID, now), nil })
+		return r, nil
+	}
+}
+
+// DecidePermission is the human's decision on request id; note is the
+// message to the agent.
+func (e *Engine) DecidePermission(id string, approve bool, note string) error {
+	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.DecidePermission(id, approve, note, now) })
+}
+
+// ApproveAlways approves request id and writes a rule into the policy
+// file so that the next such request is approved without asking: scope is
+// exact, prefix, dir or tool; forAll makes the rule every agent's, not only
+// the requester's. A floor action cannot be approved always.
+func (e *Engine) ApproveAlways(id, scope string, forAll bool) error {
+	sc, err := permit.ParseScope(scope)
+	if err != nil {
+		return err
+	}
+	return e.do(func(now time.Time) (lead.Output, error) {
+		r, ok := e.lead.Permission(id)
+		if !ok {
+			return lead.Output{}, fmt.Errorf("%w: %s", approvals.ErrNoRequest, id)
+		}
+		if r.Done() {
+			return lead.Output{}, fmt.Errorf("%w: %s was %s by %s", approvals.ErrDecided, id, r.Status, r.DecidedBy)
+		}
+		rules, err := permit.AlwaysRules(e.perm.policy, r.Action, r.Agent, sc, e.env(r.Agent))
+		if err != nil {
+			return lead.Output{}, err
+		}
+		path := e.opts.Team.Permissions.Policy
+		if err := e.ownPolicyFile(path); err != nil {
+			return lead.Output{}, err
+		}
+		agent := r.Agent
+		if forAll {
+			agent = ""
+		}
+		for _, rule := range rules {
+			add := permit.Addition{Agent: agent, Match: rule, Decide: permit.Allow, Why: "approved always by the human (" + id + ")",
+				Comment: fmt.Sprintf("added by teamlead %s: approve always %s for %s", now.Format(time.RFC3339), id, r.Agent), Action: r.Action, ActionAgent: r.Agent}
+			if err := permit.AddRule(path, add, e.env(r.Agent)); err != nil {
+				return lead.Output{}, err
+			}
+		}
+		pol, err := permit.Load(path)
+		if err != nil {
+			return lead.Output{}, fmt.Errorf("the policy file no longer loads after adding %s: %w", strings.Join(rules, ", "), err)
+		}
+		e.perm.policy = pol
+		return e.lead.DecidePermission(id, true, fmt.Sprintf("approved always: %s added to %s", strings.Join(rules, ", "), path), now)
+	})
+}
+
+// ownPolicyFile makes sure path holds a policy file to add rules to: the
+// built-in policy is copied there first.
+func (e *Engine) ownPolicyFile(path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.WriteFile(path, configs.Permissions, 0o644); err != nil {
+		return fmt.Errorf("copying the built-in policy to %s to add the rule: %w", path, err)
+	}
+	e.opts.Team.Permissions.Builtin = false
+	return nil
+}
+
+// PermissionAnswer is the human's word on request id as typed in the inbox
+// or given to teamlead answer: approve (once), always [exact|prefix|dir|tool]
+// [all], or deny [message to the agent].
+func (e *Engine) PermissionAnswer(id, text string) error {
+	word, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
+	rest = strings.TrimSpace(rest)
+	switch strings.ToLower(strings.Trim(word, ".,:;!")) {
+	case "approve", "approved", "yes", "y", "ok", "allow", "once":
+		return e.DecidePermission(id, true, rest)
+	case "always":
+		scope, all := "prefix", false
+		for _, f := range strings.Fields(rest) {
+			if f == "all" {
+				all = true
+			} else {
+				scope = f
+			}
+		}
+		return e.ApproveAlways(id, scope, all)
+	case "deny", "denied", "no", "n", "reject":
+		return e.DecidePermission(id, false, rest)
+	}
+	return fmt.Errorf("start the answer to %s with approve, always [exact|prefix|dir|tool] [all], or deny [message]", id)
+}
+
+// Permissions lists every permission request, newest first.
+func (e *Engine) Permissions() []approvals.Request {
+	var rs []approvals.Request
+	_ = e.do(func(time.Time) (lead.Output, error) {
+		rs = e.lead.Permissions()
+		return lead.Output{}, nil
+	})
+	return rs
+}
+
+// HookState records what agent's CLI hook says it is doing: busy, idle or
+// waiting (for the human, at a prompt or dialog).
+func (e *Engine) HookState(agent, state string) {
+	e.perm.hooks.Store(agent, hookState{state: state, at: e.now()})
+}
+
+// hookStateOf is agent's last state from its hook ("" if none).
+func (e *Engine) hookStateOf(agent string) (string, time.Time) {
+	if v, ok := e.perm.hooks.Load(agent); ok {
+		h := v.(hookState)
+		return h.state, h.at
+	}
+	return "", time.Time{}
+}
+
+// installHooks puts teamlead's hooks into a Claude Code agent's project
+// settings, so that its tool calls ask the console (the preferred door:
+// screens change between versions, hooks do not).
+func (e *Engine) installHooks(dir string) {
+	self, err := os.Executable()
+	if err == nil {
+		err = claudehook.Install(dir, self)
+	}
+	if err != nil && e.opts.OnError != nil {
+		e.opts.OnError(fmt.Errorf("installing the Claude Code hooks in %s: %w (its permission dialogs are still read off its screen)", dir, err))
+	}
+}
