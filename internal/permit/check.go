@@ -26,7 +26,10 @@ func (p *Policy) Check(action, agent string, env Env) Decision {
 func (p *Policy) CheckAction(a Action, agent string, env Env) Decision {
 	env = env.clean()
 	switch {
-	case a.Tool == "Bash" && a.HasArg:
+	case a.Tool == "Bash" && strings.TrimSpace(a.Arg) == "":
+		hits := []hit{{id: FloorDynamicCommand, detail: "no command given"}}
+		return p.decision(a.String(), p.first(subject{tool: "Bash", hasArg: a.HasArg, env: env}, false, agent), hits)
+	case a.Tool == "Bash":
 		return p.checkBash(a, agent, env)
 	case isPathTool(a.Tool):
 		return p.checkPath(a, agent, env)

@@ -11,28 +11,48 @@ type FloorEntry struct {
 	Reason string
 }
 
-// The floor's entry ids.
+// The floor's entry ids (their reasons are in Floor).
 const (
+	// FloorDeleteRecursiveOutside is rm -r, find -delete or rsync --delete reaching outside the workdir.
 	FloorDeleteRecursiveOutside = "delete-recursive-outside"
-	FloorDeleteOutside          = "delete-outside"
-	FloorPrivilege              = "privilege"
-	FloorDiskTools              = "disk-tools"
-	FloorChmodOutside           = "chmod-outside"
-	FloorGitForcePush           = "git-force-push"
-	FloorGitPushDelete          = "git-push-delete"
-	FloorGitDiscard             = "git-discard"
-	FloorCredentialExfil        = "credential-exfil"
-	FloorCredentialRead         = "credential-read"
-	FloorPipeToShell            = "pipe-to-shell"
-	FloorForkBomb               = "fork-bomb"
-	FloorPower                  = "power"
-	FloorWriteSystem            = "write-system"
-	FloorWriteOutside           = "write-outside"
-	FloorEditOutside            = "edit-outside"
-	FloorEditCredentials        = "edit-credentials"
-	FloorKillAll                = "kill-all"
-	FloorDynamicCommand         = "dynamic-command"
-	FloorUnparsable             = "unparsable"
+	// FloorDeleteOutside is rm, shred or mv of a file outside the workdir.
+	FloorDeleteOutside = "delete-outside"
+	// FloorPrivilege is sudo, doas, su, pkexec, run0.
+	FloorPrivilege = "privilege"
+	// FloorDiskTools is dd to a device, mkfs, fdisk, parted, wipefs and the like.
+	FloorDiskTools = "disk-tools"
+	// FloorChmodOutside is chmod, chown, chgrp outside the workdir.
+	FloorChmodOutside = "chmod-outside"
+	// FloorGitForcePush is git push --force, -f, --force-with-lease, +refspec, --mirror.
+	FloorGitForcePush = "git-force-push"
+	// FloorGitPushDelete is git push --delete, :branch, --prune.
+	FloorGitPushDelete = "git-push-delete"
+	// FloorGitDiscard is git reset --hard, clean -f, checkout/switch --force, checkout/restore of the whole tree, stash clear.
+	FloorGitDiscard = "git-discard"
+	// FloorCredentialExfil is a credential file named in a command that uses the network.
+	FloorCredentialExfil = "credential-exfil"
+	// FloorCredentialRead is a credential file read (Read, cat, cp...).
+	FloorCredentialRead = "credential-read"
+	// FloorPipeToShell is code from the network run by a shell or interpreter.
+	FloorPipeToShell = "pipe-to-shell"
+	// FloorForkBomb is a fork bomb.
+	FloorForkBomb = "fork-bomb"
+	// FloorPower is shutdown, reboot, halt, poweroff.
+	FloorPower = "power"
+	// FloorWriteSystem is a write into /etc, /dev, /usr, /boot and other system locations.
+	FloorWriteSystem = "write-system"
+	// FloorWriteOutside is a shell write (redirection, tee, cp, curl -o...) outside the workdir.
+	FloorWriteOutside = "write-outside"
+	// FloorEditOutside is Edit, Write, MultiEdit or NotebookEdit outside the workdir.
+	FloorEditOutside = "edit-outside"
+	// FloorEditCredentials is Edit or Write of a credential file.
+	FloorEditCredentials = "edit-credentials"
+	// FloorKillAll is kill -1.
+	FloorKillAll = "kill-all"
+	// FloorDynamicCommand is a command whose name or program is only known when it runs.
+	FloorDynamicCommand = "dynamic-command"
+	// FloorUnparsable is shell text that cannot be split for sure.
+	FloorUnparsable = "unparsable"
 )
 
 // Floor returns the built-in destructive floor, in the order it is listed.

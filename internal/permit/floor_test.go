@@ -282,6 +282,8 @@ func TestFloorFileActions(t *testing.T) {
 		{`NotebookEdit(/home/u/n.ipynb)`, FloorEditOutside},
 		{`Edit(/work/proj)`, FloorEditOutside},
 		{`Edit`, FloorEditOutside},
+		{`Bash`, FloorDynamicCommand},
+		{`Bash( )`, FloorDynamicCommand},
 		{`Read(~/.ssh/id_rsa)`, FloorCredentialRead},
 		{`Read(.env)`, FloorCredentialRead},
 		{`Grep(~/.aws)`, FloorCredentialRead},

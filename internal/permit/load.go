@@ -32,6 +32,7 @@ type PolicyError struct {
 	Err error
 }
 
+// Error is "file:line: field: what is wrong".
 func (e *PolicyError) Error() string {
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
 }
