@@ -48,7 +48,7 @@ func (p *Policy) checkPath(a Action, agent string, env Env) Decision {
 	known := true
 	switch {
 	case arg == "" && readTools[a.Tool]:
-		s.abs, known = env.Workdir, env.Workdir != ""
+		s.abs, known = env.Cwd, env.Cwd != ""
 	case arg == "":
 		known = false
 	default:

@@ -117,6 +117,30 @@ func TestPathScoping(t *testing.T) {
 	}
 }
 
+// TestCwd: a hook reports where the agent is now; relative paths start
+// there, and the working directory still bounds what is inside.
+func TestCwd(t *testing.T) {
+	p := mustParse(t, compoundPolicy+"  - match: Read(**)\n    decide: allow\n    why: x\n")
+	env := Env{Workdir: "/work/proj", Home: "/home/u", Cwd: "/work/proj/sub"}
+	for _, tc := range []struct {
+		action string
+		want   Decide
+	}{
+		{"Bash(cat ../go.mod)", Allow},
+		{"Bash(cat ../../other/go.mod)", Ask},
+		{"Read(x.go)", Allow},
+		{"Read(../../x.go)", Ask},
+		{"Bash(rm -rf ..)", Ask},
+	} {
+		if d := p.Check(tc.action, "dev", env); d.Decide != tc.want {
+			t.Errorf("%s: %s by %s", tc.action, d.Decide, d.Rule)
+		}
+	}
+	if d := p.Check("Bash(rm -rf ..)", "dev", env); !contains(d.Floor, FloorDeleteRecursiveOutside) {
+		t.Errorf("rm -rf .. from sub removes the workdir: %v", d.Floor)
+	}
+}
+
 func TestRefStrings(t *testing.T) {
 	for _, tc := range []struct {
 		ref  Ref

@@ -27,7 +27,7 @@ func FuzzParseRule(f *testing.F) {
 		}
 		for _, a := range []string{"Bash(go test ./...)", "Edit(src/a.go)", "Read(/etc/x)", "WebFetch(https://docs.x.org/)", "mcp__github__x", "Task(x)"} {
 			act, _ := ParseAction(a)
-			abs, _ := env.resolvePath(act.Arg)
+			abs, _ := env.clean().resolvePath(act.Arg)
 			r.matches(subject{tool: act.Tool, hasArg: act.HasArg, arg: act.Arg, text: act.Arg, abs: abs, host: urlHost(act.Arg), env: env})
 		}
 	})

@@ -11,11 +11,18 @@ type Env struct {
 	Workdir string
 	// Home is the home directory ~ and $HOME stand for; empty means unknown.
 	Home string
+	// Cwd is where relative paths start when the agent has moved (a hook's cwd); empty means Workdir.
+	Cwd string
 }
 
 func (e Env) clean() Env {
 	if e.Workdir != "" {
 		e.Workdir = path.Clean("/" + e.Workdir)
+	}
+	if e.Cwd != "" {
+		e.Cwd = path.Clean("/" + e.Cwd)
+	} else {
+		e.Cwd = e.Workdir
 	}
 	if e.Home != "" {
 		e.Home = path.Clean("/" + e.Home)
@@ -49,10 +56,10 @@ func (e Env) resolvePath(p string) (string, bool) {
 		return path.Clean(e.Home + "/" + strings.TrimPrefix(p, "~")), true
 	case strings.HasPrefix(p, "/"):
 		return path.Clean(p), true
-	case e.Workdir == "":
+	case e.Cwd == "":
 		return "", false
 	}
-	return path.Clean(e.Workdir + "/" + p), true
+	return path.Clean(e.Cwd + "/" + p), true
 }
 
 // cwdSet is the set of directories a part of a compound command may run
@@ -70,10 +77,10 @@ const maxCwds = 32
 
 func newCwdSet(env Env, cmds []Command) cwdSet {
 	s := cwdSet{env: env}
-	if env.Workdir == "" {
+	if env.Cwd == "" {
 		s.unknown = true
 	} else {
-		s.dirs = []string{env.Workdir}
+		s.dirs = []string{env.Cwd}
 	}
 	return s.with(cmds)
 }

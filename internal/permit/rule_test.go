@@ -176,8 +176,8 @@ func TestRuleMatchesPathsRelativeToWorkdir(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		abs, _ := env.resolvePath(a.Arg)
-		s := subject{tool: a.Tool, hasArg: a.HasArg, arg: a.Arg, abs: abs, env: env}
+		abs, _ := env.clean().resolvePath(a.Arg)
+		s := subject{tool: a.Tool, hasArg: a.HasArg, arg: a.Arg, abs: abs, env: env.clean()}
 		if got := r.matches(s); got != tc.want {
 			t.Errorf("%s vs %s (%s): %v", tc.rule, tc.action, abs, got)
 		}
