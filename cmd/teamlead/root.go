@@ -95,11 +95,20 @@ func consoleCmd(g *globals, use, short string, args cobra.PositionalArgs, do fun
 // actionCmds are the commands that act on one item through the console.
 func actionCmds(g *globals) []*cobra.Command {
 	return []*cobra.Command{
-		consoleCmd(g, "answer ID TEXT...", "Answer a question (q-…) or an inbox item (m-…); the asker receives it as a [ROUTE] from team-lead",
+		consoleCmd(g, "answer ID TEXT...", "Answer a question (q-…), an inbox item (m-…), a consultation (c-…: approve|concerns|reject|acknowledge …) or a permission request (p-…: approve|always [scope] [all]|deny …)",
 			cobra.MinimumNArgs(2), func(c *control.Client, a []string) error { return c.Answer(a[0], strings.Join(a[1:], " ")) }),
-		consoleCmd(g, "escalate ID", "Escalate a question now, to the next answerer of its chain",
+		consoleCmd(g, "approve PERMISSION-ID [exact|prefix|dir|tool] [all]", "Approve a permission request once; with a scope, approve always: a rule for this agent (all: every agent) is added to the policy file",
+			cobra.RangeArgs(1, 3), func(c *control.Client, a []string) error {
+				if len(a) == 1 {
+					return c.Answer(a[0], "approve")
+				}
+				return c.Answer(a[0], "always "+strings.Join(a[1:], " "))
+			}),
+		consoleCmd(g, "deny PERMISSION-ID [MESSAGE...]", "Deny a permission request; the message reaches the agent",
+			cobra.MinimumNArgs(1), func(c *control.Client, a []string) error { return c.Answer(a[0], strings.TrimSpace("deny "+strings.Join(a[1:], " "))) }),
+		consoleCmd(g, "escalate ID", "Escalate a question or a consultation now, to the next step of its chain",
 			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Escalate(a[0]) }),
-		consoleCmd(g, "reassign ID ANSWERER", "Give a question to another answerer (agent/x, human/y, team/z, tool/w)",
+		consoleCmd(g, "reassign ID ANSWERER", "Give a question to another answerer (agent/x, human/y, team/z, tool/w), or a consultation to another agent of its role",
 			cobra.ExactArgs(2), func(c *control.Client, a []string) error { return c.Reassign(a[0], a[1]) }),
 		consoleCmd(g, "acknowledge CONSULT-ID", "Accept the concerns raised on a consultation, so they no longer hold the decision",
 			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Acknowledge(a[0]) }),

@@ -242,6 +242,7 @@ func (m *Machine) Consult(requester, consulted, decision, task, body, supersedes
 		}
 		mandatory = mandatory || old.Mandatory // a resubmission keeps what it replaces
 	}
+	mandatory = mandatory || m.required(rRole, cRole, decision)
 	if !mandatory && !m.allowed(rRole, cRole) {
 		return nil, fmt.Errorf("%w: %s (%s) may consult %s", ErrNotAllowed, requester, rRole, strings.Join(m.rules.Matrix[rRole], ", "))
 	}
@@ -255,6 +256,17 @@ func (m *Machine) Consult(requester, consulted, decision, task, body, supersedes
 	m.byID[c.ID] = c
 	m.arm(c, now)
 	return c, nil
+}
+
+// required reports whether a mandatory rule asks role from to consult role
+// to on decision: such a consultation is always allowed, and counts.
+func (m *Machine) required(from, to, decision string) bool {
+	for _, r := range m.rules.Mandatory {
+		if r.Requester == from && r.Consulted == to && r.Decision == decision {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Machine) allowed(from, to string) bool {

@@ -147,6 +147,9 @@ func New(opts Options) (*Engine, error) {
 		e.roles[a.Name] = a.Role
 		e.order = append(e.order, a.Name)
 	}
+	if err := EnsureConsultIndex(opts.Store); err != nil {
+		return nil, fmt.Errorf("indexing the consultations: %w", err)
+	}
 	restored, err := StoredConsultations(opts.Store)
 	if err != nil {
 		return nil, err
