@@ -105,7 +105,9 @@ func actionCmds(g *globals) []*cobra.Command {
 				return c.Answer(a[0], "always "+strings.Join(a[1:], " "))
 			}),
 		consoleCmd(g, "deny PERMISSION-ID [MESSAGE...]", "Deny a permission request; the message reaches the agent",
-			cobra.MinimumNArgs(1), func(c *control.Client, a []string) error { return c.Answer(a[0], strings.TrimSpace("deny "+strings.Join(a[1:], " "))) }),
+			cobra.MinimumNArgs(1), func(c *control.Client, a []string) error {
+				return c.Answer(a[0], strings.TrimSpace("deny "+strings.Join(a[1:], " ")))
+			}),
 		consoleCmd(g, "escalate ID", "Escalate a question or a consultation now, to the next step of its chain",
 			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Escalate(a[0]) }),
 		consoleCmd(g, "reassign ID ANSWERER", "Give a question to another answerer (agent/x, human/y, team/z, tool/w), or a consultation to another agent of its role",
