@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -106,6 +109,35 @@ idle
 		if !strings.Contains(out, want) {
 			t.Errorf("consults lack %s:\n%s", want, out)
 		}
+	}
+	exportConsultationAuditTrail(t, tm)
+}
+
+// Seed 002, user story 5, scenario "Export consultation audit trail": a
+// complete export of the matching consultations with every detail and
+// outcome, in formats fit for compliance reporting (run on the lineage
+// above: c-1 rejected, c-2 superseding it and approved).
+func exportConsultationAuditTrail(t *testing.T, tm *team) {
+	md := filepath.Join(tm.dir, "audit.md")
+	tm.mustCLI("audit", "--export", "--format", "md", "--out", md)
+	text, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"c-1", "c-2", "superseded", "rejected", "approved", "No public buckets: uploads hold personal data.",
+		"Approved. Condition: URLs expire within 15 minutes.", "arch", "sec", "infrastructure"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the md export lacks %q:\n%s", want, text)
+		}
+	}
+	js := tm.mustCLI("audit", "--export", "--format", "json", "--decision", "infrastructure")
+	if !strings.Contains(js, `"supersedes":["c-1"]`) || !strings.Contains(js, `"superseded_by":"c-2"`) || !strings.Contains(js, `"incomplete": 0`) {
+		t.Errorf("json export:\n%s", js)
+	}
+	out := tm.mustCLI("audit", "--export", "--format", "csv", "--status", "approved")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != 2 || rows[1][0] != "c-2" || rows[0][0] != "id" {
+		t.Errorf("csv export of the approved ones (%v):\n%s", err, out)
 	}
 }
 
