@@ -29,6 +29,7 @@ type auditFlags struct {
 	format                 string
 	limit                  int
 	follow                 bool
+	compliance             bool
 	newest                 bool
 	export                 bool
 	out                    string
@@ -68,10 +69,32 @@ func newAuditCmd(g *globals) *cobra.Command {
 	fl.BoolVar(&f.newest, "newest", false, "newest first (with --limit: the latest records)")
 	fl.BoolVar(&f.follow, "follow", false, "keep printing new records as they happen (needs a running console)")
 	fl.BoolVar(&f.export, "export", false, "write a compliance export of the consultations (see above)")
+	fl.BoolVar(&f.compliance, "compliance", false, "check that the Team Lead only assigned, relayed, reported status, requested approval and closed (seed 001)")
 	fl.StringVar(&f.out, "out", "", "with --export: write to this file (atomically) instead of stdout")
 	fl.StringVar(&f.decision, "decision", "", "with --export: only this decision type")
 	fl.StringVar(&f.status, "status", "", "with --export: only consultations with this status")
 	return cmd
+}
+
+// compliance prints seed 001's compliance check over the records matching
+// the filters; it fails when the Team Lead did anything else.
+func compliance(cmd *cobra.Command, g *globals, q store.Query) error {
+	src, err := openSource(g)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	c := report.NewCompliance()
+	if err := src.scan(q, c.Add); err != nil {
+		return err
+	}
+	if err := report.WriteCompliance(cmd.OutOrStdout(), *c); err != nil {
+		return err
+	}
+	if len(c.Violations) > 0 {
+		return fmt.Errorf("%d Team Lead actions outside the permitted ones", len(c.Violations))
+	}
+	return nil
 }
 
 func audit(cmd *cobra.Command, g *globals, f *auditFlags) error {
@@ -89,6 +112,9 @@ func audit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 	}
 	if f.follow && f.newest {
 		return errors.New("--follow prints records as they come: leave out --newest")
+	}
+	if f.compliance {
+		return compliance(cmd, g, q)
 	}
 	w, err := report.NewWriter(cmd.OutOrStdout(), f.format)
 	if err != nil {

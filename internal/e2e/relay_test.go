@@ -124,6 +124,18 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("no %s records in the audit", kind)
 		}
 	}
+	// Seed 001's compliance check: the Team Lead refused the coding request
+	// and did nothing but coordinate.
+	waitFor(t, 10e9, "the delegated request delivered", func() bool {
+		out, _ := tm.cli("audit", "--compliance")
+		return strings.Contains(out, "relay              1")
+	})
+	out := tm.mustCLI("audit", "--compliance")
+	for _, want := range []string{"COMPLIANT:", "refused and delegated (coordination-only role): 1", "from boss, task T-4 → sink"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compliance report lacks %q:\n%s", want, out)
+		}
+	}
 	c.stop()
 }
 
