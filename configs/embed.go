@@ -2,7 +2,7 @@
 // built-in presets are embedded in the binary from here.
 package configs
 
-import _ "embed"
+import "embed"
 
 // Presets is the text of presets.yaml: how to talk to each known agent CLI.
 //
@@ -20,3 +20,13 @@ var Consultations []byte
 //
 //go:embed permissions.yaml
 var Permissions []byte
+
+// Answerers is the text of answerers.yaml: seed 004's example routes.
+//
+//go:embed answerers.yaml
+var Answerers []byte
+
+// Demo holds the demo team's mockagent scripts (demo/*.mock).
+//
+//go:embed demo/*.mock
+var Demo embed.FS

@@ -2,7 +2,7 @@ package primer
 
 import (
 	"bytes"
-	"embed"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,13 +21,6 @@ import (
 
 // ErrExists: the folder already has a team.yaml and Force was not given.
 var ErrExists = errors.New("team file exists")
-
-// starterFiles are the copies of configs/answerers.yaml and the demo's
-// mockagent scripts (configs/demo) that `teamlead init` writes; a test keeps
-// them equal to the originals.
-//
-//go:embed starter/answerers.yaml starter/demo/*.mock
-var starterFiles embed.FS
 
 //go:embed starter.tmpl
 var starterText string
@@ -143,7 +136,7 @@ func WriteStarter(dir string, opt StarterOptions) (*StarterResult, error) {
 			Command: append([]string{c.Program}, c.Args...), Dir: ".", Found: path,
 			Comment: fmt.Sprintf("%s, found at %s: %s", c.Label, path, r.Does)})
 	}
-	files := []struct{ name, from string }{{"consultations.yaml", ""}, {"answerers.yaml", "starter/answerers.yaml"}}
+	files := []struct{ name, from string }{{"consultations.yaml", ""}, {"answerers.yaml", "answerers.yaml"}}
 	if len(res.Agents) == 0 {
 		res.Demo = true
 		mock := opt.MockAgent
@@ -158,14 +151,17 @@ func WriteStarter(dir string, opt StarterOptions) (*StarterResult, error) {
 			res.Agents = append(res.Agents, StarterAgent{Name: a.name, Role: a.role, Preset: "plain", Restart: "never",
 				Command: []string{mock, "--name", a.name, a.name + ".mock"}, Dir: "./demo",
 				Comment: "scripted (demo/" + a.name + ".mock): " + a.does})
-			files = append(files, struct{ name, from string }{"demo/" + a.name + ".mock", "starter/demo/" + a.name + ".mock"})
+			files = append(files, struct{ name, from string }{"demo/" + a.name + ".mock", "demo/" + a.name + ".mock"})
 		}
 	}
 	for _, f := range files {
 		data := configs.Consultations
-		if f.from != "" {
+		switch {
+		case f.from == "answerers.yaml":
+			data = configs.Answerers
+		case f.from != "":
 			var err error
-			if data, err = starterFiles.ReadFile(f.from); err != nil {
+			if data, err = configs.Demo.ReadFile(f.from); err != nil {
 				return nil, fmt.Errorf("init: %w", err)
 			}
 		}

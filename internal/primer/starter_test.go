@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/config"
 )
 
@@ -181,31 +180,6 @@ func TestStarterKeepsExistingFiles(t *testing.T) {
 	team, err := config.LoadTeam(filepath.Join(dir, "team.yaml"))
 	if err != nil || team.Agents[0].Name != "dev" || team.Agents[0].Preset != "codex" {
 		t.Fatalf("team %+v, %v", team, err)
-	}
-}
-
-// The starter's copies are the defaults in configs/.
-func TestStarterCopiesMatchConfigs(t *testing.T) {
-	for _, name := range []string{"answerers.yaml", "demo/dev.mock", "demo/architect.mock", "demo/qa.mock"} {
-		ours, err := starterFiles.ReadFile("starter/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		orig, err := os.ReadFile(filepath.Join("..", "..", "configs", filepath.FromSlash(name)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(ours) != string(orig) {
-			t.Errorf("internal/primer/starter/%s differs from configs/%s: copy it again", name, name)
-		}
-	}
-	dir := t.TempDir()
-	fakePath(t, "claude")
-	if _, err := WriteStarter(dir, StarterOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "consultations.yaml")); string(b) != string(configs.Consultations) {
-		t.Error("consultations.yaml is not the default")
 	}
 }
 
