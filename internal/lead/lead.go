@@ -185,6 +185,9 @@ func (l *Lead) Block(agent string, ev protocol.Event, now time.Time) Output {
 		}
 		l.reformat(&out, agent, ev.Block, ev.Envelope.Get("task"), ev.Reason, ev.Raw, now)
 	case protocol.KindGap:
+		if l.echo[agent].consume(protocol.GapFingerprint(&ev.Gap)) {
+			return out // a gap the console typed (a primer's example), echoed
+		}
 		l.gap(&out, agent, ev, now)
 	}
 	return out
@@ -436,8 +439,11 @@ func (l *Lead) Typing(agent, text string) {
 		return
 	}
 	for _, ev := range protocol.Parse(text) {
-		if ev.Kind == protocol.KindEnvelope {
+		switch ev.Kind {
+		case protocol.KindEnvelope:
 			ring.add(protocol.Fingerprint(&ev.Envelope))
+		case protocol.KindGap:
+			ring.add(protocol.GapFingerprint(&ev.Gap))
 		}
 	}
 }

@@ -332,3 +332,23 @@ func TestBlocksFromUnknownAgentIgnored(t *testing.T) {
 		t.Errorf("%+v", out)
 	}
 }
+
+// A <gap> the console typed into an agent (a primer's example) and read
+// back as echo is not the agent's question; the same gap written later by
+// the agent itself is.
+func TestTypedGapIsEcho(t *testing.T) {
+	l := New(Config{Members: []Member{{Name: "dev", Role: "developer"}}})
+	l.AgentState("dev", StateRunning, nil, t0)
+	gap := "<gap>\n<topic>architecture.auth</topic>\n<question>Cookies?</question>\n</gap>\n"
+	l.Typing("dev", "Your primer. Example:\n"+gap)
+	ev := protocol.Parse(gap)
+	if len(ev) != 1 || ev[0].Kind != protocol.KindGap {
+		t.Fatalf("%+v", ev)
+	}
+	if out := l.Block("dev", ev[0], t0); len(out.Records) != 0 {
+		t.Fatalf("echoed gap taken as a question: %+v", out.Records)
+	}
+	if out := l.Block("dev", ev[0], t0); len(out.Records) == 0 {
+		t.Fatal("the agent's own gap was ignored")
+	}
+}

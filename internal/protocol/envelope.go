@@ -198,3 +198,15 @@ func Fingerprint(e *Envelope) uint64 {
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// GapFingerprint identifies a <gap> block by its fields, whitespace
+// collapsed, so that a gap the console typed (in a primer, say) and read
+// back as echo is recognised.
+func GapFingerprint(g *Gap) uint64 {
+	h := fnv.New64a()
+	for _, f := range []string{"gap", g.Topic, g.Question, g.Context, g.Urgency} {
+		h.Write([]byte(collapse(f)))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
