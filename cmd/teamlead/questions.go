@@ -149,7 +149,7 @@ func taskSuffix(task string) string {
 func newValidateCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate",
-		Short: "Check the team file and its answerers.yaml, reporting every error at once",
+		Short: "Check the team file and the files it uses (answerers.yaml, consultations.yaml, permissions.yaml)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -159,6 +159,16 @@ func newValidateCmd(g *globals) *cobra.Command {
 				return errors.New("the team file has errors")
 			}
 			fmt.Fprintf(out, "%s: %d agents ok\n", team.File, len(team.Agents))
+			rules := team.Consultations.Rules
+			if rules == "" {
+				rules = "consultations.yaml (built in)"
+			}
+			fmt.Fprintf(out, "%s: %d mandatory consultation rules ok\n", rules, len(team.Consultations.Parsed.Mandatory))
+			policy := team.Permissions.Policy
+			if team.Permissions.Builtin {
+				policy = "permissions.yaml (built in; approve-always writes " + team.Permissions.Policy + ")"
+			}
+			fmt.Fprintf(out, "%s: permission policy ok\n", policy)
 			if team.Questions.Answerers == "" {
 				fmt.Fprintln(out, "no answerers.yaml: every question goes to human/requester (24h)")
 				return nil
