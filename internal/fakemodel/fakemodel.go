@@ -6,15 +6,19 @@
 // (POST /v1beta/models/M:generateContent and :streamGenerateContent?alt=sse)
 // for those CLIs to render the replies it is scripted to give.
 //
-// Replies come from a script: a list of canned texts, one per
-// conversation request, the last one repeated once the script runs out.
+// Replies come from a script: a list of canned replies, one per
+// conversation request, the last one repeated once the script runs out. A
+// reply is text, a call of one of the client's tools (a Bash command, a
+// file edit: what makes a CLI show its permission dialog), or both.
 // Requests that are not part of the conversation (Claude Code's start-up
 // call, which is not streamed, and requests that list no tools, such as a
 // title or topic request) are answered with Config.Aside and consume no
 // script entry, so the script stays aligned with what the user typed.
 //
-// Every request is recorded (Requests) and, when Config.LogPath is set,
-// appended to that file as one JSON object per line for inspection.
+// Every request is recorded (Requests) with the tool results it carries
+// back, so a test can tell a tool call that was approved and run (the next
+// request holds its result) from one that was denied; when Config.LogPath
+// is set, each is also appended to that file as one JSON object per line.
 package fakemodel
 
 import (
@@ -36,8 +40,11 @@ import (
 type Config struct {
 	// Script holds the texts of the conversation replies, one per
 	// conversation request; the last is repeated. An empty script
-	// answers "OK".
+	// answers "OK". Replies, when not empty, is used instead.
 	Script []string
+	// Replies is the script when replies call tools: one per
+	// conversation request, the last repeated.
+	Replies []Reply
 	// Aside is the reply to requests outside the conversation; "OK" when
 	// empty.
 	Aside string
@@ -57,15 +64,22 @@ type Config struct {
 
 // Request is one request the server received.
 type Request struct {
-	Time   time.Time       `json:"time"`
-	Method string          `json:"method"`
-	Path   string          `json:"path"`
-	Query  string          `json:"query,omitempty"`
-	API    string          `json:"api"`    // "messages", "responses", "gemini", "count_tokens", "models" or "unknown"
-	Stream bool            `json:"stream"` // the request asked for a streamed reply
-	Script int             `json:"script"` // index of the script entry used, or -1 for none
-	Reply  string          `json:"reply,omitempty"`
-	Body   json.RawMessage `json:"body,omitempty"`
+	Time   time.Time `json:"time"`
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	Query  string    `json:"query,omitempty"`
+	API    string    `json:"api"`    // "messages", "responses", "gemini", "count_tokens", "models" or "unknown"
+	Stream bool      `json:"stream"` // the request asked for a streamed reply
+	Script int       `json:"script"` // index of the script entry used, or -1 for none
+	Reply  string    `json:"reply,omitempty"`
+	// ToolCall is the tool call the reply made, if any.
+	ToolCall *SentCall `json:"tool_call,omitempty"`
+	// ToolResults are the results of tool calls that the request carries
+	// back for the first time (a client resends the whole conversation;
+	// earlier requests' results are left out): present once a tool call
+	// was run, or refused, by the client.
+	ToolResults []ToolResult    `json:"tool_results,omitempty"`
+	Body        json.RawMessage `json:"body,omitempty"`
 	// RawBody holds a body that is not JSON.
 	RawBody string `json:"raw_body,omitempty"`
 }
@@ -82,6 +96,8 @@ type Server struct {
 	reqs []Request
 	log  *os.File
 	seq  int // ids of messages and responses
+	// carried holds the tool results already carried by a request.
+	carried map[string]bool
 }
 
 // Start listens on 127.0.0.1 at a free port and serves until Close.
@@ -194,21 +210,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"input_tokens": len(body)/4 + 1})
 	case r.Method == http.MethodPost && path == "/v1/messages":
 		req.API = "messages"
-		text := s.pick(&req, in.Stream && len(in.Tools) > 0)
+		reply := s.pick(&req, in.Stream && len(in.Tools) > 0)
+		call := s.resolve(&req, reply.Tool, in.Tools)
+		if req.Script >= 0 {
+			req.ToolResults = s.fresh(messagesResults(body))
+		}
 		s.record(req)
 		if in.Stream {
-			s.streamMessage(w, r, model, text)
+			s.streamMessage(w, r, model, reply.Text, call)
 		} else {
-			writeJSON(w, s.message(model, text))
+			writeJSON(w, s.message(model, reply.Text, call))
 		}
 	case r.Method == http.MethodPost && path == "/v1/responses":
 		req.API = "responses"
-		text := s.pick(&req, len(in.Tools) > 0)
+		reply := s.pick(&req, len(in.Tools) > 0)
+		call := s.resolve(&req, reply.Tool, in.Tools)
+		if req.Script >= 0 {
+			req.ToolResults = s.fresh(responsesResults(body))
+		}
 		s.record(req)
 		if in.Stream {
-			s.streamResponse(w, r, model, text)
+			s.streamResponse(w, r, model, reply.Text, call)
 		} else {
-			writeJSON(w, s.response(model, text, "completed"))
+			writeJSON(w, s.response(model, reply.Text, "completed", call))
 		}
 	case r.Method == http.MethodPost && strings.HasPrefix(path, "/v1beta/models/") && strings.Contains(path, ":"):
 		s.gemini(w, r, &req, body)
@@ -229,21 +253,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // pick chooses the reply to req: the next script entry for a conversation
 // request, else the aside.
-func (s *Server) pick(req *Request, conversation bool) string {
+func (s *Server) pick(req *Request, conversation bool) Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !conversation {
 		req.Reply = s.cfg.Aside
-		return s.cfg.Aside
+		return Reply{Text: s.cfg.Aside}
 	}
 	i := s.next
 	s.next++
-	text := "OK"
-	if n := len(s.cfg.Script); n > 0 {
-		text = s.cfg.Script[min(i, n-1)]
+	reply := Reply{Text: "OK"}
+	if n := len(s.cfg.Replies); n > 0 {
+		reply = s.cfg.Replies[min(i, n-1)]
+	} else if n := len(s.cfg.Script); n > 0 {
+		reply = Reply{Text: s.cfg.Script[min(i, n-1)]}
 	}
-	req.Script, req.Reply = i, text
-	return text
+	req.Script, req.Reply = i, reply.Text
+	return reply
 }
 
 // record keeps req and appends it to the log.
@@ -295,17 +321,27 @@ func Pieces(text string, n int) []string {
 	return out
 }
 
-// message is a whole Messages API reply holding text.
-func (s *Server) message(model, text string) map[string]any {
+// message is a whole Messages API reply: text (when not empty, or when
+// there is no call) and the tool call, if any.
+func (s *Server) message(model, text string, call *SentCall) map[string]any {
+	content := []any{}
+	if text != "" || call == nil {
+		content = append(content, map[string]any{"type": "text", "text": text})
+	}
+	stop := "end_turn"
+	if call != nil {
+		content = append(content, map[string]any{"type": "tool_use", "id": call.ID, "name": call.Name, "input": call.Input})
+		stop = "tool_use"
+	}
 	return map[string]any{
 		"id":            s.id("msg"),
 		"type":          "message",
 		"role":          "assistant",
 		"model":         model,
-		"content":       []any{map[string]any{"type": "text", "text": text}},
-		"stop_reason":   "end_turn",
+		"content":       content,
+		"stop_reason":   stop,
 		"stop_sequence": nil,
-		"usage":         map[string]any{"input_tokens": 10, "output_tokens": tokens(text)},
+		"usage":         map[string]any{"input_tokens": 10, "output_tokens": tokens(text) + call.tokens()},
 	}
 }
 
@@ -371,38 +407,62 @@ func pause(r *http.Request, d time.Duration) error {
 	}
 }
 
-// streamMessage writes text as a streamed Messages API reply.
-func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, model, text string) {
+// streamMessage writes text, then the tool call if any, as a streamed
+// Messages API reply: text in text_delta pieces, the call's input in
+// input_json_delta pieces.
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, model, text string, call *SentCall) {
 	e := newSSE(w)
-	msg := s.message(model, "")
+	msg := s.message(model, "", nil)
 	msg["content"] = []any{}
 	msg["stop_reason"] = nil
 	msg["usage"] = map[string]any{"input_tokens": 10, "output_tokens": 1}
 	e.event("message_start", map[string]any{"type": "message_start", "message": msg})
-	e.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-		"content_block": map[string]any{"type": "text", "text": ""}})
-	e.event("ping", map[string]any{"type": "ping"})
-	for i, p := range Pieces(text, s.cfg.Chunk) {
-		if i > 0 && pause(r, s.cfg.Delay) != nil {
-			return
+	index := 0
+	if text != "" || call == nil {
+		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		e.event("ping", map[string]any{"type": "ping"})
+		for i, p := range Pieces(text, s.cfg.Chunk) {
+			if i > 0 && pause(r, s.cfg.Delay) != nil {
+				return
+			}
+			e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+				"delta": map[string]any{"type": "text_delta", "text": p}})
 		}
-		e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": p}})
+		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
 	}
-	e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	stop := "end_turn"
+	if call != nil {
+		stop = "tool_use"
+		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
+			"content_block": map[string]any{"type": "tool_use", "id": call.ID, "name": call.Name, "input": map[string]any{}}})
+		for i, p := range Pieces(call.Arguments(), s.cfg.Chunk) {
+			if i > 0 && pause(r, s.cfg.Delay) != nil {
+				return
+			}
+			e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
+		}
+		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+	}
 	e.event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": tokens(text)}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": tokens(text) + call.tokens()}})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
 }
 
 // response is a Responses API response object; text, when not empty, is
-// its one output message.
-func (s *Server) response(model, text, status string) map[string]any {
+// its first output message, and call, when not nil, its tool call item.
+func (s *Server) response(model, text, status string, call *SentCall) map[string]any {
 	out := []any{}
 	if text != "" {
 		out = append(out, s.outputMessage(s.id("msg"), text, "completed"))
 	}
+	if call != nil {
+		out = append(out, call.responsesItem("completed"))
+	}
+	n := tokens(text) + call.tokens()
 	return map[string]any{
 		"id":         s.id("resp"),
 		"object":     "response",
@@ -410,7 +470,7 @@ func (s *Server) response(model, text, status string) map[string]any {
 		"status":     status,
 		"model":      model,
 		"output":     out,
-		"usage": map[string]any{"input_tokens": 10, "output_tokens": tokens(text), "total_tokens": 10 + tokens(text),
+		"usage": map[string]any{"input_tokens": 10, "output_tokens": n, "total_tokens": 10 + n,
 			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}},
 	}
 }
@@ -423,10 +483,11 @@ func (s *Server) outputMessage(id, text, status string) map[string]any {
 	return map[string]any{"type": "message", "id": id, "status": status, "role": "assistant", "content": content}
 }
 
-// streamResponse writes text as a streamed Responses API reply.
-func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, model, text string) {
+// streamResponse writes text, then the tool call if any, as a streamed
+// Responses API reply.
+func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, model, text string, call *SentCall) {
 	e := newSSE(w)
-	resp := s.response(model, "", "in_progress")
+	resp := s.response(model, "", "in_progress", nil)
 	respID := resp["id"]
 	seq := 0
 	ev := func(name string, fields map[string]any) {
@@ -437,24 +498,50 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, model, t
 	}
 	ev("response.created", map[string]any{"response": resp})
 	ev("response.in_progress", map[string]any{"response": resp})
-	itemID := s.id("msg")
-	ev("response.output_item.added", map[string]any{"output_index": 0, "item": s.outputMessage(itemID, text, "in_progress")})
-	part := map[string]any{"type": "output_text", "text": "", "annotations": []any{}}
-	ev("response.content_part.added", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "part": part})
-	for i, p := range Pieces(text, s.cfg.Chunk) {
-		if i > 0 && pause(r, s.cfg.Delay) != nil {
-			return
+	var output []any
+	if text != "" || call == nil {
+		itemID := s.id("msg")
+		ev("response.output_item.added", map[string]any{"output_index": 0, "item": s.outputMessage(itemID, text, "in_progress")})
+		part := map[string]any{"type": "output_text", "text": "", "annotations": []any{}}
+		ev("response.content_part.added", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "part": part})
+		for i, p := range Pieces(text, s.cfg.Chunk) {
+			if i > 0 && pause(r, s.cfg.Delay) != nil {
+				return
+			}
+			ev("response.output_text.delta", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "delta": p})
 		}
-		ev("response.output_text.delta", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "delta": p})
+		ev("response.output_text.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "text": text})
+		ev("response.content_part.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0,
+			"part": map[string]any{"type": "output_text", "text": text, "annotations": []any{}}})
+		ev("response.output_item.done", map[string]any{"output_index": 0, "item": s.outputMessage(itemID, text, "completed")})
+		output = append(output, s.outputMessage(itemID, text, "completed"))
 	}
-	ev("response.output_text.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0, "text": text})
-	ev("response.content_part.done", map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0,
-		"part": map[string]any{"type": "output_text", "text": text, "annotations": []any{}}})
-	ev("response.output_item.done", map[string]any{"output_index": 0, "item": s.outputMessage(itemID, text, "completed")})
-	done := s.response(model, "", "completed")
+	if call != nil {
+		index := len(output)
+		ev("response.output_item.added", map[string]any{"output_index": index, "item": call.responsesItem("in_progress")})
+		if call.Kind == KindFunction || call.Kind == KindCustom {
+			delta, done := "response.function_call_arguments.delta", "response.function_call_arguments.done"
+			field := "arguments"
+			if call.Kind == KindCustom {
+				delta, done, field = "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done", "input"
+			}
+			args := call.Arguments()
+			for i, p := range Pieces(args, s.cfg.Chunk) {
+				if i > 0 && pause(r, s.cfg.Delay) != nil {
+					return
+				}
+				ev(delta, map[string]any{"item_id": call.ItemID, "output_index": index, "delta": p})
+			}
+			ev(done, map[string]any{"item_id": call.ItemID, "output_index": index, field: args})
+		}
+		ev("response.output_item.done", map[string]any{"output_index": index, "item": call.responsesItem("completed")})
+		output = append(output, call.responsesItem("completed"))
+	}
+	done := s.response(model, "", "completed", nil)
 	done["id"] = respID
-	done["output"] = []any{s.outputMessage(itemID, text, "completed")}
-	done["usage"] = map[string]any{"input_tokens": 10, "output_tokens": tokens(text), "total_tokens": 10 + tokens(text),
+	done["output"] = output
+	n := tokens(text) + call.tokens()
+	done["usage"] = map[string]any{"input_tokens": 10, "output_tokens": n, "total_tokens": 10 + n,
 		"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 	ev("response.completed", map[string]any{"response": done})
 }
@@ -486,18 +573,33 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request, bo
 	}
 	req.Stream = method == "streamGenerateContent"
 	var text string
+	var call *SentCall
 	if len(in.Tools) == 0 && in.GenerationConfig.ResponseMimeType == "application/json" {
 		text, req.Reply = "{}", "{}"
 	} else {
-		text = s.pick(req, len(in.Tools) > 0)
+		reply := s.pick(req, len(in.Tools) > 0)
+		text = reply.Text
+		call = s.resolve(req, reply.Tool, in.Tools)
+		if req.Script >= 0 {
+			req.ToolResults = s.fresh(geminiResults(body))
+		}
 	}
 	s.record(*req)
+	// The function call rides in the last chunk, after the text.
 	chunk := func(t string, last bool) map[string]any {
-		c := map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": t}}}, "index": 0}
+		var parts []any
+		if t != "" || !last || call == nil {
+			parts = append(parts, map[string]any{"text": t})
+		}
+		if last && call != nil {
+			parts = append(parts, map[string]any{"functionCall": map[string]any{"id": call.ID, "name": call.Name, "args": call.Input}})
+		}
+		c := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
 		out := map[string]any{"candidates": []any{c}, "modelVersion": model}
 		if last {
+			n := tokens(text) + call.tokens()
 			c["finishReason"] = "STOP"
-			out["usageMetadata"] = map[string]any{"promptTokenCount": 10, "candidatesTokenCount": tokens(text), "totalTokenCount": 10 + tokens(text)}
+			out["usageMetadata"] = map[string]any{"promptTokenCount": 10, "candidatesTokenCount": n, "totalTokenCount": 10 + n}
 		}
 		return out
 	}
@@ -506,6 +608,9 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request, bo
 		return
 	}
 	pieces := Pieces(text, s.cfg.Chunk)
+	if call != nil {
+		pieces = append(pieces, "") // the call, alone in the last chunk
+	}
 	if len(pieces) == 0 {
 		pieces = []string{""}
 	}

@@ -79,3 +79,13 @@ func writeJSON(path string, v any) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
+
+func (claude) busy(s string) bool { return strings.Contains(s, "esc to interrupt") }
+
+func (claude) dialog(s string) bool {
+	return strings.Contains(s, "Do you want to") && strings.Contains(s, "1. Yes")
+}
+
+// approve is option 1, Yes; deny is Esc, which cancels.
+func (claude) approve() string { return "1" }
+func (claude) deny() string    { return "\x1b" }

@@ -60,3 +60,12 @@ func (codex) ready(s string) (bool, error) {
 }
 
 func (codex) submit() string { return "\r" }
+
+func (codex) busy(s string) bool {
+	return strings.Contains(s, "esc to interrupt") || strings.Contains(s, "Working")
+}
+
+func (codex) dialog(s string) bool { return looksLikeDialog(s) }
+
+func (codex) approve() string { return "y" }
+func (codex) deny() string    { return "\x1b" }

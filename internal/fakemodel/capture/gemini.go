@@ -51,3 +51,10 @@ func (gemini) ready(s string) (bool, error) {
 }
 
 func (gemini) submit() string { return "\r" }
+
+func (gemini) busy(s string) bool { return strings.Contains(s, "esc to cancel") }
+
+func (gemini) dialog(s string) bool { return looksLikeDialog(s) }
+
+func (gemini) approve() string { return "1" }
+func (gemini) deny() string    { return "\x1b" }

@@ -36,7 +36,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/teamlead/teamlead/internal/vt"
 	"io"
 	"os"
 	"os/exec"
@@ -47,10 +46,12 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/creack/pty"
 
 	"github.com/teamlead/teamlead/internal/fakemodel"
+	"github.com/teamlead/teamlead/internal/vt"
 )
 
 // scenario is one capture: what is typed, and what the model replies.
@@ -121,6 +122,14 @@ type cli interface {
 	ready(screen string) (bool, error)
 	// submit is what ends a typed prompt.
 	submit() string
+	// busy reports the CLI shows it is working on a reply.
+	busy(screen string) bool
+	// dialog reports the CLI shows its permission dialog.
+	dialog(screen string) bool
+	// approve and deny are the keys that answer the dialog (overridden by
+	// -approve and -deny).
+	approve() string
+	deny() string
 }
 
 func main() {
@@ -138,6 +147,9 @@ func main() {
 		chunk  = flag.Int("chunk", 16, "most bytes of text in one streamed delta")
 		verbos = flag.Bool("v", false, "print the screen at each step")
 		tag    = flag.String("tag", "", "a word put in the fixture names after the version, for a variant run (with -env)")
+		set    = flag.String("set", "route", "which scenarios: route (envelopes in replies, for the parsers) or dialog (permission dialogs, idle and busy screens, for the detectors)")
+		appr   = flag.String("approve", "", "the key that approves the permission dialog (default: the CLI's)")
+		deny   = flag.String("deny", "", "the key that denies the permission dialog (default: the CLI's)")
 		extra  envList
 	)
 	flag.Var(&extra, "env", "KEY=VALUE added to the CLI's environment (repeatable), e.g. CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1")
@@ -169,11 +181,51 @@ func main() {
 			fatal(err)
 		}
 	}
+	outSet := false
+	flag.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+	if *set == "dialog" && !outSet {
+		*out = "internal/detect/testdata"
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fatal(err)
 	}
 	fmt.Printf("%s %s; work dir %s\n", c.name(), version, *work)
 	failed := false
+	if *set == "dialog" {
+		if *appr == "" {
+			*appr = c.approve()
+		}
+		if *deny == "" {
+			*deny = c.deny()
+		}
+		first := true
+		for _, ds := range dialogScenarios {
+			if *only != "" && !contains(strings.Split(*only, ","), ds.Name) {
+				continue
+			}
+			r := run{cli: c, bin: abs, version: version, cols: *cols, rows: *rows, out: *out,
+				tag: *tag, env: extra,
+				work: filepath.Join(*work, *tag+ds.Name), limit: *limit, quiet: *quiet, delay: *delay, chunk: *chunk, verbose: *verbos}
+			if err := r.captureDialogs(ds, *appr, *deny, first); err != nil {
+				fmt.Fprintf(os.Stderr, "%v\n", err)
+				failed = true
+			}
+			first = false
+		}
+		if *only == "" || contains(strings.Split(*only, ","), quoteScenario.Name) {
+			r := run{cli: c, bin: abs, version: version, cols: *cols, rows: *rows, out: *out,
+				tag: *tag, env: extra,
+				work: filepath.Join(*work, *tag+quoteScenario.Name), limit: *limit, quiet: *quiet, delay: *delay, chunk: *chunk, verbose: *verbos}
+			if err := r.captureQuote(quoteScenario); err != nil {
+				fmt.Fprintf(os.Stderr, "%v\n", err)
+				failed = true
+			}
+		}
+		if failed {
+			os.Exit(1)
+		}
+		return
+	}
 	for _, sc := range scenarios {
 		if *only != "" && !contains(strings.Split(*only, ","), sc.Name) {
 			continue
@@ -245,8 +297,11 @@ type run struct {
 	delay        time.Duration
 	chunk        int
 	verbose      bool
-	deadline     time.Time
-	term         *terminal
+	// stable makes a wait's quiet mean "the condition held all along"
+	// rather than "no output".
+	stable   bool
+	deadline time.Time
+	term     *terminal
 }
 
 // terminal is the master side of the CLI's PTY: everything read from it is
@@ -301,14 +356,28 @@ func (t *terminal) snapshot() (text string, n int, bracketed bool, quiet time.Du
 	return t.scr.ScreenText(), t.rec.Len(), t.scr.Modes().BracketedPaste, time.Since(t.changed), t.err
 }
 
+// errTimeout is a wait that reached the deadline.
+var errTimeout = errors.New("timed out")
+
 // waitFor waits until cond holds for the screen and the output has then
 // been quiet for r.quiet, or the deadline.
 func (r *run) waitFor(what string, cond func(screen string) (bool, error)) (string, error) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	var since time.Time // when cond started to hold
 	for {
 		text, _, _, quiet, rerr := r.term.snapshot()
 		ok, err := cond(text)
+		if r.stable {
+			// Quiet means cond has held all along (a CLI may never stop
+			// writing: Claude Code blinks the dot of a pending tool call).
+			if !ok {
+				since = time.Time{}
+			} else if since.IsZero() {
+				since = time.Now()
+			}
+			quiet = time.Since(since)
+		}
 		if err != nil {
 			return text, fmt.Errorf("waiting for %s: %v\n%s", what, err, text)
 		}
@@ -322,7 +391,7 @@ func (r *run) waitFor(what string, cond func(screen string) (bool, error)) (stri
 			return text, fmt.Errorf("waiting for %s: the CLI's output ended (%v)\n%s", what, rerr, text)
 		}
 		if time.Now().After(r.deadline) {
-			return text, fmt.Errorf("waiting for %s: timed out\n%s", what, text)
+			return text, fmt.Errorf("waiting for %s: %w\n%s", what, errTimeout, text)
 		}
 		select {
 		case <-r.term.wake:
@@ -331,27 +400,44 @@ func (r *run) waitFor(what string, cond func(screen string) (bool, error)) (stri
 	}
 }
 
-func (r *run) capture() error {
+// session is one running CLI against its own model server.
+type session struct {
+	model   *fakemodel.Server
+	cmd     *exec.Cmd
+	master  *os.File
+	home    string
+	project string
+}
+
+// start prepares a fresh home and project under r.work, starts a model
+// server answering replies and the CLI in a PTY, and waits for its input
+// line. prepare, when not nil, fills the project first.
+func (r *run) start(replies []fakemodel.Reply, prepare func(project string) error) (*session, error) {
 	r.deadline = time.Now().Add(r.limit)
 	home := filepath.Join(r.work, "home")
 	project := filepath.Join(r.work, "project")
 	if err := os.RemoveAll(r.work); err != nil {
-		return err
+		return nil, err
 	}
 	for _, d := range []string{home, project} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	model, err := fakemodel.Start(fakemodel.Config{Script: []string{r.sc.Reply}, Chunk: r.chunk, Delay: r.delay,
+	if prepare != nil {
+		if err := prepare(project); err != nil {
+			return nil, err
+		}
+	}
+	model, err := fakemodel.Start(fakemodel.Config{Replies: replies, Chunk: r.chunk, Delay: r.delay,
 		LogPath: filepath.Join(r.work, "requests.jsonl")})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer model.Close()
 	env, args, err := r.cli.setup(home, project, model.URL())
 	if err != nil {
-		return err
+		model.Close()
+		return nil, err
 	}
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir = project
@@ -360,29 +446,134 @@ func (r *run) capture() error {
 	cmd.Env = append(cmd.Env, r.env...)
 	master, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(r.cols), Rows: uint16(r.rows)})
 	if err != nil {
-		return err
+		model.Close()
+		return nil, err
 	}
 	r.term = &terminal{master: master, scr: vt.New(r.cols, r.rows, vt.Options{Scrollback: -1}), changed: time.Now(), wake: make(chan struct{}, 1)}
 	go r.term.read()
-	defer stop(cmd, master, home)
+	return &session{model: model, cmd: cmd, master: master, home: home, project: project}, nil
+}
+
+// close stops the CLI (and its daemons) and the model server.
+func (s *session) close() {
+	stop(s.cmd, s.master, s.home)
+	s.model.Close()
+}
+
+// typePrompt types text as the user would (one bracketed paste when the
+// CLI enabled it), waits until it shows and submits it.
+func (r *run) typePrompt(s *session, text string) error {
+	_, _, bracketed, _, _ := r.term.snapshot()
+	typed := text
+	if bracketed {
+		typed = "\x1b[200~" + typed + "\x1b[201~"
+	}
+	if _, err := io.WriteString(s.master, typed); err != nil {
+		return err
+	}
+	// The prompt's end is on screen (a long one may wrap): submit.
+	tail := text[max(0, len(text)-20):]
+	if _, err := r.waitFor("the typed prompt", func(s string) (bool, error) { return strings.Contains(s, tail), nil }); err != nil {
+		return err
+	}
+	_, err := io.WriteString(s.master, r.cli.submit())
+	return err
+}
+
+// recorded returns the bytes read so far and their read timing.
+func (r *run) recorded() (raw []byte, reads string) {
+	r.term.mu.Lock()
+	defer r.term.mu.Unlock()
+	return append([]byte(nil), r.term.rec.Bytes()...), strings.Join(r.term.reads, "\n") + "\n"
+}
+
+// name is the fixture name of this run's scenario (with suffix, when not
+// empty, appended).
+func (r *run) name(suffix string) string {
+	parts := []string{r.cli.name(), r.version}
+	if r.tag != "" {
+		parts = append(parts, r.tag)
+	}
+	parts = append(parts, r.sc.Name)
+	if suffix != "" {
+		parts = append(parts, suffix)
+	}
+	return strings.Join(parts, "-")
+}
+
+// describe lists the requests the model server received, one line each.
+func describe(reqs []fakemodel.Request) []string {
+	var out []string
+	for _, q := range reqs {
+		desc := q.Method + " " + q.Path
+		if q.Query != "" {
+			desc += "?" + q.Query
+		}
+		if q.Stream {
+			desc += " (streamed)"
+		}
+		for _, tr := range q.ToolResults {
+			desc += fmt.Sprintf(" [carries tool result %s is_error=%v: %q]", tr.ID, tr.IsError, clip(tr.Output, 200))
+		}
+		if q.Script >= 0 {
+			desc += fmt.Sprintf(" -> script reply %d", q.Script)
+		} else if q.Reply != "" {
+			desc += fmt.Sprintf(" -> %q", q.Reply)
+		}
+		if c := q.ToolCall; c != nil {
+			desc += fmt.Sprintf(" calling %s %s", c.Name, c.Arguments())
+		}
+		out = append(out, desc)
+	}
+	return out
+}
+
+// clip shortens s to n bytes at most (at a rune boundary), marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// writeFiles writes base+ext for each file.
+func writeFiles(base string, files map[string][]byte) error {
+	for ext, data := range files {
+		if err := os.WriteFile(base+ext, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeMeta is v as indented JSON, HTML left unescaped, ending in a newline.
+func encodeMeta(v any) ([]byte, error) {
+	var mbuf bytes.Buffer
+	enc := json.NewEncoder(&mbuf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return mbuf.Bytes(), nil
+}
+
+func (r *run) capture() error {
+	s, err := r.start([]fakemodel.Reply{{Text: r.sc.Reply}}, nil)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	model := s.model
 
 	if _, err := r.waitFor("the input line", r.cli.ready); err != nil {
 		return err
 	}
 	_, _, bracketed, _, _ := r.term.snapshot()
-	typed := r.sc.Prompt
-	if bracketed {
-		typed = "\x1b[200~" + typed + "\x1b[201~"
-	}
-	if _, err := io.WriteString(master, typed); err != nil {
-		return err
-	}
-	// The prompt's end is on screen (a long one may wrap): submit.
-	tail := r.sc.Prompt[max(0, len(r.sc.Prompt)-20):]
-	if _, err := r.waitFor("the typed prompt", func(s string) (bool, error) { return strings.Contains(s, tail), nil }); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(master, r.cli.submit()); err != nil {
+	if err := r.typePrompt(s, r.sc.Prompt); err != nil {
 		return err
 	}
 	// The reply is drawn: its closing text is on screen, the model has
@@ -396,16 +587,9 @@ func (r *run) capture() error {
 	if err != nil {
 		return err
 	}
-	r.term.mu.Lock()
-	raw := append([]byte(nil), r.term.rec.Bytes()...)
-	reads := strings.Join(r.term.reads, "\n") + "\n"
-	r.term.mu.Unlock()
+	raw, reads := r.recorded()
 
-	name := fmt.Sprintf("%s-%s-%s", r.cli.name(), r.version, r.sc.Name)
-	if r.tag != "" {
-		name = fmt.Sprintf("%s-%s-%s-%s", r.cli.name(), r.version, r.tag, r.sc.Name)
-	}
-	base := filepath.Join(r.out, name)
+	base := filepath.Join(r.out, r.name(""))
 	meta := struct {
 		CLI       string    `json:"cli"`
 		Version   string    `json:"version"`
@@ -422,37 +606,14 @@ func (r *run) capture() error {
 		scenario
 	}{CLI: r.cli.name(), Version: r.version, Cols: r.cols, Rows: r.rows, TERM: "xterm-256color", Bracketed: bracketed, Env: r.env,
 		Chunk: r.chunk, Delay: r.delay.String(),
-		Captured: time.Now().UTC().Truncate(time.Second), Bytes: len(raw), scenario: r.sc}
-	for _, q := range model.Requests() {
-		desc := q.Method + " " + q.Path
-		if q.Query != "" {
-			desc += "?" + q.Query
-		}
-		if q.Stream {
-			desc += " (streamed)"
-		}
-		if q.Script >= 0 {
-			desc += fmt.Sprintf(" -> script reply %d", q.Script)
-		} else if q.Reply != "" {
-			desc += fmt.Sprintf(" -> %q", q.Reply)
-		}
-		meta.Requests = append(meta.Requests, desc)
-	}
-	var mbuf bytes.Buffer
-	enc := json.NewEncoder(&mbuf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(meta); err != nil {
+		Captured: time.Now().UTC().Truncate(time.Second), Bytes: len(raw), scenario: r.sc,
+		Requests: describe(model.Requests())}
+	mb, err := encodeMeta(meta)
+	if err != nil {
 		return err
 	}
-	mb := bytes.TrimSuffix(mbuf.Bytes(), []byte("\n"))
-	for _, f := range []struct {
-		ext  string
-		data []byte
-	}{{".bin", raw}, {".reads", []byte(reads)}, {".screen.txt", []byte(text)}, {".json", append(mb, '\n')}} {
-		if err := os.WriteFile(base+f.ext, f.data, 0o644); err != nil {
-			return err
-		}
+	if err := writeFiles(base, map[string][]byte{".bin": raw, ".reads": []byte(reads), ".screen.txt": []byte(text), ".json": mb}); err != nil {
+		return err
 	}
 	fmt.Printf("%s: %d bytes -> %s.bin\n", r.sc.Name, len(raw), base)
 	return nil
