@@ -147,9 +147,12 @@ func New(con Console, st *style.Styles, opts Options) Model {
 		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), qlist: queue.New(st, opts.Now), activity: activity.New(st),
 		consults: consults.New(st, consultKeys(opts.Keys), opts.Now), tasks: taskboard.New(st, taskKeys(opts.Keys), opts.Now),
 		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, editor: ed, unread: map[string]int{}, keyOut: newKeyWriter(con)}
+	// The sequence first, then the queues: a record committed in between
+	// is replayed by the subscription (queue.Add ignores an id it has),
+	// where the other order would lose it.
+	m.lastSeq = con.LastSeq()
 	m.queue.Set(append(inboxItems(con.Inbox()), questionItems(con.Questions())...))
 	m.refreshAgents()
-	m.lastSeq = con.LastSeq()
 	m.sub = con.Bus().Subscribe(">", m.lastSeq)
 	return m
 }
