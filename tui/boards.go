@@ -19,10 +19,11 @@ import (
 type rightView int
 
 const (
-	viewScreen   rightView = iota // the selected agent's live screen
-	viewWorkflow                  // its workflow progress file
-	viewConsults                  // the consultations board
-	viewTasks                     // the tasks board
+	viewScreen      rightView = iota // the selected agent's live screen
+	viewWorkflow                     // its workflow progress file
+	viewConsults                     // the consultations board
+	viewTasks                        // the tasks board
+	viewPermissions                  // the permissions board
 )
 
 // consultsMsg carries a fresh list of consultations; gen orders fetches
@@ -114,6 +115,8 @@ func (m Model) onBoardMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 	case boardFilterMsg:
 		if msg.view == viewTasks {
 			m.tasks.SetFilter(msg.text)
+		} else if msg.view == viewPermissions {
+			m.perms.SetFilter(msg.text)
 		} else {
 			m.consults.SetFilter(msg.text)
 		}
@@ -129,7 +132,7 @@ func (m Model) onBoardMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 
 // boardShown reports whether the right pane shows a board.
 func (m Model) boardShown() bool {
-	return m.mode != modeFocus && (m.right == viewConsults || m.right == viewTasks)
+	return m.mode != modeFocus && (m.right == viewConsults || m.right == viewTasks || m.right == viewPermissions)
 }
 
 // toggleBoard shows board v in the right pane and focuses it, or, when it
@@ -141,8 +144,11 @@ func (m *Model) toggleBoard(v rightView) tea.Cmd {
 	}
 	m.right = v
 	m.setPane(paneScreen)
-	if v == viewTasks {
+	switch v {
+	case viewTasks:
 		return m.fetchTasks()
+	case viewPermissions:
+		return m.fetchPermissions()
 	}
 	return m.fetchConsults()
 }
@@ -152,8 +158,11 @@ func (m *Model) toggleBoard(v rightView) tea.Cmd {
 func (m Model) onBoardKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	ks := m.keys
 	inDetail := m.consults.InDetail()
-	if m.right == viewTasks {
+	switch m.right {
+	case viewTasks:
 		inDetail = m.tasks.InDetail()
+	case viewPermissions:
+		inDetail = m.perms.InDetail()
 	}
 	switch {
 	case key.Matches(k, ks.Cancel) && !inDetail:
@@ -166,6 +175,9 @@ func (m Model) onBoardKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.tasks, cmd = m.tasks.Update(k)
 		return m, cmd
+	}
+	if m.right == viewPermissions {
+		return m.onPermsBoardKey(k)
 	}
 	c, selected := m.consults.Selected()
 	switch {
@@ -226,8 +238,11 @@ func (m Model) verdictOn(c consult.Consultation) (tea.Model, tea.Cmd) {
 // filterBoard opens the prompt for the shown board's filter.
 func (m Model) filterBoard() (tea.Model, tea.Cmd) {
 	v, label, cur := m.right, "filter consultations (open, all, or words: id, agent, decision, status, task): ", m.consults.Filter()
-	if v == viewTasks {
+	switch v {
+	case viewTasks:
 		label, cur = "filter tasks (words: id, state, agent): ", m.tasks.Filter()
+	case viewPermissions:
+		label, cur = "filter permissions (pending, all, or words: id, agent, status, risk, action): ", m.perms.Filter()
 	}
 	mm, cmd := m.openPrompt(label, cur, func(text string) tea.Cmd {
 		return func() tea.Msg { return boardFilterMsg{view: v, text: text} }
@@ -297,6 +312,9 @@ func (m *Model) openTask(id string) bool {
 // bar says how to leave it).
 func (m Model) boardTitle() string {
 	back := m.keys.Cancel.Help().Key + " for the board"
+	if m.right == viewPermissions {
+		return m.permissionsTitle()
+	}
 	if m.right == viewTasks {
 		if t, ok := m.tasks.Selected(); ok && m.tasks.InDetail() {
 			return fmt.Sprintf("Task %s — %s", t.ID, back)
@@ -339,6 +357,9 @@ func (m Model) boardHelp() []key.Binding {
 	ks := m.keys
 	if m.right == viewTasks {
 		return []key.Binding{with(ks.Detail, "history"), ks.Filter, with(ks.Cancel, "back"), ks.Palette, ks.Help}
+	}
+	if m.right == viewPermissions {
+		return append([]key.Binding{with(ks.Detail, "details")}, append(m.permissionHelp(), ks.Filter, with(ks.Cancel, "back"))...)
 	}
 	return []key.Binding{with(ks.Detail, "details"), with(ks.Answer, "verdict"), with(ks.Acknowledge, "acknowledge"), ks.Escalate,
 		ks.Reassign, ks.Filter, with(ks.Cancel, "back")}

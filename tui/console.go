@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -29,9 +30,11 @@ type Console interface {
 	Keys(agent string, b []byte) error
 	// Inbox lists what waits for the human.
 	Inbox() []lead.InboxItem
-	// Answer answers an inbox item (m-…) or a question (q-…), or gives the
+	// Answer answers an inbox item (m-…) or a question (q-…), gives the
 	// human's verdict on a consultation (c-…: approve, concerns, reject or
-	// acknowledge, then the reasons).
+	// acknowledge, then the reasons), or decides a permission request
+	// (p-…: "approve [note]" once, "always <exact|prefix|dir|tool> [all]",
+	// or "deny [message to the agent]").
 	Answer(id, text string) error
 	// Questions lists the pending questions.
 	Questions() []questions.Question
@@ -59,6 +62,16 @@ type Console interface {
 	LastSeq() uint64
 	// ResizeAgents sets every agent's terminal size (the screen pane's).
 	ResizeAgents(cols, rows int)
+}
+
+// PermissionLister is a Console that also lists the permission requests
+// (the engine is one); the permissions board needs it. Decisions on them go
+// through Console.Answer, so a console without it still gets the prompts,
+// the badge and the keys in the inbox. (Kept apart from Console so that
+// the consoles of the benchmarks, which have no requests, need not change.)
+type PermissionLister interface {
+	// Permissions lists every permission request, newest first.
+	Permissions() []approvals.Request
 }
 
 // Options tune the dashboard.

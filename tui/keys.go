@@ -46,6 +46,20 @@ type KeyMap struct {
 	Acknowledge key.Binding `action:"acknowledge"`
 	// Reassign gives the selected consultation to another agent.
 	Reassign key.Binding `action:"reassign"`
+	// Permissions shows the permissions board (again: the agent's screen).
+	Permissions key.Binding `action:"show-permissions"`
+	// Approve approves a permission request once: the one selected in the
+	// inbox or the permissions board, else the one the badge shows.
+	Approve key.Binding `action:"approve"`
+	// ApproveAlways opens the approve-always chooser for that request.
+	ApproveAlways key.Binding `action:"approve-always"`
+	// Deny denies that request.
+	Deny key.Binding `action:"deny"`
+	// DenyMessage denies it with a message to the agent.
+	DenyMessage key.Binding `action:"deny-with-message"`
+	// AllAgents switches the approve-always rule between the requesting
+	// agent and every agent.
+	AllAgents key.Binding `action:"toggle-all-agents"`
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -80,11 +94,18 @@ func DefaultKeyMap() KeyMap {
 		// Not k: k moves up.
 		Acknowledge: b("K|acknowledge concerns", "K"),
 		Reassign:    b("r|reassign", "r"),
-		Activity:    b("3|activity", "3"),
-		Cancel:      b("esc|cancel", "esc"),
-		Confirm:     b("enter|confirm", "enter"),
-		NextAgent:   b("]|next agent", "]"),
-		PrevAgent:   b("[|previous agent", "["),
+		Permissions: b("8|permissions", "8"),
+		// y and n as in a CLI's own dialog; the capitals do more.
+		Approve:       b("y|approve once", "y"),
+		ApproveAlways: b("A|approve always", "A"),
+		Deny:          b("n|deny", "n"),
+		DenyMessage:   b("N|deny with a message", "N"),
+		AllAgents:     b("tab|this agent/every agent", "tab"),
+		Activity:      b("3|activity", "3"),
+		Cancel:        b("esc|cancel", "esc"),
+		Confirm:       b("enter|confirm", "enter"),
+		NextAgent:     b("]|next agent", "]"),
+		PrevAgent:     b("[|previous agent", "["),
 	}
 }
 
@@ -162,8 +183,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.NextAgent, k.PrevAgent, k.NextPane, k.PrevPane},
 		{k.Focus, k.Unfocus, k.PageUp, k.PageDown, k.Bottom},
-		{k.Agents, k.Inbox, k.Activity, k.Questions, k.Progress, k.Consults, k.Tasks},
+		{k.Agents, k.Inbox, k.Activity, k.Questions, k.Progress, k.Consults, k.Tasks, k.Permissions},
 		{k.Answer, k.Escalate, k.Filter, k.Detail, k.Acknowledge, k.Reassign},
+		{k.Approve, k.ApproveAlways, k.Deny, k.DenyMessage, k.AllAgents},
 		{k.Palette, k.Help, k.Cancel, k.Quit},
 	}
 }

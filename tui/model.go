@@ -17,8 +17,10 @@ import (
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/tui/components/activity"
 	"github.com/teamlead/teamlead/tui/components/agentlist"
+	"github.com/teamlead/teamlead/tui/components/always"
 	"github.com/teamlead/teamlead/tui/components/consults"
 	"github.com/teamlead/teamlead/tui/components/palette"
+	permboard "github.com/teamlead/teamlead/tui/components/permissions"
 	"github.com/teamlead/teamlead/tui/components/queue"
 	"github.com/teamlead/teamlead/tui/components/screen"
 	taskboard "github.com/teamlead/teamlead/tui/components/tasks"
@@ -46,6 +48,7 @@ const (
 	modeInput        // a one-line prompt (answer, filter, send) is open
 	modeHelp         // the full help is shown
 	modeQuit         // asking whether to quit
+	modeAlways       // the approve-always chooser is open
 )
 
 // prompt is an open one-line input and what to do with its text.
@@ -73,6 +76,8 @@ type Model struct {
 	activity activity.Model
 	consults consults.Model
 	tasks    taskboard.Model
+	perms    permboard.Model // the permissions board
+	always   always.Model    // the approve-always chooser
 	palette  palette.Model
 	input    textinput.Model
 	editor   textarea.Model // multi-line answers
@@ -100,6 +105,16 @@ type Model struct {
 	pendingConsultGen uint64
 	pendingTask       string
 	pendingTaskGen    uint64
+	// The permissions board's fetches (as the boards'); permsListed is
+	// false when the console cannot list requests.
+	permGen, permGot uint64
+	permsListed      bool
+	pendingPerm      string
+	pendingPermGen   uint64
+	// lastDecided is the request the keys last decided, and when: a
+	// second press right after acts on another one only when repeated.
+	lastDecided   string
+	lastDecidedAt time.Time
 }
 
 // recordsMsg carries records committed since the last batch.
@@ -146,6 +161,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	m := Model{con: con, keys: opts.Keys, st: st, opts: opts, help: h,
 		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), qlist: queue.New(st, opts.Now), activity: activity.New(st),
 		consults: consults.New(st, consultKeys(opts.Keys), opts.Now), tasks: taskboard.New(st, taskKeys(opts.Keys), opts.Now),
+		perms: permboard.New(st, permKeys(opts.Keys), opts.Now), always: always.New(st, alwaysKeys(opts.Keys)),
 		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, editor: ed, unread: map[string]int{}, keyOut: newKeyWriter(con)}
 	// The sequence first, then the queues: a record committed in between
 	// is replayed by the subscription (queue.Add ignores an id it has),
@@ -159,7 +175,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 
 // Init starts the record pump and the refresh tick, and fetches the boards.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(waitRecords(m.sub), m.tick(), m.fetchConsults(), m.fetchTasks())
+	return tea.Batch(waitRecords(m.sub), m.tick(), m.fetchConsults(), m.fetchTasks(), m.fetchPermissions())
 }
 
 func (m Model) tick() tea.Cmd {
@@ -220,6 +236,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyMsg:
 		return m.onKey(msg)
+	case permsMsg:
+		return m.onPermsMsg(msg), nil
+	case permDoneMsg:
+		m.status, m.statusE = msg.text, msg.err
+		return m, m.fetchPermissions()
 	}
 	if mm, cmd, ok := m.onBoardMsg(msg); ok {
 		return mm, cmd
@@ -245,8 +266,14 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 				}
 			}
 		case lead.KindInbox:
-			m.queue.Add(queue.Item{Kind: r.Type, ID: r.MsgID, From: r.From, Task: r.Task, Text: r.Body, Since: r.Time})
-			cmds = append(cmds, m.notify(r))
+			it := permissionItem(queue.Item{Kind: r.Type, ID: r.MsgID, From: r.From, Task: r.Task, Text: r.Body, Since: r.Time}, r.Fields)
+			m.queue.Add(it)
+			if it.IsPermission() {
+				// The badge and the bell only: focus stays where it is.
+				cmds = append(cmds, m.notifyPermission(r))
+			} else {
+				cmds = append(cmds, m.notify(r))
+			}
 		case lead.KindAnswered:
 			m.queue.Remove(r.MsgID)
 		case "question-queue":
@@ -278,6 +305,9 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 		}
 		if ts {
 			cmds = append(cmds, m.fetchTasks())
+		}
+		if permissionRecords(msg.recs) {
+			cmds = append(cmds, m.fetchPermissions())
 		}
 	}
 	if len(msg.recs) == 0 && msg.sub.Lagged() {
@@ -343,6 +373,7 @@ func (m *Model) setPane(p pane) {
 	m.qlist.SetFocused(m.pane == paneInbox)
 	m.consults.SetFocused(m.pane == paneScreen)
 	m.tasks.SetFocused(m.pane == paneScreen)
+	m.perms.SetFocused(m.pane == paneScreen)
 }
 
 func questionRecords(recs []store.Record) bool {
@@ -374,6 +405,8 @@ func (m Model) onKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.onPaletteKey(k)
 	case modeInput:
 		return m.onInputKey(k)
+	case modeAlways:
+		return m.onAlwaysKey(k)
 	case modeHelp:
 		m.mode = modeNormal
 		return m, nil
@@ -423,6 +456,11 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Tasks):
 		cmd := m.toggleBoard(viewTasks)
 		return m, cmd
+	case key.Matches(k, ks.Permissions):
+		cmd := m.toggleBoard(viewPermissions)
+		return m, cmd
+	case key.Matches(k, ks.Approve), key.Matches(k, ks.ApproveAlways), key.Matches(k, ks.Deny), key.Matches(k, ks.DenyMessage):
+		return m.onPermissionKey(k)
 	case key.Matches(k, ks.Activity):
 		m.setPane(paneActivity)
 	case key.Matches(k, ks.NextAgent):
@@ -475,6 +513,9 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(k, ks.Down):
 			m.activeQueue().Move(1)
 		case key.Matches(k, ks.Answer), key.Matches(k, ks.Focus):
+			if it := m.activeQueue().Selected(); it.IsPermission() && !m.qmode {
+				return m.answerPermission(m.targetOfItem(it))
+			}
 			return m.answerSelected()
 		case key.Matches(k, ks.Escalate):
 			if id := m.activeQueue().Selected().ID; strings.HasPrefix(id, "q-") || strings.HasPrefix(id, "c-") {

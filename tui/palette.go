@@ -21,6 +21,7 @@ var commands = []palette.Entry{
 	{Name: "/reassign", Usage: "<q-id> <kind/name> | <c-id> <agent>", Desc: "give a question or a consultation to another answerer"},
 	{Name: "/consults", Usage: "[open|all|<status>|<agent>|<decision>|c-id]", Desc: "show the consultations board"},
 	{Name: "/tasks", Usage: "[<task>|<text>]", Desc: "show the tasks board, or one task's history"},
+	{Name: "/permissions", Usage: "[pending|all|<agent>|p-id]", Desc: "show the permission requests, or one request"},
 	{Name: "/acknowledge", Usage: "<c-id>", Desc: "accept the concerns raised on a consultation"},
 	{Name: "/filter", Usage: "<text>", Desc: "filter the activity log"},
 	{Name: "/theme", Usage: "", Desc: "themes are chosen with --theme or ui.theme"},
@@ -132,6 +133,8 @@ func (m Model) run(r palette.Run) (tea.Model, tea.Cmd) {
 		return m.showConsults(r.Args)
 	case "/tasks":
 		return m.showTasks(r.Args)
+	case "/permissions":
+		return m.showPermissions(r.Args)
 	case "/acknowledge":
 		id := strings.TrimSpace(r.Args)
 		if id == "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -51,6 +52,7 @@ type fakeConsole struct {
 	seq    uint64
 	cs     []consult.Consultation
 	ts     []tasks.Task
+	perms  []approvals.Request
 	// failWith is what Escalate returns.
 	failWith error
 }
@@ -157,9 +159,16 @@ func (f *fakeConsole) Keys(agent string, b []byte) error {
 	f.record(fmt.Sprintf("keys %s %q", agent, b))
 	return nil
 }
-func (f *fakeConsole) Inbox() []lead.InboxItem { return f.inbox }
+func (f *fakeConsole) Inbox() []lead.InboxItem {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]lead.InboxItem(nil), f.inbox...)
+}
 func (f *fakeConsole) Answer(id, text string) error {
 	f.record("answer " + id + " " + text)
+	if strings.HasPrefix(id, "p-") {
+		return f.decidePermission(id, text)
+	}
 	if id != "m-4" && !strings.HasPrefix(id, "c-") {
 		return fmt.Errorf("no such pending item %q", id)
 	}

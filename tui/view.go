@@ -37,6 +37,8 @@ func (m *Model) layout() {
 	m.screen.SetSize(cols, rows)
 	m.consults.SetSize(cols, rows)
 	m.tasks.SetSize(cols, rows)
+	m.perms.SetSize(cols, rows)
+	m.always.SetWidth(max(m.width-4, 20))
 	m.activity.SetSize(m.width-2, activityH-2)
 	m.palette.SetWidth(m.width)
 	m.help.Width = m.width
@@ -72,6 +74,8 @@ func (m Model) View() string {
 			right, rightTitle = m.consults.View(), m.boardTitle()
 		case viewTasks:
 			right, rightTitle = m.tasks.View(), m.boardTitle()
+		case viewPermissions:
+			right, rightTitle = m.permsView(), m.boardTitle()
 		}
 	}
 	screen := m.box(rightTitle, right, m.width-left, agentsH+inboxH, m.pane == paneScreen || m.mode == modeFocus)
@@ -85,6 +89,8 @@ func (m Model) View() string {
 	switch m.mode {
 	case modePalette:
 		body = overlayBottom(body, m.box("Commands", m.palette.View(), m.width, min(14, m.height-1), true))
+	case modeAlways:
+		body = overlayBottom(body, m.box(m.always.Title(), m.always.View(), m.width, m.always.Height()+2, true))
 	case modeInput:
 		if m.prompt.multiline {
 			body = overlayBottom(body, m.box(m.prompt.label, m.editor.View(), m.width, 6, true))
@@ -179,7 +185,11 @@ func (m Model) statusBar() string {
 		right = m.st.Error.Render(plural(n, "decision")+" blocked") + " "
 	}
 	if n := m.queue.Len(); n > 0 {
-		right += m.st.Badge.Render(fmt.Sprintf("● %d waiting for you", n))
+		waiting := fmt.Sprintf("● %d waiting for you", n)
+		if _, perms := m.badgePermission(); perms > 0 && m.width < 120 {
+			waiting = strings.TrimSuffix(waiting, " for you")
+		}
+		right += m.st.Badge.Render(waiting)
 	}
 	var left string
 	switch {
@@ -191,10 +201,27 @@ func (m Model) statusBar() string {
 		left = m.st.Text.Render(m.status)
 	case m.mode == modeFocus:
 		left = m.st.Accent.Render("keys go to " + m.agents.Selected() + " — " + m.keys.Unfocus.Help().Key + " to leave")
+	case m.mode == modeAlways:
+		left = m.st.Accent.Render("approving " + m.always.ID() + " always")
 	case m.pane == paneScreen && m.boardShown():
 		left = m.help.ShortHelpView(m.boardHelp())
+	case m.pane == paneInbox && !m.qmode && m.queue.Selected().IsPermission():
+		left = m.help.ShortHelpView(m.permissionHelp())
 	default:
 		left = m.help.ShortHelpView(m.keys.ShortHelp())
+	}
+	// The permission badge goes first, in the room the left side leaves:
+	// up to two thirds of the bar for an error, half for a message, a
+	// quarter for the key help.
+	leftCap := m.width / 4
+	switch {
+	case m.status != "" && m.statusE:
+		leftCap = m.width * 2 / 3
+	case m.status != "" || m.mode == modeQuit:
+		leftCap = m.width / 2
+	}
+	if m.mode != modeAlways { // the chooser is about one request already
+		right = m.permissionBadge(m.width-lipgloss.Width(right)-min(lipgloss.Width(left), leftCap)-1) + right
 	}
 	space := m.width - lipgloss.Width(left) - lipgloss.Width(right)
 	if space < 1 {
@@ -211,7 +238,11 @@ func (m Model) helpView() string {
 		"  /consults [open|all|<status>|<agent>|<decision>|c-id] · /tasks [<task>|<text>] · /acknowledge <c-id> · /escalate, /reassign <q-id|c-id>\n" +
 		"Consultations (" + m.keys.Consults.Help().Key + "): " + m.keys.Answer.Help().Key + " verdict (approve, concerns, reject) · " +
 		m.keys.Acknowledge.Help().Key + " accept the concerns · " + m.keys.Escalate.Help().Key + " escalate · " + m.keys.Reassign.Help().Key +
-		" reassign · " + m.keys.Detail.Help().Key + " request, verdicts, lineage")
+		" reassign · " + m.keys.Detail.Help().Key + " request, verdicts, lineage\n" +
+		"Permissions (" + m.keys.Permissions.Help().Key + ", /permissions [pending|all|<agent>|p-id]): on the request selected in the inbox or the board, else the badge's: " +
+		m.keys.Approve.Help().Key + " approve once · " + m.keys.ApproveAlways.Help().Key + " approve always (choose exact, prefix, dir or tool; " +
+		m.keys.AllAgents.Help().Key + " this agent or every agent) · " + m.keys.Deny.Help().Key + " deny · " + m.keys.DenyMessage.Help().Key +
+		" deny with a message · " + m.keys.Answer.Help().Key + " type it (approve [note], always <scope> [all], deny [message])")
 	return lipgloss.NewStyle().Padding(1, 2).Render(lipgloss.JoinVertical(lipgloss.Left, title, "", body, "", extra))
 }
 
@@ -236,7 +267,15 @@ func inboxItems(items []lead.InboxItem) []queue.Item {
 		if it.Extra["topic"] != "" {
 			kind = "gap"
 		}
-		out = append(out, queue.Item{Kind: kind, ID: it.ID, From: it.From, Task: it.Task, Text: it.Body, Since: it.Since})
+		out = append(out, permissionItem(queue.Item{Kind: kind, ID: it.ID, From: it.From, Task: it.Task, Text: it.Body, Since: it.Since}, it.Extra))
 	}
 	return out
+}
+
+// permsView is the permissions board, or why there is none.
+func (m Model) permsView() string {
+	if !m.permsListed && m.permGot > 0 {
+		return m.st.Muted.Render("this console does not list permission requests; decide them in the inbox (" + m.keys.Inbox.Help().Key + ")")
+	}
+	return m.perms.View()
 }

@@ -20,8 +20,15 @@ import (
 	"github.com/teamlead/teamlead/tui/style"
 )
 
-// consoleOf adapts the engine to the dashboard.
+// consoleOf adapts the engine to the dashboard. The engine lists the
+// permission requests itself (Permissions), so the console shows the
+// permissions board; decisions go through Answer (AnswerAny takes p-<n>).
 type consoleOf struct{ *engine.Engine }
+
+var (
+	_ tui.Console          = consoleOf{}
+	_ tui.PermissionLister = consoleOf{}
+)
 
 func (c consoleOf) Screen(agent string) screen.Source {
 	if s := c.Engine.Screen(agent); s != nil {
@@ -30,7 +37,8 @@ func (c consoleOf) Screen(agent string) screen.Source {
 	return nil
 }
 
-// Answer answers a question or an inbox item.
+// Answer answers a question or an inbox item, gives a verdict on a
+// consultation, or decides a permission request (approve, always, deny).
 func (c consoleOf) Answer(id, text string) error { return c.Engine.AnswerAny(id, text) }
 
 // ListQuestions lists stored questions by status.

@@ -86,3 +86,19 @@ func (s *Styles) State(state string) lipgloss.Style {
 	}
 	return s.Text
 }
+
+// Risk colours a permission request's risk: low muted, medium warn, high
+// error, critical error and bold (whatever the theme makes of error).
+func (s *Styles) Risk(risk string) lipgloss.Style {
+	switch risk {
+	case "low":
+		return s.Muted
+	case "medium":
+		return s.Warn
+	case "high":
+		return s.Error.Bold(false)
+	case "critical":
+		return s.Error.Bold(true)
+	}
+	return s.Text
+}

@@ -34,7 +34,14 @@ type Item struct {
 	Deadline time.Time
 	// For is who it waits for (human/x, team/y), when not simply you.
 	For string
+	// Action, Risk and Rule describe a permission request (Kind
+	// "permission"): what the agent wants to do (Bash(rm -rf build/)),
+	// low, medium, high or critical, and what sent it to the human.
+	Action, Risk, Rule string
 }
+
+// IsPermission reports whether it is a permission request (p-<n>).
+func (it Item) IsPermission() bool { return it.Kind == "permission" }
 
 // Model is the queue pane.
 type Model struct {
@@ -128,51 +135,109 @@ func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 func (m *Model) SetFocused(f bool) { m.focused = f }
 
 // View renders the items, two lines each: id, kind, sender, task and age,
-// then the text, so the text stays readable in a narrow pane.
+// then the text, so the text stays readable in a narrow pane. A permission
+// request takes three: the action, then its risk (coloured) and the rule
+// that sent it here.
 func (m Model) View() string {
 	if len(m.items) == 0 {
 		return m.st.Muted.Render("nothing waits for you")
 	}
-	now := m.now()
-	per := 2
-	fit := len(m.items)
-	if m.height > 0 {
-		fit = max(m.height/per, 1)
-	}
 	start := 0
-	if m.sel >= fit {
-		start = m.sel - fit + 1
+	if m.height > 0 {
+		// Scroll so the selected item is whole on screen.
+		used := 0
+		for i := m.sel; i >= 0; i-- {
+			used += m.items[i].lines()
+			if used > m.height && i < m.sel {
+				start = i + 1
+				break
+			}
+		}
 	}
 	w := max(m.width, 1)
 	var lines []string
-	for i := start; i < len(m.items) && i-start < fit; i++ {
-		it := m.items[i]
-		head := fmt.Sprintf("%s %s from %s", it.ID, it.Kind, it.From)
-		if it.Task != "" {
-			head += " · " + it.Task
+	for i := start; i < len(m.items); i++ {
+		if m.height > 0 && len(lines) >= m.height {
+			break
 		}
-		if it.For != "" && it.For != "human/requester" {
-			head += " · for " + it.For
-		}
-		age := report.Age(now.Sub(it.Since))
-		if !it.Deadline.IsZero() {
-			age += " ⏱" + report.Age(max(it.Deadline.Sub(now), 0))
-		}
-		head = ansi.Truncate(head, max(w-lipgloss.Width(age)-1, 1), "…")
-		head += strings.Repeat(" ", max(w-lipgloss.Width(head)-lipgloss.Width(age), 1)) + age
-		text := ansi.Truncate("  "+strings.Join(strings.Fields(it.Text), " "), w, "…")
-		switch {
-		case i == m.sel && m.focused:
-			head = m.st.Selected.Render(pad(head, w))
-			text = m.st.Selected.Render(pad(text, w))
-		case i == m.sel:
-			head = m.st.Accent.Render(head)
-		default:
-			head = m.st.Muted.Render(head)
-		}
-		lines = append(lines, head, text)
+		lines = append(lines, m.item(i, w)...)
+	}
+	if m.height > 0 && len(lines) > m.height {
+		lines = lines[:m.height]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// lines is how many lines the item takes.
+func (it Item) lines() int {
+	if it.IsPermission() {
+		return 3
+	}
+	return 2
+}
+
+// item renders item i in width w.
+func (m Model) item(i, w int) []string {
+	it := m.items[i]
+	now := m.now()
+	head := fmt.Sprintf("%s %s from %s", it.ID, it.Kind, it.From)
+	if it.Task != "" && it.Task != "-" {
+		head += " · " + it.Task
+	}
+	if it.For != "" && it.For != "human/requester" {
+		head += " · for " + it.For
+	}
+	age := report.Age(now.Sub(it.Since))
+	if !it.Deadline.IsZero() {
+		age += " ⏱" + report.Age(max(it.Deadline.Sub(now), 0))
+	}
+	head = ansi.Truncate(head, max(w-lipgloss.Width(age)-1, 1), "…")
+	head += strings.Repeat(" ", max(w-lipgloss.Width(head)-lipgloss.Width(age), 1)) + age
+	text := it.Text
+	if it.IsPermission() && it.Action != "" {
+		text = it.Action
+	}
+	text = ansi.Truncate("  "+strings.Join(strings.Fields(text), " "), w, "…")
+	selected, focused := i == m.sel, i == m.sel && m.focused
+	switch {
+	case focused:
+		head = m.st.Selected.Render(pad(head, w))
+		text = m.st.Selected.Render(pad(text, w))
+	case selected:
+		head = m.st.Accent.Render(head)
+	default:
+		head = m.st.Muted.Render(head)
+	}
+	if !it.IsPermission() {
+		return []string{head, text}
+	}
+	return []string{head, text, m.riskLine(it, w, focused)}
+}
+
+// riskLine is a permission request's third line: "  risk high · <rule>",
+// the risk in its colour.
+func (m Model) riskLine(it Item, w int, focused bool) string {
+	risk := it.Risk
+	if risk == "" {
+		risk = "unknown"
+	}
+	rule := ""
+	if it.Rule != "" {
+		rule = " · " + it.Rule
+	}
+	word := "risk " + risk
+	rest := ansi.Truncate(rule, max(w-2-lipgloss.Width(word), 0), "…")
+	rs, ts := m.st.Risk(it.Risk), m.st.Muted
+	if focused {
+		sel := m.st.Selected
+		if !m.st.NoColor {
+			rs = sel.Foreground(rs.GetForeground()).Bold(rs.GetBold())
+		}
+		ts = sel
+		rest = pad(rest, max(w-2-lipgloss.Width(word), 0))
+		return ts.Render("  ") + rs.Render(word) + ts.Render(rest)
+	}
+	return "  " + rs.Render(word) + ts.Render(rest)
 }
 
 func pad(s string, w int) string {

@@ -1,8 +1,13 @@
 package queue
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/golden"
@@ -33,4 +38,34 @@ func TestView(t *testing.T) {
 		Deadline: now.Add(25 * time.Minute), For: "team/product"})
 	m.SetSize(70, 4)
 	golden.Assert(t, "with-question", m.View())
+}
+
+// TestPermissionItems draws permission requests as the dark theme colours
+// them: three lines each, the risk in its colour (low muted, medium warn,
+// high error, critical error and bold), the selected one highlighted.
+func TestPermissionItems(t *testing.T) {
+	prof := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(prof)
+	th, _ := themes.Load(themes.Default)
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	m := New(style.New(th, false), func() time.Time { return now })
+	m.SetSize(44, 12)
+	for i, risk := range []string{"low", "medium", "high", "critical"} {
+		m.Add(Item{Kind: "permission", ID: fmt.Sprintf("p-%d", i+1), From: "dev", Task: "T-1", Since: now.Add(-time.Duration(10-i) * time.Minute),
+			Action: "Bash(rm -rf /srv/data)", Risk: risk, Rule: "floor delete-recursive-outside", Text: "dev wants Bash(rm -rf /srv/data)"})
+	}
+	m.Move(3)
+	m.SetFocused(true)
+	view := m.View()
+	if got := len(strings.Split(view, "\n")); got != 12 {
+		t.Errorf("%d lines, want 12 (four items of three)", got)
+	}
+	golden.Assert(t, "permissions-colour", view)
+	// Scrolled: the selected item is whole at the bottom.
+	m.SetSize(44, 7)
+	golden.Assert(t, "permissions-scrolled", m.View())
+	if v := m.View(); !strings.Contains(v, "p-4") || strings.Contains(v, "p-1") {
+		t.Errorf("scrolled view:\n%s", v)
+	}
 }

@@ -1,0 +1,124 @@
+package permissions
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/teamlead/teamlead/internal/approvals"
+	"github.com/teamlead/teamlead/internal/report"
+)
+
+// sources says how each door brought a request.
+var sources = map[approvals.Source]string{
+	approvals.FromRoute:  "a [ROUTE] of type permission",
+	approvals.FromDialog: "its CLI's permission dialog",
+	approvals.FromHook:   "its CLI's hook",
+}
+
+// detailView is the selected request's whole record: who wants what, what
+// the policy said and why, the floor entries it hits, and what became of it.
+func (m Model) detailView() string {
+	r, ok := m.Selected()
+	if !ok {
+		return m.st.Muted.Render("nothing selected")
+	}
+	w := max(m.width, 20)
+	now := m.now()
+	var lines []string
+	add := func(style func(...string) string, text string) {
+		for _, l := range wrap(text, w, "    ") {
+			lines = append(lines, style(l))
+		}
+	}
+	text, muted, accent := m.st.Text.Render, m.st.Muted.Render, m.st.Title.Render
+
+	lines = append(lines, StatusStyle(m.st, r.Status).Render(r.ID+" · "+string(r.Status))+muted(" · ")+m.st.Risk(r.Risk).Render("risk "+orDash(r.Risk)))
+	via := sources[r.Source]
+	if via == "" {
+		via = orDash(string(r.Source))
+	}
+	who := fmt.Sprintf("%s asks, through %s", r.Agent, via)
+	if r.Task != "" && r.Task != "-" {
+		who += ", for " + r.Task
+	}
+	add(text, who)
+	when := fmt.Sprintf("asked %s (%s ago)", stamp(r.Created), report.Age(now.Sub(r.Created)))
+	switch {
+	case r.Escalated && !r.Done():
+		when += " · escalated: waited too long"
+	case !r.Deadline.IsZero() && !r.Done():
+		if left := r.Deadline.Sub(now); left > 0 {
+			when += " · escalates in " + report.Age(left)
+		} else {
+			when += " · escalation due"
+		}
+	}
+	add(muted, when)
+
+	lines = append(lines, "", accent("Action"))
+	// Cut at the width, not between words: what is shown is exactly
+	// what would run.
+	for _, l := range strings.Split(ansi.Hardwrap(r.Action, max(w-2, 1), true), "\n") {
+		lines = append(lines, text("  "+l))
+	}
+
+	lines = append(lines, "", accent("Policy"))
+	add(text, fmt.Sprintf("  %s — %s", orDash(r.Policy), orDash(r.Rule)))
+	if why := strings.TrimSpace(r.Why); why != "" {
+		add(text, "  "+why)
+	}
+	if len(r.Floor) > 0 {
+		lines = append(lines, "", m.st.Error.Render("Floor (never approved always; asked every time)"))
+		for _, f := range r.Floor {
+			add(m.st.Error.Render, "  "+f)
+		}
+	}
+
+	lines = append(lines, "", accent("Decision"))
+	switch r.Status {
+	case approvals.Pending:
+		add(m.st.Warn.Render, "  waiting for you")
+	default:
+		d := fmt.Sprintf("  %s by %s", r.Status, orDash(r.DecidedBy))
+		if r.DecidedBy == "" {
+			d = "  " + string(r.Status)
+		}
+		if !r.Decided.IsZero() {
+			d += " at " + stamp(r.Decided)
+		}
+		add(StatusStyle(m.st, r.Status).Render, d)
+		if note := strings.TrimSpace(r.Note); note != "" {
+			add(text, "  "+note)
+		}
+	}
+
+	if m.height > 0 && len(lines) > m.height {
+		off := min(m.offset, len(lines)-m.height)
+		lines = lines[off : off+m.height]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--"
+	}
+	return t.Format("Jan 02 15:04:05")
+}
+
+// wrap breaks s into lines of at most w columns, continuation lines
+// starting with indent.
+func wrap(s string, w int, indent string) []string {
+	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
+	out := []string{lines[0]}
+	if len(lines) > 1 {
+		rest := strings.Join(lines[1:], " ")
+		for _, l := range strings.Split(ansi.Wrap(rest, max(w-len(indent), 1), ""), "\n") {
+			out = append(out, indent+l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,442 @@
+// Package permissions is the permissions board: every permission request
+// (p-<n>) the team made, the pending ones first, with its status, who
+// decided it (the policy's rule, the human, the hook), its risk, action and
+// age; and one request's whole record (why, the floor entries it hits, the
+// human's note) on demand.
+package permissions
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/teamlead/teamlead/internal/approvals"
+	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/style"
+)
+
+// KeyMap are the keys the board handles itself: moving and the detail.
+type KeyMap struct {
+	// Up and Down move the selection (or scroll the detail).
+	Up, Down key.Binding
+	// PageUp and PageDown move by a page.
+	PageUp, PageDown key.Binding
+	// Detail opens (and closes) the selected request's detail.
+	Detail key.Binding
+	// Back leaves the detail.
+	Back key.Binding
+}
+
+// Model is the board.
+type Model struct {
+	all     []approvals.Request // as given: newest first
+	rows    []approvals.Request // shown: filtered, pending first
+	filter  string
+	sel     int
+	detail  bool
+	offset  int // the detail's scroll
+	width   int
+	height  int
+	focused bool
+	keys    KeyMap
+	now     func() time.Time
+	st      *style.Styles
+}
+
+// New returns an empty board; now is the clock ages use.
+func New(st *style.Styles, keys KeyMap, now func() time.Time) Model {
+	return Model{st: st, keys: keys, now: now}
+}
+
+// Set replaces the requests, keeping the selection on the same one.
+func (m *Model) Set(rs []approvals.Request) {
+	m.all = append([]approvals.Request(nil), rs...)
+	m.refilter()
+}
+
+// SetFilter shows only the requests matching text: "pending" keeps the
+// pending ones, "all" or "" every one; other words must each appear in the
+// id, agent, status, who decided, risk, source, task or action.
+func (m *Model) SetFilter(text string) {
+	m.filter = strings.TrimSpace(text)
+	m.refilter()
+}
+
+// Filter is the current filter text.
+func (m Model) Filter() string { return m.filter }
+
+func (m *Model) refilter() {
+	cur, _ := m.Selected()
+	m.rows = m.rows[:0]
+	for _, r := range m.all {
+		if Match(r, m.filter) {
+			m.rows = append(m.rows, r)
+		}
+	}
+	Order(m.rows)
+	m.sel = 0
+	found := false
+	for i, r := range m.rows {
+		if r.ID == cur.ID {
+			m.sel, found = i, true
+		}
+	}
+	if !found {
+		m.detail = false // its subject is gone: never show another's
+	}
+}
+
+// Match reports whether r passes filter (see SetFilter).
+func Match(r approvals.Request, filter string) bool {
+	for _, w := range strings.Fields(strings.ToLower(filter)) {
+		switch w {
+		case "all":
+			continue
+		case "pending":
+			if r.Done() {
+				return false
+			}
+			continue
+		}
+		hay := strings.ToLower(strings.Join([]string{r.ID, r.Agent, string(r.Status), r.DecidedBy, r.Risk, string(r.Source), r.Task, r.Action}, " "))
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Order sorts rs for the board: pending ones first, oldest first (the one
+// waiting longest on top, as in the inbox), then the rest newest first.
+func Order(rs []approvals.Request) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.Done() != b.Done() {
+			return !a.Done()
+		}
+		if a.Created.Equal(b.Created) {
+			return IDNum(a.ID) < IDNum(b.ID) == !a.Done()
+		}
+		return a.Created.Before(b.Created) == !a.Done()
+	})
+}
+
+// IDNum is the number of p-<n> (0 when it is not one).
+func IDNum(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "p-"))
+	return n
+}
+
+// Pending counts the pending requests (filter or not).
+func (m Model) Pending() int {
+	n := 0
+	for _, r := range m.all {
+		if !r.Done() {
+			n++
+		}
+	}
+	return n
+}
+
+// Total counts every request (filter or not).
+func (m Model) Total() int { return len(m.all) }
+
+// Len is the number of requests shown.
+func (m Model) Len() int { return len(m.rows) }
+
+// Get returns request id, shown or not.
+func (m Model) Get(id string) (approvals.Request, bool) {
+	for _, r := range m.all {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return approvals.Request{}, false
+}
+
+// Selected is the selected request (false when none is shown).
+func (m Model) Selected() (approvals.Request, bool) {
+	if m.sel < len(m.rows) {
+		return m.rows[m.sel], true
+	}
+	return approvals.Request{}, false
+}
+
+// Select selects request id if it is shown.
+func (m *Model) Select(id string) bool {
+	for i, r := range m.rows {
+		if r.ID == id {
+			m.sel = i
+			return true
+		}
+	}
+	return false
+}
+
+// Move moves the selection by delta.
+func (m *Model) Move(delta int) {
+	if n := len(m.rows); n > 0 {
+		m.sel = min(max(m.sel+delta, 0), n-1)
+	}
+}
+
+// InDetail reports whether the detail of the selected one is shown.
+func (m Model) InDetail() bool { return m.detail }
+
+// ShowDetail opens (true) or closes the detail of the selected one.
+func (m *Model) ShowDetail(on bool) {
+	_, ok := m.Selected()
+	m.detail, m.offset = on && ok, 0
+}
+
+// SetSize sets the pane's inner size.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// SetFocused marks the pane focused.
+func (m *Model) SetFocused(f bool) { m.focused = f }
+
+// Update moves the selection, scrolls the detail, opens and closes it.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return m, nil
+	}
+	page := max(m.height-1, 1)
+	if m.detail {
+		switch {
+		case key.Matches(k, m.keys.Back), key.Matches(k, m.keys.Detail):
+			m.detail = false
+		case key.Matches(k, m.keys.Up):
+			m.offset = max(m.offset-1, 0)
+		case key.Matches(k, m.keys.Down):
+			m.offset++
+		case key.Matches(k, m.keys.PageUp):
+			m.offset = max(m.offset-page, 0)
+		case key.Matches(k, m.keys.PageDown):
+			m.offset += page
+		}
+		return m, nil
+	}
+	switch {
+	case key.Matches(k, m.keys.Up):
+		m.Move(-1)
+	case key.Matches(k, m.keys.Down):
+		m.Move(1)
+	case key.Matches(k, m.keys.PageUp):
+		m.Move(-page)
+	case key.Matches(k, m.keys.PageDown):
+		m.Move(page)
+	case key.Matches(k, m.keys.Detail):
+		m.ShowDetail(true)
+	}
+	return m, nil
+}
+
+// StatusStyle colours a request's status.
+func StatusStyle(st *style.Styles, s approvals.Status) lipgloss.Style {
+	switch s {
+	case approvals.Pending:
+		return st.Warn
+	case approvals.Approved:
+		return st.Ok
+	case approvals.Denied:
+		return st.Error
+	}
+	return st.Muted
+}
+
+// columns are the widths of the table's cells; rule is 0 when it does not fit.
+type columns struct {
+	id, status, by, risk, agent, age, action, rule int
+}
+
+const (
+	statusW  = 9 // withdrawn
+	byW      = 6 // policy
+	riskW    = 8 // critical
+	ageW     = 4
+	agentMax = 12
+	actionW  = 32 // the least an action gets (if it needs it) before the board goes to two lines a row
+	ruleMin  = 16
+	ruleMax  = 44
+)
+
+// fixed is the width of a row without its action and rule, the selection
+// mark included.
+func (c columns) fixed() int {
+	return 2 + c.id + 1 + c.status + 1 + c.by + 1 + c.risk + 1 + c.agent + 1 + c.age + 1
+}
+
+func (m Model) columns(w int) (columns, bool) {
+	c := columns{id: 2, status: statusW, by: byW, risk: riskW, agent: 5, age: ageW}
+	longest := 6
+	for _, r := range m.rows {
+		c.id = max(c.id, len(r.ID))
+		c.agent = max(c.agent, lipgloss.Width(r.Agent))
+		longest = max(longest, lipgloss.Width(Flat(r.Action)))
+	}
+	c.agent = min(c.agent, agentMax)
+	room := w - c.fixed()
+	if room < min(longest, actionW) {
+		return c, false
+	}
+	c.action = min(longest, room)
+	if left := room - c.action - 1; left >= ruleMin {
+		c.rule = min(left, ruleMax)
+	} else if room-1-ruleMin >= 32 && longest > room-1-ruleMin {
+		// A long action still leaves the rule some room.
+		c.action, c.rule = room-1-ruleMin, ruleMin
+	}
+	return c, true
+}
+
+func (c columns) header() string {
+	h := fmt.Sprintf("  %s %s %s %s %s %*s %s", cell("id", c.id), cell("status", c.status), cell("by", c.by), cell("risk", c.risk),
+		cell("agent", c.agent), c.age, "age", cell("action", c.action))
+	if c.rule > 0 {
+		h += " " + cell("rule", c.rule)
+	}
+	return strings.TrimRight(h, " ")
+}
+
+// cells are a row's cells, padded to their columns.
+func (c columns) cells(r approvals.Request, now time.Time) []string {
+	out := []string{cell(r.ID, c.id), cell(string(r.Status), c.status), cell(orDash(r.DecidedBy), c.by), cell(orDash(r.Risk), c.risk),
+		cell(r.Agent, c.agent), fmt.Sprintf("%*s", c.age, report.Age(now.Sub(r.Created))), cell(Flat(r.Action), c.action)}
+	if c.rule > 0 {
+		out = append(out, cell(r.Rule, c.rule))
+	}
+	return out
+}
+
+// View renders the board, or the selected request's detail.
+func (m Model) View() string {
+	if m.detail {
+		return m.detailView()
+	}
+	w := max(m.width, 20)
+	if len(m.rows) == 0 {
+		what := "no permission requests yet"
+		if m.filter != "" {
+			what = fmt.Sprintf("no permission requests match %q (/ to change the filter)", m.filter)
+		}
+		return m.st.Muted.Render(what)
+	}
+	now := m.now()
+	cols, wide := m.columns(w)
+	var lines []string
+	if wide {
+		lines = append(lines, m.st.Muted.Render(ansi.Truncate(cols.header(), w, "…")))
+	}
+	selFrom, selTo := 0, 0
+	for i, r := range m.rows {
+		mark := "  "
+		if i == m.sel {
+			mark = "› "
+			if m.focused {
+				mark = "▶ "
+			}
+		}
+		var rowLines []string
+		switch {
+		case wide && i == m.sel:
+			rowLines = []string{mark + strings.Join(cols.cells(r, now), " ")}
+		case wide:
+			rowLines = []string{mark + m.colourCells(r, cols.cells(r, now))}
+		default:
+			rowLines = m.narrowRow(r, mark, w, i == m.sel)
+		}
+		if i == m.sel {
+			selFrom, selTo = len(lines), len(lines)+len(rowLines)
+		}
+		for _, l := range rowLines {
+			l = strings.TrimRight(ansi.Truncate(l, w, "…"), " ")
+			switch {
+			case i == m.sel && m.focused:
+				l = m.st.Selected.Render(pad(l, w))
+			case i == m.sel:
+				l = m.st.Accent.Render(l)
+			}
+			lines = append(lines, l)
+		}
+	}
+	if m.height > 0 && len(lines) > m.height {
+		start := 0
+		if selTo > m.height {
+			start = min(selTo-m.height, selFrom)
+		}
+		lines = lines[start:min(start+m.height, len(lines))]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// colourCells paints an unselected wide row: the status and risk in their
+// colours, a pending request's text plain, a decided one's muted.
+func (m Model) colourCells(r approvals.Request, cells []string) string {
+	text := m.st.Text
+	if r.Done() {
+		text = m.st.Muted
+	}
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		switch i {
+		case 1:
+			out[i] = StatusStyle(m.st, r.Status).Render(c)
+		case 3:
+			out[i] = m.st.Risk(r.Risk).Render(c)
+		default:
+			out[i] = text.Render(c)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// narrowRow is a row in two lines, for a pane too narrow for the table.
+func (m Model) narrowRow(r approvals.Request, mark string, w int, selected bool) []string {
+	first := fmt.Sprintf("%s %s", r.ID, r.Status)
+	if r.DecidedBy != "" {
+		first += " by " + r.DecidedBy
+	}
+	rest := fmt.Sprintf(" · %s · %s · %s", orDash(r.Risk), r.Agent, report.Age(m.now().Sub(r.Created)))
+	second := "    " + ansi.Truncate(Flat(r.Action), max(w-4, 1), "…")
+	if selected {
+		return []string{mark + first + rest, second}
+	}
+	text := m.st.Text
+	if r.Done() {
+		text = m.st.Muted
+	}
+	return []string{text.Render(mark) + StatusStyle(m.st, r.Status).Render(first) + text.Render(" · ") + m.st.Risk(r.Risk).Render(orDash(r.Risk)) +
+		text.Render(strings.TrimPrefix(rest, " · "+orDash(r.Risk))), text.Render(second)}
+}
+
+// cell pads or truncates s to exactly w columns.
+func cell(s string, w int) string {
+	s = ansi.Truncate(s, w, "…")
+	return pad(s, w)
+}
+
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
+
+// Flat is an action on one line: every line break shown as ↵, tabs as a
+// space, and nothing else changed (what is approved is what is shown).
+func Flat(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\t", " ")
+	return strings.ReplaceAll(s, "\n", "↵")
+}
