@@ -142,6 +142,9 @@ func (m *Model) toggleBoard(v rightView) tea.Cmd {
 		m.right = viewScreen
 		return nil
 	}
+	if v == viewPermissions && m.right != v {
+		m.perms.SelectFirst() // opened: on the one waiting longest
+	}
 	m.right = v
 	m.setPane(paneScreen)
 	switch v {

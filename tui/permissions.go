@@ -175,7 +175,7 @@ func (m Model) onPermissionKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		// Pressed again right after a decision: the request under the
 		// key now is another one. Show it; the next press decides it.
 		m.lastDecided = ""
-		m.status, m.statusE = fmt.Sprintf("%s is next: %s wants %s (risk %s) — press again to decide it", t.id, t.agent, permboard.Flat(t.action), orDash(t.risk)), true
+		m.status, m.statusE = fmt.Sprintf("%s is next: %s wants %s — %s again decides it", t.id, t.agent, permboard.Flat(t.action), k.String()), true
 		return m, nil
 	}
 	ks := m.keys
@@ -306,6 +306,7 @@ func (m Model) showPermissions(args string) (tea.Model, tea.Cmd) {
 		}
 	default:
 		m.perms.SetFilter(args)
+		m.perms.SelectFirst()
 	}
 	return m, cmd
 }

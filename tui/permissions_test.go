@@ -185,7 +185,7 @@ func TestApproveOnceFromTheBadge(t *testing.T) {
 	waitOutput(t, tm, "⚠ permission: qa wants Bash(npm install left-pad) — y/n")
 	// Pressed again at once: the next request is shown, not decided.
 	tm.Send(runes("y"))
-	waitOutput(t, tm, "p-4 is next: qa wants Bash(npm install left-pad) (risk medium) — press again to decide it")
+	waitOutput(t, tm, "p-4 is next: qa wants Bash(npm install left-pad) — y again decides it")
 	for _, c := range f.Calls() {
 		if strings.HasPrefix(c, "answer p-4") {
 			t.Fatalf("p-4 decided by the second press: %q", f.Calls())

@@ -239,10 +239,12 @@ func (m Model) helpView() string {
 		"Consultations (" + m.keys.Consults.Help().Key + "): " + m.keys.Answer.Help().Key + " verdict (approve, concerns, reject) · " +
 		m.keys.Acknowledge.Help().Key + " accept the concerns · " + m.keys.Escalate.Help().Key + " escalate · " + m.keys.Reassign.Help().Key +
 		" reassign · " + m.keys.Detail.Help().Key + " request, verdicts, lineage\n" +
-		"Permissions (" + m.keys.Permissions.Help().Key + ", /permissions [pending|all|<agent>|p-id]): on the request selected in the inbox or the board, else the badge's: " +
-		m.keys.Approve.Help().Key + " approve once · " + m.keys.ApproveAlways.Help().Key + " approve always (choose exact, prefix, dir or tool; " +
-		m.keys.AllAgents.Help().Key + " this agent or every agent) · " + m.keys.Deny.Help().Key + " deny · " + m.keys.DenyMessage.Help().Key +
-		" deny with a message · " + m.keys.Answer.Help().Key + " type it (approve [note], always <scope> [all], deny [message])")
+		"Permissions (" + m.keys.Permissions.Help().Key + ", /permissions [pending|all|<agent>|p-id]): " + m.keys.Approve.Help().Key + " approve once · " +
+		m.keys.ApproveAlways.Help().Key + " approve always · " + m.keys.Deny.Help().Key + " deny · " + m.keys.DenyMessage.Help().Key +
+		" deny with a message · " + m.keys.Answer.Help().Key + " type it (approve [note], always <scope> [all], deny [message])\n" +
+		"  on the request selected in the inbox or the board, else the one in the badge; approve always asks how far: exact, prefix, dir or tool, " +
+		"for this agent or every agent (" + m.keys.AllAgents.Help().Key + "); the destructive floor is never approved always")
+	extra = lipgloss.NewStyle().Width(max(m.width-4, 20)).Render(extra)
 	return lipgloss.NewStyle().Padding(1, 2).Render(lipgloss.JoinVertical(lipgloss.Left, title, "", body, "", extra))
 }
 

@@ -180,6 +180,11 @@ func (m *Model) Select(id string) bool {
 	return false
 }
 
+// SelectFirst selects the top row: the request waiting longest, if any.
+func (m *Model) SelectFirst() {
+	m.sel, m.detail = 0, false
+}
+
 // Move moves the selection by delta.
 func (m *Model) Move(delta int) {
 	if n := len(m.rows); n > 0 {
