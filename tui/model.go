@@ -276,6 +276,11 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 			}
 		case lead.KindAnswered:
 			m.queue.Remove(r.MsgID)
+		case lead.KindPermission:
+			if r.Fields["escalated"] == "true" && r.Fields["status"] == "pending" && strings.HasSuffix(r.Body, "escalated") {
+				m.status, m.statusE = fmt.Sprintf("%s still waits for you: %s wants %s", r.MsgID, r.Agent, r.Fields["action"]), true
+				cmds = append(cmds, m.notifyPermission(r))
+			}
 		case "question-queue":
 			deadline, _ := time.Parse(time.RFC3339Nano, r.Fields["deadline"])
 			m.queue.Add(queue.Item{Kind: r.Fields["urgency"] + " q", ID: r.MsgID, From: r.From, Task: r.Task,

@@ -374,3 +374,23 @@ func TestPermissionKeysRebind(t *testing.T) {
 	tm.Send(runes("?"))
 	waitOutput(t, tm, "f8 permissions")
 }
+
+// A request that waited past permissions.escalate_after rings again and
+// says so in the status bar.
+func TestEscalatedPermissionRingsAgain(t *testing.T) {
+	f := newPermFake()
+	notified := make(chan string, 4)
+	m := newModel(f)
+	m.opts.Notify = func(title, body string) { notified <- title }
+	tm := startModel(t, m, 160, 45)
+	waitOutput(t, tm, "⚠ 2 permissions")
+	f.publish(store.Record{Time: t0, Kind: lead.KindPermission, Agent: "dev", MsgID: "p-3",
+		Body:   "p-3 has waited since 09:57:00 for the human: escalated",
+		Fields: map[string]string{"action": "Bash(rm -rf /srv/data)", "status": "pending", "escalated": "true"}})
+	waitOutput(t, tm, "p-3 still waits for you: dev wants Bash(rm -rf /srv/data)")
+	select {
+	case <-notified:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification for the escalation")
+	}
+}

@@ -63,7 +63,7 @@ idle
 		}
 	}
 	policy, err := os.ReadFile(filepath.Join(tm.dir, "permissions.yaml"))
-	if err != nil || !strings.Contains(string(policy), "Bash(npm install:*)") {
+	if err != nil || !strings.Contains(string(policy), "Bash(npm install left-pad:*)") || !strings.Contains(string(policy), "approve always p-3 for dev") {
 		t.Fatalf("approve-always wrote no rule: %v\n%s", err, policy)
 	}
 	waitFor(t, 10e9, "p-4 decided by the new rule", func() bool {

@@ -212,7 +212,7 @@ func (l *Lead) recordPermission(out *Output, r *approvals.Request, body string, 
 	out.record(store.Record{Time: now, Kind: KindPermission, Subject: "permission.request." + r.Agent, Agent: r.Agent, From: r.Agent,
 		Type: protocol.TypePermission, Task: r.Task, MsgID: r.ID, Body: body,
 		Fields: map[string]string{"action": r.Action, "source": string(r.Source), "policy": r.Policy, "rule": r.Rule, "risk": r.Risk,
-			"status": string(r.Status), "decided_by": r.DecidedBy}})
+			"status": string(r.Status), "decided_by": r.DecidedBy, "escalated": fmt.Sprint(r.Escalated)}})
 }
 
 // tickPermissions escalates the requests that waited too long for the
