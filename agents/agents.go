@@ -232,6 +232,7 @@ type Agent struct {
 	final     bool          // set just before done is closed
 	queue     []*message
 	queueSig  chan struct{} // capacity 1: wakes the writer
+	held      bool          // the writer types nothing while set (a dialog is on screen)
 }
 
 // Start validates spec, applies defaults and starts the agent at once. It

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -552,5 +553,42 @@ func TestInitialSizeAndStty(t *testing.T) {
 	waitDone(t, a, rec)
 	if !rec.has("22 77") {
 		t.Fatalf("stty size\n%s", rec.diag())
+	}
+}
+
+// While held, nothing is typed; released, the held messages are typed in
+// order. (The window in which a broken hold would show is 150 ms: a typed
+// message is read by mockagent within a few.)
+func TestHoldKeepsMessagesUntilReleased(t *testing.T) {
+	recFile := filepath.Join(t.TempDir(), "input")
+	a, rec := start(t, Spec{Command: mock("say ready\nidle", "--raw", "--record", recFile), Preset: Preset{Paste: PasteNever, Newline: "\r", Submit: "\r"}})
+	eventually(t, "ready", rec.diag, func() bool { return rec.has("ready") })
+	a.Hold(true)
+	var released atomic.Bool
+	typedEarly := make(chan string, 2)
+	ds := []*doneRec{newDone(), newDone()}
+	for i, text := range []string{"first", "second"} {
+		a.Type(text, func(err error) {
+			if !released.Load() {
+				typedEarly <- text
+			}
+			ds[i].fn(err)
+		})
+	}
+	select {
+	case text := <-typedEarly:
+		t.Fatalf("%q typed while held", text)
+	case <-time.After(150 * time.Millisecond):
+	}
+	released.Store(true)
+	a.Hold(false)
+	for i, d := range ds {
+		if err := d.wait(t, rec); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	data, _ := os.ReadFile(recFile)
+	if got := string(data); !strings.Contains(got, "first\rsecond\r") {
+		t.Errorf("typed %q", got)
 	}
 }

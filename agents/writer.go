@@ -76,12 +76,27 @@ func (a *Agent) writer() {
 	}
 }
 
-// next returns the next queued message, waiting for one; nil once the agent
-// is done and the queue is empty.
+// Hold stops (true) or resumes (false) typing: while the program shows a
+// permission dialog, text typed into it would answer the dialog instead of
+// reaching the program as a message. Messages keep their order.
+func (a *Agent) Hold(on bool) {
+	a.mu.Lock()
+	a.held = on
+	a.mu.Unlock()
+	if !on {
+		select {
+		case a.queueSig <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// next returns the next queued message, waiting for one (and while the
+// agent is held); nil once the agent is done and the queue is empty.
 func (a *Agent) next() *message {
 	for {
 		a.mu.Lock()
-		if len(a.queue) > 0 {
+		if len(a.queue) > 0 && !a.held {
 			m := a.queue[0]
 			a.queue[0] = nil
 			a.queue = a.queue[1:]

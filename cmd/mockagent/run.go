@@ -79,6 +79,14 @@ func (r *runner) run(cmds []Command) (code int, exit bool) {
 			}
 		case OpWriteFile:
 			err = writeFile(c.Path, r.subst(c.Text, 0))
+		case OpDialog:
+			err = r.emit(c.Text)
+		case OpExpectKey:
+			if !r.in.key(c.Text, time.Now().Add(r.timeout)) {
+				_ = r.emit(fmt.Sprintf("mockagent: timeout waiting for the key %q\n", c.Text))
+				return exitExpect, true
+			}
+			err = r.emit(fmt.Sprintf("\nkey %q\n", c.Text))
 		case OpShowInput:
 			err = r.emit(strings.Join(r.consumed, "\n") + "\n")
 			r.consumed = nil
@@ -209,6 +217,7 @@ type inputLines struct {
 	lines   []string
 	eof     bool
 	partial []byte
+	keys    []byte // every byte typed, for expectkey
 	lastCR  bool
 	sig     chan struct{} // capacity 1
 }
@@ -234,9 +243,39 @@ func (in *inputLines) feed(b []byte) {
 		}
 		in.partial = append(in.partial, c)
 	}
+	in.keys = append(in.keys, b...)
+	if len(in.keys) > maxKeys {
+		in.keys = append(in.keys[:0], in.keys[len(in.keys)-maxKeys:]...)
+	}
 	in.mu.Unlock()
-	if pushed {
+	if pushed || len(b) > 0 {
 		in.wake()
+	}
+}
+
+// maxKeys bounds the typed bytes kept for expectkey.
+const maxKeys = 4096
+
+// key waits until k was typed (anywhere in the input since the last key
+// it found) and consumes the input up to it; false at the deadline or EOF.
+func (in *inputLines) key(k string, deadline time.Time) bool {
+	for {
+		in.mu.Lock()
+		if i := strings.Index(string(in.keys), k); i >= 0 {
+			in.keys = in.keys[i+len(k):]
+			in.mu.Unlock()
+			return true
+		}
+		eof := in.eof
+		in.mu.Unlock()
+		wait := time.Until(deadline)
+		if eof || wait <= 0 {
+			return false
+		}
+		select {
+		case <-in.sig:
+		case <-time.After(wait):
+		}
 	}
 }
 

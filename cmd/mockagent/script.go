@@ -30,6 +30,8 @@ const (
 	OpSize       Op = "size"        // size: print "size COLSxROWS"
 	OpShowInput  Op = "show-input"  // show-input: print the input lines expect has consumed, as an input box redraws what was typed
 	OpWriteFile  Op = "writefile"   // writefile PATH TEXT: write TEXT to PATH (folders created) by a rename, as atomic writers do
+	OpDialog     Op = "dialog"      // dialog CLI COMMAND: show CLI's permission dialog asking to run COMMAND
+	OpExpectKey  Op = "expectkey"   // expectkey KEY: wait for KEY typed (no Enter needed), e.g. 1, y, \e
 )
 
 // Pair is one key=value argument.
@@ -112,6 +114,18 @@ func parseLine(line string, n int) (Command, error) {
 		// TEXT is everything after the single blank that follows the word.
 		if c.Text, err = Unescape(rest); err != nil {
 			return errf("%s: %v", word, err)
+		}
+	case OpDialog:
+		cli, action, ok := strings.Cut(rest, " ")
+		if !ok || action == "" {
+			return errf("dialog needs a CLI and a COMMAND")
+		}
+		if c.Text, err = dialogText(cli, action); err != nil {
+			return errf("%v", err)
+		}
+	case OpExpectKey:
+		if c.Text, err = Unescape(args); err != nil || c.Text == "" {
+			return errf("expectkey: want a key, like 1, y or \\e")
 		}
 	case OpWriteFile:
 		path, text, ok := strings.Cut(rest, " ")

@@ -134,3 +134,15 @@ func TestParseWriteFile(t *testing.T) {
 		t.Error("writefile without text accepted")
 	}
 }
+
+func TestDialogAndExpectKeyParse(t *testing.T) {
+	cmds, err := Parse("dialog codex rm -rf build/\nexpectkey \\e\n")
+	if err != nil || len(cmds) != 2 || !strings.Contains(cmds[0].Text, "$ rm -rf build/") || cmds[1].Text != "\x1b" {
+		t.Fatalf("%+v %v", cmds, err)
+	}
+	for _, bad := range []string{"dialog vim rm", "dialog claude-code", "expectkey"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
