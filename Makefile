@@ -35,7 +35,7 @@ e2e: ## only the end-to-end tests (real binary, real PTYs)
 FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI \
 	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse \
 	./internal/store:FuzzEscapeName ./internal/questions:FuzzParseRoutes ./internal/questions:FuzzParseSLA \
-	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/progress:FuzzParse ./internal/spc:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell
+	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/progress:FuzzParse ./internal/spc:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/detect:FuzzDetect
 
 fuzz-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME)

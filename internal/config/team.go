@@ -10,6 +10,7 @@ import (
 
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/consult"
+	"github.com/teamlead/teamlead/internal/detect"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -131,6 +132,24 @@ type Preset struct {
 	Parse string `yaml:"parse"`
 	// Restart is the default restart policy.
 	Restart string `yaml:"restart"`
+	// Permission is how to read the CLI's permission dialog off its screen (internal/detect); none when empty.
+	Permission *detect.PermissionSpec `yaml:"permission"`
+	// State is how to tell the CLI busy, idle or waiting from its screen (internal/detect).
+	State *detect.StateSpec `yaml:"state"`
+	// Primer is how to hand the agent the protocol primer.
+	Primer *PresetPrimer `yaml:"primer"`
+}
+
+// PresetPrimer is how an agent CLI takes the protocol primer: a
+// command-line flag, an instructions file in its working directory, or
+// the first message typed into it. Give one.
+type PresetPrimer struct {
+	// Flag are arguments appended to the command, "{primer}" replaced by the primer's text (e.g. [--append-system-prompt, "{primer}"]).
+	Flag []string `yaml:"flag"`
+	// File is a file in the agent's working directory the primer is written to, which the CLI reads at start (AGENTS.md, GEMINI.md).
+	File string `yaml:"file"`
+	// Message types the primer as the agent's first message.
+	Message bool `yaml:"message"`
 }
 
 type presetFile struct {
@@ -205,6 +224,15 @@ func mergePreset(base, p Preset) Preset {
 	}
 	if p.Restart == "" {
 		p.Restart = base.Restart
+	}
+	if p.Permission == nil {
+		p.Permission = base.Permission
+	}
+	if p.State == nil {
+		p.State = base.State
+	}
+	if p.Primer == nil {
+		p.Primer = base.Primer
 	}
 	return p
 }

@@ -1,0 +1,105 @@
+package config
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/teamlead/teamlead/internal/detect"
+)
+
+// TestPresetDetectorsCompile: the shipped presets.yaml loads with its
+// detector and primer sections, and every preset's detector compiles.
+func TestPresetDetectorsCompile(t *testing.T) {
+	ps, err := builtinPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"plain", "claude-code", "codex", "gemini", "aider"} {
+		p, ok := ps[name]
+		if !ok {
+			t.Errorf("no preset %s", name)
+			continue
+		}
+		d, err := detect.Compile(name, p.Permission, p.State)
+		if err != nil {
+			t.Errorf("preset %s: %v", name, err)
+			continue
+		}
+		if want := name != "plain"; d.HasPermission() != want {
+			t.Errorf("preset %s: permission detector %v, want %v", name, d.HasPermission(), want)
+		}
+		if p.Primer == nil {
+			t.Errorf("preset %s has no primer section", name)
+		}
+	}
+	if got := ps["claude-code"].Primer.Flag; !reflect.DeepEqual(got, []string{"--append-system-prompt", "{primer}"}) {
+		t.Errorf("claude-code primer flag %q", got)
+	}
+	for name, file := range map[string]string{"codex": "AGENTS.md", "gemini": "GEMINI.md"} {
+		if got := ps[name].Primer.File; got != file {
+			t.Errorf("%s primer file %q, want %s", name, got, file)
+		}
+	}
+	for _, name := range []string{"aider", "plain"} {
+		if !ps[name].Primer.Message {
+			t.Errorf("%s primer is not a message", name)
+		}
+	}
+}
+
+// TestTeamPresetDetector: a team's own preset may carry a detector; one
+// without takes plain's sections; a bad regex is refused by the compiler
+// with the field named.
+func TestTeamPresetDetector(t *testing.T) {
+	team, err := parseTeam("team.yaml", "/tmp/team.yaml", []byte(`
+presets:
+  mycli:
+    permission:
+      match: ['^Run \S+\? \[y/N\]$']
+      approve: {key: "y\r"}
+      deny: {key: "n\r"}
+    state:
+      busy: ['working']
+  bare:
+    submit: "\n"
+agents:
+  - {name: dev, command: [mycli], preset: mycli}
+  - {name: qa, command: [cat], preset: bare}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := team.Resolved["dev"]
+	if p.Permission == nil || p.Permission.Approve.Key != "y\r" || p.State == nil || p.Submit != "\r" {
+		t.Fatalf("dev's preset %+v", p)
+	}
+	if _, err := detect.Compile("mycli", p.Permission, p.State); err != nil {
+		t.Error(err)
+	}
+	if q := team.Resolved["qa"]; q.Permission != nil || q.Primer == nil || !q.Primer.Message {
+		t.Errorf("qa's preset %+v: want plain's sections", q)
+	}
+	p.Permission.Match = []string{"("}
+	if _, err := detect.Compile("mycli", p.Permission, p.State); !errors.Is(err, detect.ErrInvalid) || !strings.Contains(err.Error(), "permission.match[0]") {
+		t.Errorf("bad regex: %v", err)
+	}
+}
+
+// TestPresetDetectorTypo: a typo in a detector's section is reported with
+// its line and field, like any other.
+func TestPresetDetectorTypo(t *testing.T) {
+	_, err := parseTeam("team.yaml", "/tmp/team.yaml", []byte(`
+presets:
+  mycli:
+    permission:
+      match: ['x']
+      approve: {keys: "y"}
+agents:
+  - {name: dev, command: [mycli], preset: mycli}
+`))
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "team.yaml:6: presets.mycli.permission.approve.keys: unknown field") {
+		t.Errorf("error %v", err)
+	}
+}
