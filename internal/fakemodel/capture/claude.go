@@ -86,6 +86,4 @@ func (claude) dialog(s string) bool {
 	return strings.Contains(s, "Do you want to") && strings.Contains(s, "1. Yes")
 }
 
-// approve is option 1, Yes; deny is Esc, which cancels.
-func (claude) approve() string { return "1" }
-func (claude) deny() string    { return "\x1b" }
+func (claude) preset() string { return "claude-code" }

@@ -67,5 +67,4 @@ func (codex) busy(s string) bool {
 
 func (codex) dialog(s string) bool { return looksLikeDialog(s) }
 
-func (codex) approve() string { return "y" }
-func (codex) deny() string    { return "\x1b" }
+func (codex) preset() string { return "codex" }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/configs"
+	"github.com/teamlead/teamlead/internal/detect"
 	"github.com/teamlead/teamlead/internal/fakemodel"
 )
 
@@ -113,7 +115,7 @@ func buildDir(project string) error {
 // answer is one way of answering the dialog.
 type answer struct {
 	name  string // approve or deny
-	key   string // the key pressed
+	key   string // the key to press; empty: the one the preset's detector reads off the dialog
 	after string // the fixture suffix of the screen after the key
 }
 
@@ -136,6 +138,16 @@ type outcome struct {
 	Screen string `json:"screen"`
 }
 
+// detected is what a detector read off a dialog.
+type detected struct {
+	Preset        string `json:"preset"`
+	Tool          string `json:"tool"`
+	Action        string `json:"action"`
+	Approve       string `json:"approve"`
+	ApproveAlways string `json:"approve_always,omitempty"`
+	Deny          string `json:"deny"`
+}
+
 // dialogMeta is the .json header of a dialog capture.
 type dialogMeta struct {
 	CLI      string              `json:"cli"`
@@ -149,9 +161,11 @@ type dialogMeta struct {
 	Delay    string              `json:"model_delta_delay"`
 	Env      []string            `json:"extra_env,omitempty"`
 	Call     *fakemodel.SentCall `json:"tool_call"`
-	Requests []string            `json:"requests_until_dialog"`
-	Approve  *outcome            `json:"approve,omitempty"`
-	Deny     *outcome            `json:"deny,omitempty"`
+	// Detected is what the preset's detector read off the dialog.
+	Detected *detected `json:"detected,omitempty"`
+	Requests []string  `json:"requests_until_dialog"`
+	Approve  *outcome  `json:"approve,omitempty"`
+	Deny     *outcome  `json:"deny,omitempty"`
 	dialogScenario
 }
 
@@ -194,6 +208,13 @@ func (r run) captureQuote(ds dialogScenario) error {
 
 // captureDialogs runs each dialog scenario twice, approving and denying.
 func (r run) captureDialogs(ds dialogScenario, approveKey, denyKey string, states bool) error {
+	ds2, err := detect.ParsePresets(configs.Presets)
+	if err != nil {
+		return err
+	}
+	if r.detector = ds2[r.cli.preset()]; r.detector == nil {
+		return fmt.Errorf("no preset %s in configs/presets.yaml", r.cli.preset())
+	}
 	r.sc = scenario{Name: ds.Name}
 	r.stable = true
 	meta := dialogMeta{CLI: r.cli.name(), Version: r.version, Cols: r.cols, Rows: r.rows, TERM: "xterm-256color",
@@ -252,6 +273,8 @@ func (r *run) dialogRun(ds dialogScenario, a answer, meta *dialogMeta, states bo
 	if states {
 		head := replies[0].Text[:min(24, len(replies[0].Text))]
 		var asked time.Time
+		deadline := r.deadline
+		r.deadline = time.Now().Add(15 * time.Second)
 		busy, err = r.waitNow("the streaming reply", func(sc string) bool {
 			if model.Used() == 0 || !r.cli.busy(sc) {
 				return false
@@ -261,7 +284,11 @@ func (r *run) dialogRun(ds dialogScenario, a answer, meta *dialogMeta, states bo
 			}
 			return strings.Contains(sc, head) || time.Since(asked) > 500*time.Millisecond
 		})
-		if err != nil {
+		r.deadline = deadline
+		if errors.Is(err, errTimeout) {
+			fmt.Printf("%s: no busy screen seen (the CLI answered too fast); none saved\n", ds.Name)
+			busy = ""
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -288,6 +315,9 @@ func (r *run) dialogRun(ds dialogScenario, a answer, meta *dialogMeta, states bo
 	}
 	if states {
 		for suffix, text := range map[string]string{"idle": idle, "busy": busy} {
+			if text == "" {
+				continue
+			}
 			name := filepath.Join(r.out, strings.TrimSuffix(r.name(""), "-"+ds.Name)+"-"+suffix+".screen.txt")
 			if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 				return nil, err
@@ -295,10 +325,28 @@ func (r *run) dialogRun(ds dialogScenario, a answer, meta *dialogMeta, states bo
 		}
 	}
 
-	if _, err := io.WriteString(s.master, a.key); err != nil {
+	// The key: the one the preset's detector reads off the dialog, unless
+	// given; a dialog the detector does not read stops the capture (the
+	// screen is saved above, to fix presets.yaml against).
+	key := a.key
+	m, ok := r.detector.Check(detect.SplitScreen(dialog))
+	if ok && a.name == "approve" {
+		meta.Detected = &detected{Preset: r.cli.preset(), Tool: m.Tool, Action: m.Action, Approve: string(m.Approve),
+			ApproveAlways: string(m.ApproveAlways), Deny: string(m.Deny)}
+	}
+	if key == "" {
+		if !ok {
+			return nil, fmt.Errorf("the %s preset's detector does not read this dialog (fix configs/presets.yaml, or give -%s):\n%s", r.cli.preset(), a.name, dialog)
+		}
+		key = string(m.Approve)
+		if a.name == "deny" {
+			key = string(m.Deny)
+		}
+	}
+	if _, err := io.WriteString(s.master, key); err != nil {
 		return nil, err
 	}
-	o := &outcome{Key: a.key, Screen: filepath.Base(base) + "-" + a.after + ".screen.txt"}
+	o := &outcome{Key: key, Screen: filepath.Base(base) + "-" + a.after + ".screen.txt"}
 	seen := func() bool {
 		tr, ok := model.Result(call.ID)
 		if ok {
@@ -352,7 +400,7 @@ func (r *run) dialogRun(ds dialogScenario, a answer, meta *dialogMeta, states bo
 	if err := os.WriteFile(filepath.Join(r.out, o.Screen), []byte(after), 0o644); err != nil {
 		return nil, err
 	}
-	fmt.Printf("%s: %s (%q): tool result seen %v; %s\n", ds.Name, a.name, a.key, o.ToolResult, o.Effect)
+	fmt.Printf("%s: %s (%q): tool result seen %v; %s\n", ds.Name, a.name, key, o.ToolResult, o.Effect)
 	return o, nil
 }
 
@@ -381,11 +429,5 @@ func (r *run) waitNow(what string, cond func(screen string) bool) (string, error
 	return r.waitFor(what, func(s string) (bool, error) { return cond(s), nil })
 }
 
-// looksLikeDialog is a rough test for a permission dialog on screen.
-func looksLikeDialog(s string) bool {
-	q := false
-	for _, w := range []string{"Do you want", "Allow", "allow", "Approve", "approve", "Would you like", "(y/n)"} {
-		q = q || strings.Contains(s, w)
-	}
-	return q && (strings.Contains(s, "1.") || strings.Contains(s, "Yes"))
-}
+// looksLikeDialog is the generic test for a dialog on screen.
+func looksLikeDialog(s string) bool { return detect.LooksLikeDialog(detect.SplitScreen(s)) }

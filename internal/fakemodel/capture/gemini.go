@@ -56,5 +56,4 @@ func (gemini) busy(s string) bool { return strings.Contains(s, "esc to cancel") 
 
 func (gemini) dialog(s string) bool { return looksLikeDialog(s) }
 
-func (gemini) approve() string { return "1" }
-func (gemini) deny() string    { return "\x1b" }
+func (gemini) preset() string { return "gemini" }

@@ -22,6 +22,14 @@
 //	<cli>-<version>-<scenario>.json        how it was captured: CLI, version,
 //	                                       terminal size, prompt, model reply
 //
+// With -set dialog it captures permission dialogs instead, for the
+// detectors' tests (internal/detect/testdata, README.md there): the model
+// asks to run a command or write a file; the dialog is saved, answered
+// with the keys the preset's detector reads off it (or -approve, -deny),
+// once approving and once denying, and the screen after each is saved
+// with what reached the model server; plus the idle and busy screens and
+// a reply that only quotes a dialog's question.
+//
 // The CLI runs with a private HOME and a clean environment (no variable of
 // the caller's is passed on but PATH), offline, on loopback. Every wait is
 // for something on the screen (the input line, the typed prompt, the end
@@ -50,6 +58,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/teamlead/teamlead/internal/detect"
 	"github.com/teamlead/teamlead/internal/fakemodel"
 	"github.com/teamlead/teamlead/internal/vt"
 )
@@ -126,10 +135,8 @@ type cli interface {
 	busy(screen string) bool
 	// dialog reports the CLI shows its permission dialog.
 	dialog(screen string) bool
-	// approve and deny are the keys that answer the dialog (overridden by
-	// -approve and -deny).
-	approve() string
-	deny() string
+	// preset is the name of the CLI's preset in configs/presets.yaml.
+	preset() string
 }
 
 func main() {
@@ -148,8 +155,8 @@ func main() {
 		verbos = flag.Bool("v", false, "print the screen at each step")
 		tag    = flag.String("tag", "", "a word put in the fixture names after the version, for a variant run (with -env)")
 		set    = flag.String("set", "route", "which scenarios: route (envelopes in replies, for the parsers) or dialog (permission dialogs, idle and busy screens, for the detectors)")
-		appr   = flag.String("approve", "", "the key that approves the permission dialog (default: the CLI's)")
-		deny   = flag.String("deny", "", "the key that denies the permission dialog (default: the CLI's)")
+		appr   = flag.String("approve", "", "the key that approves the permission dialog (default: what the preset's detector in configs/presets.yaml reads off it)")
+		deny   = flag.String("deny", "", "the key that denies the permission dialog (default: what the preset's detector reads off it)")
 		extra  envList
 	)
 	flag.Var(&extra, "env", "KEY=VALUE added to the CLI's environment (repeatable), e.g. CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1")
@@ -192,12 +199,6 @@ func main() {
 	fmt.Printf("%s %s; work dir %s\n", c.name(), version, *work)
 	failed := false
 	if *set == "dialog" {
-		if *appr == "" {
-			*appr = c.approve()
-		}
-		if *deny == "" {
-			*deny = c.deny()
-		}
 		first := true
 		for _, ds := range dialogScenarios {
 			if *only != "" && !contains(strings.Split(*only, ","), ds.Name) {
@@ -297,6 +298,8 @@ type run struct {
 	delay        time.Duration
 	chunk        int
 	verbose      bool
+	// detector is the CLI preset's, which reads the keys off a dialog.
+	detector *detect.Detector
 	// stable makes a wait's quiet mean "the condition held all along"
 	// rather than "no output".
 	stable   bool
