@@ -271,7 +271,9 @@ func (d *Detector) Name() string { return d.name }
 func (d *Detector) HasPermission() bool { return d.perm != nil }
 
 // Check reads a screen (its rows, top first, as Rows or SplitScreen give
-// them): a permission dialog (ok) or the CLI's state.
+// them): a permission dialog (ok) or the CLI's state. The terminal's
+// width, which tells wrapped rows from lines that ended, is taken from
+// the widest row (CLIs draw rules and boxes across the whole width).
 func (d *Detector) Check(screen []string) (m Match, ok bool) {
 	rows, _ := rowsOf(screen)
 	if d.perm != nil {

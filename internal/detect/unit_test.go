@@ -112,6 +112,16 @@ func TestQuotedQuestionIsNotADialog(t *testing.T) {
 	if !LooksLikeDialog(list) {
 		t.Error("a question with numbered Yes/No options does not look like a dialog")
 	}
+	// A reply quoting the whole dialog, with the input box below it: the
+	// real dialog is at the bottom of the screen.
+	whole := append(paragraph[:3:3], "  Do you want to proceed?", "  ❯ 1. Yes", "    2. No", "  Esc to cancel · Tab to amend", "")
+	whole = append(whole, paragraph[4:]...)
+	if m, ok := d.Check(whole); ok {
+		t.Errorf("a quoted dialog above the input box matched: %+v", m)
+	}
+	if m, ok := d.Check(whole[:7]); !ok {
+		t.Errorf("the same rows at the bottom did not match: %+v", m)
+	}
 	if err := d.Diagnose(list); !errors.Is(err, ErrUnmatchedDialog) || !strings.Contains(err.Error(), "claude-code") || !strings.Contains(err.Error(), "presets.yaml") {
 		t.Errorf("Diagnose = %v", err)
 	}
