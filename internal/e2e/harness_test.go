@@ -48,6 +48,7 @@ type agentDef struct {
 	restart    string   // restart policy (default never)
 	parse      string   // stream (default) or screen
 	dir        string   // working directory (default the team's folder)
+	preset     string   // preset (default plain)
 }
 
 // team is a directory holding a team file, the agents' scripts and what
@@ -102,6 +103,9 @@ func (tm *team) write(file string, agents []agentDef) {
 		}
 		if a.parse != "" {
 			restart += "\n    parse: " + a.parse
+		}
+		if a.preset != "" {
+			restart += "\n    preset: " + a.preset
 		}
 		dir := a.dir
 		if dir == "" {

@@ -101,6 +101,8 @@ const (
 	inProgress // a progress file changed
 	inStalled  // a workflow has not moved for too long
 	inQuery    // a query file appeared or changed
+	inDialog   // a permission dialog appeared on an agent's screen
+	inDialogGone
 )
 
 type input struct {
@@ -113,6 +115,7 @@ type input struct {
 	call     func(now time.Time) (lead.Output, error) // inCall: runs on the loop goroutine
 	progress progress.State                           // inProgress, inStalled
 	query    lead.QueryFile                           // inQuery
+	keys     approvals.Keys                           // inDialog: the dialog's keys (reason: the action)
 	reply    chan error
 }
 
@@ -193,7 +196,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		s := newSink(e, a)
 		e.sinks[a.Name] = s
 		e.agents[a.Name] = agents.Start(e.spec(a), s)
-		if s.scanner != nil {
+		if s.watches() {
 			go s.scanLoop()
 		}
 	}
@@ -339,6 +342,10 @@ func (e *Engine) step(batch []input) error {
 			out = e.lead.Stalled(in.progress, e.opts.Team.Progress.Stall, now)
 		case inQuery:
 			out = e.lead.Query(in.query, now)
+		case inDialog:
+			out = e.lead.PermissionDialog(in.agent, in.reason, in.keys, now)
+		case inDialogGone:
+			out = e.lead.DialogGone(in.agent, now)
 		case inCall:
 			if e.stopping {
 				in.reply <- ErrStopped

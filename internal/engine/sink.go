@@ -37,6 +37,7 @@ type sink struct {
 	changed    chan struct{}       // screen mode: output arrived (capacity 1)
 	restarted  atomic.Bool         // screen mode: a new process, forget what was seen
 	lastOutput atomic.Int64        // unix nanoseconds of the latest output
+	dialogs    *dialogWatch        // the preset's detector (nil: none)
 }
 
 func newSink(e *Engine, a config.Agent) *sink {
@@ -54,12 +55,19 @@ func newSink(e *Engine, a config.Agent) *sink {
 	s.term = vt.New(cols, rows, vt.Options{Scrollback: a.Scrollback, Reply: agentWriter{e: e, name: a.Name}, NoKittyKeyboard: true})
 	if a.Parse == "screen" {
 		s.scanner = screenscan.New()
-		s.changed = make(chan struct{}, 1)
 	} else {
 		s.parser = protocol.NewParser()
 	}
+	s.dialogs = newDialogWatch(e, a)
+	if s.scanner != nil || s.dialogs != nil {
+		s.changed = make(chan struct{}, 1)
+	}
 	return s
 }
+
+// watches reports whether the sink reads its agent's screen (screen mode,
+// or a preset detector): then its scan loop runs.
+func (s *sink) watches() bool { return s.changed != nil }
 
 // agentWriter types the emulator's answers into the agent.
 type agentWriter struct {
@@ -79,9 +87,10 @@ func (s *sink) Output(agent string, data []byte) {
 	_, _ = s.term.Write(data)
 	if s.parser != nil {
 		s.parser.Feed(data, s.emit)
-		return
 	}
-	s.signal()
+	if s.changed != nil {
+		s.signal()
+	}
 }
 
 func (s *sink) State(ev agents.StateEvent) {
@@ -108,8 +117,9 @@ func (s *sink) signal() {
 	}
 }
 
-// scanLoop reads a screen-mode agent's screen each time its output pauses,
-// and once more after screenscan.Settle while blocks wait to be confirmed.
+// scanLoop reads the agent's screen each time its output pauses: for its
+// CLI's permission dialog (with a detector), and in screen mode for blocks,
+// once more after screenscan.Settle while blocks wait to be confirmed.
 func (s *sink) scanLoop() {
 	for {
 		select {
@@ -119,6 +129,12 @@ func (s *sink) scanLoop() {
 		}
 		if !s.settle() {
 			return
+		}
+		if s.dialogs != nil {
+			s.look()
+		}
+		if s.scanner == nil {
+			continue
 		}
 		if s.restarted.Swap(false) {
 			s.scanner.Reset()

@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The agent CLIs' own permission dialogs, imitated by mockagent as their
+// captured screens show them, read by each preset's detector: a low-risk
+// command is approved by the policy with the dialog's own key, without the
+// human; a destructive one waits for the human, nothing is typed into the
+// agent while its dialog is up, and the human's decision presses the
+// right key.
+func TestDialogsAnsweredByPolicyAndHuman(t *testing.T) {
+	tm := newTeam(t,
+		agentDef{name: "claude", role: "developer", preset: "claude-code", flags: []string{"--raw"}, script: `
+dialog claude-code go test ./...
+expectkey 1
+write \e[2J\e[H
+say ran the tests
+dialog claude-code rm -rf /srv/data
+expectkey 1
+write \e[2J\e[H
+say removed the data
+idle
+`},
+		agentDef{name: "codex", role: "developer", preset: "codex", flags: []string{"--raw"}, script: `
+dialog codex git push --force origin main
+expectkey \e
+write \e[2J\e[H
+say did not push
+idle
+`},
+		agentDef{name: "gemini", role: "developer", preset: "gemini", flags: []string{"--raw"}, script: `
+dialog gemini go vet ./...
+expectkey 1
+write \e[2J\e[H
+say vetted
+idle
+`},
+	)
+	c := tm.start()
+	defer c.stop()
+	// The policy answers the low-risk ones by itself.
+	waitFor(t, 20e9, "the tests approved by policy", func() bool {
+		return strings.Contains(tm.received("claude"), "1") && strings.Contains(tm.received("gemini"), "1")
+	})
+	waitFor(t, 20e9, "two requests for the human", func() bool {
+		out, _ := tm.cli("inbox")
+		return strings.Contains(out, "p-") && strings.Count(out, "permission") >= 2
+	})
+	inbox := tm.mustCLI("inbox")
+	if !strings.Contains(inbox, "Bash(rm -rf /srv/data)") || !strings.Contains(inbox, "Bash(git push --force origin main)") {
+		t.Fatalf("inbox:\n%s", inbox)
+	}
+	// While claude's dialog waits, a message for it is held back.
+	tm.mustCLI("send", "claude", "hello while the dialog is up")
+	ids := map[string]string{}
+	for _, r := range auditJSON(t, tm, "--kind", "permission") {
+		f := r["fields"].(map[string]any)
+		if f["status"] == "pending" {
+			ids[f["action"].(string)] = r["msg_id"].(string)
+		}
+	}
+	before := tm.received("claude")
+	if strings.Contains(before, "hello") {
+		t.Fatalf("typed into an open dialog: %q", before)
+	}
+	tm.mustCLI("approve", ids["Bash(rm -rf /srv/data)"])
+	tm.mustCLI("deny", ids["Bash(git push --force origin main)"], "never on main")
+	got := tm.waitReceived("claude", "hello while the dialog is up")
+	if i, j := strings.LastIndex(got, "1"), strings.Index(got, "hello"); i < 0 || i > j {
+		t.Errorf("the message was typed before the dialog was answered: %q", got)
+	}
+	waitFor(t, 20e9, "codex's dialog refused with Esc", func() bool { return strings.Contains(tm.received("codex"), "\x1b") })
+	for _, r := range auditJSON(t, tm, "--kind", "permission") {
+		f := r["fields"].(map[string]any)
+		if f["action"] == "Bash(go test ./...)" && f["status"] == "approved" && f["decided_by"] != "policy" {
+			t.Errorf("go test decided by %v", f["decided_by"])
+		}
+	}
+	if _, err := os.Stat(tm.dir + "/.claude/settings.local.json"); err != nil {
+		t.Errorf("the Claude Code hooks were not installed for the claude-code agent: %v", err)
+	}
+}
