@@ -58,6 +58,23 @@ import (
 
 func main() { os.Exit(realMain(os.Args[1:])) }
 
+// cutSystemPrompt takes Claude Code's --append-system-prompt TEXT out of
+// args, wherever it is (the console appends it after the script when an
+// agent uses the claude-code preset), and returns the rest and TEXT.
+func cutSystemPrompt(args []string) ([]string, string) {
+	var rest []string
+	var text string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--append-system-prompt" && i+1 < len(args) {
+			text = args[i+1]
+			i++
+			continue
+		}
+		rest = append(rest, args[i])
+	}
+	return rest, text
+}
+
 // realMain runs the mock and returns its exit status.
 func realMain(args []string) int {
 	fs := flag.NewFlagSet("mockagent", flag.ContinueOnError)
@@ -71,6 +88,7 @@ func realMain(args []string) int {
 	bracketed := fs.Bool("bracketed-paste", false, "enable bracketed paste (ESC[?2004h) at start, disable at exit; implies --raw")
 	name := fs.String("name", "mockagent", "`NAME` substituted for {name} in the script")
 	expr := fs.String("e", "", "script `text` (instead of SCRIPT_FILE)")
+	args, systemPrompt := cutSystemPrompt(args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -103,6 +121,13 @@ func realMain(args []string) int {
 		return exitUsage
 	}
 
+	if systemPrompt != "" && *record != "" {
+		// As Claude Code takes it; kept beside the input record for the tests.
+		if err := os.WriteFile(*record+".system-prompt", []byte(systemPrompt), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "mockagent: --append-system-prompt: %v\n", err)
+			return exitUsage
+		}
+	}
 	var rec io.Writer
 	if *record != "" {
 		f, err := os.OpenFile(*record, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)

@@ -83,4 +83,35 @@ idle
 	if _, err := os.Stat(tm.dir + "/.claude/settings.local.json"); err != nil {
 		t.Errorf("the Claude Code hooks were not installed for the claude-code agent: %v", err)
 	}
+	// Each preset's way of handing over the protocol primer: Claude Code's
+	// system-prompt flag, Codex's AGENTS.md, Gemini CLI's GEMINI.md.
+	if b, err := os.ReadFile(tm.input("claude") + ".system-prompt"); err != nil || !strings.Contains(string(b), "You are **claude**, role **developer**") {
+		t.Errorf("claude's system prompt: %v %.200q", err, b)
+	}
+	for _, f := range []string{"AGENTS.md", "GEMINI.md"} {
+		if b, err := os.ReadFile(tm.dir + "/" + f); err != nil || !strings.Contains(string(b), "<!-- teamlead primer: begin -->") || !strings.Contains(string(b), "[ROUTE]") {
+			t.Errorf("%s: %v %.200q", f, err, b)
+		}
+	}
+}
+
+// A message-mode agent (Aider's preset) is taught the primer as its first
+// message, and the [ROUTE] and <gap> examples in it, echoed back by its
+// terminal, are not taken for its own messages.
+func TestPrimerTypedAsFirstMessage(t *testing.T) {
+	tm := newTeam(t,
+		agentDef{name: "aider", role: "developer", preset: "aider", script: "expect ^## Permissions\nsay got the primer\nidle\n"},
+	)
+	c := tm.start()
+	defer c.stop()
+	got := tm.waitReceived("aider", "## Permissions")
+	if !strings.Contains(got, "You are **aider**, role **developer**") {
+		t.Errorf("aider received %.300q", got)
+	}
+	waitFor(t, 20e9, "the primer recorded", func() bool { return len(auditJSON(t, tm, "--kind", "primer")) == 1 })
+	for _, kind := range []string{"message", "gap", "reformat", "refusal"} {
+		if recs := auditJSON(t, tm, "--kind", kind); len(recs) != 0 {
+			t.Errorf("the primer's echo was read as the agent's %s: %v", kind, recs)
+		}
+	}
 }

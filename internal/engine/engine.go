@@ -193,6 +193,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		if a.Preset == "claude-code" {
 			e.installHooks(a.Dir)
 		}
+		e.writePrimerFile(a)
 		s := newSink(e, a)
 		e.sinks[a.Name] = s
 		e.agents[a.Name] = agents.Start(e.spec(a), s)
@@ -234,8 +235,9 @@ func (e *Engine) spec(a config.Agent) agents.Spec {
 	for k, v := range a.Env {
 		env[k] = v
 	}
+	command := append(append([]string(nil), a.Command...), e.primerArgs(a)...)
 	return agents.Spec{
-		Name: a.Name, Command: a.Command, Dir: a.Dir, Env: env,
+		Name: a.Name, Command: command, Dir: a.Dir, Env: env,
 		Cols: uint16(a.Cols), Rows: uint16(a.Rows),
 		Restart: agents.RestartPolicy(a.Restart), Grace: e.opts.Grace, Backoff: e.opts.Backoff,
 		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
@@ -325,6 +327,9 @@ func (e *Engine) step(batch []input) error {
 			out = e.lead.Block(in.agent, in.block, now)
 		case inState:
 			out = e.lead.AgentState(in.agent, string(in.state.State), stateFields(in.state), now)
+			if in.state.State == agents.StateRunning {
+				go e.typePrimer(in.agent) // a new process: a message-mode agent is taught again
+			}
 		case inDelivered:
 			out = e.lead.Delivered(in.delivery, now)
 			b.Dequeue = append(b.Dequeue, in.delivery.ID)

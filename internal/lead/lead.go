@@ -30,6 +30,7 @@ const (
 	KindHuman       = "human"       // text the human typed into an agent
 	KindAgent       = "agent"       // agent lifecycle
 	KindGap         = "gap"         // a <gap> question block
+	KindPrimer      = "primer"      // the protocol primer handed to an agent as a message
 )
 
 // Delivery kinds in the outbox.
@@ -38,6 +39,7 @@ const (
 	DeliverAck    = "ack"    // a relay acknowledgement to the sender
 	DeliverNotice = "notice" // a refusal, reformat request or other notice from team-lead
 	DeliverHuman  = "human"  // text the human typed
+	DeliverPrimer = "primer" // the protocol primer, typed as an agent's first message
 )
 
 // MetaNextMsg is the store meta key holding the next message number.
@@ -446,6 +448,20 @@ func (l *Lead) Typing(agent, text string) {
 			ring.add(protocol.GapFingerprint(&ev.Gap))
 		}
 	}
+}
+
+// Primer queues the protocol primer as agent's first message (preset
+// primer: message) and records that it was handed over.
+func (l *Lead) Primer(agent, text string, now time.Time) Output {
+	var out Output
+	if l.members[agent] == nil {
+		return out
+	}
+	l.Typing(agent, text)
+	out.record(store.Record{Time: now, Kind: KindPrimer, Subject: "agent." + agent + ".primer", Agent: agent, From: protocol.TeamLead,
+		To: []string{agent}, Body: fmt.Sprintf("protocol primer typed (%d bytes)", len(text))})
+	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, Kind: DeliverPrimer, From: protocol.TeamLead, Text: text, Time: now})
+	return out
 }
 
 // HumanSend records text the human types into agent and queues it.

@@ -78,8 +78,8 @@ func classify(r store.Record) (act string, violation bool) {
 				return ActStatus, false // an answer or verdict from the human, passed on
 			}
 			return ActRelay, false
-		case "ack", "notice":
-			return ActStatus, false
+		case "ack", "notice", "primer":
+			return ActStatus, false // acknowledgements, notices, and the protocol briefing
 		case "human":
 			return "", false // the human's own typing
 		}
