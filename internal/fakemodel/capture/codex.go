@@ -2,42 +2,22 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/teamlead/teamlead/internal/fakemodel"
 )
 
-// codex runs OpenAI's Codex CLI (REAL_CLIS.md): a private HOME whose
-// config.toml points a model provider at the fake model's Responses API and
-// trusts the project. Codex leaves a background app-server daemon in its
+// codex runs OpenAI's Codex CLI (REAL_CLIS.md) with a private HOME
+// prepared by fakemodel.PrepareCodex: its config.toml points a model
+// provider at the fake model's Responses API and trusts the project. Codex leaves a background app-server daemon in its
 // process group; stop kills the whole group.
 type codex struct{}
 
 func (codex) name() string { return "codex" }
 
 func (codex) setup(home, project, baseURL string) (env, args []string, err error) {
-	cfg := fmt.Sprintf(`model = "gpt-fake"
-model_provider = "fake"
-approval_policy = "on-request"
-sandbox_mode = "read-only"
-
-[model_providers.fake]
-name = "fake"
-base_url = "%s/v1"
-wire_api = "responses"
-env_key = "FAKE_MODEL_API_KEY"
-
-[projects.%q]
-trust_level = "trusted"
-`, baseURL, project)
-	dir := filepath.Join(home, ".codex")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o644); err != nil {
-		return nil, nil, err
-	}
-	return []string{"FAKE_MODEL_API_KEY=sk-fake-capture"}, nil, nil
+	env, err = fakemodel.PrepareCodex(home, project, baseURL, "")
+	return env, nil, err
 }
 
 var codexDialogs = []string{"Sign in with ChatGPT", "Do you trust", "allow Codex to work", "Update available"}

@@ -49,7 +49,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -124,7 +123,8 @@ type cli interface {
 	// name is the fixture name prefix, e.g. "claude-code".
 	name() string
 	// setup prepares home and project for a run against baseURL and
-	// returns the environment (beyond PATH, HOME, TERM) and arguments.
+	// returns the environment (beyond PATH and TERM; HOME included) and
+	// arguments.
 	setup(home, project, baseURL string) (env, args []string, err error)
 	// ready reports the CLI waits for input on this screen; a non-nil
 	// error is a dialog the setup should have prevented.
@@ -444,7 +444,7 @@ func (r *run) start(replies []fakemodel.Reply, prepare func(project string) erro
 	}
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir = project
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color",
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "TERM=xterm-256color",
 		"LANG=C.UTF-8", "USER=dev", "SHELL=/bin/bash"}, env...)
 	cmd.Env = append(cmd.Env, r.env...)
 	master, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(r.cols), Rows: uint16(r.rows)})
@@ -640,35 +640,8 @@ func stop(cmd *exec.Cmd, master *os.File, home string) {
 	// Stragglers of the group (a daemon) get SIGKILL too.
 	syscall.Kill(-pid, syscall.SIGKILL)
 	master.Close()
-	// A daemon may still be starting a helper: scan until a scan finds
-	// nothing, a few times.
-	for i := 0; i < 10; i++ {
-		ps := withHome(home)
-		if len(ps) == 0 {
-			break
-		}
-		for _, p := range ps {
-			fmt.Printf("killing straggler %d (HOME=%s)\n", p, home)
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-		time.Sleep(300 * time.Millisecond)
+	// A daemon that left the session, found by the private HOME.
+	for _, p := range fakemodel.KillHome(home) {
+		fmt.Printf("killed straggler %d (HOME=%s)\n", p, home)
 	}
-}
-
-// withHome lists the processes whose environment has HOME=home.
-func withHome(home string) []int {
-	ents, _ := os.ReadDir("/proc")
-	want := []byte("HOME=" + home + "\x00")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
