@@ -356,9 +356,19 @@ func (m *Model) refreshAgents() {
 	var rows []agentlist.Row
 	for _, a := range m.con.Agents() {
 		state := a.State
+		waitsForYou := false
+		for _, it := range m.queue.Items() {
+			waitsForYou = waitsForYou || it.From == a.Name && it.IsPermission()
+		}
 		switch {
+		case state == "running" && (waitsForYou || a.Hook == "waiting"):
+			state = "waiting" // at a permission dialog or another prompt for the human
 		case state == "running" && a.Blocked:
 			state = "blocked" // waiting on a question it asked as blocking
+		case state == "running" && (a.Hook == "busy" || a.Hook == "idle"):
+			// Its hook or its preset's screen detector says: full-screen CLIs
+			// redraw while idle, so their output alone says little.
+			state = a.Hook
 		case state == "running" && now.Sub(a.LastOutput) < m.opts.BusyFor:
 			state = "busy"
 		case state == "running":

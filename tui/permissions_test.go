@@ -353,8 +353,8 @@ func TestPermissionsBoardKeysAndPalette(t *testing.T) {
 	waitOutput(t, tm, "Permission p-2 — esc for the board")
 	waitOutput(t, tm, "never on main")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
-	tm.Send(runes("8")) // again: the screen
-	waitOutput(t, tm, "dev — developer — busy")
+	tm.Send(runes("8")) // again: the screen (dev waits: its p-3 is pending)
+	waitOutput(t, tm, "dev — developer — waiting")
 }
 
 func TestPermissionKeysRebind(t *testing.T) {
@@ -392,5 +392,19 @@ func TestEscalatedPermissionRingsAgain(t *testing.T) {
 	case <-notified:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notification for the escalation")
+	}
+}
+
+// An agent's hook (or its preset's screen detector) says whether it is
+// busy, idle or waiting: that wins over how recently it printed, since
+// full-screen CLIs redraw while idle.
+func TestAgentStateFromHook(t *testing.T) {
+	f := newFake()
+	f.agents[0].Hook = "idle" // dev printed just now, but its hook says idle
+	f.agents[1].Hook = "waiting"
+	m := newModel(f)
+	rows := m.agents.Rows()
+	if rows[0].State != "idle" || rows[1].State != "waiting" {
+		t.Errorf("states %+v", rows)
 	}
 }
