@@ -87,3 +87,32 @@ func decidedBy(t *testing.T, tm *team, id, status string) string {
 	}
 	return ""
 }
+
+// A CLI's own permission dialog, in the console: Claude Code's dialog for
+// a destructive command (imitated by mockagent as its captured screen shows
+// it) waits for the person, who sees it in the badge and approves it with
+// y; the console then presses the dialog's own key, 1.
+func TestConsoleApprovesACLIDialog(t *testing.T) {
+	work := t.TempDir()
+	tm := newTeam(t,
+		agentDef{name: "claude", role: "developer", preset: "claude-code", dir: work, flags: []string{"--raw"}, script: `
+dialog claude-code rm -rf /srv/data
+timeout 2m
+expectkey 1
+write \e[2J\e[H
+say removed the data
+idle
+`},
+	)
+	c := tm.startInTmux(160, 45)
+	c.waitScreen("the dialog's request", "⚠ permission: claude wants Bash(rm -rf /srv/data) — y/n", "p-1 permission from claude")
+	if strings.Contains(tm.received("claude"), "1") {
+		t.Fatal("a key was pressed in the dialog before the person decided")
+	}
+	c.keys("y")
+	waitFor(t, 20*time.Second, "the dialog's approve key", func() bool { return strings.Contains(tm.received("claude"), "1") })
+	c.waitScreen("the agent going on", "removed the data")
+	waitFor(t, 20*time.Second, "the audit to say the human approved p-1", func() bool {
+		return decidedBy(t, tm, "p-1", "approved") == "human"
+	})
+}
