@@ -38,7 +38,8 @@ type runner struct {
 	size       func() (cols, rows int, err error)
 	ignoreTerm func()
 	sleep      func(time.Duration)
-	consumed   []string // input lines expect has read since the last show-input
+	consumed   []string          // input lines expect has read since the last show-input
+	vars       map[string]string // what expect's named groups captured, for {VAR}
 }
 
 // run executes cmds. It returns the exit code and true when the script
@@ -126,8 +127,16 @@ func (r *runner) expect(c *Command) string {
 		switch {
 		case ok:
 			r.consumed = append(r.consumed, line)
-			if c.Re.MatchString(line) {
+			if m := c.Re.FindStringSubmatch(line); m != nil {
 				got++
+				for j, name := range c.Re.SubexpNames() {
+					if name != "" && j < len(m) {
+						if r.vars == nil {
+							r.vars = map[string]string{}
+						}
+						r.vars[name] = m[j]
+					}
+				}
 			}
 		case eof:
 			return "input closed while waiting for " + c.Re.String()
@@ -155,10 +164,16 @@ func (r *runner) emit(s string) error {
 	return nil
 }
 
-// subst replaces {name} with the mock's name and, when i > 0, {i} with i.
+// subst replaces {name} with the mock's name, {VAR} with what a named
+// group (?P<VAR>…) of an expect captured, and, when i > 0, {i} with i.
 func (r *runner) subst(s string, i int) string {
 	if strings.Contains(s, "{name}") {
 		s = strings.ReplaceAll(s, "{name}", r.name)
+	}
+	for k, v := range r.vars {
+		if strings.Contains(s, "{"+k+"}") {
+			s = strings.ReplaceAll(s, "{"+k+"}", v)
+		}
 	}
 	if i > 0 && strings.Contains(s, "{i}") {
 		s = strings.ReplaceAll(s, "{i}", strconv.Itoa(i))

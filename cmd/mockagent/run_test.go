@@ -145,3 +145,18 @@ func TestRealMainUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A named group of expect is captured and substituted as {VAR} later.
+func TestExpectCaptures(t *testing.T) {
+	cmds, err := Parse("expect ^consult: (?P<id>c-\\d+)$\nroute to=team-lead type=verdict consult={id} task=T body=ok\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	in := newInputLines()
+	in.feed([]byte("consult: c-42\r"))
+	r := &runner{out: &out, in: in, timeout: time.Second}
+	if code, _ := r.run(cmds); code != exitOK || !strings.Contains(out.String(), "consult: c-42\n") {
+		t.Fatalf("%d %q", code, out.String())
+	}
+}

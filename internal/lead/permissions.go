@@ -29,6 +29,31 @@ type KeyPress struct {
 // toolAction matches an action already written as Tool(argument) or a bare tool name.
 var toolAction = regexp.MustCompile(`^(?:[A-Z][A-Za-z]*|mcp__[A-Za-z0-9_-]+)(?:\(.*\))?$`)
 
+// toolCall matches the start of Tool( at the beginning of a line.
+var toolCall = regexp.MustCompile(`^(?:[A-Z][A-Za-z]*|mcp__[A-Za-z0-9_-]+)\(`)
+
+// leadingAction is the Tool(argument) a line starts with, up to its
+// matching parenthesis, when a reason follows on the same line.
+func leadingAction(line string) (string, bool) {
+	loc := toolCall.FindStringIndex(line)
+	if loc == nil {
+		return "", false
+	}
+	depth := 0
+	for i := loc[1] - 1; i < len(line); i++ {
+		switch line[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return line[:i+1], true
+			}
+		}
+	}
+	return "", false
+}
+
 // ActionOf reads the action of a type: permission envelope: its
 // permission-action header, else its body's first line when written as
 // Tool(argument), else the first `backticked` command, else the line as a
@@ -41,6 +66,9 @@ func ActionOf(env *protocol.Envelope) string {
 	line = strings.TrimSpace(line)
 	if toolAction.MatchString(line) {
 		return line
+	}
+	if a, ok := leadingAction(line); ok {
+		return a // Tool(argument) — and the reason after it
 	}
 	if i := strings.Index(line, "`"); i >= 0 {
 		if j := strings.Index(line[i+1:], "`"); j > 0 {

@@ -119,6 +119,8 @@ func TestActionOf(t *testing.T) {
 		{"May I run `npm install left-pad`?", "Bash(npm install left-pad)"},
 		{"rm -rf build", "Bash(rm -rf build)"},
 		{"mcp__github__create_issue", "mcp__github__create_issue"},
+		{"Bash(rm -rf /var/cache/app) — the old cache serves stale pages.", "Bash(rm -rf /var/cache/app)"},
+		{"Bash(echo $(date)) to stamp the log", "Bash(echo $(date))"},
 	} {
 		env := parse1(t, "[ROUTE]\nto: team-lead\ntype: permission\ntask: T\nbody: "+tc.body+"\n[/ROUTE]").Envelope
 		if got := ActionOf(&env); got != tc.want {

@@ -144,8 +144,9 @@ func WriteStarter(dir string, opt StarterOptions) (*StarterResult, error) {
 			mock = findMockAgent(look)
 		}
 		for _, a := range []struct{ name, role, does string }{
-			{"dev", "developer", "asks the architect a question, reports, and hands the work to QA"},
-			{"architect", "architect", "answers the developer's question"},
+			{"dev", "developer", "asks the architect a question, runs the tests, hands the work to QA, asks to clear a cache"},
+			{"architect", "architect", "answers the developer's question and decides the infrastructure"},
+			{"security", "security", "approves the architect's infrastructure decision"},
 			{"qa", tasks.QARole, "checks the developer's work and asks the human a question"},
 		} {
 			res.Agents = append(res.Agents, StarterAgent{Name: a.name, Role: a.role, Preset: "plain", Restart: "never",
