@@ -97,7 +97,7 @@ func TestStarterDemoWhenNothingFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Demo || len(res.Agents) != 3 {
+	if !res.Demo || len(res.Agents) != 4 {
 		t.Fatalf("result %+v", res)
 	}
 	team, err := config.LoadTeam(filepath.Join(dir, "team.yaml"))
