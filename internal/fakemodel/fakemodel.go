@@ -13,7 +13,11 @@
 // Requests that are not part of the conversation (Claude Code's start-up
 // call, which is not streamed, and requests that list no tools, such as a
 // title or topic request) are answered with Config.Aside and consume no
-// script entry, so the script stays aligned with what the user typed.
+// script entry, so the script stays aligned with what the user typed. An
+// entry can also wait for the conversation request that holds some text
+// (Reply.When): the ones before it get the aside, so that prompts a test
+// does not control (an acknowledgement typed into the CLI) do not shift
+// the script.
 //
 // Every request is recorded (Requests) with the tool results it carries
 // back, so a test can tell a tool call that was approved and run (the next
@@ -71,7 +75,11 @@ type Request struct {
 	API    string    `json:"api"`    // "messages", "responses", "gemini", "count_tokens", "models" or "unknown"
 	Stream bool      `json:"stream"` // the request asked for a streamed reply
 	Script int       `json:"script"` // index of the script entry used, or -1 for none
-	Reply  string    `json:"reply,omitempty"`
+	// Held reports a conversation request answered with the aside
+	// because the next script entry waits for text (Reply.When) the
+	// request does not hold.
+	Held  bool   `json:"held,omitempty"`
+	Reply string `json:"reply,omitempty"`
 	// ToolCall is the tool call the reply made, if any.
 	ToolCall *SentCall `json:"tool_call,omitempty"`
 	// ToolResults are the results of tool calls that the request carries
@@ -210,7 +218,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"input_tokens": len(body)/4 + 1})
 	case r.Method == http.MethodPost && path == "/v1/messages":
 		req.API = "messages"
-		reply := s.pick(&req, in.Stream && len(in.Tools) > 0)
+		reply := s.pick(&req, in.Stream && len(in.Tools) > 0, body)
 		call := s.resolve(&req, reply.Tool, in.Tools)
 		if req.Script >= 0 {
 			req.ToolResults = s.fresh(messagesResults(body))
@@ -223,7 +231,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case r.Method == http.MethodPost && path == "/v1/responses":
 		req.API = "responses"
-		reply := s.pick(&req, len(in.Tools) > 0)
+		reply := s.pick(&req, len(in.Tools) > 0, body)
 		call := s.resolve(&req, reply.Tool, in.Tools)
 		if req.Script >= 0 {
 			req.ToolResults = s.fresh(responsesResults(body))
@@ -251,9 +259,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// pick chooses the reply to req: the next script entry for a conversation
-// request, else the aside.
-func (s *Server) pick(req *Request, conversation bool) Reply {
+// pick chooses the reply to req, whose body is body: the next script entry
+// for a conversation request (unless that entry waits for text the body
+// does not hold), else the aside.
+func (s *Server) pick(req *Request, conversation bool, body []byte) Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !conversation {
@@ -261,15 +270,43 @@ func (s *Server) pick(req *Request, conversation bool) Reply {
 		return Reply{Text: s.cfg.Aside}
 	}
 	i := s.next
-	s.next++
 	reply := Reply{Text: "OK"}
 	if n := len(s.cfg.Replies); n > 0 {
 		reply = s.cfg.Replies[min(i, n-1)]
 	} else if n := len(s.cfg.Script); n > 0 {
 		reply = Reply{Text: s.cfg.Script[min(i, n-1)]}
 	}
+	if reply.When != "" && !holds(body, reply.When) {
+		req.Held = true
+		req.Reply = s.cfg.Aside
+		return Reply{Text: s.cfg.Aside}
+	}
+	s.next++
 	req.Script, req.Reply = i, reply.Text
 	return reply
+}
+
+// holds reports whether a request body holds text, as it is or as it is
+// escaped in a JSON string.
+func holds(body []byte, text string) bool {
+	if bytes.Contains(body, []byte(text)) {
+		return true
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(text) != nil {
+		return false
+	}
+	quoted := bytes.TrimSpace(b.Bytes())
+	if bytes.Contains(body, quoted[1:len(quoted)-1]) {
+		return true
+	}
+	// Go's encoder (and some clients) escape <, > and & too.
+	b.Reset()
+	json.NewEncoder(&b).Encode(text)
+	quoted = bytes.TrimSpace(b.Bytes())
+	return bytes.Contains(body, quoted[1:len(quoted)-1])
 }
 
 // record keeps req and appends it to the log.
@@ -577,7 +614,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request, bo
 	if len(in.Tools) == 0 && in.GenerationConfig.ResponseMimeType == "application/json" {
 		text, req.Reply = "{}", "{}"
 	} else {
-		reply := s.pick(req, len(in.Tools) > 0)
+		reply := s.pick(req, len(in.Tools) > 0, body)
 		text = reply.Text
 		call = s.resolve(req, reply.Tool, in.Tools)
 		if req.Script >= 0 {

@@ -364,3 +364,65 @@ func TestGemini(t *testing.T) {
 		t.Errorf("requests %+v", r)
 	}
 }
+
+// A script entry with When waits for the conversation request that holds
+// its text; the conversation requests before it get the aside and use no
+// entry.
+func TestReplyWhen(t *testing.T) {
+	s := New(Config{Aside: "aside", Replies: []Reply{
+		{Text: "first"},
+		{Text: "to the question", When: `the <question> "here"`},
+		{Text: "to the result", When: "go version go1"},
+		{Text: "last"},
+	}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	ask := func(user string) string {
+		b, _ := json.Marshal(map[string]any{"model": "claude-x", "stream": true, "tools": []any{map[string]any{"name": "Bash"}},
+			"messages": []any{map[string]any{"role": "user", "content": user}}})
+		return streamedText(t, post(t, ts.URL+"/v1/messages", string(b)))
+	}
+	for i, c := range []struct{ user, want string }{
+		{"hello", "first"},
+		{"an acknowledgement", "aside"},
+		{`it is the <question> "here"`, "to the question"},
+		{"another acknowledgement", "aside"},
+		{"go version go1.26.8 linux/amd64", "to the result"},
+		{"anything", "last"},
+		{"anything more", "last"},
+	} {
+		if got := ask(c.user); got != c.want {
+			t.Errorf("reply %d to %q = %q, want %q", i, c.user, got, c.want)
+		}
+	}
+	if s.Used() != 5 {
+		t.Errorf("Used() = %d, want 5", s.Used())
+	}
+	var held, scripts []int
+	for i, r := range s.Requests() {
+		if r.Held {
+			held = append(held, i)
+		}
+		scripts = append(scripts, r.Script)
+	}
+	if !reflect.DeepEqual(held, []int{1, 3}) || !reflect.DeepEqual(scripts, []int{0, -1, 1, -1, 2, 3, 4}) {
+		t.Errorf("held %v, script entries %v", held, scripts)
+	}
+}
+
+func TestHolds(t *testing.T) {
+	for _, c := range []struct {
+		body, text string
+		want       bool
+	}{
+		{`{"a":"x y z"}`, "y z", true},
+		{`{"a":"say \"hi\"\nthere"}`, "say \"hi\"\nthere", true},
+		{`{"a":"a \u003cb\u003e \u0026 c"}`, "a <b> & c", true},
+		{`{"a":"a <b> & c"}`, "a <b> & c", true},
+		{`{"a":"x y z"}`, "y q", false},
+	} {
+		if got := holds([]byte(c.body), c.text); got != c.want {
+			t.Errorf("holds(%s, %q) = %v", c.body, c.text, got)
+		}
+	}
+}

@@ -13,6 +13,11 @@ type Reply struct {
 	Text string `json:"text,omitempty"`
 	// Tool, when set, is a tool the model calls after the text.
 	Tool *ToolCall `json:"tool,omitempty"`
+	// When, if set, holds this entry back until a conversation request
+	// whose body holds this text (as it is, or escaped in a JSON string;
+	// plain words are best): the conversation requests before it are
+	// answered with Config.Aside and use no entry.
+	When string `json:"when,omitempty"`
 }
 
 // ToolCall is a scripted tool call. Name and Input call a tool by the name
