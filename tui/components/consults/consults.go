@@ -9,27 +9,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/components/listview"
 	"github.com/teamlead/teamlead/tui/style"
 )
 
 // KeyMap are the keys the board handles itself: moving and the detail.
-type KeyMap struct {
-	// Up and Down move the selection (or scroll the detail).
-	Up, Down key.Binding
-	// PageUp and PageDown move by a page.
-	PageUp, PageDown key.Binding
-	// Detail opens (and closes) the selected consultation's detail.
-	Detail key.Binding
-	// Back leaves the detail.
-	Back key.Binding
-}
+type KeyMap = listview.KeyMap
 
 // Block is a decision held by its mandatory consultations: the requester's
 // decision on a task, and the consultations that do not let it pass.
@@ -44,68 +35,31 @@ type Block struct {
 	Held []consult.Consultation
 }
 
-// Model is the board.
+// Model is the board. Its list holds the consultations as given (newest
+// first) and as shown (filtered by Match, in Order), the selection and the
+// detail; SetFilter's text is read by Match.
 type Model struct {
-	all     []consult.Consultation // as given: newest first
-	rows    []consult.Consultation // shown: filtered, open first
-	blocks  []Block                // every blocked decision
-	filter  string
-	sel     int
-	detail  bool
-	offset  int // the detail's scroll
-	width   int
-	height  int
-	focused bool
-	keys    KeyMap
-	now     func() time.Time
-	st      *style.Styles
+	listview.List[consult.Consultation]
+	blocks []Block // every blocked decision
+	now    func() time.Time
+	st     *style.Styles
 }
 
 // New returns an empty board; now is the clock ages and deadlines use.
 func New(st *style.Styles, keys KeyMap, now func() time.Time) Model {
-	return Model{st: st, keys: keys, now: now}
+	id := func(c consult.Consultation) string { return c.ID }
+	return Model{List: listview.New(keys, id, Match, Order), st: st, now: now}
 }
 
 // Set replaces the consultations, keeping the selection on the same one.
 func (m *Model) Set(cs []consult.Consultation) {
-	m.all = append([]consult.Consultation(nil), cs...)
-	m.blocks = Blocked(m.all)
-	m.refilter()
+	m.List.Set(cs)
+	m.blocks = Blocked(m.All())
 }
 
-// SetFilter shows only the consultations matching text: "open" keeps the
-// open ones, "all" or "" every one, other words must each appear in the
-// id, an agent or role, the decision, the status or the task.
-func (m *Model) SetFilter(text string) {
-	m.filter = strings.TrimSpace(text)
-	m.refilter()
-}
-
-// Filter is the current filter text.
-func (m Model) Filter() string { return m.filter }
-
-func (m *Model) refilter() {
-	cur, _ := m.Selected()
-	m.rows = m.rows[:0]
-	for _, c := range m.all {
-		if Match(c, m.filter) {
-			m.rows = append(m.rows, c)
-		}
-	}
-	Order(m.rows)
-	m.sel = 0
-	found := false
-	for i, c := range m.rows {
-		if c.ID == cur.ID {
-			m.sel, found = i, true
-		}
-	}
-	if !found {
-		m.detail = false // its subject is gone: never show another's
-	}
-}
-
-// Match reports whether c passes filter (see SetFilter).
+// Match reports whether c passes filter: "open" keeps the open ones, "all"
+// or "" every one, other words must each appear in the id, an agent or
+// role, the decision, the status or the task.
 func Match(c consult.Consultation, filter string) bool {
 	for _, w := range strings.Fields(strings.ToLower(filter)) {
 		switch w {
@@ -200,7 +154,7 @@ func (m Model) Blocks() []Block { return m.blocks }
 // Open counts the open consultations.
 func (m Model) Open() int {
 	n := 0
-	for _, c := range m.all {
+	for _, c := range m.All() {
 		if c.Open() {
 			n++
 		}
@@ -208,96 +162,23 @@ func (m Model) Open() int {
 	return n
 }
 
-// Len is the number of consultations shown.
-func (m Model) Len() int { return len(m.rows) }
-
-// Selected is the selected consultation (false when none is shown).
-func (m Model) Selected() (consult.Consultation, bool) {
-	if m.sel < len(m.rows) {
-		return m.rows[m.sel], true
-	}
-	return consult.Consultation{}, false
-}
-
-// Select selects consultation id if it is shown.
-func (m *Model) Select(id string) bool {
-	for i, c := range m.rows {
-		if c.ID == id {
-			m.sel = i
-			return true
-		}
-	}
-	return false
-}
-
-// Move moves the selection by delta.
-func (m *Model) Move(delta int) {
-	if n := len(m.rows); n > 0 {
-		m.sel = min(max(m.sel+delta, 0), n-1)
-	}
-}
-
-// InDetail reports whether the detail of the selected one is shown.
-func (m Model) InDetail() bool { return m.detail }
-
-// ShowDetail opens (true) or closes the detail of the selected one.
-func (m *Model) ShowDetail(on bool) {
-	_, ok := m.Selected()
-	m.detail, m.offset = on && ok, 0
-}
-
-// SetSize sets the pane's inner size.
-func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
-
-// SetFocused marks the pane focused.
-func (m *Model) SetFocused(f bool) { m.focused = f }
-
 // Update moves the selection, scrolls the detail, opens and closes it.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return m, nil
-	}
-	page := max(m.height-1, 1)
-	if m.detail {
-		switch {
-		case key.Matches(k, m.keys.Back), key.Matches(k, m.keys.Detail):
-			m.detail = false
-		case key.Matches(k, m.keys.Up):
-			m.offset = max(m.offset-1, 0)
-		case key.Matches(k, m.keys.Down):
-			m.offset++
-		case key.Matches(k, m.keys.PageUp):
-			m.offset = max(m.offset-page, 0)
-		case key.Matches(k, m.keys.PageDown):
-			m.offset += page
-		}
-		return m, nil
-	}
-	switch {
-	case key.Matches(k, m.keys.Up):
-		m.Move(-1)
-	case key.Matches(k, m.keys.Down):
-		m.Move(1)
-	case key.Matches(k, m.keys.PageUp):
-		m.Move(-page)
-	case key.Matches(k, m.keys.PageDown):
-		m.Move(page)
-	case key.Matches(k, m.keys.Detail):
-		m.ShowDetail(true)
-	}
-	return m, nil
+	var cmd tea.Cmd
+	m.List, cmd = m.List.Update(msg)
+	return m, cmd
 }
 
 // View renders the board, or the selected consultation's detail.
 func (m Model) View() string {
-	if m.detail {
+	if m.InDetail() {
 		return m.detailView()
 	}
-	w := max(m.width, 20)
+	w := max(m.Width(), 20)
+	rows, sel := m.Rows(), m.Index()
 	var lines []string
 	shown := map[string]bool{}
-	for _, c := range m.rows {
+	for _, c := range rows {
 		shown[c.ID] = true
 	}
 	for _, b := range m.blocks {
@@ -313,10 +194,10 @@ func (m Model) View() string {
 			lines = append(lines, m.st.Error.Render(l))
 		}
 	}
-	if len(m.rows) == 0 {
+	if len(rows) == 0 {
 		what := "no consultations yet"
-		if m.filter != "" {
-			what = fmt.Sprintf("no consultations match %q (/ to change the filter)", m.filter)
+		if f := m.Filter(); f != "" {
+			what = fmt.Sprintf("no consultations match %q (/ to change the filter)", f)
 		}
 		return strings.Join(append(lines, m.st.Muted.Render(what)), "\n")
 	}
@@ -326,29 +207,26 @@ func (m Model) View() string {
 		lines = append(lines, m.st.Muted.Render(ansi.Truncate(cols.header(), w, "…")))
 	}
 	selFrom, selTo := 0, 0
-	for i, c := range m.rows {
+	for i, c := range rows {
 		var rowLines []string
 		if wide {
 			rowLines = []string{cols.row(c, m.now())}
 		} else {
 			rowLines = m.narrowRow(c, w)
 		}
-		if i == m.sel {
+		if i == sel {
 			selFrom, selTo = len(lines), len(lines)+len(rowLines)
 		}
 		for j, l := range rowLines {
 			prefix := "  "
-			if i == m.sel && j == 0 {
-				prefix = "› "
-				if m.focused {
-					prefix = "▶ "
-				}
+			if j == 0 {
+				prefix = m.Mark(i)
 			}
 			l = ansi.Truncate(prefix+l, w, "…")
 			switch {
-			case i == m.sel && m.focused:
+			case i == sel && m.Focused():
 				l = m.st.Selected.Render(pad(l, w))
-			case i == m.sel:
+			case i == sel:
 				l = m.st.Accent.Render(l)
 			default:
 				l = m.colour(c, l, cols, wide && j == 0)
@@ -356,14 +234,7 @@ func (m Model) View() string {
 			lines = append(lines, l)
 		}
 	}
-	if m.height > 0 && len(lines) > m.height {
-		start := 0
-		if selTo > m.height {
-			start = min(selTo-m.height, selFrom)
-		}
-		lines = lines[start:min(start+m.height, len(lines))]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(m.Window(lines, selFrom, selTo), "\n")
 }
 
 func anyShown(b Block, shown map[string]bool) bool {
@@ -436,7 +307,7 @@ const (
 
 func (m Model) columns() columns {
 	c := columns{id: 4, status: statusW, decision: 8, task: 4, who: lipgloss.Width("requester → consulted"), age: 3, deadline: deadlineW, prio: 0}
-	for _, r := range m.rows {
+	for _, r := range m.Rows() {
 		c.id = max(c.id, len(r.ID))
 		c.decision = max(c.decision, len(r.Decision))
 		c.task = max(c.task, len(r.Task))

@@ -84,7 +84,7 @@ func TestView(t *testing.T) {
 	m.SetFocused(true)
 	// Open ones first, oldest first; then the rest newest first.
 	var order []string
-	for _, c := range m.rows {
+	for _, c := range m.Rows() {
 		order = append(order, c.ID)
 	}
 	if got := join(order); got != "c-2 c-3 c-7 c-6 c-5 c-1 c-4" {
@@ -127,7 +127,7 @@ func TestFilter(t *testing.T) {
 	} {
 		m.SetFilter(c.filter)
 		var ids []string
-		for _, r := range m.rows {
+		for _, r := range m.Rows() {
 			ids = append(ids, r.ID)
 		}
 		if got := join(ids); got != c.want {

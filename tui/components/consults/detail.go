@@ -24,7 +24,7 @@ func (m Model) detailView() string {
 	if !ok {
 		return m.st.Muted.Render("nothing selected")
 	}
-	w := max(m.width, 20)
+	w := max(m.Width(), 20)
 	now := m.now()
 	var lines []string
 	addIndent := func(style func(...string) string, text, indent string) {
@@ -96,11 +96,7 @@ func (m Model) detailView() string {
 		}
 	}
 
-	if m.height > 0 && len(lines) > m.height {
-		off := min(m.offset, len(lines)-m.height)
-		lines = lines[off : off+m.height]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(m.Scroll(lines), "\n")
 }
 
 // history merges the verdicts and events of c in time order.
@@ -150,18 +146,19 @@ func history(c consult.Consultation) []step {
 func (m Model) lineage(c consult.Consultation) []consult.Consultation {
 	byID := map[string]consult.Consultation{}
 	next := map[string]string{} // superseded id → the one superseding it
-	for _, x := range m.all {
+	all := m.All()
+	for _, x := range all {
 		byID[x.ID] = x
 		if x.Supersedes != "" {
 			next[x.Supersedes] = x.ID
 		}
 	}
 	top := c.ID
-	for seen := 0; next[top] != "" && seen < len(m.all); seen++ {
+	for seen := 0; next[top] != "" && seen < len(all); seen++ {
 		top = next[top]
 	}
 	var out []consult.Consultation
-	for id, seen := top, 0; id != "" && seen <= len(m.all); seen++ {
+	for id, seen := top, 0; id != "" && seen <= len(all); seen++ {
 		x, ok := byID[id]
 		if !ok {
 			break

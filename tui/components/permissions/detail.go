@@ -25,7 +25,7 @@ func (m Model) detailView() string {
 	if !ok {
 		return m.st.Muted.Render("nothing selected")
 	}
-	w := max(m.width, 20)
+	w := max(m.Width(), 20)
 	now := m.now()
 	var lines []string
 	add := func(style func(...string) string, text string) {
@@ -95,11 +95,7 @@ func (m Model) detailView() string {
 		}
 	}
 
-	if m.height > 0 && len(lines) > m.height {
-		off := min(m.offset, len(lines)-m.height)
-		lines = lines[off : off+m.height]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(m.Scroll(lines), "\n")
 }
 
 func stamp(t time.Time) string {

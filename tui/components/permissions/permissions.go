@@ -12,88 +12,37 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/components/listview"
 	"github.com/teamlead/teamlead/tui/style"
 )
 
 // KeyMap are the keys the board handles itself: moving and the detail.
-type KeyMap struct {
-	// Up and Down move the selection (or scroll the detail).
-	Up, Down key.Binding
-	// PageUp and PageDown move by a page.
-	PageUp, PageDown key.Binding
-	// Detail opens (and closes) the selected request's detail.
-	Detail key.Binding
-	// Back leaves the detail.
-	Back key.Binding
-}
+type KeyMap = listview.KeyMap
 
-// Model is the board.
+// Model is the board. Its list holds the requests as given (newest first)
+// and as shown (filtered by Match, in Order), the selection and the
+// detail; SetFilter's text is read by Match.
 type Model struct {
-	all     []approvals.Request // as given: newest first
-	rows    []approvals.Request // shown: filtered, pending first
-	filter  string
-	sel     int
-	detail  bool
-	offset  int // the detail's scroll
-	width   int
-	height  int
-	focused bool
-	keys    KeyMap
-	now     func() time.Time
-	st      *style.Styles
+	listview.List[approvals.Request]
+	now func() time.Time
+	st  *style.Styles
 }
 
 // New returns an empty board; now is the clock ages use.
 func New(st *style.Styles, keys KeyMap, now func() time.Time) Model {
-	return Model{st: st, keys: keys, now: now}
+	id := func(r approvals.Request) string { return r.ID }
+	return Model{List: listview.New(keys, id, Match, Order), st: st, now: now}
 }
 
-// Set replaces the requests, keeping the selection on the same one.
-func (m *Model) Set(rs []approvals.Request) {
-	m.all = append([]approvals.Request(nil), rs...)
-	m.refilter()
-}
-
-// SetFilter shows only the requests matching text: "pending" keeps the
-// pending ones, "all" or "" every one; other words must each appear in the
-// id, agent, status, who decided, risk, source, task or action.
-func (m *Model) SetFilter(text string) {
-	m.filter = strings.TrimSpace(text)
-	m.refilter()
-}
-
-// Filter is the current filter text.
-func (m Model) Filter() string { return m.filter }
-
-func (m *Model) refilter() {
-	cur, _ := m.Selected()
-	m.rows = m.rows[:0]
-	for _, r := range m.all {
-		if Match(r, m.filter) {
-			m.rows = append(m.rows, r)
-		}
-	}
-	Order(m.rows)
-	m.sel = 0
-	found := false
-	for i, r := range m.rows {
-		if r.ID == cur.ID {
-			m.sel, found = i, true
-		}
-	}
-	if !found {
-		m.detail = false // its subject is gone: never show another's
-	}
-}
-
-// Match reports whether r passes filter (see SetFilter).
+// Match reports whether r passes filter: "pending" keeps the pending ones,
+// "all" or "" every one; other words must each appear in the id, agent,
+// status, who decided, risk, source, task or action.
 func Match(r approvals.Request, filter string) bool {
 	for _, w := range strings.Fields(strings.ToLower(filter)) {
 		switch w {
@@ -137,7 +86,7 @@ func IDNum(id string) int {
 // Pending counts the pending requests (filter or not).
 func (m Model) Pending() int {
 	n := 0
-	for _, r := range m.all {
+	for _, r := range m.All() {
 		if !r.Done() {
 			n++
 		}
@@ -146,14 +95,11 @@ func (m Model) Pending() int {
 }
 
 // Total counts every request (filter or not).
-func (m Model) Total() int { return len(m.all) }
-
-// Len is the number of requests shown.
-func (m Model) Len() int { return len(m.rows) }
+func (m Model) Total() int { return len(m.All()) }
 
 // Get returns request id, shown or not.
 func (m Model) Get(id string) (approvals.Request, bool) {
-	for _, r := range m.all {
+	for _, r := range m.All() {
 		if r.ID == id {
 			return r, true
 		}
@@ -161,87 +107,11 @@ func (m Model) Get(id string) (approvals.Request, bool) {
 	return approvals.Request{}, false
 }
 
-// Selected is the selected request (false when none is shown).
-func (m Model) Selected() (approvals.Request, bool) {
-	if m.sel < len(m.rows) {
-		return m.rows[m.sel], true
-	}
-	return approvals.Request{}, false
-}
-
-// Select selects request id if it is shown.
-func (m *Model) Select(id string) bool {
-	for i, r := range m.rows {
-		if r.ID == id {
-			m.sel = i
-			return true
-		}
-	}
-	return false
-}
-
-// SelectFirst selects the top row: the request waiting longest, if any.
-func (m *Model) SelectFirst() {
-	m.sel, m.detail = 0, false
-}
-
-// Move moves the selection by delta.
-func (m *Model) Move(delta int) {
-	if n := len(m.rows); n > 0 {
-		m.sel = min(max(m.sel+delta, 0), n-1)
-	}
-}
-
-// InDetail reports whether the detail of the selected one is shown.
-func (m Model) InDetail() bool { return m.detail }
-
-// ShowDetail opens (true) or closes the detail of the selected one.
-func (m *Model) ShowDetail(on bool) {
-	_, ok := m.Selected()
-	m.detail, m.offset = on && ok, 0
-}
-
-// SetSize sets the pane's inner size.
-func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
-
-// SetFocused marks the pane focused.
-func (m *Model) SetFocused(f bool) { m.focused = f }
-
 // Update moves the selection, scrolls the detail, opens and closes it.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return m, nil
-	}
-	page := max(m.height-1, 1)
-	if m.detail {
-		switch {
-		case key.Matches(k, m.keys.Back), key.Matches(k, m.keys.Detail):
-			m.detail = false
-		case key.Matches(k, m.keys.Up):
-			m.offset = max(m.offset-1, 0)
-		case key.Matches(k, m.keys.Down):
-			m.offset++
-		case key.Matches(k, m.keys.PageUp):
-			m.offset = max(m.offset-page, 0)
-		case key.Matches(k, m.keys.PageDown):
-			m.offset += page
-		}
-		return m, nil
-	}
-	switch {
-	case key.Matches(k, m.keys.Up):
-		m.Move(-1)
-	case key.Matches(k, m.keys.Down):
-		m.Move(1)
-	case key.Matches(k, m.keys.PageUp):
-		m.Move(-page)
-	case key.Matches(k, m.keys.PageDown):
-		m.Move(page)
-	case key.Matches(k, m.keys.Detail):
-		m.ShowDetail(true)
-	}
-	return m, nil
+	var cmd tea.Cmd
+	m.List, cmd = m.List.Update(msg)
+	return m, cmd
 }
 
 // StatusStyle colours a request's status.
@@ -282,7 +152,7 @@ func (c columns) fixed() int {
 func (m Model) columns(w int) (columns, bool) {
 	c := columns{id: 2, status: statusW, by: byW, risk: riskW, agent: 5, age: ageW}
 	longest := 6
-	for _, r := range m.rows {
+	for _, r := range m.Rows() {
 		c.id = max(c.id, len(r.ID))
 		c.agent = max(c.agent, lipgloss.Width(r.Agent))
 		longest = max(longest, lipgloss.Width(Flat(r.Action)))
@@ -323,14 +193,15 @@ func (c columns) cells(r approvals.Request, now time.Time) []string {
 
 // View renders the board, or the selected request's detail.
 func (m Model) View() string {
-	if m.detail {
+	if m.InDetail() {
 		return m.detailView()
 	}
-	w := max(m.width, 20)
-	if len(m.rows) == 0 {
+	w := max(m.Width(), 20)
+	rows, sel := m.Rows(), m.Index()
+	if len(rows) == 0 {
 		what := "no permission requests yet"
-		if m.filter != "" {
-			what = fmt.Sprintf("no permission requests match %q (/ to change the filter)", m.filter)
+		if f := m.Filter(); f != "" {
+			what = fmt.Sprintf("no permission requests match %q (/ to change the filter)", f)
 		}
 		return m.st.Muted.Render(what)
 	}
@@ -341,45 +212,32 @@ func (m Model) View() string {
 		lines = append(lines, m.st.Muted.Render(ansi.Truncate(cols.header(), w, "…")))
 	}
 	selFrom, selTo := 0, 0
-	for i, r := range m.rows {
-		mark := "  "
-		if i == m.sel {
-			mark = "› "
-			if m.focused {
-				mark = "▶ "
-			}
-		}
+	for i, r := range rows {
+		mark := m.Mark(i)
 		var rowLines []string
 		switch {
-		case wide && i == m.sel:
+		case wide && i == sel:
 			rowLines = []string{mark + strings.Join(cols.cells(r, now), " ")}
 		case wide:
 			rowLines = []string{mark + m.colourCells(r, cols.cells(r, now))}
 		default:
-			rowLines = m.narrowRow(r, mark, w, i == m.sel)
+			rowLines = m.narrowRow(r, mark, w, i == sel)
 		}
-		if i == m.sel {
+		if i == sel {
 			selFrom, selTo = len(lines), len(lines)+len(rowLines)
 		}
 		for _, l := range rowLines {
 			l = strings.TrimRight(ansi.Truncate(l, w, "…"), " ")
 			switch {
-			case i == m.sel && m.focused:
+			case i == sel && m.Focused():
 				l = m.st.Selected.Render(pad(l, w))
-			case i == m.sel:
+			case i == sel:
 				l = m.st.Accent.Render(l)
 			}
 			lines = append(lines, l)
 		}
 	}
-	if m.height > 0 && len(lines) > m.height {
-		start := 0
-		if selTo > m.height {
-			start = min(selTo-m.height, selFrom)
-		}
-		lines = lines[start:min(start+m.height, len(lines))]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(m.Window(lines, selFrom, selTo), "\n")
 }
 
 // colourCells paints an unselected wide row: the status and risk in their

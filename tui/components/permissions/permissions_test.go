@@ -62,7 +62,7 @@ func press(m Model, msg tea.KeyMsg) Model {
 func TestOrderFilterAndSelection(t *testing.T) {
 	m := newBoard(true)
 	var ids []string
-	for _, r := range m.rows {
+	for _, r := range m.Rows() {
 		ids = append(ids, r.ID)
 	}
 	// Pending first, the longest waiting on top; then newest first.

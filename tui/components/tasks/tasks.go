@@ -10,82 +10,45 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/tui/components/listview"
 	"github.com/teamlead/teamlead/tui/style"
 )
 
-// KeyMap are the keys the board handles itself: moving and the detail.
-type KeyMap struct {
-	// Up and Down move the selection (or scroll the detail).
-	Up, Down key.Binding
-	// PageUp and PageDown move by a page.
-	PageUp, PageDown key.Binding
-	// Detail opens (and closes) the selected task's history.
-	Detail key.Binding
-	// Back leaves the detail.
-	Back key.Binding
-}
+// KeyMap are the keys the board handles itself: moving and the history.
+type KeyMap = listview.KeyMap
 
 // States are the groups of the board, in lifecycle order.
 var States = []tasks.State{tasks.StateInProgress, tasks.StateInReview, tasks.StatePassed, tasks.StateFailed, tasks.StateBlocked}
 
-// Model is the board.
+// Model is the board. Its list holds the tasks as given and as shown
+// (filtered by match, grouped by state), the selection and the history
+// shown; SetFilter's text is read by match.
 type Model struct {
-	all     []tasks.Task
-	rows    []tasks.Task // shown: filtered, grouped by state
-	filter  string
-	sel     int
-	detail  bool
-	offset  int
-	width   int
-	height  int
-	focused bool
-	keys    KeyMap
-	now     func() time.Time
-	st      *style.Styles
+	listview.List[tasks.Task]
+	now func() time.Time
+	st  *style.Styles
 }
 
 // New returns an empty board; now is the clock ages use.
 func New(st *style.Styles, keys KeyMap, now func() time.Time) Model {
-	return Model{st: st, keys: keys, now: now}
+	id := func(t tasks.Task) string { return t.ID }
+	return Model{List: listview.New(keys, id, match, order), st: st, now: now}
 }
 
-// Set replaces the tasks, keeping the selection on the same one.
-func (m *Model) Set(ts []tasks.Task) {
-	m.all = append([]tasks.Task(nil), ts...)
-	m.refilter()
-}
-
-// SetFilter shows only the tasks whose id, state, developer or QA agent
-// contain every word of text ("" or "all": every task).
-func (m *Model) SetFilter(text string) {
-	m.filter = strings.TrimSpace(text)
-	m.refilter()
-}
-
-// Filter is the current filter text.
-func (m Model) Filter() string { return m.filter }
-
-func (m *Model) refilter() {
-	cur, _ := m.Selected()
-	m.rows = m.rows[:0]
-	for _, t := range m.all {
-		if match(t, m.filter) {
-			m.rows = append(m.rows, t)
-		}
-	}
+// order groups ts by state in lifecycle order.
+func order(ts []tasks.Task) {
 	rank := map[tasks.State]int{}
 	for i, s := range States {
 		rank[s] = i
 	}
-	sort.SliceStable(m.rows, func(i, j int) bool {
-		a, b := m.rows[i], m.rows[j]
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, b := ts[i], ts[j]
 		ra, oka := rank[a.State]
 		rb, okb := rank[b.State]
 		if !oka {
@@ -103,18 +66,10 @@ func (m *Model) refilter() {
 		}
 		return since(a).Before(since(b))
 	})
-	m.sel = 0
-	found := false
-	for i, t := range m.rows {
-		if t.ID == cur.ID {
-			m.sel, found = i, true
-		}
-	}
-	if !found {
-		m.detail = false // its subject is gone: never show another's
-	}
 }
 
+// match reports whether the id, state, developer or QA agent of t contain
+// every word of filter ("" or "all": every task).
 func match(t tasks.Task, filter string) bool {
 	hay := strings.ToLower(strings.Join([]string{t.ID, string(t.State), t.Developer, t.QA}, " "))
 	for _, w := range strings.Fields(strings.ToLower(filter)) {
@@ -161,91 +116,22 @@ func brief(item string) string {
 // Counts is how many tasks are in each state.
 func (m Model) Counts() map[tasks.State]int {
 	out := map[tasks.State]int{}
-	for _, t := range m.all {
+	for _, t := range m.All() {
 		out[t.State]++
 	}
 	return out
 }
 
-// Len is the number of tasks shown.
-func (m Model) Len() int { return len(m.rows) }
-
-// Selected is the selected task (false when none is shown).
-func (m Model) Selected() (tasks.Task, bool) {
-	if m.sel < len(m.rows) {
-		return m.rows[m.sel], true
-	}
-	return tasks.Task{}, false
-}
-
-// Select selects task id if it is shown.
+// Select selects task id (any case) if it is shown.
 func (m *Model) Select(id string) bool {
-	for i, t := range m.rows {
-		if strings.EqualFold(t.ID, id) {
-			m.sel = i
-			return true
-		}
-	}
-	return false
+	return m.SelectFunc(func(t tasks.Task) bool { return strings.EqualFold(t.ID, id) })
 }
 
-// Move moves the selection by delta.
-func (m *Model) Move(delta int) {
-	if n := len(m.rows); n > 0 {
-		m.sel = min(max(m.sel+delta, 0), n-1)
-	}
-}
-
-// InDetail reports whether the selected task's history is shown.
-func (m Model) InDetail() bool { return m.detail }
-
-// ShowDetail opens (true) or closes the selected task's history.
-func (m *Model) ShowDetail(on bool) {
-	_, ok := m.Selected()
-	m.detail, m.offset = on && ok, 0
-}
-
-// SetSize sets the pane's inner size.
-func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
-
-// SetFocused marks the pane focused.
-func (m *Model) SetFocused(f bool) { m.focused = f }
-
-// Update moves the selection, scrolls the detail, opens and closes it.
+// Update moves the selection, scrolls the history, opens and closes it.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return m, nil
-	}
-	page := max(m.height-1, 1)
-	if m.detail {
-		switch {
-		case key.Matches(k, m.keys.Back), key.Matches(k, m.keys.Detail):
-			m.detail = false
-		case key.Matches(k, m.keys.Up):
-			m.offset = max(m.offset-1, 0)
-		case key.Matches(k, m.keys.Down):
-			m.offset++
-		case key.Matches(k, m.keys.PageUp):
-			m.offset = max(m.offset-page, 0)
-		case key.Matches(k, m.keys.PageDown):
-			m.offset += page
-		}
-		return m, nil
-	}
-	switch {
-	case key.Matches(k, m.keys.Up):
-		m.Move(-1)
-	case key.Matches(k, m.keys.Down):
-		m.Move(1)
-	case key.Matches(k, m.keys.PageUp):
-		m.Move(-page)
-	case key.Matches(k, m.keys.PageDown):
-		m.Move(page)
-	case key.Matches(k, m.keys.Detail):
-		m.ShowDetail(true)
-	}
-	return m, nil
+	var cmd tea.Cmd
+	m.List, cmd = m.List.Update(msg)
+	return m, cmd
 }
 
 // stateStyle colours a state.
@@ -267,18 +153,19 @@ func (m Model) stateStyle(s tasks.State) lipgloss.Style {
 
 // View renders the tasks grouped by state, or the selected one's history.
 func (m Model) View() string {
-	if m.detail {
+	if m.InDetail() {
 		return m.detailView()
 	}
-	if len(m.rows) == 0 {
-		if m.filter != "" {
-			return m.st.Muted.Render(fmt.Sprintf("no tasks match %q (/ to change the filter)", m.filter))
+	rows, sel := m.Rows(), m.Index()
+	if len(rows) == 0 {
+		if f := m.Filter(); f != "" {
+			return m.st.Muted.Render(fmt.Sprintf("no tasks match %q (/ to change the filter)", f))
 		}
 		return m.st.Muted.Render("no tasks yet: a task starts with a developer's first message naming it")
 	}
-	w := max(m.width, 20)
+	w := max(m.Width(), 20)
 	idW, devW, qaW := 4, 9, 4
-	for _, t := range m.rows {
+	for _, t := range rows {
 		idW = max(idW, len(t.ID))
 		devW = max(devW, len(t.Developer))
 		qaW = max(qaW, len(t.QA))
@@ -286,14 +173,14 @@ func (m Model) View() string {
 	idW, devW, qaW = min(idW, 12), min(devW, 14), min(qaW, 14)
 	now := m.now()
 	counts := map[tasks.State]int{}
-	for _, t := range m.rows {
+	for _, t := range rows {
 		counts[t.State]++
 	}
 	lines := []string{m.st.Muted.Render(ansi.Truncate(fmt.Sprintf("  %-*s %-*s %-*s %8s %-10s %s", idW, "task", devW, "developer", qaW, "qa",
 		"in state", "reviews", "note"), w, "…"))}
 	selAt, selEnd := 0, 0
 	var group tasks.State = "none"
-	for i, t := range m.rows {
+	for i, t := range rows {
 		if t.State != group {
 			group = t.State
 			title := strings.ToUpper(strings.ReplaceAll(string(group), "-", " "))
@@ -307,13 +194,9 @@ func (m Model) View() string {
 		} else if t.LastReview != nil && t.LastReview.Decision != "" && (t.State == tasks.StateFailed || t.State == tasks.StateBlocked) {
 			note = "QA: " + string(t.LastReview.Decision)
 		}
-		prefix := "  "
-		if i == m.sel {
+		prefix := m.Mark(i)
+		if i == sel {
 			selAt = len(lines)
-			prefix = "› "
-			if m.focused {
-				prefix = "▶ "
-			}
 		}
 		row := []string{prefix + line}
 		if note != "" {
@@ -327,9 +210,9 @@ func (m Model) View() string {
 		for j, l := range row {
 			l = ansi.Truncate(l, w, "…")
 			switch {
-			case i == m.sel && m.focused:
+			case i == sel && m.Focused():
 				l = m.st.Selected.Render(pad(l, w))
-			case i == m.sel:
+			case i == sel:
 				l = m.st.Accent.Render(l)
 			case note != "" && (j == 1 || len(row) == 1):
 				at := len(prefix) + lipgloss.Width(line) + 1
@@ -342,18 +225,11 @@ func (m Model) View() string {
 			}
 			lines = append(lines, strings.TrimRight(l, " "))
 		}
-		if i == m.sel {
+		if i == sel {
 			selEnd = len(lines)
 		}
 	}
-	if m.height > 0 && len(lines) > m.height {
-		start := 0
-		if selEnd > m.height {
-			start = min(selEnd-m.height, selAt)
-		}
-		lines = lines[start:min(start+m.height, len(lines))]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(m.Window(lines, selAt, selEnd), "\n")
 }
 
 // detailView is the selected task's history and its last review.
@@ -362,7 +238,7 @@ func (m Model) detailView() string {
 	if !ok {
 		return m.st.Muted.Render("nothing selected")
 	}
-	w := max(m.width, 20)
+	w := max(m.Width(), 20)
 	now := m.now()
 	var lines []string
 	add := func(render func(...string) string, text, indent string) {
@@ -426,11 +302,7 @@ func (m Model) detailView() string {
 			}
 		}
 	}
-	if m.height > 0 && len(lines) > m.height {
-		off := min(m.offset, len(lines)-m.height)
-		lines = lines[off : off+m.height]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(m.Scroll(lines), "\n")
 }
 
 func reviews(n int) string {

@@ -62,7 +62,7 @@ func TestView(t *testing.T) {
 	m.Set(Fixture())
 	m.SetFocused(true)
 	var order []string
-	for _, r := range m.rows {
+	for _, r := range m.Rows() {
 		order = append(order, r.ID)
 	}
 	// By state in lifecycle order; the longest waiting first.
