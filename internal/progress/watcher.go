@@ -9,12 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/teamlead/teamlead/internal/dirwatch"
 )
 
 // State is what the watcher reports for one file.
@@ -48,28 +49,22 @@ const maxFileSize = 8 << 20
 // ancestor until that folder exists. It calls fn from its own goroutine,
 // never concurrently, with a file's new State after a change has settled.
 type Watcher struct {
-	fn  func(State)
-	fsw *fsnotify.Watcher
+	fn   func(State)
+	loop *dirwatch.Loop[fireMsg]
 
 	mu     sync.Mutex
 	files  map[string]*entry // by absolute path
-	dirs   map[string]int    // watched folder → files watching through it
+	dirs   *dirwatch.Folders // the folders watched for the files
 	closed bool
-
-	fire      chan fireMsg
-	done      chan struct{}
-	loopDone  chan struct{}
-	closeOnce sync.Once
 }
 
 // entry is one watched file.
 type entry struct {
 	state    State
-	data     []byte // the bytes last read, to skip reporting unchanged files
-	dir      string // the folder watched for it ("" when none)
-	timer    *time.Timer
-	gen      uint64 // bumped at each schedule; a stale timer's fire is ignored
-	notified bool   // fn has been called for it at least once
+	data     []byte         // the bytes last read, to skip reporting unchanged files
+	dir      string         // the folder watched for it ("" when none)
+	timer    dirwatch.Timer // a superseded timer's fire is ignored
+	notified bool           // fn has been called for it at least once
 }
 
 // fireMsg asks the loop to read path, if gen is still its latest schedule.
@@ -81,20 +76,17 @@ type fireMsg struct {
 // NewWatcher starts a watcher that reports to fn. Call Close when done; fn
 // must not call Close.
 func NewWatcher(fn func(State)) (*Watcher, error) {
-	fsw, err := fsnotify.NewWatcher()
+	loop, err := dirwatch.NewLoop[fireMsg]()
 	if err != nil {
 		return nil, fmt.Errorf("progress: %w", err)
 	}
 	w := &Watcher{
-		fn:       fn,
-		fsw:      fsw,
-		files:    map[string]*entry{},
-		dirs:     map[string]int{},
-		fire:     make(chan fireMsg),
-		done:     make(chan struct{}),
-		loopDone: make(chan struct{}),
+		fn:    fn,
+		loop:  loop,
+		files: map[string]*entry{},
+		dirs:  dirwatch.NewFolders(loop.Notify()),
 	}
-	go w.loop()
+	go loop.Run(w.handle, w.recheckAll, w.refresh) // recheckAll: an overflow may have lost events
 	return w, nil
 }
 
@@ -130,21 +122,14 @@ func (w *Watcher) Add(agent, path string) error {
 
 // Close stops watching; fn is not called once Close has returned.
 func (w *Watcher) Close() error {
-	var err error
-	w.closeOnce.Do(func() {
+	return w.loop.Close(func() {
 		w.mu.Lock()
+		defer w.mu.Unlock()
 		w.closed = true
 		for _, e := range w.files {
-			if e.timer != nil {
-				e.timer.Stop()
-			}
+			e.timer.Stop()
 		}
-		w.mu.Unlock()
-		close(w.done)
-		err = w.fsw.Close()
-		<-w.loopDone
 	})
-	return err
 }
 
 // States returns the latest state of every watched file, by agent then path.
@@ -164,29 +149,6 @@ func (w *Watcher) States() []State {
 	return out
 }
 
-// loop handles file system events and settled files until Close.
-func (w *Watcher) loop() {
-	defer close(w.loopDone)
-	for {
-		select {
-		case <-w.done:
-			return
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
-			}
-			w.handle(ev)
-		case _, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-			w.recheckAll() // an overflow may have lost events
-		case f := <-w.fire:
-			w.refresh(f)
-		}
-	}
-}
-
 // handle schedules a read of every file the event may concern: the file
 // itself or one of its folders.
 func (w *Watcher) handle(ev fsnotify.Event) {
@@ -200,7 +162,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		switch {
 		case name == path:
 			w.schedule(e, path, debounce)
-		case within(name, path):
+		case dirwatch.Within(name, path):
 			_ = w.resolve(e, path) // a failure is reported by refresh
 			w.schedule(e, path, debounce)
 		}
@@ -221,7 +183,7 @@ func (w *Watcher) recheckAll() {
 func (w *Watcher) refresh(f fireMsg) {
 	w.mu.Lock()
 	e, ok := w.files[f.path]
-	if !ok || e.gen != f.gen {
+	if !ok || !e.timer.Latest(f.gen) {
 		w.mu.Unlock()
 		return
 	}
@@ -235,7 +197,7 @@ func (w *Watcher) refresh(f fireMsg) {
 	}
 
 	w.mu.Lock()
-	if w.closed || e.gen != f.gen { // a newer change or Add reads it again
+	if w.closed || !e.timer.Latest(f.gen) { // a newer change or Add reads it again
 		w.mu.Unlock()
 		return
 	}
@@ -249,95 +211,26 @@ func (w *Watcher) refresh(f fireMsg) {
 
 // schedule (re)starts e's debounce timer; w.mu is held.
 func (w *Watcher) schedule(e *entry, path string, after time.Duration) {
-	e.gen++
-	msg := fireMsg{path: path, gen: e.gen}
-	if e.timer != nil {
-		e.timer.Stop()
-	}
-	e.timer = time.AfterFunc(after, func() {
-		select {
-		case w.fire <- msg:
-		case <-w.done:
-		}
-	})
+	e.timer.Start(after, func(gen uint64) { w.loop.Send(fireMsg{path: path, gen: gen}) })
 }
 
-// resolve moves e's watch to the nearest existing folder of path, deeper
-// as folders appear; w.mu is held. It loops because a folder may be made
-// between finding the nearest one and watching it.
+// resolve moves e's watch to the nearest existing folder of path's
+// folder, deeper as folders appear; w.mu is held.
 func (w *Watcher) resolve(e *entry, path string) error {
-	for range 64 {
-		target := nearestDir(filepath.Dir(path))
-		if target == e.dir {
-			return nil
-		}
-		if err := w.watchDir(target); err != nil {
-			return err
-		}
-		w.unwatchDir(e.dir)
-		e.dir = target
-	}
-	return nil
-}
-
-// watchDir adds a reference to dir, watching it if it is new; w.mu is held.
-func (w *Watcher) watchDir(dir string) error {
-	if w.dirs[dir] == 0 {
-		if err := w.fsw.Add(dir); err != nil {
-			return err
-		}
-	}
-	w.dirs[dir]++
-	return nil
-}
-
-// unwatchDir drops a reference to dir, unwatching it at the last; w.mu is held.
-func (w *Watcher) unwatchDir(dir string) {
-	if dir == "" || w.dirs[dir] == 0 {
-		return
-	}
-	w.dirs[dir]--
-	if w.dirs[dir] == 0 {
-		delete(w.dirs, dir)
-		_ = w.fsw.Remove(dir) // already gone if the folder was removed
-	}
+	return w.dirs.Follow(&e.dir, filepath.Dir(path), nil)
 }
 
 // forgetDir drops a watched folder that was removed or renamed, so that it
 // is watched afresh if it comes back; w.mu is held.
 func (w *Watcher) forgetDir(dir string) {
-	if w.dirs[dir] == 0 {
+	if !w.dirs.Forget(dir) {
 		return
 	}
-	delete(w.dirs, dir)
-	_ = w.fsw.Remove(dir)
 	for _, e := range w.files {
 		if e.dir == dir {
 			e.dir = ""
 		}
 	}
-}
-
-// nearestDir is dir if it is a folder, else its nearest ancestor that is.
-func nearestDir(dir string) string {
-	for {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dir
-		}
-		dir = parent
-	}
-}
-
-// within reports whether path lies inside the folder dir.
-func within(dir, path string) bool {
-	if !strings.HasSuffix(dir, string(filepath.Separator)) {
-		dir += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, dir)
 }
 
 // readState reads and parses the file at path.

@@ -7,12 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/teamlead/teamlead/internal/dirwatch"
 )
 
 // Event is a new or changed query file, reported by a Watcher.
@@ -46,18 +47,13 @@ type Watcher struct {
 	fn    func(Event)
 	stale time.Duration
 	trace func(path, outcome string) // tests: after each read of a file
-	fsw   *fsnotify.Watcher
+	loop  *dirwatch.Loop[fireMsg]
 
 	mu      sync.Mutex
 	dirs    map[string]*queryDir  // by absolute path
-	watches map[string]int        // folder watched → queries folders watching through it
+	watches *dirwatch.Folders     // the folders watched for the queries folders
 	files   map[string]*queryFile // by absolute path
 	closed  bool
-
-	fire      chan fireMsg
-	done      chan struct{}
-	loopDone  chan struct{}
-	closeOnce sync.Once
 }
 
 // queryDir is one watched queries folder.
@@ -68,9 +64,8 @@ type queryDir struct {
 
 // queryFile is what the watcher knows of one query file.
 type queryFile struct {
-	timer    *time.Timer
-	gen      uint64   // bumped at each schedule; a stale timer's fire is ignored
-	sum      [32]byte // hash of what was last reported
+	timer    dirwatch.Timer // a superseded timer's fire is ignored
+	sum      [32]byte       // hash of what was last reported
 	reported bool
 }
 
@@ -96,7 +91,7 @@ func NewWatcher(fn func(Event)) (*Watcher, error) {
 // newWatcher is NewWatcher with the incomplete-file delay (0: never report)
 // and a trace hook for tests.
 func newWatcher(fn func(Event), stale time.Duration, trace func(path, outcome string)) (*Watcher, error) {
-	fsw, err := fsnotify.NewWatcher()
+	loop, err := dirwatch.NewLoop[fireMsg]()
 	if err != nil {
 		return nil, fmt.Errorf("spc: %w", err)
 	}
@@ -104,11 +99,10 @@ func newWatcher(fn func(Event), stale time.Duration, trace func(path, outcome st
 		fn = func(Event) {}
 	}
 	w := &Watcher{
-		fn: fn, stale: stale, trace: trace, fsw: fsw,
-		dirs: map[string]*queryDir{}, watches: map[string]int{}, files: map[string]*queryFile{},
-		fire: make(chan fireMsg), done: make(chan struct{}), loopDone: make(chan struct{}),
+		fn: fn, stale: stale, trace: trace, loop: loop,
+		dirs: map[string]*queryDir{}, watches: dirwatch.NewFolders(loop.Notify()), files: map[string]*queryFile{},
 	}
-	go w.loop()
+	go loop.Run(w.handle, w.rescan, w.refresh) // rescan: an overflow may have lost events
 	return w, nil
 }
 
@@ -146,44 +140,14 @@ func (w *Watcher) Add(dir, owner string) error {
 
 // Close stops watching; fn is not called once Close has returned.
 func (w *Watcher) Close() error {
-	var err error
-	w.closeOnce.Do(func() {
+	return w.loop.Close(func() {
 		w.mu.Lock()
+		defer w.mu.Unlock()
 		w.closed = true
 		for _, f := range w.files {
-			if f.timer != nil {
-				f.timer.Stop()
-			}
+			f.timer.Stop()
 		}
-		w.mu.Unlock()
-		close(w.done)
-		err = w.fsw.Close()
-		<-w.loopDone
 	})
-	return err
-}
-
-// loop handles file system events and settled files until Close.
-func (w *Watcher) loop() {
-	defer close(w.loopDone)
-	for {
-		select {
-		case <-w.done:
-			return
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
-			}
-			w.handle(ev)
-		case _, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-			w.rescan() // an overflow may have lost events
-		case f := <-w.fire:
-			w.refresh(f)
-		}
-	}
 }
 
 // handle schedules a read of the query file an event names, and moves the
@@ -201,7 +165,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		w.schedule(name, debounce, false)
 	}
 	for path, d := range w.dirs {
-		if path == name || within(name, path) {
+		if path == name || dirwatch.Within(name, path) {
 			was := d.watching
 			_ = w.resolve(path, d) // a failure leaves the ancestor watched; retried at its next event
 			if d.watching == path && was != path {
@@ -243,17 +207,7 @@ func (w *Watcher) schedule(path string, after time.Duration, final bool) {
 		f = &queryFile{}
 		w.files[path] = f
 	}
-	f.gen++
-	msg := fireMsg{path: path, gen: f.gen, final: final}
-	if f.timer != nil {
-		f.timer.Stop()
-	}
-	f.timer = time.AfterFunc(after, func() {
-		select {
-		case w.fire <- msg:
-		case <-w.done:
-		}
-	})
+	f.timer.Start(after, func(gen uint64) { w.loop.Send(fireMsg{path: path, gen: gen, final: final}) })
 }
 
 // refresh reads a settled file and reports it if its content is new.
@@ -261,7 +215,7 @@ func (w *Watcher) refresh(m fireMsg) {
 	w.mu.Lock()
 	f, ok := w.files[m.path]
 	d := w.dirs[filepath.Dir(m.path)]
-	if !ok || f.gen != m.gen || d == nil {
+	if !ok || !f.timer.Latest(m.gen) || d == nil {
 		w.mu.Unlock()
 		return
 	}
@@ -280,7 +234,7 @@ func (w *Watcher) refresh(m fireMsg) {
 	}
 
 	w.mu.Lock()
-	if w.closed || w.files[m.path] != f || f.gen != m.gen { // a newer change reads it again
+	if w.closed || w.files[m.path] != f || !f.timer.Latest(m.gen) { // a newer change reads it again
 		w.mu.Unlock()
 		return
 	}
@@ -310,57 +264,22 @@ func (w *Watcher) refresh(m fireMsg) {
 }
 
 // resolve moves d's watch to the nearest existing folder of path, deeper
-// as folders appear; w.mu is held. It loops because a folder may be made
-// between finding the nearest one and watching it.
+// as folders appear, forgetting the files of path when the watch leaves
+// it; w.mu is held.
 func (w *Watcher) resolve(path string, d *queryDir) error {
-	for range 64 {
-		target := nearestDir(path)
-		if target == d.watching {
-			return nil
-		}
-		if err := w.watch(target); err != nil {
-			return err
-		}
-		w.unwatch(d.watching)
-		if d.watching == path {
+	return w.watches.Follow(&d.watching, path, func(left string) {
+		if left == path {
 			w.forgetFiles(path)
 		}
-		d.watching = target
-	}
-	return nil
-}
-
-// watch adds a reference to folder, watching it if it is new; w.mu is held.
-func (w *Watcher) watch(folder string) error {
-	if w.watches[folder] == 0 {
-		if err := w.fsw.Add(folder); err != nil {
-			return err
-		}
-	}
-	w.watches[folder]++
-	return nil
-}
-
-// unwatch drops a reference to folder, unwatching it at the last; w.mu is held.
-func (w *Watcher) unwatch(folder string) {
-	if folder == "" || w.watches[folder] == 0 {
-		return
-	}
-	w.watches[folder]--
-	if w.watches[folder] == 0 {
-		delete(w.watches, folder)
-		_ = w.fsw.Remove(folder) // already gone if the folder was removed
-	}
+	})
 }
 
 // forgetWatch drops a watched folder that was removed or renamed, so that
 // it is watched afresh if it comes back; w.mu is held.
 func (w *Watcher) forgetWatch(folder string) {
-	if w.watches[folder] == 0 {
+	if !w.watches.Forget(folder) {
 		return
 	}
-	delete(w.watches, folder)
-	_ = w.fsw.Remove(folder)
 	for path, d := range w.dirs {
 		if d.watching == folder {
 			if path == folder {
@@ -376,32 +295,8 @@ func (w *Watcher) forgetWatch(folder string) {
 func (w *Watcher) forgetFiles(dir string) {
 	for path, f := range w.files {
 		if filepath.Dir(path) == dir {
-			if f.timer != nil {
-				f.timer.Stop()
-			}
+			f.timer.Stop()
 			delete(w.files, path)
 		}
 	}
-}
-
-// nearestDir is dir if it is a folder, else its nearest ancestor that is.
-func nearestDir(dir string) string {
-	for {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dir
-		}
-		dir = parent
-	}
-}
-
-// within reports whether path lies inside the folder dir.
-func within(dir, path string) bool {
-	if !strings.HasSuffix(dir, string(filepath.Separator)) {
-		dir += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, dir)
 }
