@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/teamlead/teamlead/internal/approvals"
+	"github.com/teamlead/teamlead/internal/fsutil"
 )
 
 // Input is the part of Claude Code's hook JSON that matters here.
@@ -123,11 +124,7 @@ func Install(dir, self string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".teamlead.tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsutil.WriteFileAtomic(path, append(data, '\n'), fsutil.Perm(path, 0o644))
 }
 
 // isTeamleadHook reports whether a hook matcher entry runs `teamlead hook`.

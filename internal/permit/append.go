@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/teamlead/teamlead/internal/fsutil"
 )
 
 // ErrShadowed is wrapped when an added rule would not decide the action it
@@ -67,7 +68,7 @@ func AddRule(path string, add Addition, env Env) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, out)
+	return fsutil.WriteFileAtomic(path, out, fsutil.Perm(path, 0o644))
 }
 
 // placeRule returns the file's text with the rule added.
@@ -242,34 +243,4 @@ func ensure(n *yaml.Node, key string, kind yaml.Kind) *yaml.Node {
 	v := &yaml.Node{Kind: kind}
 	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
 	return v
-}
-
-// writeAtomic replaces the file by a new one with the same mode, through a
-// temporary file in the same folder, so no reader sees half a file.
-func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

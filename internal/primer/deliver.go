@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teamlead/teamlead/internal/fsutil"
 )
 
 // Delivery modes: how a preset hands the primer to its CLI.
@@ -243,35 +245,10 @@ func WriteFile(path, text string) error {
 	if old != nil && bytes.Equal(old, []byte(merged)) {
 		return nil
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("primer: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("primer: %w", err)
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // a no-op once renamed
-	if _, err := tmp.WriteString(merged); err != nil {
-		tmp.Close()
-		return fmt.Errorf("primer: %w", err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return fmt.Errorf("primer: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("primer: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("primer: %w", err)
-	}
-	if err := os.Rename(name, path); err != nil {
+	if err := fsutil.WriteFileAtomic(path, []byte(merged), perm); err != nil {
 		return fmt.Errorf("primer: %w", err)
 	}
 	return nil

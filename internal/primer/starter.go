@@ -16,6 +16,7 @@ import (
 
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
 
@@ -187,7 +188,7 @@ func WriteStarter(dir string, opt StarterOptions) (*StarterResult, error) {
 	if err := starterTmpl.Execute(&b, res); err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
-	if err := writeAtomic(teamFile, b.Bytes(), 0o644); err != nil {
+	if err := writeFile(teamFile, b.Bytes()); err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	res.Written = append([]string{"team.yaml"}, res.Written...)
@@ -246,40 +247,15 @@ func writeIfMissing(path string, data []byte) (bool, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
-	return true, writeAtomic(path, data, 0o644)
+	return true, writeFile(path, data)
 }
 
-// writeAtomic replaces path with data through a temporary file and a rename.
-func writeAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// writeFile replaces path with data atomically, making its folder if missing.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // a no-op once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
+	return fsutil.WriteFileAtomic(path, data, 0o644)
 }
 
 // plainWord is a YAML scalar that needs no quotes in a flow sequence.

@@ -7,7 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/teamlead/teamlead/internal/fsutil"
 )
 
 // maxFileSize bounds what is read; query files are a few KiB.
@@ -45,32 +46,10 @@ func readFile(path string) ([]byte, fs.FileMode, error) {
 // part of one. When before is not nil, the file must still hold exactly
 // before just ahead of the rename, else errChanged and nothing is replaced.
 func writeAtomic(path string, data []byte, perm fs.FileMode, before []byte) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	if before == nil {
+		return fsutil.WriteFileAtomic(path, data, perm)
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // a no-op once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if before != nil {
+	return fsutil.WriteFileAtomicIf(path, data, perm, func() error {
 		now, _, err := readFile(path)
 		if err != nil {
 			return err
@@ -78,6 +57,6 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, before []byte) erro
 		if !bytes.Equal(now, before) {
 			return errChanged
 		}
-	}
-	return os.Rename(name, path)
+		return nil
+	})
 }

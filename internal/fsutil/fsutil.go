@@ -1,0 +1,63 @@
+// Package fsutil writes files so that no reader ever sees half of one.
+package fsutil
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// WriteFileAtomic replaces path with data through a temporary file in the
+// same folder, synced to disk and renamed over path, so that a reader sees
+// the old file or the new one, never part of one. The file gets exactly
+// perm (see Perm to keep an existing file's). Like os.WriteFile it does not
+// make the folder.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return WriteFileAtomicIf(path, data, perm, nil)
+}
+
+// WriteFileAtomicIf is WriteFileAtomic with a last check: check, when not
+// nil, runs once the new content is on disk, just ahead of the rename; if
+// it returns an error, path is left as it was and the error is returned
+// (to not replace a file that changed since it was read, say).
+func WriteFileAtomicIf(path string, data []byte, perm os.FileMode, check func() error) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // a no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return os.Rename(name, path)
+}
+
+// Perm is the permission bits of the file at path (through links), or def
+// when there is none to read them from.
+func Perm(path string, def os.FileMode) os.FileMode {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Mode().Perm()
+	}
+	return def
+}
