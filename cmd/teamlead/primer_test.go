@@ -50,7 +50,7 @@ func TestPrimerCommand(t *testing.T) {
 
 func TestPrimerCommandUnknownAgent(t *testing.T) {
 	out, err := runCLI(t, "primer", "nobody", "--config", filepath.Join("..", "..", "configs", "team.yaml"))
-	if err == nil || !strings.Contains(err.Error(), `unknown agent "nobody"; the team has dev, architect, qa`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown agent "nobody"; the team has dev, architect, security, qa`) {
 		t.Errorf("err = %v, out %q", err, out)
 	}
 	if _, err := runCLI(t, "primer", "--config", filepath.Join("..", "..", "configs", "team.yaml")); err == nil {
