@@ -220,7 +220,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.API = "messages"
 		reply := s.pick(&req, in.Stream && len(in.Tools) > 0, body)
 		call := s.resolve(&req, reply.Tool, in.Tools)
-		if req.Script >= 0 {
+		if req.Script >= 0 || req.Held {
 			req.ToolResults = s.fresh(messagesResults(body))
 		}
 		s.record(req)
@@ -233,7 +233,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.API = "responses"
 		reply := s.pick(&req, len(in.Tools) > 0, body)
 		call := s.resolve(&req, reply.Tool, in.Tools)
-		if req.Script >= 0 {
+		if req.Script >= 0 || req.Held {
 			req.ToolResults = s.fresh(responsesResults(body))
 		}
 		s.record(req)
@@ -617,7 +617,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request, bo
 		reply := s.pick(req, len(in.Tools) > 0, body)
 		text = reply.Text
 		call = s.resolve(req, reply.Tool, in.Tools)
-		if req.Script >= 0 {
+		if req.Script >= 0 || req.Held {
 			req.ToolResults = s.fresh(geminiResults(body))
 		}
 	}

@@ -408,6 +408,20 @@ func TestReplyWhen(t *testing.T) {
 	if !reflect.DeepEqual(held, []int{1, 3}) || !reflect.DeepEqual(scripts, []int{0, -1, 1, -1, 2, 3, 4}) {
 		t.Errorf("held %v, script entries %v", held, scripts)
 	}
+
+	// A held request still brings tool results back.
+	s = New(Config{Replies: []Reply{{Tool: &ToolCall{Shell: "go version"}}, {Text: "next", When: "never said"}}})
+	ts2 := httptest.NewServer(s)
+	defer ts2.Close()
+	post(t, ts2.URL+"/v1/messages", streamed).Body.Close()
+	call := s.Calls()[0]
+	b, _ := json.Marshal(map[string]any{"model": "claude-x", "stream": true, "tools": []any{map[string]any{"name": "Bash"}},
+		"messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": call.ID, "content": "bash: go: command not found"}}}}})
+	post(t, ts2.URL+"/v1/messages", string(b)).Body.Close()
+	if tr, ok := s.Result(call.ID); !ok || tr.Output != "bash: go: command not found" || !s.Requests()[1].Held {
+		t.Errorf("the held request's result: %+v %v; requests %+v", tr, ok, s.Requests())
+	}
 }
 
 func TestHolds(t *testing.T) {
