@@ -191,3 +191,24 @@ func TestBoardsGolden(t *testing.T) {
 		}
 	}
 }
+
+// The boards' first reading, started at start-up, may come back after a
+// reading that records triggered: the later reading must win.
+func TestFirstBoardReadingDoesNotOverwriteALaterOne(t *testing.T) {
+	f := newFake()
+	all := f.cs
+	f.cs = nil
+	m := newModel(f)
+	first := m.initial[0]() // the start-up reading: no consultations yet
+	f.cs = all
+	later := m.fetchConsults()() // a consult record arrived meanwhile
+	for _, order := range [][]tea.Msg{{first, later}, {later, first}} {
+		var model tea.Model = m
+		for _, msg := range order {
+			model, _ = model.Update(msg)
+		}
+		if got := len(model.(Model).consults.All()); got != len(all) {
+			t.Fatalf("the start-up reading won over the later one: %d consultations, want %d", got, len(all))
+		}
+	}
+}

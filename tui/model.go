@@ -83,6 +83,7 @@ type Model struct {
 	editor   textarea.Model // multi-line answers
 	prompt   prompt
 	keyOut   *keyWriter
+	initial  []tea.Cmd // the boards' first readings, started by Init
 
 	mode   mode
 	pane   pane
@@ -170,12 +171,16 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	m.queue.Set(append(inboxItems(con.Inbox()), questionItems(con.Questions())...))
 	m.refreshAgents()
 	m.sub = con.Bus().Subscribe(">", m.lastSeq)
+	// The boards' first readings take their generation here, on the model
+	// New returns: taken in Init (on a copy) they would share it with the
+	// first reading records trigger, and an older one could then win.
+	m.initial = []tea.Cmd{m.fetchConsults(), m.fetchTasks(), m.fetchPermissions()}
 	return m
 }
 
 // Init starts the record pump and the refresh tick, and fetches the boards.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(waitRecords(m.sub), m.tick(), m.fetchConsults(), m.fetchTasks(), m.fetchPermissions())
+	return tea.Batch(append([]tea.Cmd{waitRecords(m.sub), m.tick()}, m.initial...)...)
 }
 
 func (m Model) tick() tea.Cmd {
