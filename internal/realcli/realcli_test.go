@@ -1,0 +1,291 @@
+//go:build realcli
+
+package realcli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teamlead/teamlead/internal/fakemodel"
+)
+
+// denial is what a CLI tells the model server about a tool call the human
+// denied (internal/detect/testdata/README.md).
+type denial int
+
+const (
+	// deniedAtOnce: the next request carries an error result holding
+	// the human's note (Claude Code's PreToolUse hook answered deny).
+	deniedAtOnce denial = iota
+	// deniedErrorNextPrompt: nothing is sent until the next prompt,
+	// whose request carries an error result (Claude Code's dialog, Esc).
+	deniedErrorNextPrompt
+	// deniedAbortedNextPrompt: nothing is sent until the next prompt,
+	// whose request carries "aborted" as the result (Codex, Esc).
+	deniedAbortedNextPrompt
+	// deniedForgotten: nothing is sent, and the next prompt's request
+	// holds neither the call nor a result (Gemini CLI, Esc).
+	deniedForgotten
+)
+
+// flow is one CLI's run through the suite's scenarios.
+type flow struct {
+	cli cli
+	// preset is the agent's preset when not the CLI's own (a copy of it
+	// under another name: no Claude Code hooks).
+	preset string
+	// source is the door permission requests come through: hook or dialog.
+	source string
+	denied denial
+}
+
+// Claude Code with teamlead's hooks (the default for the claude-code
+// preset): the PreToolUse hook asks the console.
+func TestClaudeCodeHooks(t *testing.T) {
+	run(t, flow{cli: claudeCode, source: "hook", denied: deniedAtOnce})
+}
+
+// Claude Code under a copy of the claude-code preset with another name:
+// teamlead installs no hooks, and the dialog detector reads Claude Code's
+// own permission dialog and presses its keys.
+func TestClaudeCodeDialogs(t *testing.T) {
+	run(t, flow{cli: claudeCode, preset: "claude-code-screen", source: "dialog", denied: deniedErrorNextPrompt})
+}
+
+// Codex: its approval dialog (approval_policy on-request, each command
+// escalated out of the read-only sandbox) read off its screen.
+func TestCodex(t *testing.T) {
+	run(t, flow{cli: codex, source: "dialog", denied: deniedAbortedNextPrompt})
+}
+
+// Gemini CLI: its confirmation box read off its screen.
+func TestGemini(t *testing.T) {
+	run(t, flow{cli: gemini, source: "dialog", denied: deniedForgotten})
+}
+
+// run drives one CLI inside teamlead through the scenarios, in one
+// conversation:
+//
+//  1. the human's first message (teamlead send) makes the model reply
+//     with a [ROUTE] status for the sink: relayed exactly once, from the
+//     CLI agent, audited once as a message;
+//  2. the sink, on receiving it, sends the CLI agent a question: typed
+//     into the CLI and submitted, it reaches the model server;
+//  3. the primer's first line is in the model server's first
+//     conversation request (the system prompt, AGENTS.md, GEMINI.md);
+//  4. the model asks to delete a folder outside the working folder (the
+//     floor asks): held in the inbox, with no result at the model server
+//     and the folder there while it waits; `teamlead approve` lets it run;
+//     then another such folder: `teamlead deny` keeps it, and the model
+//     server learns of the denial as the CLI tells it; then the model asks
+//     to run `go version` (the policy allows it): approved without the
+//     human, its result reaches the model server.
+//
+// The Team Lead's acknowledgement of each relay ("relayed m-1 to sink") is
+// typed into the CLI too and makes a model turn of its own, as may a CLI's
+// own side requests: the script's entries wait for the request that holds
+// what they answer (fakemodel.Reply.When), the others get "OK".
+func run(t *testing.T, f flow) {
+	tok := token()
+	status := "build green amber falcon " + tok
+	question := "Which Go toolchain do you build with, violet heron " + tok + "?"
+	note := "keep that folder marble otter " + tok
+	keep, gone := scratch(t), scratch(t)
+	// The command prints what its text does not hold, so that the
+	// request carrying its result is told from the ones that only
+	// repeat the call.
+	rmGoneCmd := "rm -rf " + gone + " && printf 'removed-%s' " + tok
+	rmKeepCmd := "rm -rf " + keep
+
+	replies := []fakemodel.Reply{
+		// 0: the reply to the human's first message.
+		{Text: "Reporting my status.\n\n[ROUTE] to: sink type: status task: T-1 body: " + status + " [/ROUTE]"},
+		// 1: the reply to the sink's question.
+		{When: "violet heron " + tok, Text: "First I remove the old scratch folder.",
+			Tool: &fakemodel.ToolCall{Shell: rmGoneCmd, Description: "Remove the old scratch folder"}},
+		// 2: after its result.
+		{When: "removed-" + tok, Text: "And the other scratch folder.",
+			Tool: &fakemodel.ToolCall{Shell: rmKeepCmd, Description: "Remove the other scratch folder"}},
+		// 3: after the denial: the CLI's error result holds the human's
+		// note, or the next prompt does.
+		{When: note, Text: "Understood, I leave it. Let me check the toolchain.",
+			Tool: &fakemodel.ToolCall{Shell: "go version", Description: "Print the Go version"}},
+		// 4: after go version's result.
+		{When: "go version go1.", Text: "Done."},
+	}
+	r := newRig(t, f.cli, replies, rigOptions{preset: f.preset, sinkScript: `
+expect ^task: T-1$
+route to=dev type=question task=T-2 body="` + question + `"
+idle
+`})
+	r.waitFor("the CLI waiting for input", startDeadline, func() bool { return r.screenState() == "idle" })
+
+	// 1. An envelope in the model's reply is relayed exactly once.
+	r.mustTeamlead("send", dev, "Report your status on T-1 to sink.")
+	r.waitFor("the status relayed to the sink", stepDeadline, func() bool { return strings.Contains(r.received(), status) })
+	if got := r.received(); !strings.Contains(got, "from: dev\r") || !strings.Contains(got, "type: status\r") {
+		t.Errorf("the sink received %q", got)
+	}
+	first := r.conversation(0, "the first conversation request")
+
+	// 3. The primer reached the model.
+	primerAt(t, f.cli, first)
+
+	// 2. The sink's question, typed into the CLI, reaches the model.
+	r.conversation(1, "the request holding the sink's question")
+
+	// 4. A recursive delete outside the working folder: the floor asks
+	// the human; nothing reaches the model while it waits.
+	rmGone := r.call(0, rmGoneCmd)
+	id := r.inboxItem(gone)
+	rec := r.permission(gone, "pending")
+	if f.source == "hook" && rec.Fields["source"] == "dialog" {
+		// The hook did not reach the console: Claude Code fell back to
+		// its own dialog, which the detector read.
+		r.knownIssue(issueHookSession)
+		f.source, f.denied = "dialog", deniedErrorNextPrompt
+	}
+	if rec.Fields["source"] != f.source || rec.Fields["risk"] != "critical" || !strings.HasPrefix(rec.Fields["rule"], "floor") {
+		t.Errorf("the pending request for %s: %+v", rmGoneCmd, rec)
+	}
+	r.waits(rmGone, gone)
+	r.mustTeamlead("approve", id)
+	if tr := r.result(rmGone, rmGoneCmd); tr.IsError || !strings.Contains(tr.Output, "removed-"+tok) {
+		t.Errorf("the approved command's result: %+v", tr)
+	}
+	r.waitFor(gone+" deleted", stepDeadline, func() bool { return !exists(gone) })
+	if rec := r.permission(gone, "approved"); rec.Fields["decided_by"] != "human" {
+		t.Errorf("the approved request: %+v", rec)
+	}
+
+	// Another: denied by the human, with a note.
+	rmKeep := r.call(1, rmKeepCmd)
+	id = r.inboxItem(keep)
+	r.waits(rmKeep, keep)
+	r.mustTeamlead("deny", id, note)
+	if rec := r.permission(keep, "denied"); rec.Fields["decided_by"] != "human" || rec.Fields["source"] != f.source {
+		t.Errorf("the denied request: %+v", rec)
+	}
+	var next fakemodel.Request
+	switch f.denied {
+	case deniedAtOnce:
+		tr := r.result(rmKeep, "the denied "+rmKeepCmd)
+		if !tr.IsError || !strings.Contains(tr.Output, note) {
+			t.Errorf("the denied call's result: %+v, want an error holding %q", tr, note)
+		}
+		next = r.conversation(3, "the request after the denial")
+	default:
+		// The CLI settles (its dialog gone, waiting for input) without
+		// telling the model; the next prompt does. (The human's note is
+		// not typed into the CLI: the test types it.)
+		r.waitFor("the CLI waiting for input after the denial", stepDeadline, func() bool { return r.screenState() == "idle" })
+		if tr, ok := r.model.Result(rmKeep.ID); ok {
+			t.Errorf("the denied call's result reached the model before the next prompt: %+v", tr)
+		}
+		r.mustTeamlead("send", dev, "Go on, but "+note+".")
+		next = r.conversation(3, "the request after the denial and the next prompt")
+		tr, ok := r.model.Result(rmKeep.ID)
+		switch f.denied {
+		case deniedErrorNextPrompt:
+			if !ok || !tr.IsError {
+				t.Errorf("the denied call's result: %+v (seen %v), want an error", tr, ok)
+			}
+		case deniedAbortedNextPrompt:
+			if !ok || !strings.Contains(tr.Output, "aborted") {
+				t.Errorf("the denied call's result: %+v (seen %v), want aborted", tr, ok)
+			}
+		case deniedForgotten:
+			if ok || strings.Contains(string(next.Body), rmKeep.ID) {
+				t.Errorf("the denied call reached the model: result %+v (seen %v)", tr, ok)
+			}
+		}
+	}
+	if !exists(keep) {
+		t.Errorf("%s deleted although the human denied it", keep)
+	}
+
+	// Exactly once: the status relayed once to the sink and audited once;
+	// the sink's question audited once (the CLI's screen showing it is
+	// not read back as the CLI's message).
+	if n := strings.Count(r.received(), status); n != 1 {
+		t.Errorf("the sink received the status %d times:\n%q", n, r.received())
+	}
+	msgs := r.audit("--kind", "message", "--task", "T-1")
+	if len(msgs) != 1 || msgs[0].From != dev || len(msgs[0].To) != 1 || msgs[0].To[0] != sink || !strings.Contains(msgs[0].Body, status) {
+		t.Errorf("T-1's messages in the audit: %+v", msgs)
+	}
+	msgs = r.audit("--kind", "message", "--task", "T-2")
+	if len(msgs) != 1 || msgs[0].From != sink {
+		t.Errorf("T-2's messages in the audit: %+v", msgs)
+	}
+
+	// go version: approved by the policy, without the human.
+	goVersion := r.call(2, "go version")
+	rec = r.permission("go version", "approved")
+	if rec.Fields["decided_by"] != "policy" || rec.Fields["source"] != f.source || rec.Agent != dev {
+		t.Errorf("go version's permission record: %+v", rec)
+	}
+	if f.cli.name == "claude" && f.source == "dialog" {
+		// The policy's key, pressed as the dialog is drawn, is lost.
+		if _, ok := r.model.Result(goVersion.ID); !ok && !r.within(20*time.Second, func() bool {
+			_, ok := r.model.Result(goVersion.ID)
+			return ok
+		}) {
+			r.knownIssue(issueEarlyKey)
+			r.known() // the CLI waits in its dialog for good: nothing more to see
+		}
+	}
+	if tr := r.result(goVersion, "go version"); !strings.Contains(tr.Output, "go version go1.") || tr.IsError {
+		t.Errorf("go version's result: %+v", tr)
+	}
+	r.conversation(4, "the request after go version")
+	r.logf("%d conversation requests answered with the aside (acknowledgements typed into the CLI, its own side turns)", r.held())
+	r.stop()
+	r.known()
+	r.logf("done")
+}
+
+// waits checks, for two seconds, that the call waiting for the human has
+// not run: no result at the model server, the folder it deletes still
+// there. (A person takes at least that long to decide; Claude Code also
+// drops a key pressed right as its dialog is drawn: see issueEarlyKey.)
+func (r *rig) waits(c fakemodel.SentCall, folder string) {
+	r.t.Helper()
+	held := time.Now().Add(2 * time.Second)
+	for time.Now().Before(held) {
+		if tr, ok := r.model.Result(c.ID); ok {
+			r.t.Fatalf("%s ran before the human decided: %+v", c.Arguments(), tr)
+		}
+		if !exists(folder) {
+			r.t.Fatalf("%s deleted before the human decided", folder)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.logf("%s still waits for the human", folder)
+}
+
+// primerAt checks that the first conversation request carries the primer
+// where the CLI puts it: Claude Code's system prompt (its
+// --append-system-prompt), Codex's AGENTS.md (sent in the request's
+// input), Gemini CLI's GEMINI.md (0.61.0 sends it in the conversation's
+// contents, as a first user turn, not in its system instruction).
+func primerAt(t *testing.T, c cli, req fakemodel.Request) {
+	t.Helper()
+	const first = "teamlead primer for dev"
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		t.Fatalf("the first request's body: %v", err)
+	}
+	field := map[string]string{"claude": "system", "codex": "input", "gemini": "contents"}[c.name]
+	if !strings.Contains(string(body[field]), first) {
+		where := "nowhere"
+		for k, v := range body {
+			if strings.Contains(string(v), first) {
+				where = "in " + k
+			}
+		}
+		t.Errorf("%s: the primer (%q) is not in the first request's %s; it is %s", c.name, first, field, where)
+	}
+}
