@@ -4,14 +4,17 @@ BIN       := bin
 CONFIG    ?= configs/team.yaml
 STATE     ?= .teamlead-demo
 FUZZTIME  ?= 5m
+# Where the real agent CLIs are installed with npm, one folder each
+# (claude/, codex/, gemini/); .ci/run installs them there.
+CLIS      ?= $(HOME)/.cache/teamlead/clis
 # CI runs every fuzz target for this long as part of `make test`.
 CI_FUZZTIME ?= 8s
 LDFLAGS   := -X main.version=$(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help run demo build test unit e2e bench fuzz fuzz-ci lint fmt clean
+.PHONY: help run demo build test unit e2e e2e-real bench fuzz fuzz-ci lint fmt clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
 build: ## build bin/teamlead and bin/mockagent
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/teamlead ./cmd/teamlead
@@ -30,6 +33,9 @@ unit: ## all Go tests with the race detector
 
 e2e: ## only the end-to-end tests (real binary, real PTYs)
 	$(GO) test -race -count=1 -timeout 20m ./internal/e2e/...
+
+e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline (CLIS=folder of their npm installs)
+	TEAMLEAD_CLIS=$(CLIS) $(GO) test -tags realcli -count=1 -timeout 15m -v ./internal/realcli/...
 
 # package:target for every fuzz target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI \
