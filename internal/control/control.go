@@ -9,6 +9,7 @@ package control
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -189,14 +190,57 @@ func (s *Server) accept() {
 // session the connecting process belongs to, else the human. It comes from
 // the kernel (SO_PEERCRED), so an agent cannot ask as another.
 func (s *Server) asker(c net.Conn) string {
-	if pid := peerPid(c); pid > 0 {
-		if sid, err := unix.Getsid(pid); err == nil {
-			if name := s.console.AgentOfSession(sid); name != "" {
-				return name
-			}
+	pid := peerPid(c)
+	if pid <= 0 {
+		return "human"
+	}
+	if sid, err := unix.Getsid(pid); err == nil {
+		if name := s.console.AgentOfSession(sid); name != "" {
+			return name
+		}
+	}
+	// A process that left the agent's session (Claude Code runs its hooks
+	// with setsid) is still the agent's descendant: every agent leads its
+	// own session, so its pid is its session id.
+	for _, p := range ancestors(pid) {
+		if name := s.console.AgentOfSession(p); name != "" {
+			return name
 		}
 	}
 	return "human"
+}
+
+// ancestors lists pid's parent, grandparent … up to init, from
+// /proc/<pid>/stat (nil where there is no /proc).
+func ancestors(pid int) []int {
+	var out []int
+	for i := 0; i < 64 && pid > 1; i++ {
+		pid = parentOf(pid)
+		if pid <= 0 {
+			break
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// parentOf reads the parent pid from /proc/<pid>/stat: the field after the
+// command, which is in parentheses and may itself hold spaces or ")".
+func parentOf(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	var state byte
+	var ppid int
+	if _, err := fmt.Sscanf(string(data[i+1:]), " %c %d", &state, &ppid); err != nil {
+		return 0
+	}
+	return ppid
 }
 
 func peerPid(c net.Conn) int {

@@ -319,3 +319,15 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// A process's ancestors are read from /proc: this test's own parent chain
+// reaches its parent.
+func TestAncestors(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc on this system: agents are found by session only")
+	}
+	got := ancestors(os.Getpid())
+	if len(got) == 0 || got[0] != os.Getppid() {
+		t.Errorf("ancestors %v, parent %d", got, os.Getppid())
+	}
+}

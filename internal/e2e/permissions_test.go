@@ -93,7 +93,9 @@ func TestHookAnswersClaudeCodePayload(t *testing.T) {
 		return p
 	}
 	low, high := payload("low.json", "go build ./..."), payload("high.json", "git push --force origin main")
-	script := "echo agent ready; " + bin.teamlead + " hook < " + low + " > " + filepath.Join(work, "low.out") + "; " +
+	// Claude Code runs its hooks in a session of their own (setsid): the
+	// console still knows the agent, by the hook's ancestry.
+	script := "echo agent ready; setsid -w " + bin.teamlead + " hook < " + low + " > " + filepath.Join(work, "low.out") + "; " +
 		bin.teamlead + " hook < " + high + " > " + filepath.Join(work, "high.out") + "; echo hooks done; exec sleep 600"
 	tm := newTeam(t, agentDef{name: "claude", role: "developer", dir: work, command: []string{"/bin/sh", "-c", script}})
 	c := tm.start()
