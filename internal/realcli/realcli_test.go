@@ -124,6 +124,8 @@ idle
 
 	// 1. An envelope in the model's reply is relayed exactly once.
 	r.mustTeamlead("send", dev, "Report your status on T-1 to sink.")
+	fromHuman := func(d record) bool { return d.From == "human" }
+	r.submitted("the human's first message", "Report your status on T-1", func() bool { return len(r.delivered(fromHuman)) > 0 })
 	r.waitFor("the status relayed to the sink", stepDeadline, func() bool { return strings.Contains(r.received(), status) })
 	if got := r.received(); !strings.Contains(got, "from: dev\r") || !strings.Contains(got, "type: status\r") {
 		t.Errorf("the sink received %q", got)
@@ -134,6 +136,9 @@ idle
 	primerAt(t, f.cli, first)
 
 	// 2. The sink's question, typed into the CLI, reaches the model.
+	r.submitted("the sink's question", "violet heron "+tok, func() bool {
+		return len(r.delivered(func(d record) bool { return d.From == sink && d.Task == "T-2" })) > 0
+	})
 	r.conversation(1, "the request holding the sink's question")
 
 	// 4. A recursive delete outside the working folder: the floor asks
@@ -184,7 +189,9 @@ idle
 		if tr, ok := r.model.Result(rmKeep.ID); ok {
 			t.Errorf("the denied call's result reached the model before the next prompt: %+v", tr)
 		}
+		before := len(r.delivered(fromHuman))
 		r.mustTeamlead("send", dev, "Go on, but "+note+".")
+		r.submitted("the next prompt", note, func() bool { return len(r.delivered(fromHuman)) > before })
 		next = r.conversation(3, "the request after the denial and the next prompt")
 		tr, ok := r.model.Result(rmKeep.ID)
 		switch f.denied {
