@@ -50,6 +50,8 @@ type Keys struct {
 	// Approve approves once; Deny refuses.
 	Approve string `json:"approve,omitempty"`
 	Deny    string `json:"deny,omitempty"`
+	// Settle is how long after the dialog appeared a key may be pressed.
+	Settle time.Duration `json:"settle,omitempty"`
 }
 
 // Request is one permission request and what became of it.

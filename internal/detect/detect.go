@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -63,6 +64,9 @@ type Match struct {
 	// Approve, ApproveAlways and Deny are the keys that answer the
 	// dialog; ApproveAlways is nil when the dialog does not offer it.
 	Approve, ApproveAlways, Deny []byte
+	// Settle is how long to wait after the dialog appeared before pressing
+	// one of them (PermissionSpec.Settle).
+	Settle time.Duration
 	// Rows are the screen rows the dialog spans, from its top (or the
 	// first row read) to the last row read: the matched rows, the title,
 	// the action, the options.
@@ -84,6 +88,7 @@ type permission struct {
 	action                *action
 	options               *regexp.Regexp
 	approve, always, deny key
+	settle                time.Duration
 }
 
 type tool struct {
@@ -185,6 +190,10 @@ func (c *compiler) permission(p *PermissionSpec) *permission {
 		match:  c.list("permission.match", p.Match),
 		within: p.Within,
 		top:    c.re("permission.top", p.Top),
+		settle: p.Settle,
+	}
+	if p.Settle < 0 {
+		c.fail("permission.settle", "must not be negative")
 	}
 	if len(p.Match) == 0 {
 		c.fail("permission.match", "needs at least one pattern: the text that marks the dialog")
@@ -385,7 +394,7 @@ func inLast(rows []row, i, n int) bool {
 
 // read reads the dialog found at the matched rows.
 func (p *permission) read(rows []row, matched []int) Match {
-	m := Match{Kind: KindPermission}
+	m := Match{Kind: KindPermission, Settle: p.settle}
 	anchor := matched[0]
 	top := 0
 	if p.top != nil {

@@ -1,5 +1,7 @@
 package detect
 
+import "time"
+
 // PermissionSpec is how to read one CLI's permission dialog off its
 // screen (a preset's `permission:` section in presets.yaml). Every regex
 // is Go syntax (RE2) and is matched against one screen row at a time,
@@ -39,6 +41,10 @@ type PermissionSpec struct {
 	ApproveAlways KeySpec `yaml:"approve_always"`
 	// Deny is the key that refuses the request.
 	Deny KeySpec `yaml:"deny"`
+	// Settle is how long the dialog must have been on screen before a key
+	// is pressed in it: a CLI may drop a key that arrives while it is still
+	// drawing the dialog (Claude Code 2.1 does, for about 200 ms).
+	Settle time.Duration `yaml:"settle"`
 }
 
 // ToolSpec names the tool a dialog asks for, by its title.

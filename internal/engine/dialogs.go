@@ -66,7 +66,7 @@ func (s *sink) look() {
 		w.open = action
 		s.hold(true)
 		s.e.send(input{kind: inDialog, agent: s.name, reason: action,
-			keys: approvals.Keys{Approve: string(m.Approve), Deny: string(m.Deny)}})
+			keys: approvals.Keys{Approve: string(m.Approve), Deny: string(m.Deny), Settle: m.Settle}})
 	case w.open != "":
 		w.open = ""
 		s.hold(false)

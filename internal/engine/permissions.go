@@ -87,10 +87,19 @@ func StoredPermissions(st *store.Store) ([]approvals.Request, error) {
 // pressed in dialogs, hooks woken.
 func (e *Engine) afterPermissions(keys []lead.KeyPress, resolved []approvals.Request) {
 	for _, k := range keys {
-		if a := e.agents[k.Agent]; a != nil && k.Keys != "" {
+		a := e.agents[k.Agent]
+		if a == nil || k.Keys == "" {
+			continue
+		}
+		press := func() {
 			if _, err := a.Write([]byte(k.Keys)); err != nil && e.opts.OnError != nil {
 				e.opts.OnError(fmt.Errorf("answering %s's dialog for %s: %w", k.Agent, k.Permission, err))
 			}
+		}
+		if wait := time.Until(k.NotBefore); wait > 0 {
+			time.AfterFunc(wait, press) // the CLI is still drawing its dialog
+		} else {
+			press()
 		}
 	}
 	if len(resolved) == 0 {

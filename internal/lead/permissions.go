@@ -24,6 +24,9 @@ type KeyPress struct {
 	Agent      string
 	Keys       string
 	Permission string // p-<n>
+	// NotBefore is when the dialog has been on screen long enough for its
+	// CLI to take the key (the preset's settle).
+	NotBefore time.Time
 }
 
 // toolAction matches an action already written as Tool(argument) or a bare tool name.
@@ -189,7 +192,7 @@ func (l *Lead) answerPermission(out *Output, r *approvals.Request, now time.Time
 		if approved {
 			keys = r.Keys.Approve
 		}
-		out.Keys = append(out.Keys, KeyPress{Agent: r.Agent, Keys: keys, Permission: r.ID})
+		out.Keys = append(out.Keys, KeyPress{Agent: r.Agent, Keys: keys, Permission: r.ID, NotBefore: r.Created.Add(r.Keys.Settle)})
 	}
 	out.Resolved = append(out.Resolved, *r) // a hook's caller may be waiting
 }

@@ -61,9 +61,9 @@ func TestPermissionByRoute(t *testing.T) {
 // the screen undecided is withdrawn.
 func TestPermissionByDialog(t *testing.T) {
 	l := permTeam(t)
-	keys := approvals.Keys{Approve: "1", Deny: "\x1b"}
+	keys := approvals.Keys{Approve: "1", Deny: "\x1b", Settle: 500 * time.Millisecond}
 	out := l.PermissionDialog("dev", "Bash(go vet ./...)", keys, t0)
-	if len(out.Keys) != 1 || out.Keys[0].Keys != "1" || len(out.Deliveries) != 0 {
+	if len(out.Keys) != 1 || out.Keys[0].Keys != "1" || len(out.Deliveries) != 0 || !out.Keys[0].NotBefore.Equal(t0.Add(500*time.Millisecond)) {
 		t.Fatalf("%+v", out)
 	}
 	out = l.PermissionDialog("dev", "Bash(git push --force origin main)", keys, t0)
