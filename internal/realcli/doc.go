@@ -17,9 +17,6 @@
 // TEAMLEAD_CLIS defaults to $HOME/.cache/teamlead/clis; a test whose CLI is
 // not installed there is skipped, saying how to install it.
 //
-// A test that runs into a known teamlead bug (see the issue constants in
-// harness_test.go) says so and skips once everything else it could check
-// passed; TEAMLEAD_REALCLI_STRICT=1 makes those failures.
 // TEAMLEAD_REALCLI_SCREENS=DIR runs each CLI under script(1) and writes its
 // terminal output and last screen into DIR, to look into a failure.
 package realcli

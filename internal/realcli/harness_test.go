@@ -156,63 +156,6 @@ type rig struct {
 	out     *syncBuffer
 	done    chan struct{}
 	err     error
-	// issues are the known issues the test ran into (knownIssue).
-	issues []string
-}
-
-// Known issues: teamlead bugs the suite runs into with the real CLIs. A
-// test that meets one says so and goes on as far as it can, then skips,
-// so that CI stays usable until the bug is fixed; with
-// TEAMLEAD_REALCLI_STRICT=1 each one fails the test instead. Once a bug is
-// fixed, its symptom is gone and the test checks everything again; then
-// remove its entry here and the code that looks for it.
-const (
-	// issueHookSession: Claude Code runs its hook commands in a session
-	// of their own, and the console takes a permission request only from
-	// a process in an agent's session (control.Server.asker reads the
-	// peer's session id): `teamlead hook` gets "only an agent's hook asks
-	// for permission (this process is in no agent's session)", prints
-	// nothing, and Claude Code asks in its own dialog.
-	issueHookSession = "teamlead hook is refused by the console (Claude Code runs hooks outside the agent's session): Claude Code fell back to its own dialog"
-	// issueEarlyKey: the console presses the policy's key the moment the
-	// dialog is on screen; Claude Code 2.1.328 drops a key that comes
-	// within about 100-200 ms of drawing its dialog, which then waits for
-	// good. (Keys pressed later, as the human's decisions are, work.)
-	issueEarlyKey = "the policy's approve key, pressed as Claude Code's dialog was drawn, was ignored: the dialog still waits 20s later"
-
-	// issueSubmitLost: text the console typed into the CLI and the CLI
-	// read (recorded delivered) was never submitted: nothing reached the
-	// model. Seen with Gemini CLI on a loaded machine: the Enter that
-	// follows the bracketed paste 150 ms later was taken as a newline
-	// (the input box grew a line and kept the text); the console does not
-	// check that the text was taken, so the message sits in the input box.
-	issueSubmitLost = "text typed into the CLI was read but never submitted (its Enter taken as a newline?): no request holds it"
-)
-
-// knownIssue notes that the test ran into a known issue (failing the
-// test when TEAMLEAD_REALCLI_STRICT is set).
-func (r *rig) knownIssue(issue string) {
-	r.t.Helper()
-	r.issues = append(r.issues, issue)
-	if os.Getenv("TEAMLEAD_REALCLI_STRICT") != "" {
-		r.t.Errorf("KNOWN ISSUE: %s", issue)
-	} else {
-		r.logf("KNOWN ISSUE: %s", issue)
-	}
-}
-
-// known ends the test with the known issues it ran into: skipped, saying
-// them (or failed, in strict mode).
-func (r *rig) known() {
-	r.t.Helper()
-	if len(r.issues) == 0 {
-		return
-	}
-	if os.Getenv("TEAMLEAD_REALCLI_STRICT") != "" {
-		r.t.FailNow()
-	}
-	r.t.Skipf("KNOWN ISSUE (a teamlead bug; TEAMLEAD_REALCLI_STRICT=1 fails instead): %s; every check before it passed",
-		strings.Join(r.issues, "; and "))
 }
 
 // within reports whether cond comes to hold within d.
@@ -242,8 +185,10 @@ func (r *rig) delivered(match func(record) bool) []record {
 
 // submitted waits for a conversation request holding words, which the
 // console typed into the CLI (what; delivered reports that the console
-// recorded it read by the CLI). A request that does not come although the
-// delivery is recorded is issueSubmitLost.
+// recorded it read by the CLI). When none comes although the CLI read the
+// text, the failure says so: the CLI did not take the submit key (Gemini
+// CLI on a loaded machine once took an Enter 150 ms after the paste as a
+// newline and kept the message in its input box).
 func (r *rig) submitted(what, words string, delivered func() bool) {
 	r.t.Helper()
 	holds := func() bool {
@@ -254,15 +199,14 @@ func (r *rig) submitted(what, words string, delivered func() bool) {
 		}
 		return false
 	}
-	if r.within(20*time.Second, holds) {
+	if r.within(stepDeadline, holds) {
 		r.logf("%s reached the model", what)
 		return
 	}
 	if delivered() {
-		r.knownIssue(issueSubmitLost + " (" + what + ")")
-		r.known()
+		r.t.Fatalf("%s was typed into the CLI, which read it, but it never reached the model: the CLI did not take the submit key (an Enter taken as a newline?)\n%s", what, r.explain())
 	}
-	r.waitFor(what+" at the model server", stepDeadline, holds)
+	r.t.Fatalf("%s was never delivered to the CLI\n%s", what, r.explain())
 }
 
 // held counts the conversation requests answered with the aside.
