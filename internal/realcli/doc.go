@@ -18,5 +18,6 @@
 // not installed there is skipped, saying how to install it.
 //
 // TEAMLEAD_REALCLI_SCREENS=DIR runs each CLI under script(1) and writes its
-// terminal output and last screen into DIR, to look into a failure.
+// terminal output, its last screen and the model server's requests into
+// DIR, to look into a failure.
 package realcli

@@ -333,7 +333,8 @@ func (r *rig) writeTeam(exe string, env []string, o rigOptions) {
 // recorded wraps the CLI in script(1), which records everything it writes
 // to its terminal; when the test ends, the recording and the screen it
 // leaves (replayed through the console's emulator at the agents' default
-// 120x40) are written into dir as <test>.typescript and <test>.screen.txt.
+// 120x40) are written into dir as <test>.typescript and <test>.screen.txt,
+// with what the model server received, <test>.requests.jsonl.
 // Only for looking into a failure (TEAMLEAD_REALCLI_SCREENS=dir): the CLI
 // then runs behind one more terminal.
 func (r *rig) recorded(exe, dir string) []string {
@@ -358,6 +359,9 @@ func (r *rig) recorded(exe, dir string) []string {
 		base := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "-"))
 		os.WriteFile(base+".typescript", raw, 0o644)
 		os.WriteFile(base+".screen.txt", []byte(term.ScreenText()), 0o644)
+		if reqs, err := os.ReadFile(filepath.Join(r.dir, "requests.jsonl")); err == nil {
+			os.WriteFile(base+".requests.jsonl", reqs, 0o644)
+		}
 		t.Logf("the CLI's last screen: %s.screen.txt", base)
 	})
 	return []string{wrapper}
