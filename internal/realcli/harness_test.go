@@ -462,8 +462,13 @@ func (r *rig) cleanup() {
 		}
 	}
 	for _, home := range []string{r.home, r.consoleHome} {
+		var left []string
+		for _, pid := range fakemodel.WithHome(home) {
+			cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			left = append(left, fmt.Sprintf("%d %.100s", pid, strings.ReplaceAll(strings.TrimSpace(string(cmd)), "\x00", " ")))
+		}
 		if killed := fakemodel.KillHome(home); len(killed) > 0 {
-			r.t.Logf("killed %d processes left with HOME=%s", len(killed), home)
+			r.t.Logf("killed %d processes the console left behind with HOME=%s: %s", len(killed), home, strings.Join(left, "; "))
 		}
 	}
 	if r.t.Failed() {
