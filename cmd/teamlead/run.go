@@ -71,8 +71,14 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	var showErr atomic.Pointer[func(error)]
 	toStderr := func(err error) { fmt.Fprintln(errOut, "teamlead:", err) }
 	showErr.Store(&toStderr)
+	// Agents run in their own folders: the socket they are given must not
+	// be relative to ours (a relative --state would leave hooks lost).
+	socket, err := filepath.Abs(filepath.Join(g.state, control.SocketName))
+	if err != nil {
+		return err
+	}
 	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
-		Socket:  filepath.Join(g.state, control.SocketName),
+		Socket:  socket,
 		OnError: func(err error) { (*showErr.Load())(err) }})
 	if err != nil {
 		return err

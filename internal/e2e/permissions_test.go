@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,5 +117,29 @@ func TestHookAnswersClaudeCodePayload(t *testing.T) {
 	})
 	if !strings.Contains(string(highOut), `"permissionDecision":"deny"`) || !strings.Contains(string(highOut), "force pushes need a review") {
 		t.Errorf("high-risk hook answer %s", highOut)
+	}
+}
+
+// A console started with a relative --state gives its agents the control
+// socket's absolute path: they run in their own folders (a hook in a
+// Claude Code project would not find the console otherwise).
+func TestAgentsGetAnAbsoluteSocket(t *testing.T) {
+	work := t.TempDir()
+	out := filepath.Join(work, "socket.txt")
+	tm := newTeam(t, agentDef{name: "a", dir: work, command: []string{"/bin/sh", "-c", "echo ready; echo $TEAMLEAD_SOCKET > " + out + "; exec sleep 600"}})
+	cmd := exec.Command(bin.teamlead, "run", "--headless", "--config", tm.config, "--state", "relative-state", "--grace", "1s")
+	cmd.Dir = tm.dir
+	cmd.Env = append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var got []byte
+	waitFor(t, 20e9, "the agent's TEAMLEAD_SOCKET", func() bool {
+		got, _ = os.ReadFile(out)
+		return len(got) > 0
+	})
+	if want := filepath.Join(tm.dir, "relative-state", "teamlead.sock"); strings.TrimSpace(string(got)) != want {
+		t.Errorf("TEAMLEAD_SOCKET=%q, want %q", got, want)
 	}
 }
