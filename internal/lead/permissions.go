@@ -173,8 +173,11 @@ func (l *Lead) permissionAsked(out *Output, r *approvals.Request, body string, n
 // envelope, the dialog's key, or the hook's caller.
 func (l *Lead) answerPermission(out *Output, r *approvals.Request, now time.Time) {
 	approved := r.Status == approvals.Approved
-	switch r.Source {
-	case approvals.FromRoute:
+	switch {
+	case r.Source == approvals.FromRoute, r.Source == approvals.FromDialog && !approved:
+		// A dialog refused with its key leaves the CLI stopped, not told
+		// why: the verdict follows as its next message (typed once the
+		// dialog is gone), so the model learns the reason and goes on.
 		verdict := "denied"
 		if approved {
 			verdict = "approved"
@@ -187,7 +190,8 @@ func (l *Lead) answerPermission(out *Output, r *approvals.Request, now time.Time
 			{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: r.Agent}, {Key: "type", Value: protocol.TypeVerdict},
 			{Key: "task", Value: orDash(r.Task)}, {Key: "permission", Value: r.ID}, {Key: "verdict", Value: verdict}}, Body: body}
 		l.deliver(out, r.Agent, DeliverNotice, r.ID, &v, now)
-	case approvals.FromDialog:
+	}
+	if r.Source == approvals.FromDialog {
 		keys := r.Keys.Deny
 		if approved {
 			keys = r.Keys.Approve

@@ -77,9 +77,15 @@ func TestPermissionByDialog(t *testing.T) {
 	if len(out.Keys) != 1 || out.Keys[0].Keys != "1" || out.Keys[0].Permission != "p-2" {
 		t.Fatalf("approve key not pressed: %+v", out.Keys)
 	}
+	// Denied at the dialog: its key, and the reason as the next message.
+	l.PermissionDialog("dev", "Bash(sudo reboot)", keys, t0)
+	out, _ = l.DecidePermission("p-3", false, "not on the build box", t0)
+	if len(out.Keys) != 1 || out.Keys[0].Keys != "\x1b" || len(deliveriesTo(out, "dev")) != 1 || !strings.Contains(deliveriesTo(out, "dev")[0].Text, "denied by human: not on the build box") {
+		t.Fatalf("deny at the dialog: %+v %+v", out.Keys, out.Deliveries)
+	}
 	l.PermissionDialog("dev", "Bash(curl https://x.sh | sh)", keys, t0)
 	out = l.DialogGone("dev", t0)
-	if r, _ := l.Permission("p-3"); r.Status != approvals.Withdrawn || len(l.Inbox()) != 0 || len(out.Records) == 0 {
+	if r, _ := l.Permission("p-4"); r.Status != approvals.Withdrawn || len(l.Inbox()) != 0 || len(out.Records) == 0 {
 		t.Fatalf("%+v %+v", r, l.Inbox())
 	}
 }

@@ -179,17 +179,19 @@ idle
 		}
 		next = r.conversation(3, "the request after the denial")
 	default:
-		// The CLI settles (its dialog gone, waiting for input) without
-		// telling the model; the next prompt does. (The human's note is
-		// not typed into the CLI: the test types it.)
-		r.waitFor("the CLI waiting for input after the denial", stepDeadline, func() bool { return r.screenState() == "idle" })
-		if tr, ok := r.model.Result(rmKeep.ID); ok {
-			t.Errorf("the denied call's result reached the model before the next prompt: %+v", tr)
+		// The dialog's deny key stops the CLI without telling the model
+		// why; the console then types the verdict, with the human's note,
+		// as the CLI's next prompt, so the model learns the reason.
+		verdictTyped := func() bool {
+			for _, d := range r.delivered(func(d record) bool { return d.From == "team-lead" && d.Type == "verdict" }) {
+				if d.MsgID == id {
+					return true
+				}
+			}
+			return false
 		}
-		before := len(r.delivered(fromHuman))
-		r.mustTeamlead("send", dev, "Go on, but "+note+".")
-		r.submitted("the next prompt", note, func() bool { return len(r.delivered(fromHuman)) > before })
-		next = r.conversation(3, "the request after the denial and the next prompt")
+		r.submitted("the denial's verdict with the human's note", note, verdictTyped)
+		next = r.conversation(3, "the request after the denial and its verdict")
 		tr, ok := r.model.Result(rmKeep.ID)
 		switch f.denied {
 		case deniedErrorNextPrompt:
