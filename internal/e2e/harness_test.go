@@ -14,29 +14,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/testbin"
 )
 
 var bin struct{ teamlead, mockagent string }
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "teamlead-e2e-bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin.teamlead = filepath.Join(dir, "teamlead")
-	bin.mockagent = filepath.Join(dir, "mockagent")
-	for out, pkg := range map[string]string{bin.teamlead: "../../cmd/teamlead", bin.mockagent: "../../cmd/mockagent"} {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building", pkg, "failed:", err)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	var b testbin.Bins
+	testbin.Main(func() int {
+		bin.teamlead, bin.mockagent = b.Teamlead, b.Mockagent
+		return m.Run()
+	}, &b)
 }
 
 // agentDef is one mockagent in a test team.
