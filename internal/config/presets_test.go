@@ -101,3 +101,21 @@ agents:
 		t.Errorf("error %v", err)
 	}
 }
+
+// A preset gives the command an agent of its CLI runs when the team file
+// names none; plain gives none, so a plain agent must name its own.
+func TestPresetCommandDefault(t *testing.T) {
+	team, err := parseTeam("team.yaml", "/tmp/team.yaml", []byte("agents:\n  - {name: dev, preset: claude-code}\n  - {name: cx, preset: codex, command: [codex, --model, o5]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := team.Agents[0].Command; !reflect.DeepEqual(got, []string{"claude"}) {
+		t.Errorf("claude-code's default command %q", got)
+	}
+	if got := team.Agents[1].Command; !reflect.DeepEqual(got, []string{"codex", "--model", "o5"}) {
+		t.Errorf("an agent's own command was replaced: %q", got)
+	}
+	if _, err := parseTeam("team.yaml", "/tmp/team.yaml", []byte("agents:\n  - {name: sh}\n")); err == nil || !strings.Contains(err.Error(), "agents[0].command: missing") {
+		t.Errorf("a plain agent without a command: %v", err)
+	}
+}

@@ -132,6 +132,8 @@ type Preset struct {
 	Parse string `yaml:"parse"`
 	// Restart is the default restart policy.
 	Restart string `yaml:"restart"`
+	// Command is the agent's command when the team file gives none.
+	Command []string `yaml:"command"`
 	// Permission is how to read the CLI's permission dialog off its screen (internal/detect); none when empty.
 	Permission *detect.PermissionSpec `yaml:"permission"`
 	// State is how to tell the CLI busy, idle or waiting from its screen (internal/detect).
@@ -225,6 +227,9 @@ func mergePreset(base, p Preset) Preset {
 	if p.Restart == "" {
 		p.Restart = base.Restart
 	}
+	if len(p.Command) == 0 {
+		p.Command = base.Command
+	}
 	if p.Permission == nil {
 		p.Permission = base.Permission
 	}
@@ -265,9 +270,6 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 			return fail(i, "name", fmt.Sprintf("duplicate name %q (also agents[%d]); names must be unique", a.Name, prev))
 		}
 		seen[a.Name] = i
-		if len(a.Command) == 0 || strings.TrimSpace(a.Command[0]) == "" {
-			return fail(i, "command", "missing; give the program to run as a list, e.g. command: [claude]")
-		}
 		if a.Role == "" {
 			a.Role = a.Name
 		}
@@ -278,6 +280,12 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 		p, ok := presets[a.Preset]
 		if !ok {
 			return fail(i, "preset", fmt.Sprintf("unknown preset %q; known presets are %s", a.Preset, strings.Join(sortedKeys(presets), ", ")))
+		}
+		if len(a.Command) == 0 {
+			a.Command = append([]string(nil), p.Command...) // the CLI's usual command
+		}
+		if len(a.Command) == 0 || strings.TrimSpace(a.Command[0]) == "" {
+			return fail(i, "command", "missing; give the program to run as a list, e.g. command: [claude]")
 		}
 		if a.Parse == "" {
 			a.Parse = p.Parse
