@@ -4,13 +4,11 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -141,32 +139,15 @@ func (tm *team) waitReceived(name, want string) string {
 type console struct {
 	t    *testing.T
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *testbin.Buffer
 	done chan struct{}
 	err  error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func (tm *team) start(extra ...string) *console {
 	tm.t.Helper()
 	args := append([]string{"run", "--headless", "--config", tm.config, "--state", tm.state, "--grace", "3s"}, extra...)
-	c := &console{t: tm.t, cmd: exec.Command(bin.teamlead, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	c := &console{t: tm.t, cmd: exec.Command(bin.teamlead, args...), out: &testbin.Buffer{}, done: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	c.cmd.Env = append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=")
 	if err := c.cmd.Start(); err != nil {

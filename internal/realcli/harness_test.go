@@ -3,7 +3,6 @@
 package realcli
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -102,24 +100,6 @@ func token() string {
 	return hex.EncodeToString(b)
 }
 
-// syncBuffer collects the console's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // The agents of every test team.
 const (
 	dev  = "dev"  // the real CLI
@@ -141,7 +121,7 @@ type rig struct {
 	start         time.Time
 
 	console *exec.Cmd
-	out     *syncBuffer
+	out     *testbin.Buffer
 	done    chan struct{}
 	err     error
 }
@@ -409,7 +389,7 @@ func (r *rig) env() []string {
 func (r *rig) startConsole() {
 	t := r.t
 	r.console = exec.Command(bin.teamlead, "run", "--headless", "--config", r.config, "--state", r.state, "--grace", "3s")
-	r.out = &syncBuffer{}
+	r.out = &testbin.Buffer{}
 	r.done = make(chan struct{})
 	r.console.Stdout, r.console.Stderr = r.out, r.out
 	r.console.Env = r.env()
