@@ -464,6 +464,21 @@ func (m *Machine) All() []Consultation {
 	return out
 }
 
+// ForQuery lists the consultations opened for the query file at path,
+// oldest first.
+func (m *Machine) ForQuery(path string) []Consultation {
+	var out []Consultation
+	for _, c := range m.byID {
+		if c.Query == path {
+			out = append(out, *c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Created.Before(out[j].Created) || out[i].Created.Equal(out[j].Created) && idLess(out[i].ID, out[j].ID)
+	})
+	return out
+}
+
 // Lineage lists id and the consultations it superseded, newest first.
 func (m *Machine) Lineage(id string) []Consultation {
 	var out []Consultation

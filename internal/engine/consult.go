@@ -76,30 +76,27 @@ func isConsultID(id string) bool { return strings.HasPrefix(id, "c-") }
 // (approve, concerns, reject, or acknowledge the concerns raised), the rest
 // is the reasons or conditions.
 func (e *Engine) ConsultVerdict(id, text string) error {
-	var query bool
-	_ = e.do(func(time.Time) (lead.Output, error) {
-		query = e.lead.IsQuery(id)
-		return lead.Output{}, nil
+	return e.do(func(now time.Time) (lead.Output, error) {
+		if e.lead.IsQuery(id) { // a query file's question: the text is the answer
+			return e.lead.HumanAnswer(id, text, now)
+		}
+		word, body, _ := strings.Cut(strings.TrimSpace(text), " ")
+		body = strings.TrimSpace(body)
+		var v consult.Status
+		switch strings.ToLower(strings.Trim(word, ".,:;!")) {
+		case "approve", "approved", "yes", "ok":
+			v = consult.Approved
+		case "concerns", "concerns-raised", "concern":
+			v = consult.ConcernsRaised
+		case "reject", "rejected", "no":
+			v = consult.Rejected
+		case "acknowledge", "acknowledged", "ack":
+			return e.lead.Acknowledge(id, now)
+		default:
+			return lead.Output{}, fmt.Errorf("%w: start the answer to %s with approve, concerns, reject or acknowledge, then the reasons", ErrBadVerdictText, id)
+		}
+		return e.lead.HumanVerdict(id, v, body, now)
 	})
-	if query { // a query file's question: the text is the answer
-		return e.do(func(now time.Time) (lead.Output, error) { return e.lead.HumanAnswer(id, text, now) })
-	}
-	word, body, _ := strings.Cut(strings.TrimSpace(text), " ")
-	body = strings.TrimSpace(body)
-	var v consult.Status
-	switch strings.ToLower(strings.Trim(word, ".,:;!")) {
-	case "approve", "approved", "yes", "ok":
-		v = consult.Approved
-	case "concerns", "concerns-raised", "concern":
-		v = consult.ConcernsRaised
-	case "reject", "rejected", "no":
-		v = consult.Rejected
-	case "acknowledge", "acknowledged", "ack":
-		return e.Acknowledge(id)
-	default:
-		return fmt.Errorf("%w: start the answer to %s with approve, concerns, reject or acknowledge, then the reasons", ErrBadVerdictText, id)
-	}
-	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.HumanVerdict(id, v, body, now) })
 }
 
 // ErrBadVerdictText is returned for a human verdict that does not say what it is.

@@ -3,7 +3,6 @@ package lead
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -58,7 +57,7 @@ func (l *Lead) Query(f QueryFile, now time.Time) Output {
 		return out
 	}
 	q := f.Query
-	if len(l.queryConsults(f.Path)) > 0 {
+	if len(l.consults.ForQuery(f.Path)) > 0 {
 		if q.Status == spc.StatusResolved {
 			l.queryResolved(&out, f, now)
 		}
@@ -152,18 +151,6 @@ func (l *Lead) queryResolved(out *Output, f QueryFile, now time.Time) {
 		MsgID: f.Query.ID, Body: "resolved", Fields: map[string]string{"file": f.Path, "status": string(spc.StatusResolved)}})
 }
 
-// queryConsults lists the consultations opened for the query file at path.
-func (l *Lead) queryConsults(path string) []consult.Consultation {
-	var out []consult.Consultation
-	for _, c := range l.consults.All() {
-		if c.Query == path {
-			out = append(out, c)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
-	return out
-}
-
 // answerQuery takes the answer to a query-born consultation: the asker gets
 // it as an envelope, and the response file is written once every
 // consultation of the query has its answer.
@@ -181,7 +168,7 @@ func (l *Lead) answerQuery(out *Output, by string, c *consult.Consultation, env 
 	}
 	l.deliver(out, c.Requester, DeliverRelay, c.ID, &a, now)
 	l.closeItem(out, c.ID, by, "answered", now)
-	all := l.queryConsults(c.Query)
+	all := l.consults.ForQuery(c.Query)
 	var answers, from, recs []string
 	for _, o := range all {
 		if o.Status != consult.Answered {
