@@ -355,18 +355,16 @@ func (m Model) notify(r store.Record) tea.Cmd {
 func (m *Model) refreshAgents() {
 	now := m.opts.Now()
 	pending := map[string]int{}
+	asksPermission := map[string]bool{}
 	for _, it := range m.queue.Items() {
 		pending[it.From]++
+		asksPermission[it.From] = asksPermission[it.From] || it.IsPermission()
 	}
 	var rows []agentlist.Row
 	for _, a := range m.con.Agents() {
 		state := a.State
-		waitsForYou := false
-		for _, it := range m.queue.Items() {
-			waitsForYou = waitsForYou || it.From == a.Name && it.IsPermission()
-		}
 		switch {
-		case state == "running" && (waitsForYou || a.Hook == "waiting"):
+		case state == "running" && (asksPermission[a.Name] || a.Hook == "waiting"):
 			state = "waiting" // at a permission dialog or another prompt for the human
 		case state == "running" && a.Blocked:
 			state = "blocked" // waiting on a question it asked as blocking
