@@ -156,29 +156,47 @@ func splitResult(s string) (cmd, res string) {
 		}
 		off = i + 2
 	}
-	for k, f := range strings.Fields(s) {
-		if k > 0 && resultToken(f) {
-			take(strings.Index(s, " "+f), 0)
+	fields := fieldSpans(s)
+	for k, f := range fields {
+		if k > 0 && resultToken(s[f[0]:f[1]]) {
+			take(f[0], 0)
 			break
 		}
 	}
 	if cut > 0 {
 		return trimCommand(s[:cut]), s[after:]
 	}
-	if f := strings.Fields(s); len(f) > 1 {
-		for k := 1; k < len(f); k++ {
-			w := strings.ToLower(strings.Trim(f[k], ".,;:!()[]*_"))
-			if resultWords[w] && w != "not" && w != "did" && w != "env" && w != "exit" && w != "could" {
-				i := strings.Index(s, " "+f[k])
-				return trimCommand(s[:i]), s[i:]
-			}
-			if strings.ContainsAny(f[k], "❌✅✗✘✔✓🔴🟢") {
-				i := strings.Index(s, " "+f[k])
-				return trimCommand(s[:i]), s[i:]
-			}
+	for _, f := range fields[min(1, len(fields)):] {
+		word := s[f[0]:f[1]]
+		w := strings.ToLower(strings.Trim(word, ".,;:!()[]*_"))
+		if resultWords[w] && w != "not" && w != "did" && w != "env" && w != "exit" && w != "could" ||
+			strings.ContainsAny(word, "❌✅✗✘✔✓🔴🟢") {
+			return trimCommand(s[:f[0]]), s[f[0]:]
 		}
 	}
 	return trimCommand(s), ""
+}
+
+// fieldSpans gives the [start, end) byte offsets of s's fields, split at
+// white space as strings.Fields splits them (tabs and form feeds too, so a
+// field is never looked up again as " "+field).
+func fieldSpans(s string) [][2]int {
+	var spans [][2]int
+	start := -1
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				spans = append(spans, [2]int{start, i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		spans = append(spans, [2]int{start, len(s)})
+	}
+	return spans
 }
 
 // trailingGroup is the index of a trailing (…) or […] group, or -1.
