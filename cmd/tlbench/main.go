@@ -7,7 +7,8 @@
 // store (plus the compliance export's speed), in one run, and prints every
 // figure as a ratio to its baseline. It exits nonzero only when something
 // is broken (messages lost, counts that differ), not when a target is
-// missed on a noisy machine. -only audit runs the audit figures alone.
+// missed on a noisy machine. -only audit runs the audit figures alone,
+// -only throughput the parser, ingest and tmux figures.
 package main
 
 import (
@@ -46,7 +47,7 @@ func main() {
 	flag.IntVar(&o.AuditRecords, "audit-records", 1000000, "audit records in the store of the audit query figures (0 skips them)")
 	flag.IntVar(&o.AuditConsults, "audit-consults", 200000, "consultations in that store")
 	flag.IntVar(&o.AuditExport, "audit-export", 100000, "consultations written by the export figures")
-	flag.StringVar(&o.Only, "only", "", "run only this part: audit")
+	flag.StringVar(&o.Only, "only", "", "run only this part: throughput or audit")
 	flag.Parse()
 	if _, err := os.Stat(o.Teamlead); o.Teamlead != "" && o.Only == "" && err != nil {
 		fmt.Fprintf(os.Stderr, "tlbench: %s: %v; build it first (make bench does), or pass -teamlead \"\"\n", o.Teamlead, err)

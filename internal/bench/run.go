@@ -65,7 +65,8 @@ type Options struct {
 	// figures (0 records skips them); AuditExport is how many
 	// consultations the export figures write.
 	AuditRecords, AuditConsults, AuditExport int
-	// Only runs one part: "" (all) or "audit".
+	// Only runs one part: "" (all), "throughput" (the parser, the ingest
+	// path, the bare PTY and tmux) or "audit".
 	Only string
 }
 
@@ -90,6 +91,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	if o.Agents < 2 || o.Rate < 1 || count < o.Rounds || o.LogMB < 1 {
 		return nil, errors.New("need -agents >= 2, -rate >= 1, a -duration of at least one message per round, -log-mb >= 1")
 	}
+	if o.Only != "" && o.Only != "throughput" && o.Only != "audit" {
+		return nil, fmt.Errorf("-only %q: want throughput or audit", o.Only)
+	}
 	if o.FrameAgents > 0 && (o.Frames < 3 || o.AgentKBps < 1) {
 		return nil, errors.New("need -frames >= 3 and -agent-kbps >= 1 (or -frame-agents 0)")
 	}
@@ -106,6 +110,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	fmt.Fprintf(progress, "tlbench: parser, bare PTY, ingest and tmux on a %d MiB log...\n", o.LogMB)
 	if rep.Throughput, err = MeasureThroughput(o.Exe, dir, o.LogMB<<20, o.Seed, 5, 3); err != nil {
 		return nil, err
+	}
+	if o.Only == "throughput" {
+		return rep, nil
 	}
 	// The relay runs are interleaved in rounds (bare, engine, engine with
 	// fsync, then again), so that a change in the machine's load over the
