@@ -399,61 +399,63 @@ func (t *Terminal) sgr(ps ansi.Params) {
 		return
 	}
 	s := &t.pen
+	// A switch on constants compiles to a jump table, not a chain of
+	// comparisons: SGR is the most frequent sequence.
 	for i := 0; i < len(ps); i++ {
 		p := param(ps, i, 0)
 		more := ps[i].HasMore()
-		switch {
-		case p == 0:
+		switch p {
+		case 0:
 			*s = Style{}
-		case p == 1:
+		case 1:
 			s.Attrs |= Bold
-		case p == 2:
+		case 2:
 			s.Attrs |= Faint
-		case p == 3:
+		case 3:
 			s.Attrs |= Italic
-		case p == 4:
+		case 4:
 			if more && param(ps, i+1, 1) == 0 {
 				s.Attrs &^= Underline // 4:0
 			} else {
 				s.Attrs |= Underline
 			}
-		case p == 5 || p == 6:
+		case 5, 6:
 			s.Attrs |= Blink
-		case p == 7:
+		case 7:
 			s.Attrs |= Reverse
-		case p == 8:
+		case 8:
 			s.Attrs |= Hidden
-		case p == 9:
+		case 9:
 			s.Attrs |= Strike
-		case p == 21:
+		case 21:
 			s.Attrs |= Underline
-		case p == 22:
+		case 22:
 			s.Attrs &^= Bold | Faint
-		case p == 23:
+		case 23:
 			s.Attrs &^= Italic
-		case p == 24:
+		case 24:
 			s.Attrs &^= Underline
-		case p == 25:
+		case 25:
 			s.Attrs &^= Blink
-		case p == 27:
+		case 27:
 			s.Attrs &^= Reverse
-		case p == 28:
+		case 28:
 			s.Attrs &^= Hidden
-		case p == 29:
+		case 29:
 			s.Attrs &^= Strike
-		case p >= 30 && p <= 37:
+		case 30, 31, 32, 33, 34, 35, 36, 37:
 			s.FG = IndexedColor(uint8(p - 30))
-		case p == 39:
+		case 39:
 			s.FG = 0
-		case p >= 40 && p <= 47:
+		case 40, 41, 42, 43, 44, 45, 46, 47:
 			s.BG = IndexedColor(uint8(p - 40))
-		case p == 49:
+		case 49:
 			s.BG = 0
-		case p >= 90 && p <= 97:
+		case 90, 91, 92, 93, 94, 95, 96, 97:
 			s.FG = IndexedColor(uint8(p - 90 + 8))
-		case p >= 100 && p <= 107:
+		case 100, 101, 102, 103, 104, 105, 106, 107:
 			s.BG = IndexedColor(uint8(p - 100 + 8))
-		case p == 38 || p == 48 || p == 58:
+		case 38, 48, 58:
 			c, next, ok := extColor(ps, i)
 			if ok {
 				switch p {

@@ -78,6 +78,10 @@ func (t *Terminal) feed(p []byte) {
 				i++
 				continue
 			}
+			if k := t.printUTF8(p[i:]); k > 0 {
+				i += k
+				continue
+			}
 			n := utf8Len(b)
 			if n == 0 {
 				t.printRune(utf8.RuneError)
@@ -174,35 +178,36 @@ func (t *Terminal) fastCSI(p []byte) int {
 		cmd = int(c) << parser.PrefixShift
 		i++
 	}
+	// The parameter being read is kept in v and stored at its end: a
+	// store to the array per digit cost a fifth of the function.
 	params := &t.params
-	params[0] = parser.MissingParam
 	n := 0
+	v := ansi.Param(parser.MissingParam)
 	for ; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c >= '0' && c <= '9':
-			if n >= len(params) {
-				continue
+			if v == parser.MissingParam {
+				v = 0
 			}
-			if params[n] == parser.MissingParam {
-				params[n] = 0
-			}
-			params[n] = params[n]*10 + ansi.Param(c-'0')
+			v = v*10 + ansi.Param(c-'0')
 			continue
 		case c == ';' || c == ':':
 			if n >= len(params) {
 				continue
 			}
 			if c == ':' {
-				params[n] |= parser.HasMoreFlag
+				v |= parser.HasMoreFlag
 			}
+			params[n] = v
+			v = parser.MissingParam
 			n++
-			if n < len(params) {
-				params[n] = parser.MissingParam
-			}
 			continue
 		case c >= 0x40 && c <= 0x7e:
-			if n > 0 && n < len(params)-1 || n == 0 && params[0] != parser.MissingParam {
+			if n < len(params) {
+				params[n] = v
+			}
+			if n > 0 && n < len(params)-1 || n == 0 && v != parser.MissingParam {
 				n++
 			}
 			if c == 'm' && cmd == 0 {

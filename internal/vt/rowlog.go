@@ -79,13 +79,20 @@ func (t *Terminal) logRun(l *rowLog, x int, sid uint32) bool {
 		return false
 	}
 	if sid != l.sid {
-		s := &t.pen
-		var buf [4 * binary.MaxVarintLen64]byte
+		if t.runPen != t.pen || t.runPenN == 0 {
+			// The pen's part of a run, kept while the pen is the same: a
+			// coloured word in a line is often the colour of the last.
+			s := &t.pen
+			n := binary.PutUvarint(t.runPenEnc[:], uint64(s.FG))
+			n += binary.PutUvarint(t.runPenEnc[n:], uint64(s.BG))
+			n += binary.PutUvarint(t.runPenEnc[n:], uint64(s.Attrs))
+			t.runPen, t.runPenN = *s, n
+		}
+		var buf [binary.MaxVarintLen64]byte
 		n := binary.PutUvarint(buf[:], uint64(x))
-		n += binary.PutUvarint(buf[n:], uint64(s.FG))
-		n += binary.PutUvarint(buf[n:], uint64(s.BG))
-		n += binary.PutUvarint(buf[n:], uint64(s.Attrs))
-		copyShort(extend(&l.runs, n), buf[:n])
+		b := extend(&l.runs, n+t.runPenN)
+		copyShort(b, buf[:n])
+		copyShort(b[n:], t.runPenEnc[:t.runPenN])
 		l.nruns++
 		l.sid = sid
 	}
@@ -112,6 +119,17 @@ func (t *Terminal) logRune(x int, sid uint32, r rune, w int) {
 	}
 	n := utf8.EncodeRune(extend(&l.txt, utf8.UTFMax), r)
 	l.txt = l.txt[:len(l.txt)-utf8.UTFMax+n]
+	l.end += int32(w)
+}
+
+// logBytes records a character of width w, encoded as b, written in style
+// sid at column x of the cursor row.
+func (t *Terminal) logBytes(x int, sid uint32, b []byte, w int) {
+	l := &t.cur.logs[t.y]
+	if !l.continues(x, sid) && !t.logRun(l, x, sid) {
+		return
+	}
+	copyShort(extend(&l.txt, len(b)), b)
 	l.end += int32(w)
 }
 

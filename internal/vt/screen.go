@@ -216,6 +216,65 @@ func (t *Terminal) printASCII(b []byte) {
 	}
 }
 
+// printUTF8 writes the run of whole, valid UTF-8 characters of width 1
+// or 2 at the start of p (the fast path for non-ASCII text: box drawing,
+// bullets, CJK) and returns the bytes used. It stops before anything
+// printRune must look at more closely (combining marks and other zero
+// width runes, invalid or cut sequences, U+FFFD, ASCII) and does nothing
+// in insert mode or after a zero-width joiner. Each character is written
+// as put writes it, but its bytes go to the row's log as they came, not
+// encoded again. FuzzTerminal and TestFastPathsMatchSlowPath check it
+// against printRune, which text fed byte by byte goes through.
+func (t *Terminal) printUTF8(p []byte) int {
+	if t.m.insert || t.zwj {
+		return 0
+	}
+	i := 0
+	for i < len(p) {
+		n := utf8Len(p[i])
+		if n == 0 || i+n > len(p) || !continuations(p[i+1:i+n]) {
+			break
+		}
+		r := decodeRune(p[i : i+n])
+		if r == utf8.RuneError {
+			break
+		}
+		w := runeWidth(r)
+		if w == 0 {
+			break
+		}
+		if t.wrapNext {
+			t.wrapLine()
+		}
+		x := t.x
+		if w == 2 && x == t.cols-1 {
+			t.put(r, w) // wraps or drops it
+			i += n
+			continue
+		}
+		row := t.cur.lines[t.y]
+		t.clearWide(row, x)
+		sid := t.penID()
+		if w == 2 {
+			t.clearWide(row, x+1)
+			row[x+1] = mkcell(0, sid, 0)
+		}
+		row[x] = mkcell(r, sid, w)
+		t.logBytes(x, sid, p[i:i+n], w)
+		t.lastRune = r
+		i += n
+		if x+w < t.cols {
+			t.x = x + w
+			continue
+		}
+		t.x = t.cols - 1
+		if t.m.autowrap {
+			t.wrapNext = true
+		}
+	}
+	return i
+}
+
 // wrapLine performs the deferred wrap: the row is marked as soft-wrapped
 // and the cursor goes to the start of the next line, scrolling if needed.
 func (t *Terminal) wrapLine() {
@@ -396,7 +455,7 @@ func (t *Terminal) scrollUp(top, bottom, n int, save bool) {
 	}
 	sid := t.eraseID()
 	for y := bottom - n + 1; y <= bottom; y++ {
-		fillBlank(s.lines[y], sid)
+		t.fillRow(s.lines[y], sid)
 		s.wrapped[y] = false
 		s.blanked(y, sid)
 	}

@@ -26,13 +26,19 @@ func (r *ring) push(l sbLine) {
 			}
 			r.lines = append(r.lines, l)
 		} else {
-			r.lines[(r.start+r.n)%r.max] = l
+			i := r.start + r.n // no division: a line is pushed per line scrolled
+			if i >= r.max {
+				i -= r.max
+			}
+			r.lines[i] = l
 		}
 		r.n++
 		return
 	}
 	r.lines[r.start] = l
-	r.start = (r.start + 1) % r.max
+	if r.start++; r.start == r.max {
+		r.start = 0
+	}
 }
 
 // grow doubles the room for lines, up to max: append's growth would leave

@@ -19,6 +19,7 @@
 package vt
 
 import (
+	"encoding/binary"
 	"io"
 	"strings"
 	"sync"
@@ -160,6 +161,10 @@ type Terminal struct {
 	sbRuns      []byte // scratch buffers for pushScrollback
 	sbText      []byte
 	sbSegs      []byte
+	runPen      Style                           // the pen whose run encoding runPenEnc holds
+	runPenEnc   [3 * binary.MaxVarintLen64]byte // (see logRun)
+	runPenN     int
+	blank       []cell // a row of default blanks to copy (see fillRow)
 
 	p        *ansi.Parser
 	params   [parser.MaxParamsSize]ansi.Param // fastCSI's parameters
@@ -256,6 +261,19 @@ func blankRow(cols int, sid uint32) []cell {
 	r := make([]cell, cols)
 	fillBlank(r, sid)
 	return r
+}
+
+// fillRow fills r with blanks of style sid, copying default blanks from
+// t.blank: one memmove for the row each line scrolled brings in.
+func (t *Terminal) fillRow(r []cell, sid uint32) {
+	if sid != 0 {
+		fillBlank(r, sid)
+		return
+	}
+	if len(t.blank) < len(r) {
+		t.blank = blankRow(len(r), 0)
+	}
+	copy(r, t.blank)
 }
 
 func fillBlank(r []cell, sid uint32) {
