@@ -91,6 +91,10 @@ type Preset struct {
 	// Parse is "stream" or "screen": how the engine reads this agent's
 	// output (informational here).
 	Parse string
+	// SubmitRetries is how many times the submit key is pressed again
+	// while Spec.SubmitCheck says the text still waits in the program's
+	// input box; 0 checks nothing.
+	SubmitRetries int
 }
 
 // Spec describes one agent process and how to supervise it.
@@ -127,6 +131,14 @@ type Spec struct {
 	// StableAfter is how long a process must run for the restart delay to
 	// go back to Backoff; default 30s.
 	StableAfter time.Duration
+	// SubmitCheck, with Preset.SubmitRetries > 0, is asked once the program
+	// has read a message and its submit key whether the text still waits
+	// in its input box (the key was lost, or taken as a newline); it
+	// returns once the program's screen has settled. See submit.go.
+	SubmitCheck func(text string) (pending bool)
+	// OnResubmit, when set, hears about a message whose submit key was
+	// pressed again: how many times, and whether the text was then taken.
+	OnResubmit func(text string, presses int, taken bool)
 }
 
 // State is the lifecycle state of an agent.

@@ -145,7 +145,9 @@ func (a *Agent) endConfirm(p *proc) {
 	a.mu.Lock()
 	requeue := make([]*message, 0, len(left)+len(a.queue))
 	for _, s := range left {
-		requeue = append(requeue, s.m)
+		if !s.m.resubmit {
+			requeue = append(requeue, s.m)
+		}
 	}
 	a.queue = append(requeue, a.queue...)
 	a.mu.Unlock()

@@ -17,6 +17,9 @@ const (
 type message struct {
 	text string
 	done func(error)
+	// resubmit marks a submit key pressed again by checkSubmit: tracked
+	// until read, never typed again into a next process.
+	resubmit bool
 }
 
 // Type enqueues text to be typed into the agent as one message and returns
@@ -61,6 +64,7 @@ func (a *Agent) writer() {
 			return
 		}
 		for {
+			read := a.watchRead(m)
 			p, err := a.deliver(m)
 			if err != nil {
 				m.done(err)
@@ -68,6 +72,7 @@ func (a *Agent) writer() {
 			}
 			// done is called once the program has read the message.
 			if p.confirm.add(m, p.written.Load()) {
+				a.checkSubmit(p, m.text, read)
 				break
 			}
 			// The process ended before the message could be tracked:

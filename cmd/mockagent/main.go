@@ -6,14 +6,18 @@
 //
 // Usage (flags before SCRIPT_FILE):
 //
-//	mockagent [--record FILE] [--raw] [--bracketed-paste] [--name NAME] SCRIPT_FILE
+//	mockagent [--record FILE] [--raw] [--bracketed-paste] [--input-box [--newline-after-paste DUR]] [--name NAME] SCRIPT_FILE
 //	mockagent [flags] -e 'script text'
 //
 // --record appends every byte read from the terminal to FILE, raw, as
 // received. --raw turns off echo and line editing (output still turns "\n"
 // into CRLF). --bracketed-paste prints ESC[?2004h at start and ESC[?2004l at
 // exit, and implies --raw. The default is cooked mode: the terminal echoes
-// what is typed. --name sets what {name} stands for (default "mockagent").
+// what is typed. --input-box (implies --bracketed-paste) draws what is typed
+// and not yet submitted on a "> " row with the cursor after it, as
+// full-screen CLIs do, keeps pasted newlines in the text, and with
+// --newline-after-paste DUR takes an Enter within DUR of a paste's end as a
+// newline (as Gemini CLI does), so the text waits for the next Enter. --name sets what {name} stands for (default "mockagent").
 //
 // The script has one command per line; blank lines and lines starting with
 // '#' are skipped. TEXT and values decode \n \r \t \e (ESC) \\ \" and \xHH,
@@ -86,6 +90,8 @@ func realMain(args []string) int {
 	record := fs.String("record", "", "append every byte read from stdin to `FILE`, raw")
 	raw := fs.Bool("raw", false, "put the terminal in raw mode (no echo, no line editing; output still turns \\n into CRLF)")
 	bracketed := fs.Bool("bracketed-paste", false, "enable bracketed paste (ESC[?2004h) at start, disable at exit; implies --raw")
+	box := fs.Bool("input-box", false, "draw what is typed and not yet submitted on a \"> \" row, cursor after it, as full-screen CLIs do; a pasted newline stays in the text; implies --bracketed-paste")
+	afterPaste := fs.Duration("newline-after-paste", 0, "with --input-box, take an Enter within `DUR` of a paste's end as a newline (as Gemini CLI does), so the text waits for the next Enter")
 	name := fs.String("name", "mockagent", "`NAME` substituted for {name} in the script")
 	expr := fs.String("e", "", "script `text` (instead of SCRIPT_FILE)")
 	args, systemPrompt := cutSystemPrompt(args)
@@ -143,6 +149,7 @@ func realMain(args []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM)
 
+	*bracketed = *bracketed || *box
 	var restore func()
 	if *raw || *bracketed {
 		r, err := term.MakeRaw(int(os.Stdin.Fd()))
@@ -173,6 +180,9 @@ func realMain(args []string) int {
 	}()
 
 	in := newInputLines()
+	if *box {
+		in.box = &inputBox{out: os.Stdout, afterPaste: *afterPaste}
+	}
 	go func() {
 		buf := make([]byte, 4096)
 		for {
@@ -190,8 +200,12 @@ func realMain(args []string) int {
 		}
 	}()
 
+	var out io.Writer = os.Stdout
+	if in.box != nil {
+		out = in.box
+	}
 	r := &runner{
-		out:        os.Stdout,
+		out:        out,
 		in:         in,
 		name:       *name,
 		size:       func() (int, int, error) { return term.Size(int(os.Stdout.Fd())) },

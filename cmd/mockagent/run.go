@@ -235,6 +235,7 @@ type inputLines struct {
 	keys    []byte // every byte typed, for expectkey
 	lastCR  bool
 	sig     chan struct{} // capacity 1
+	box     *inputBox     // --input-box: nil when off
 }
 
 func newInputLines() *inputLines { return &inputLines{sig: make(chan struct{}, 1)} }
@@ -243,20 +244,34 @@ func newInputLines() *inputLines { return &inputLines{sig: make(chan struct{}, 1
 func (in *inputLines) feed(b []byte) {
 	in.mu.Lock()
 	pushed := false
+	var submitted []string
 	for _, c := range b {
 		if c == '\n' && in.lastCR {
 			in.lastCR = false
 			continue
 		}
 		in.lastCR = false
+		if (c == '\r' || c == '\n') && in.box != nil && in.box.newline() {
+			in.partial = append(in.partial, '\n')
+			in.lastCR = c == '\r'
+			continue
+		}
 		if c == '\r' || c == '\n' {
-			in.lines = append(in.lines, agents.Sanitize(string(in.partial)))
+			line := agents.Sanitize(string(in.partial))
+			in.lines = append(in.lines, line)
+			submitted = append(submitted, line)
 			in.partial = in.partial[:0]
 			in.lastCR = c == '\r'
 			pushed = true
 			continue
 		}
 		in.partial = append(in.partial, c)
+		if in.box != nil {
+			in.box.typed(in.partial)
+		}
+	}
+	if in.box != nil && len(b) > 0 {
+		in.box.update(submitted, in.partial)
 	}
 	in.keys = append(in.keys, b...)
 	if len(in.keys) > maxKeys {

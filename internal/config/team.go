@@ -124,6 +124,8 @@ type Preset struct {
 	SubmitDelay time.Duration `yaml:"submit_delay"`
 	// LineDelay is the pause between lines typed line by line.
 	LineDelay time.Duration `yaml:"line_delay"`
+	// SubmitRetries is how many times the submit key is pressed again while typed text still waits in the CLI's input box (read off its screen at the cursor); 0 checks nothing.
+	SubmitRetries int `yaml:"submit_retries"`
 	// Paste is auto (bracketed paste when the agent enabled it), always or never.
 	Paste string `yaml:"paste"`
 	// ReadyTimeout is how long typing into a new process waits for its first output.
@@ -141,6 +143,10 @@ type Preset struct {
 	// Primer is how to hand the agent the protocol primer.
 	Primer *PresetPrimer `yaml:"primer"`
 }
+
+// maxSubmitRetries bounds Preset.SubmitRetries: a CLI that keeps the text
+// after a few presses will not take it on the next one either.
+const maxSubmitRetries = 5
 
 // PresetPrimer is how an agent CLI takes the protocol primer: a
 // command-line flag, an instructions file in its working directory, or
@@ -190,6 +196,10 @@ func parseTeam(path, abs string, data []byte) (*Team, error) {
 		return nil, err
 	}
 	for name, p := range t.Presets {
+		if p.SubmitRetries < 0 || p.SubmitRetries > maxSubmitRetries {
+			return nil, &FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_retries"),
+				Field: "presets." + name + ".submit_retries", Msg: fmt.Sprintf("keep between 0 (no check) and %d", maxSubmitRetries)}
+		}
 		presets[name] = mergePreset(presets["plain"], p)
 	}
 	if err := t.validate(path, root, presets); err != nil {

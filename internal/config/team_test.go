@@ -77,6 +77,7 @@ func TestLoadTeamErrors(t *testing.T) {
 		{"duplicate key", "agents:\n  - name: dev\n    name: dev2\n    command: [x]\n", `team.yaml:3: agents[0].name: given twice (first on line 2)`},
 		{"empty", "", `team.yaml:1: (file): the file is empty`},
 		{"bad preset key", "presets:\n  mine:\n    submt: x\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submt: unknown field`},
+		{"submit retries out of range", "presets:\n  mine:\n    submit_retries: 9\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submit_retries: keep between 0 (no check) and 5`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

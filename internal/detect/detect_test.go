@@ -225,6 +225,11 @@ func TestEveryFixtureIsTested(t *testing.T) {
 	for _, f := range allFixtures() {
 		known[f.name] = true
 	}
+	for _, c := range inputCaptures(t) {
+		for _, st := range c.Steps {
+			known[filepath.Base(c.base)+"-"+st.Name] = true
+		}
+	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".screen.txt")
 		if !known[name] {

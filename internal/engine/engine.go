@@ -196,7 +196,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.writePrimerFile(a)
 		s := newSink(e, a)
 		e.sinks[a.Name] = s
-		e.agents[a.Name] = agents.Start(e.spec(a), s)
+		e.agents[a.Name] = agents.Start(e.spec(a, s), s)
 		if s.watches() {
 			go s.scanLoop()
 		}
@@ -226,7 +226,7 @@ func (e *Engine) Err() error {
 	return e.err
 }
 
-func (e *Engine) spec(a config.Agent) agents.Spec {
+func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 	p := e.opts.Team.Resolved[a.Name]
 	env := map[string]string{"TEAMLEAD_AGENT": a.Name}
 	if e.opts.Socket != "" {
@@ -241,7 +241,12 @@ func (e *Engine) spec(a config.Agent) agents.Spec {
 		Cols: uint16(a.Cols), Rows: uint16(a.Rows),
 		Restart: agents.RestartPolicy(a.Restart), Grace: e.opts.Grace, Backoff: e.opts.Backoff,
 		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
-			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse},
+			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
+			SubmitRetries: p.SubmitRetries},
+		SubmitCheck: s.submitPending,
+		OnResubmit: func(text string, presses int, taken bool) {
+			e.resubmitted(a.Name, text, presses, taken)
+		},
 	}
 }
 

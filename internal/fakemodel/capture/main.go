@@ -154,7 +154,7 @@ func main() {
 		chunk  = flag.Int("chunk", 16, "most bytes of text in one streamed delta")
 		verbos = flag.Bool("v", false, "print the screen at each step")
 		tag    = flag.String("tag", "", "a word put in the fixture names after the version, for a variant run (with -env)")
-		set    = flag.String("set", "route", "which scenarios: route (envelopes in replies, for the parsers) or dialog (permission dialogs, idle and busy screens, for the detectors)")
+		set    = flag.String("set", "route", "which scenarios: route (envelopes in replies, for the parsers), dialog (permission dialogs, idle and busy screens, for the detectors) or input (typed text waiting in the input box and submitted, for the submit check)")
 		appr   = flag.String("approve", "", "the key that approves the permission dialog (default: what the preset's detector in configs/presets.yaml reads off it)")
 		deny   = flag.String("deny", "", "the key that denies the permission dialog (default: what the preset's detector reads off it)")
 		extra  envList
@@ -190,7 +190,7 @@ func main() {
 	}
 	outSet := false
 	flag.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
-	if *set == "dialog" && !outSet {
+	if (*set == "dialog" || *set == "input") && !outSet {
 		*out = "internal/detect/testdata"
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -198,6 +198,15 @@ func main() {
 	}
 	fmt.Printf("%s %s; work dir %s\n", c.name(), version, *work)
 	failed := false
+	if *set == "input" {
+		r := run{cli: c, bin: abs, version: version, cols: *cols, rows: *rows, out: *out,
+			tag: *tag, env: extra,
+			work: filepath.Join(*work, *tag+"input"), limit: *limit, quiet: *quiet, delay: *delay, chunk: *chunk, verbose: *verbos}
+		if err := r.captureInput(); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	if *set == "dialog" {
 		first := true
 		for _, ds := range dialogScenarios {

@@ -1,0 +1,83 @@
+package agents
+
+import "strings"
+
+// Text typed into a CLI can be read by it and still not be submitted: an
+// Enter right after a paste taken as a newline (Gemini CLI), or one dropped
+// while the CLI redraws. With Preset.SubmitRetries, once the program has
+// read a message the writer asks Spec.SubmitCheck whether the text still
+// waits in the input box (the engine reads the screen at the cursor) and,
+// while it does, presses the submit key again. The writer types the next
+// message only after that, so a retry never lands in someone else's text.
+
+// watchRead returns a channel closed when the program has read m (nil when
+// no submit check runs): m.done is wrapped to close it.
+func (a *Agent) watchRead(m *message) <-chan struct{} {
+	if a.spec.Preset.SubmitRetries <= 0 || a.spec.SubmitCheck == nil {
+		return nil
+	}
+	read := make(chan struct{})
+	done := m.done
+	m.done = func(err error) {
+		done(err)
+		if err == nil {
+			close(read)
+		}
+	}
+	return read
+}
+
+// checkSubmit waits until p has read the message (read, from watchRead),
+// then presses the submit key again while the text waits in the input box,
+// up to the preset's SubmitRetries times.
+func (a *Agent) checkSubmit(p *proc, raw string, read <-chan struct{}) {
+	text := strings.TrimRight(Sanitize(raw), "\n")
+	if read == nil || strings.TrimSpace(text) == "" || !a.waitFor(p, read) {
+		return
+	}
+	presses := 0
+	for a.spec.SubmitCheck(text) {
+		if presses == a.spec.Preset.SubmitRetries {
+			a.reportResubmit(text, presses, false)
+			return
+		}
+		if a.isHeld() || a.write(p, a.spec.Preset.Submit) != nil {
+			// A dialog came up (its keys are the human's), or the process
+			// is going: leave the text where it is.
+			return
+		}
+		presses++
+		keyRead := make(chan struct{})
+		if !p.confirm.add(&message{resubmit: true, done: func(error) { close(keyRead) }}, p.written.Load()) || !a.waitFor(p, keyRead) {
+			return
+		}
+	}
+	if presses > 0 {
+		a.reportResubmit(text, presses, true)
+	}
+}
+
+// waitFor waits until ch is closed; false if p exits or the agent stops
+// first.
+func (a *Agent) waitFor(p *proc, ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	case <-p.exited:
+		return false
+	case <-a.stopCh:
+		return false
+	}
+}
+
+func (a *Agent) isHeld() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.held
+}
+
+func (a *Agent) reportResubmit(text string, presses int, taken bool) {
+	if a.spec.OnResubmit != nil {
+		a.spec.OnResubmit(text, presses, taken)
+	}
+}

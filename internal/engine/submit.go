@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/teamlead/teamlead/internal/detect"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+const (
+	// submitQuiet is how long an agent's screen must stay unchanged, after
+	// it read a submit key, before its input box is read: time for a CLI
+	// to redraw.
+	submitQuiet = 300 * time.Millisecond
+	// submitSettleMax bounds that wait for a CLI that keeps drawing (a
+	// spinner while it works: then the text was taken anyway).
+	submitSettleMax = 1500 * time.Millisecond
+)
+
+// submitPending is the agent's Spec.SubmitCheck: once its screen has
+// settled, whether text still waits at the cursor in its input box.
+func (s *sink) submitPending(text string) bool {
+	start := time.Now()
+	for {
+		last := max(s.lastOutput.Load(), start.UnixNano())
+		wait := time.Duration(last + int64(submitQuiet) - time.Now().UnixNano())
+		if wait <= 0 || time.Since(start) >= submitSettleMax {
+			break
+		}
+		select {
+		case <-time.After(min(wait, submitSettleMax-time.Since(start))):
+		case <-s.e.quit:
+			return false
+		}
+	}
+	_, y, _ := s.term.Cursor()
+	return detect.Pending(detect.Rows(s.term.SnapshotTail(0)), y, text)
+}
+
+// resubmitted records that an agent's submit key was pressed again for a
+// message: "resubmit" when the text was then taken; "submit-stuck", told
+// to the human too, when it still waits in the agent's input box.
+func (e *Engine) resubmitted(agent, text string, presses int, taken bool) {
+	kind, reason := "resubmit", fmt.Sprintf("the text still waited in the input box; the submit key was pressed %d more time(s) and it was taken", presses)
+	if !taken {
+		kind, reason = "submit-stuck", fmt.Sprintf("the text still waits in the input box after the submit key was pressed %d more time(s)", presses)
+		if e.opts.OnError != nil {
+			e.opts.OnError(fmt.Errorf("agent %s: %s; focus its view and press Enter, or check its input", agent, reason))
+		}
+	}
+	_ = e.do(func(now time.Time) (lead.Output, error) {
+		return lead.Output{Records: []store.Record{{Time: now, Kind: kind, Subject: "agent." + agent + ".input", Agent: agent,
+			Body: text, Reason: reason, Fields: map[string]string{"presses": strconv.Itoa(presses)}}}}, nil
+	})
+}
