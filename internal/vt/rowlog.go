@@ -28,7 +28,12 @@ type rowLog struct {
 
 // reset makes l the valid log of a row of default blanks.
 func (l *rowLog) reset() {
-	*l = rowLog{valid: true, runs: l.runs[:0], txt: l.txt[:0]}
+	// Field by field: reslicing a slice in place stores no pointer, where
+	// assigning the whole struct would (with a write barrier while the
+	// collector runs), once per line scrolled.
+	l.valid, l.sid, l.end, l.nruns = true, 0, 0, 0
+	l.runs = l.runs[:0]
+	l.txt = l.txt[:0]
 }
 
 // resetLogs gives every row of s an empty log if sid, the style its rows
@@ -136,12 +141,18 @@ func (t *Terminal) logBytes(x int, sid uint32, b []byte, w int) {
 // copyShort is copy for slices that are mostly a few bytes long (a word
 // or two of text, a style run), where a loop beats calling memmove.
 func copyShort(dst, src []byte) {
-	if len(src) > 16 {
+	switch n := len(src); {
+	case n > 16:
 		copy(dst, src)
-		return
-	}
-	for i, c := range src {
-		dst[i] = c
+	case n >= 8:
+		// Two words that overlap in the middle.
+		_ = dst[n-1]
+		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+		binary.LittleEndian.PutUint64(dst[n-8:], binary.LittleEndian.Uint64(src[n-8:]))
+	default:
+		for i, c := range src {
+			dst[i] = c
+		}
 	}
 }
 

@@ -229,6 +229,13 @@ func (t *Terminal) printUTF8(p []byte) int {
 	if t.m.insert || t.zwj {
 		return 0
 	}
+	// The characters written side by side in one style are logged at once
+	// (a box's rule is one call): the batch is p[bs:i], from column bx
+	// (-1: none), bw columns wide, in style bsid. It is logged before
+	// anything that could touch the row's log (a wrap, put) and when the
+	// next character does not continue it.
+	bx, bs, bw := -1, 0, 0
+	var bsid uint32
 	i := 0
 	for i < len(p) {
 		n := utf8Len(p[i])
@@ -244,10 +251,18 @@ func (t *Terminal) printUTF8(p []byte) int {
 			break
 		}
 		if t.wrapNext {
+			if bx >= 0 {
+				t.logBytes(bx, bsid, p[bs:i], bw)
+				bx = -1
+			}
 			t.wrapLine()
 		}
 		x := t.x
 		if w == 2 && x == t.cols-1 {
+			if bx >= 0 {
+				t.logBytes(bx, bsid, p[bs:i], bw)
+				bx = -1
+			}
 			t.put(r, w) // wraps or drops it
 			i += n
 			continue
@@ -260,7 +275,14 @@ func (t *Terminal) printUTF8(p []byte) int {
 			row[x+1] = mkcell(0, sid, 0)
 		}
 		row[x] = mkcell(r, sid, w)
-		t.logBytes(x, sid, p[i:i+n], w)
+		if bx >= 0 && (sid != bsid || x != bx+bw) {
+			t.logBytes(bx, bsid, p[bs:i], bw)
+			bx = -1
+		}
+		if bx < 0 {
+			bx, bs, bw, bsid = x, i, 0, sid
+		}
+		bw += w
 		t.lastRune = r
 		i += n
 		if x+w < t.cols {
@@ -271,6 +293,9 @@ func (t *Terminal) printUTF8(p []byte) int {
 		if t.m.autowrap {
 			t.wrapNext = true
 		}
+	}
+	if bx >= 0 {
+		t.logBytes(bx, bsid, p[bs:i], bw)
 	}
 	return i
 }
@@ -494,6 +519,14 @@ func (s *screen) slide(n int) {
 		copy(s.baseL, s.logs)
 		clear(s.baseL[rows:]) // stale copies would keep buffers the logs have outgrown
 		s.lines, s.wrapped, s.logs = s.base[:rows], s.baseW[:rows], s.baseL[:rows]
+	}
+	if n == 1 {
+		// One line scrolled, the usual case: no copies through buffers.
+		top, log := s.lines[0], s.logs[0]
+		s.logs[0] = rowLog{}
+		s.lines, s.wrapped, s.logs = s.lines[1:rows+1], s.wrapped[1:rows+1], s.logs[1:rows+1]
+		s.lines[rows-1], s.logs[rows-1] = top, log
+		return
 	}
 	var small [8][]cell
 	gone := append(small[:0], s.lines[:n]...)

@@ -1,7 +1,7 @@
 package vt
 
 import (
-	"sync"
+	"sync/atomic"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -17,31 +17,33 @@ import (
 // runes computed on first use; runes above it are computed each time (they
 // are mostly emoji and rare).
 
-type widthPage struct {
-	once sync.Once
-	w    [256]int8
+// widthPages holds the pages computed so far (nil: not yet). Terminals
+// share them, so they are published atomically; two that compute the same
+// page at once store equal tables.
+var widthPages [256]atomic.Pointer[[256]int8]
+
+// runeWidth returns the cells r takes: 0, 1 or 2. The lookup in a page
+// computed already is small enough to inline.
+func runeWidth(r rune) int {
+	if p := widthPages[uint8(r>>8)].Load(); p != nil && uint32(r) < 0x10000 {
+		return int(p[uint8(r)])
+	}
+	return runeWidthSlow(r)
 }
 
-var widthPages [256]widthPage
-
-func runeWidth(r rune) int {
-	if r < 0x7f {
-		if r >= 0x20 {
-			return 1
-		}
-		return 0
+// runeWidthSlow computes r's width, and its page's if r is in the basic
+// multilingual plane.
+func runeWidthSlow(r rune) int {
+	if r < 0 || r >= 0x10000 {
+		return computeWidth(r)
 	}
-	if r < 0x10000 {
-		p := &widthPages[r>>8]
-		p.once.Do(func() {
-			base := r &^ 0xff
-			for i := range p.w {
-				p.w[i] = int8(computeWidth(base + rune(i)))
-			}
-		})
-		return int(p.w[r&0xff])
+	base := r &^ 0xff
+	var w [256]int8
+	for i := range w {
+		w[i] = int8(computeWidth(base + rune(i)))
 	}
-	return computeWidth(r)
+	widthPages[r>>8].Store(&w)
+	return int(w[r&0xff])
 }
 
 func computeWidth(r rune) int {
