@@ -196,6 +196,9 @@ type rigOptions struct {
 	preset string
 	// sinkScript is the sink's mockagent script, after its first line.
 	sinkScript string
+	// presetFields are set in the copied preset (only with preset): e.g.
+	// {submit_delay: 0s}.
+	presetFields map[string]string
 }
 
 // newRig starts the model server with replies, prepares the CLI's home and
@@ -287,7 +290,15 @@ func (r *rig) writeTeam(exe string, env []string, o rigOptions) {
 			Command: []string{bin.mockagent, "--name", sink, "--record", r.sinkRecord(), "--raw", script}},
 	}}
 	if preset != r.cli.preset {
-		tf.Presets = map[string]*yaml.Node{preset: builtinPreset(t, r.cli.preset)}
+		p := builtinPreset(t, r.cli.preset)
+		for k, v := range o.presetFields {
+			if n := value(p, k); n != nil {
+				n.Value, n.Tag, n.Style = v, "", 0 // the YAML type from the text, as written by hand
+			} else {
+				p.Content = append(p.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Value: v})
+			}
+		}
+		tf.Presets = map[string]*yaml.Node{preset: p}
 	}
 	b, err := yaml.Marshal(tf)
 	if err != nil {

@@ -65,6 +65,29 @@ func TestGemini(t *testing.T) {
 	run(t, flow{cli: gemini, source: "dialog", denied: deniedForgotten})
 }
 
+// Gemini CLI takes an Enter that comes with a paste as a newline (the
+// input capture's "rushed" screen): under a copy of its preset that types
+// the submit key in the paste's write, the console sees the message still
+// in the input box, presses the key again, and the message reaches the
+// model, the retry audited.
+func TestGeminiSubmitPressedAgain(t *testing.T) {
+	tok := token()
+	r := newRig(t, gemini, []fakemodel.Reply{{Text: "Noted."}}, rigOptions{preset: "gemini-rushed",
+		presetFields: map[string]string{"submit_delay": "0s", "submit_retries": "2"}, sinkScript: "idle\n"})
+	r.waitFor("the CLI waiting for input", startDeadline, func() bool { return r.screenState() == "idle" })
+	r.mustTeamlead("send", dev, "Summarise the release notes, amber kestrel "+tok+".")
+	r.submitted("the human's message", "amber kestrel "+tok, func() bool {
+		return len(r.delivered(func(d record) bool { return d.From == "human" })) > 0
+	})
+	r.waitFor("the retry audited", stepDeadline, func() bool { return len(r.audit("--kind", "resubmit")) == 1 })
+	if rec := r.audit("--kind", "resubmit")[0]; rec.Agent != dev || !strings.Contains(rec.Body, "amber kestrel") {
+		t.Errorf("the resubmit record: %+v", rec)
+	}
+	if n := len(r.audit("--kind", "submit-stuck")); n != 0 {
+		t.Errorf("%d submit-stuck records", n)
+	}
+}
+
 // run drives one CLI inside teamlead through the scenarios, in one
 // conversation:
 //
@@ -238,6 +261,12 @@ idle
 	}
 	r.conversation(4, "the request after go version")
 	r.logf("%d conversation requests answered with the aside (acknowledgements typed into the CLI, its own side turns)", r.held())
+	// Every message typed into the CLI was taken (with the submit key
+	// pressed again, at most, when the CLI kept the text).
+	r.logf("%d messages whose submit key was pressed again", len(r.audit("--kind", "resubmit")))
+	if stuck := r.audit("--kind", "submit-stuck"); len(stuck) > 0 {
+		t.Errorf("messages left in the CLI's input box: %+v", stuck)
+	}
 	r.stop()
 	r.logf("done")
 }
