@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
@@ -468,6 +469,9 @@ func loadTeam(o RelayOptions, cfgs []agentConfig) (*config.Team, error) {
 		p.SubmitDelay, p.LineDelay = 0, 0
 		team.Resolved[name] = p
 	}
+	// No consultation rules: the agents share one role that no rule names,
+	// and the built-in rules' roles would only be reported as missing.
+	team.Consultations.Parsed = consult.Rules{}
 	return team, nil
 }
 
