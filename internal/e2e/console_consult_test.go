@@ -31,6 +31,10 @@ idle
 	c.keys("Enter")
 	c.waitScreen("the detail", "Consultation c-1", "Move uploads to a private S3 bucket", "opened by arch")
 	c.keys("Escape")
+	// The board again before the next key: an Esc and a key that reach
+	// the console in one read are one key, Alt+a.
+	waitFor(t, 20*time.Second, "the detail closed", func() bool { return !strings.Contains(c.screen(), "opened by arch") },
+		func() string { return "screen:\n" + c.screen() })
 	c.keys("a")
 	c.waitScreen("the verdict editor", "verdict on c-1, arch's infrastructure decision on T-1", "approve")
 	c.text("keep the bucket private, keys in KMS")
