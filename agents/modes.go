@@ -1,5 +1,7 @@
 package agents
 
+import "bytes"
+
 // modeScanner follows DEC private mode changes (CSI ? Pm h / CSI ? Pm l) in
 // a program's output and reports bracketed paste (mode 2004) switching on
 // or off. It is a byte-at-a-time state machine, so a sequence split across
@@ -24,12 +26,17 @@ const bracketedPasteMode = "2004"
 // scan feeds b through the scanner. set is called with the new state each
 // time the program sets or resets mode 2004.
 func (s *modeScanner) scan(b []byte, set func(on bool)) {
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		switch s.state {
 		case msGround:
-			if c == 0x1b {
-				s.state = msEsc
+			// Most output is text: jump to the next ESC.
+			j := bytes.IndexByte(b[i:], 0x1b)
+			if j < 0 {
+				return
 			}
+			i += j
+			s.state = msEsc
 		case msEsc:
 			switch c {
 			case '[':

@@ -158,6 +158,15 @@ func (r *Report) Format(w io.Writer) {
 	r.formatProblems(w)
 }
 
+// paired says how the ingest ratio was taken when it is the median of
+// the rounds' own ratios.
+func paired(t *ThroughputResult) string {
+	if len(t.IngestRatios) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the ratio: median of %d rounds' ingest/bare PTY, each pair run back to back)", len(t.IngestRatios))
+}
+
 func (r *Report) formatThroughput(w io.Writer, t *ThroughputResult) {
 	fmt.Fprintf(w, "parser    %.1f MB/s   bare PTY   %.1f MB/s   ratio %.1fx  (target >= %.0fx)  %s\n",
 		t.ParserMBps, t.PTYMBps, t.Ratio(), ParserTarget, verdict(t.Ratio() >= ParserTarget))
@@ -172,8 +181,8 @@ func (r *Report) formatThroughput(w io.Writer, t *ThroughputResult) {
 	if t.IngestReads > 0 {
 		reads = fmt.Sprintf(" (%d reads, %.1f KiB on average)", t.IngestReads, float64(t.PTYBytes)/float64(t.IngestReads)/1024)
 	}
-	fmt.Fprintf(w, "          the agents package's PTY reader%s, each read to vt.Terminal.Write then protocol.Parser.Feed as the engine's sink does; %d of %d envelopes found; median of %d runs\n",
-		reads, t.IngestFound, t.Envelopes, t.Runs)
+	fmt.Fprintf(w, "          the agents package's PTY reader%s, each read to vt.Terminal.Write then protocol.Parser.Feed as the engine's sink does; %d of %d envelopes found; median of %d runs%s\n",
+		reads, t.IngestFound, t.Envelopes, t.Runs, paired(t))
 	if t.IngestCPU > 0 {
 		fmt.Fprintf(w, "          CPU time of this process per run: ingest %.2f s, bare PTY %.2f s\n", t.IngestCPU.Seconds(), t.PTYCPU.Seconds())
 	}

@@ -156,6 +156,10 @@ func TestThroughputRatios(t *testing.T) {
 	if tr.IngestRatio() != 0.6 || tr.TmuxRatio() != 3 {
 		t.Errorf("ratios %v %v", tr.IngestRatio(), tr.TmuxRatio())
 	}
+	// Paired rounds: the median of their ratios, not the ratio of medians.
+	if r := (&ThroughputResult{PTYMBps: 100, IngestMBps: 60, IngestRatios: []float64{0.5, 0.7, 0.65}}).IngestRatio(); r != 0.65 {
+		t.Errorf("paired ratio %v, want 0.65", r)
+	}
 	if (&ThroughputResult{IngestMBps: 1}).IngestRatio() != 0 || (&ThroughputResult{IngestMBps: 1}).TmuxRatio() != 0 {
 		t.Error("a ratio without a baseline")
 	}

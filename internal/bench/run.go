@@ -108,7 +108,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	}
 
 	fmt.Fprintf(progress, "tlbench: parser, bare PTY, ingest and tmux on a %d MiB log...\n", o.LogMB)
-	if rep.Throughput, err = MeasureThroughput(o.Exe, dir, o.LogMB<<20, o.Seed, 5, 3); err != nil {
+	if rep.Throughput, err = MeasureThroughput(o.Exe, dir, o.LogMB<<20, o.Seed, 5, 7); err != nil {
 		return nil, err
 	}
 	if o.Only == "throughput" {

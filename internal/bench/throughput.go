@@ -38,6 +38,10 @@ type ThroughputResult struct {
 	// ingest path: the agents package's PTY reader handing each read to
 	// vt.Terminal.Write then protocol.Parser.Feed, as the engine's sink does.
 	IngestMBps float64
+	// IngestRatios are each run's ingest throughput over the bare PTY's in
+	// the same round: the two runs of a round share the machine's load of
+	// the moment, so their ratio swings less than the medians' ratio.
+	IngestRatios []float64
 	// IngestFound is how many envelopes the ingest path's parser found (the
 	// first run that disagrees with Envelopes is the one reported).
 	IngestFound int
@@ -71,8 +75,12 @@ func (t *ThroughputResult) Ratio() float64 {
 	return t.ParserMBps / t.PTYMBps
 }
 
-// IngestRatio is the ingest path's throughput over the bare PTY's.
+// IngestRatio is the ingest path's throughput over the bare PTY's: the
+// median of the rounds' ratios when there are some.
 func (t *ThroughputResult) IngestRatio() float64 {
+	if len(t.IngestRatios) > 0 {
+		return median(t.IngestRatios)
+	}
 	if t.PTYMBps == 0 {
 		return 0
 	}
@@ -143,6 +151,7 @@ func MeasureThroughput(exe, dir string, logBytes int, seed int64, passes, runs i
 			res.IngestFound = found
 		}
 		ingest = append(ingest, mbps)
+		res.IngestRatios = append(res.IngestRatios, mbps/pty[len(pty)-1])
 		res.IngestReads = reads
 
 		if res.TmuxNote == "" {
