@@ -121,15 +121,13 @@ type Terminal struct {
 	cur        *screen
 	altActive  bool
 
-	x, y       int
-	wrapNext   bool // the deferred wrap: the last column was just written
-	pen        Style
-	penSID     uint32
-	penOK      bool
-	lastPen    Style // the last non-default pen interned, and its id
-	lastPenSID uint32
-	eraseBG    Color
-	eraseSID   uint32
+	x, y     int
+	wrapNext bool // the deferred wrap: the last column was just written
+	pen      Style
+	penSID   uint32
+	penOK    bool
+	eraseBG  Color
+	eraseSID uint32
 
 	top, bottom int // scroll region, inclusive
 	tabs        []bool
