@@ -44,9 +44,13 @@ func (s *sink) submitPending(text string) bool {
 // message: "resubmit" when the text was then taken; "submit-stuck", told
 // to the human too, when it still waits in the agent's input box.
 func (e *Engine) resubmitted(agent, text string, presses int, taken bool) {
-	kind, reason := "resubmit", fmt.Sprintf("the text still waited in the input box; the submit key was pressed %d more time(s) and it was taken", presses)
+	more := "once more"
+	if presses > 1 {
+		more = fmt.Sprintf("%d more times", presses)
+	}
+	kind, reason := "resubmit", "the text still waited in the input box; the submit key was pressed "+more+" and it was taken"
 	if !taken {
-		kind, reason = "submit-stuck", fmt.Sprintf("the text still waits in the input box after the submit key was pressed %d more time(s)", presses)
+		kind, reason = "submit-stuck", "the text still waits in the input box after the submit key was pressed "+more
 		if e.opts.OnError != nil {
 			e.opts.OnError(fmt.Errorf("agent %s: %s; focus its view and press Enter, or check its input", agent, reason))
 		}
