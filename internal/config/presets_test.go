@@ -119,3 +119,23 @@ func TestPresetCommandDefault(t *testing.T) {
 		t.Errorf("a plain agent without a command: %v", err)
 	}
 }
+
+// TestBuiltinSubmitPendingCompiles: the shipped presets' submit_pending
+// regexes compile (a team's own are checked when it loads).
+func TestBuiltinSubmitPendingCompiles(t *testing.T) {
+	presets, err := builtinPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for name, p := range presets {
+		res, err := p.SubmitPendingRE()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		n += len(res)
+	}
+	if n < 2 {
+		t.Errorf("%d submit_pending patterns in all; Claude Code's and Gemini CLI's paste placeholders are missing", n)
+	}
+}

@@ -126,6 +126,8 @@ type Preset struct {
 	LineDelay time.Duration `yaml:"line_delay"`
 	// SubmitRetries is how many times the submit key is pressed again while typed text still waits in the CLI's input box (read off its screen at the cursor); 0 checks nothing.
 	SubmitRetries int `yaml:"submit_retries"`
+	// SubmitPending are regexes for the input row when the CLI shows typed text as a placeholder (a long paste as "[Pasted text #1 +7 lines]"): such a row counts as text still waiting.
+	SubmitPending []string `yaml:"submit_pending"`
 	// Paste is auto (bracketed paste when the agent enabled it), always or never.
 	Paste string `yaml:"paste"`
 	// ReadyTimeout is how long typing into a new process waits for its first output.
@@ -142,6 +144,19 @@ type Preset struct {
 	State *detect.StateSpec `yaml:"state"`
 	// Primer is how to hand the agent the protocol primer.
 	Primer *PresetPrimer `yaml:"primer"`
+}
+
+// SubmitPendingRE compiles SubmitPending.
+func (p Preset) SubmitPendingRE() ([]*regexp.Regexp, error) {
+	var out []*regexp.Regexp
+	for _, s := range p.SubmitPending {
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", s, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
 }
 
 // maxSubmitRetries bounds Preset.SubmitRetries: a CLI that keeps the text
@@ -200,6 +215,10 @@ func parseTeam(path, abs string, data []byte) (*Team, error) {
 			return nil, &FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_retries"),
 				Field: "presets." + name + ".submit_retries", Msg: fmt.Sprintf("keep between 0 (no check) and %d", maxSubmitRetries)}
 		}
+		if _, err := p.SubmitPendingRE(); err != nil {
+			return nil, &FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_pending"),
+				Field: "presets." + name + ".submit_pending", Msg: err.Error() + "; write Go regexp syntax"}
+		}
 		presets[name] = mergePreset(presets["plain"], p)
 	}
 	if err := t.validate(path, root, presets); err != nil {
@@ -242,6 +261,9 @@ func mergePreset(base, p Preset) Preset {
 	}
 	if p.Permission == nil {
 		p.Permission = base.Permission
+	}
+	if p.SubmitPending == nil {
+		p.SubmitPending = base.SubmitPending
 	}
 	if p.State == nil {
 		p.State = base.State

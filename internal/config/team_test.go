@@ -78,6 +78,7 @@ func TestLoadTeamErrors(t *testing.T) {
 		{"empty", "", `team.yaml:1: (file): the file is empty`},
 		{"bad preset key", "presets:\n  mine:\n    submt: x\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submt: unknown field`},
 		{"submit retries out of range", "presets:\n  mine:\n    submit_retries: 9\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submit_retries: keep between 0 (no check) and 5`},
+		{"bad submit_pending", "presets:\n  mine:\n    submit_pending: ['[x']\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submit_pending: "[x": error parsing regexp`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,8 +23,11 @@ const maxNewlines = 6
 // cursor's row ends with the end of the text's last line, or when the
 // cursor's row is blank and the row above it does: the submit key was taken
 // as a newline (Gemini CLI does that with an Enter right after a paste).
-// Box borders and runs of blanks do not count.
-func Pending(screen []string, cursorY int, text string) bool {
+// Box borders and runs of blanks do not count. A row that one of
+// placeholders matches waits too: a CLI that shows a long paste as "[Pasted
+// text #1 +7 lines]" (Claude Code) or "[Pasted Text: 8 lines]" (Gemini
+// CLI) keeps the text out of sight.
+func Pending(screen []string, cursorY int, text string, placeholders ...*regexp.Regexp) bool {
 	tail := lastLine(text)
 	if tail == "" || cursorY < 0 || cursorY >= len(screen) {
 		return false
@@ -36,6 +40,11 @@ func Pending(screen []string, cursorY int, text string) bool {
 	row := at(cursorY)
 	for y := cursorY - 1; row == "" && y >= max(0, cursorY-maxNewlines); y-- {
 		row = at(y)
+	}
+	for _, re := range placeholders {
+		if row != "" && re.MatchString(row) {
+			return true
+		}
 	}
 	return endsWithTail(row, tail)
 }

@@ -4,26 +4,42 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/teamlead/teamlead/configs"
 )
 
 // TestPendingRealScreens reads every captured input screen (capture -set
 // input): typed text waiting in the input box, the same text submitted,
-// and an Enter taken as a newline.
+// an Enter taken as a newline, and a relayed envelope that Claude Code and
+// Gemini CLI show as a paste placeholder (their presets' submit_pending).
 func TestPendingRealScreens(t *testing.T) {
 	ds := presets(t)
+	placeholders := submitPending(t)
 	for _, in := range inputCaptures(t) {
 		base := filepath.Base(in.base)
+		ph := placeholders[in.preset()]
 		for _, st := range in.Steps {
 			rows := screen(t, base+"-"+st.Name)
-			// Each screen is read for both texts: only the one on it waits.
-			for _, text := range []string{in.Line, in.Lines} {
-				want := st.Pending && onScreen(st.Name, text, in.Line)
-				if got := Pending(rows, st.CursorY, text); got != want {
-					t.Errorf("%s %s: Pending(%.30q…) = %v, want %v", base, st.Name, text, got, want)
+			// The text this step typed waits exactly when the capture
+			// saw it waiting.
+			typed := map[string]string{"pasted": in.Lines, "envelope": in.Envelope}[st.Name]
+			if typed == "" {
+				typed = in.Line
+			}
+			if got := Pending(rows, st.CursorY, typed, ph...); got != st.Pending {
+				t.Errorf("%s %s: Pending(%.30q…) = %v, want %v", base, st.Name, typed, got, st.Pending)
+			}
+			// Once submitted, no text of the capture reads as waiting.
+			for _, text := range []string{in.Line, in.Lines, in.Envelope} {
+				if !st.Pending && Pending(rows, st.CursorY, text, ph...) {
+					t.Errorf("%s %s: %.30q… reads as waiting", base, st.Name, text)
 				}
 			}
 			// Text in the input box is not a permission dialog.
@@ -34,13 +50,36 @@ func TestPendingRealScreens(t *testing.T) {
 	}
 }
 
+// submitPending compiles each shipped preset's submit_pending.
+func submitPending(t *testing.T) map[string][]*regexp.Regexp {
+	t.Helper()
+	var pf struct {
+		Presets map[string]struct {
+			SubmitPending []string `yaml:"submit_pending"`
+		} `yaml:"presets"`
+	}
+	if err := yaml.Unmarshal(configs.Presets, &pf); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]*regexp.Regexp{}
+	for name, p := range pf.Presets {
+		for _, s := range p.SubmitPending {
+			out[name] = append(out[name], regexp.MustCompile(s))
+		}
+	}
+	return out
+}
+
 // inputCapture is one CLI's capture -set input: its .json.
 type inputCapture struct {
 	base  string // the path without .json
 	CLI   string `json:"cli"`
 	Line  string `json:"typed_line"`
 	Lines string `json:"pasted_lines"`
-	Steps []struct {
+	// Envelope is a relayed envelope (Claude Code and Gemini CLI show it
+	// as a placeholder).
+	Envelope string `json:"pasted_envelope"`
+	Steps    []struct {
 		Name    string `json:"name"`
 		Pending bool   `json:"pending"`
 		CursorY int    `json:"cursor_y"`
@@ -69,21 +108,12 @@ func inputCaptures(t *testing.T) []inputCapture {
 		if err := json.Unmarshal(b, &c); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if c.preset() == "" || len(c.Steps) < 5 {
+		if c.preset() == "" || len(c.Steps) < 8 || c.Envelope == "" {
 			t.Fatalf("%s: cli %q with %d steps", path, c.CLI, len(c.Steps))
 		}
 		out = append(out, c)
 	}
 	return out
-}
-
-// onScreen says which text a capture step typed: the pasted lines in the
-// "pasted" step, the one line otherwise.
-func onScreen(step, text, line string) bool {
-	if step == "pasted" {
-		return text != line
-	}
-	return text == line
 }
 
 func TestPending(t *testing.T) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,9 @@ type sink struct {
 	restarted  atomic.Bool         // screen mode: a new process, forget what was seen
 	lastOutput atomic.Int64        // unix nanoseconds of the latest output
 	dialogs    *dialogWatch        // the preset's detector (nil: none)
+	// placeholders are the preset's submit_pending: input rows that hide
+	// typed text (a long paste) but hold it.
+	placeholders []*regexp.Regexp
 }
 
 func newSink(e *Engine, a config.Agent) *sink {
@@ -59,6 +63,7 @@ func newSink(e *Engine, a config.Agent) *sink {
 		s.parser = protocol.NewParser()
 	}
 	s.dialogs = newDialogWatch(e, a)
+	s.placeholders, _ = e.opts.Team.Resolved[a.Name].SubmitPendingRE() // checked when the team was loaded
 	if s.scanner != nil || s.dialogs != nil {
 		s.changed = make(chan struct{}, 1)
 	}

@@ -37,7 +37,7 @@ func (s *sink) submitPending(text string) bool {
 		}
 	}
 	_, y, _ := s.term.Cursor()
-	return detect.Pending(detect.Rows(s.term.SnapshotTail(0)), y, text)
+	return detect.Pending(detect.Rows(s.term.SnapshotTail(0)), y, text, s.placeholders...)
 }
 
 // resubmitted records that an agent's submit key was pressed again for a

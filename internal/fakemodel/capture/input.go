@@ -29,6 +29,8 @@ type inputStep struct {
 const (
 	inputLine  = "Summarise the release notes for version 2.4 of the parser, please."
 	inputLines = "Check these three things before the release:\nthe changelog mentions the parser fix\nthe version number is bumped everywhere"
+	// inputEnvelope is a relayed envelope as the console types it.
+	inputEnvelope = "[ROUTE]\nfrom: architect\nto: dev\ntype: answer\ntask: T-12\nid: m-41\nbody: Use SSE for server-to-client updates; the load balancer keeps idle connections for 60 s, so send a comment line every 30 s.\n[/ROUTE]"
 )
 
 // captureInput saves the CLI's screen with typed text waiting in its input
@@ -39,7 +41,8 @@ const (
 func (r run) captureInput() error {
 	r.sc = scenario{Name: "input"}
 	r.stable = true
-	s, err := r.start([]fakemodel.Reply{{Text: "Noted: the release notes."}, {Text: "Noted: the three checks."}}, nil)
+	s, err := r.start([]fakemodel.Reply{{Text: "Noted: the release notes."}, {Text: "Noted: the three checks."},
+		{Text: "Noted: the release notes again."}, {Text: "Noted: the envelope."}}, nil)
 	if err != nil {
 		return err
 	}
@@ -126,11 +129,31 @@ func (r run) captureInput() error {
 		if _, err := io.WriteString(s.master, r.cli.submit()); err != nil {
 			return err
 		}
-		if text, err = answered(3, "the three checks."); err != nil {
+		if text, err = answered(3, "the release notes again."); err != nil {
 			return err
 		}
 		save("rushed-submitted", "pressed the submit key again; the reply is drawn", text, false)
+	} else if text, err = answered(3, "the release notes again."); err != nil {
+		return err
 	}
+
+	// A relayed envelope, pasted: a CLI may show a long paste as a
+	// placeholder ("[Pasted text #1 +8 lines]") instead of the text.
+	before = text
+	if err := typeOnly(inputEnvelope); err != nil {
+		return err
+	}
+	if text, err = r.waitFor("the pasted envelope", func(sc string) (bool, error) { return sc != before, nil }); err != nil {
+		return err
+	}
+	save("envelope", "pasted a relayed envelope, not submitted", text, true)
+	if _, err := io.WriteString(s.master, r.cli.submit()); err != nil {
+		return err
+	}
+	if text, err = answered(4, "the envelope."); err != nil {
+		return err
+	}
+	save("envelope-submitted", "submitted the envelope; the reply is drawn", text, false)
 
 	meta := struct {
 		CLI      string      `json:"cli"`
@@ -141,10 +164,11 @@ func (r run) captureInput() error {
 		Captured time.Time   `json:"captured"`
 		Line     string      `json:"typed_line"`
 		Lines    string      `json:"pasted_lines"`
+		Envelope string      `json:"pasted_envelope"`
 		Steps    []inputStep `json:"steps"`
 		Requests []string    `json:"requests"`
 	}{CLI: r.cli.name(), Version: r.version, Cols: r.cols, Rows: r.rows, Env: r.env,
-		Captured: time.Now().UTC().Truncate(time.Second), Line: inputLine, Lines: inputLines, Steps: steps,
+		Captured: time.Now().UTC().Truncate(time.Second), Line: inputLine, Lines: inputLines, Envelope: inputEnvelope, Steps: steps,
 		Requests: describe(s.model.Requests())}
 	mb, err := encodeMeta(meta)
 	if err != nil {
