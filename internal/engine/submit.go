@@ -18,11 +18,30 @@ const (
 	// submitSettleMax bounds that wait for a CLI that keeps drawing (a
 	// spinner while it works: then the text was taken anyway).
 	submitSettleMax = 1500 * time.Millisecond
+	// submitRecheck is how long text seen waiting must stay so before it
+	// counts: a CLI busy starting up (Codex) reads the keys, draws the
+	// text, and takes its Enter half a second later.
+	submitRecheck = 1500 * time.Millisecond
 )
 
-// submitPending is the agent's Spec.SubmitCheck: once its screen has
-// settled, whether text still waits at the cursor in its input box.
+// submitPending is the agent's Spec.SubmitCheck: whether text still waits
+// at the cursor in its input box, seen so on its settled screen twice,
+// submitRecheck apart.
 func (s *sink) submitPending(text string) bool {
+	if !s.pendingOnce(text) {
+		return false
+	}
+	select {
+	case <-time.After(submitRecheck):
+	case <-s.e.quit:
+		return false
+	}
+	return s.pendingOnce(text)
+}
+
+// pendingOnce waits until the agent's screen settles, then reads its input
+// box once.
+func (s *sink) pendingOnce(text string) bool {
 	start := time.Now()
 	for {
 		last := max(s.lastOutput.Load(), start.UnixNano())
