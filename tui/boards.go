@@ -12,6 +12,7 @@ import (
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/tui/components/consults"
+	"github.com/teamlead/teamlead/tui/components/layout"
 	taskboard "github.com/teamlead/teamlead/tui/components/tasks"
 )
 
@@ -222,7 +223,7 @@ func (m Model) verdictOn(c consult.Consultation) (tea.Model, tea.Cmd) {
 	con := m.con
 	m.mode = modeInput
 	m.prompt = prompt{label: fmt.Sprintf("verdict on %s, %s's %s decision on %s: approve, concerns, reject or acknowledge, then why — enter sends, esc cancels",
-		c.ID, c.Requester, c.Decision, orDash(c.Task)), multiline: true,
+		c.ID, c.Requester, c.Decision, layout.OrDash(c.Task)), multiline: true,
 		submit: func(text string) tea.Cmd {
 			return func() tea.Msg {
 				if err := con.Answer(c.ID, text); err != nil {
@@ -373,11 +374,4 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "-"
-	}
-	return s
 }

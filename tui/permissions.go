@@ -16,6 +16,7 @@ import (
 	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/tui/components/always"
+	"github.com/teamlead/teamlead/tui/components/layout"
 	permboard "github.com/teamlead/teamlead/tui/components/permissions"
 	"github.com/teamlead/teamlead/tui/components/queue"
 )
@@ -83,7 +84,7 @@ func permissionItem(it queue.Item, fields map[string]string) queue.Item {
 // which risk, and what sent it to the human.
 func (m Model) notifyPermission(r store.Record) tea.Cmd {
 	title := fmt.Sprintf("permission: %s wants %s", r.From, r.Fields["action"])
-	body := fmt.Sprintf("%s — risk %s — %s", r.MsgID, orDash(r.Fields["risk"]), orDash(r.Fields["rule"]))
+	body := fmt.Sprintf("%s — risk %s — %s", r.MsgID, layout.OrDash(r.Fields["risk"]), layout.OrDash(r.Fields["rule"]))
 	notify := m.opts.Notify
 	return func() tea.Msg {
 		if notify != nil {
@@ -148,7 +149,7 @@ func (m Model) permissionTarget() (t permTarget, why string) {
 			return t, "no permission request is selected"
 		}
 		if r.Done() {
-			return t, fmt.Sprintf("%s was %s by %s; nothing to decide", r.ID, r.Status, orDash(r.DecidedBy))
+			return t, fmt.Sprintf("%s was %s by %s; nothing to decide", r.ID, r.Status, layout.OrDash(r.DecidedBy))
 		}
 		return targetOfRequest(r), ""
 	case m.pane == paneInbox && !m.qmode:
@@ -340,7 +341,7 @@ func (m Model) onPermsMsg(msg permsMsg) Model {
 func (m Model) onPermsBoardKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if r, ok := m.perms.Selected(); ok && key.Matches(k, m.keys.Answer) {
 		if r.Done() {
-			m.status, m.statusE = fmt.Sprintf("%s was %s by %s; nothing to decide", r.ID, r.Status, orDash(r.DecidedBy)), false
+			m.status, m.statusE = fmt.Sprintf("%s was %s by %s; nothing to decide", r.ID, r.Status, layout.OrDash(r.DecidedBy)), false
 			return m, nil
 		}
 		return m.answerPermission(targetOfRequest(r))

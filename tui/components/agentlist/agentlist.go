@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/style"
 )
 
@@ -114,7 +114,7 @@ func (m Model) View() string {
 				prefix = "› "
 			}
 			plain := fmt.Sprintf("%s%-*s %s%-10s%s", prefix, nameW, r.Name, roleCell(r.Role, roleW), r.State, marks)
-			lines = append(lines, m.st.Selected.Render(padRight(ansi.Truncate(plain, max(m.width, 1), "…"), m.width)))
+			lines = append(lines, m.st.Selected.Render(layout.Pad(ansi.Truncate(plain, max(m.width, 1), "…"), m.width)))
 			continue
 		}
 		state := m.st.State(r.State).Render(fmt.Sprintf("%-10s", r.State))
@@ -137,11 +137,4 @@ func roleCell(role string, w int) string {
 		return ""
 	}
 	return fmt.Sprintf("%-*s ", w, ansi.Truncate(role, w, "…"))
-}
-
-func padRight(s string, w int) string {
-	if n := lipgloss.Width(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/teamlead/teamlead/internal/permit"
+	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/style"
 )
 
@@ -275,17 +276,17 @@ func (m Model) View() string {
 		case o.Unavailable != "":
 			text = fmt.Sprintf("%s%-7s — %s", mark, o.Scope, o.Unavailable)
 		case o.Rule != "" && ruleW > 0:
-			text = fmt.Sprintf("%s%-7s %s  %s", mark, o.Scope, pad(ansi.Truncate(o.Rule, ruleW, "…"), ruleW), o.Says)
+			text = fmt.Sprintf("%s%-7s %s  %s", mark, o.Scope, layout.Pad(ansi.Truncate(o.Rule, ruleW, "…"), ruleW), o.Says)
 		default:
 			text = fmt.Sprintf("%s%-7s %s", mark, o.Scope, o.Says)
 			if ruleW > 0 {
-				text = fmt.Sprintf("%s%-7s %s  %s", mark, o.Scope, pad("", ruleW), o.Says)
+				text = fmt.Sprintf("%s%-7s %s  %s", mark, o.Scope, layout.Pad("", ruleW), o.Says)
 			}
 		}
 		text = ansi.Truncate(text, w, "…")
 		switch {
 		case i == m.sel:
-			text = m.st.Selected.Render(pad(text, w))
+			text = m.st.Selected.Render(layout.Pad(text, w))
 		case o.Unavailable != "":
 			text = m.st.Muted.Render(text)
 		case o.Broad:
@@ -306,8 +307,4 @@ func (m Model) View() string {
 	lines = append(lines, m.st.Muted.Render(ansi.Truncate(fmt.Sprintf("%s %s choose · %s %s only or every agent · %s approve always · %s cancel",
 		m.keys.Up.Help().Key, m.keys.Down.Help().Key, m.keys.Toggle.Help().Key, m.agent, m.keys.Confirm.Help().Key, m.keys.Cancel.Help().Key), w, "…")))
 	return strings.Join(lines, "\n")
-}
-
-func pad(s string, w int) string {
-	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
 }

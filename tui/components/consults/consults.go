@@ -15,6 +15,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/components/listview"
 	"github.com/teamlead/teamlead/tui/style"
 )
@@ -190,7 +191,7 @@ func (m Model) View() string {
 			// Too long for one line: what is held, then by what.
 			line = strings.Replace(line, " — held by ", "\nheld by ", 1)
 		}
-		for _, l := range wrap(line, w, "    ") {
+		for _, l := range layout.Wrap(line, w, "    ") {
 			lines = append(lines, m.st.Error.Render(l))
 		}
 	}
@@ -225,7 +226,7 @@ func (m Model) View() string {
 			l = ansi.Truncate(prefix+l, w, "…")
 			switch {
 			case i == sel && m.Focused():
-				l = m.st.Selected.Render(pad(l, w))
+				l = m.st.Selected.Render(layout.Pad(l, w))
 			case i == sel:
 				l = m.st.Accent.Render(l)
 			default:
@@ -335,10 +336,10 @@ func (c columns) header() string {
 	if lipgloss.Width(who) > c.who {
 		who = "requester → consulted"
 	}
-	h := fmt.Sprintf("  %s %s %s %s %s %*s %s %s", cell("id", c.id), cell("status", c.status), cell("decision", c.decision), cell("task", c.task),
-		cell(who, c.who), c.age, "age", cell("deadline", c.deadline), "M")
+	h := fmt.Sprintf("  %s %s %s %s %s %*s %s %s", layout.Cell("id", c.id), layout.Cell("status", c.status), layout.Cell("decision", c.decision), layout.Cell("task", c.task),
+		layout.Cell(who, c.who), c.age, "age", layout.Cell("deadline", c.deadline), "M")
 	if c.prio > 0 {
-		h += " " + cell("prio", c.prio)
+		h += " " + layout.Cell("prio", c.prio)
 	}
 	return h
 }
@@ -348,10 +349,10 @@ func (c columns) row(r consult.Consultation, now time.Time) string {
 	if r.Mandatory {
 		mark = "●"
 	}
-	s := fmt.Sprintf("%-*s %-*s %s %s %s %*s %-*s %s", c.id, r.ID, c.status, r.Status, cell(r.Decision, c.decision), cell(orDash(r.Task), c.task),
-		cell(who(r), c.who), c.age, report.Age(now.Sub(r.Created)), c.deadline, deadline(r, now), mark)
+	s := fmt.Sprintf("%-*s %-*s %s %s %s %*s %-*s %s", c.id, r.ID, c.status, r.Status, layout.Cell(r.Decision, c.decision), layout.Cell(layout.OrDash(r.Task), c.task),
+		layout.Cell(who(r), c.who), c.age, report.Age(now.Sub(r.Created)), c.deadline, deadline(r, now), mark)
 	if c.prio > 0 {
-		s += " " + cell(r.Priority, c.prio)
+		s += " " + layout.Cell(r.Priority, c.prio)
 	}
 	return strings.TrimRight(s, " ")
 }
@@ -359,7 +360,7 @@ func (c columns) row(r consult.Consultation, now time.Time) string {
 // narrowRow is a row in two lines, for a pane too narrow for the table.
 func (m Model) narrowRow(r consult.Consultation, w int) []string {
 	now := m.now()
-	first := fmt.Sprintf("%s %s %s on %s · %s", r.ID, r.Status, r.Decision, orDash(r.Task), report.Age(now.Sub(r.Created)))
+	first := fmt.Sprintf("%s %s %s on %s · %s", r.ID, r.Status, r.Decision, layout.OrDash(r.Task), report.Age(now.Sub(r.Created)))
 	second := "  " + who(r)
 	if d := deadline(r, now); d != "" {
 		second += " · " + d
@@ -375,7 +376,7 @@ func (m Model) narrowRow(r consult.Consultation, w int) []string {
 
 // who is "requester → consulted (role)".
 func who(c consult.Consultation) string {
-	return fmt.Sprintf("%s → %s (%s)", c.Requester, c.Consulted, orDash(c.ConsultedRole))
+	return fmt.Sprintf("%s → %s (%s)", c.Requester, c.Consulted, layout.OrDash(c.ConsultedRole))
 }
 
 // deadline is how long an open consultation has left, or where its
@@ -414,41 +415,4 @@ func countdown(d time.Duration) string {
 		return report.Age(d)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// cell pads or truncates s to exactly w columns.
-func cell(s string, w int) string {
-	s = ansi.Truncate(s, w, "…")
-	return pad(s, w)
-}
-
-func pad(s string, w int) string {
-	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
-}
-
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "-"
-	}
-	return s
-}
-
-// wrap breaks s into lines of at most w columns, continuation lines
-// starting with indent.
-func wrap(s string, w int, indent string) []string {
-	var out []string
-	for i, para := range strings.Split(s, "\n") {
-		if i > 0 {
-			para = indent + para
-		}
-		lines := strings.Split(ansi.Wrap(para, w, ""), "\n")
-		out = append(out, lines[0])
-		if len(lines) > 1 {
-			rest := strings.Join(lines[1:], " ")
-			for _, l := range strings.Split(ansi.Wrap(rest, max(w-len(indent), 1), ""), "\n") {
-				out = append(out, indent+l)
-			}
-		}
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/components/layout"
 )
 
 // step is one dated line of a consultation's history.
@@ -28,7 +29,7 @@ func (m Model) detailView() string {
 	now := m.now()
 	var lines []string
 	addIndent := func(style func(...string) string, text, indent string) {
-		for _, l := range wrap(text, w, indent) {
+		for _, l := range layout.Wrap(text, w, indent) {
 			lines = append(lines, style(l))
 		}
 	}
@@ -43,8 +44,8 @@ func (m Model) detailView() string {
 		head += " · priority " + c.Priority
 	}
 	lines = append(lines, m.statusStyle(c.Status).Render(head))
-	add(text, fmt.Sprintf("%s (%s) asks %s (%s) about the %s decision on %s", c.Requester, orDash(c.RequesterRole), c.Consulted,
-		orDash(c.ConsultedRole), orDash(c.Decision), orDash(c.Task)))
+	add(text, fmt.Sprintf("%s (%s) asks %s (%s) about the %s decision on %s", c.Requester, layout.OrDash(c.RequesterRole), c.Consulted,
+		layout.OrDash(c.ConsultedRole), layout.OrDash(c.Decision), layout.OrDash(c.Task)))
 	when := fmt.Sprintf("opened %s (%s ago)", stamp(c.Created), report.Age(now.Sub(c.Created)))
 	if d := deadline(c, now); d != "" {
 		when += " · " + d

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/style"
 )
 
@@ -149,18 +150,11 @@ func (m Model) View() string {
 			lines = append(lines, m.st.Muted.Render("  …"))
 			break
 		}
-		line := ansi.Truncate("  "+padTo(e.Name, 16)+" "+padTo(e.Usage, 28)+" "+e.Desc, max(m.width-2, 10), "…")
+		line := ansi.Truncate("  "+layout.Pad(e.Name, 16)+" "+layout.Pad(e.Usage, 28)+" "+e.Desc, max(m.width-2, 10), "…")
 		if i == m.sel {
 			line = m.st.Selected.Render(line)
 		}
 		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func padTo(s string, n int) string {
-	if len(s) >= n {
-		return s
-	}
-	return s + strings.Repeat(" ", n-len(s))
 }

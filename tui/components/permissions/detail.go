@@ -9,6 +9,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/components/layout"
 )
 
 // sources says how each door brought a request.
@@ -29,16 +30,16 @@ func (m Model) detailView() string {
 	now := m.now()
 	var lines []string
 	add := func(style func(...string) string, text string) {
-		for _, l := range wrap(text, w, "    ") {
+		for _, l := range layout.Wrap(text, w, "    ") {
 			lines = append(lines, style(l))
 		}
 	}
 	text, muted, accent := m.st.Text.Render, m.st.Muted.Render, m.st.Title.Render
 
-	lines = append(lines, StatusStyle(m.st, r.Status).Render(r.ID+" · "+string(r.Status))+muted(" · ")+m.st.Risk(r.Risk).Render("risk "+orDash(r.Risk)))
+	lines = append(lines, StatusStyle(m.st, r.Status).Render(r.ID+" · "+string(r.Status))+muted(" · ")+m.st.Risk(r.Risk).Render("risk "+layout.OrDash(r.Risk)))
 	via := sources[r.Source]
 	if via == "" {
-		via = orDash(string(r.Source))
+		via = layout.OrDash(string(r.Source))
 	}
 	who := fmt.Sprintf("%s asks, through %s", r.Agent, via)
 	if r.Task != "" && r.Task != "-" {
@@ -66,7 +67,7 @@ func (m Model) detailView() string {
 	}
 
 	lines = append(lines, "", accent("Policy"))
-	add(text, fmt.Sprintf("  %s — %s", orDash(r.Policy), orDash(r.Rule)))
+	add(text, fmt.Sprintf("  %s — %s", layout.OrDash(r.Policy), layout.OrDash(r.Rule)))
 	if why := strings.TrimSpace(r.Why); why != "" {
 		add(text, "  "+why)
 	}
@@ -82,7 +83,7 @@ func (m Model) detailView() string {
 	case approvals.Pending:
 		add(m.st.Warn.Render, "  waiting for you")
 	default:
-		d := fmt.Sprintf("  %s by %s", r.Status, orDash(r.DecidedBy))
+		d := fmt.Sprintf("  %s by %s", r.Status, layout.OrDash(r.DecidedBy))
 		if r.DecidedBy == "" {
 			d = "  " + string(r.Status)
 		}
@@ -103,18 +104,4 @@ func stamp(t time.Time) string {
 		return "--:--:--"
 	}
 	return t.Format("Jan 02 15:04:05")
-}
-
-// wrap breaks s into lines of at most w columns, continuation lines
-// starting with indent.
-func wrap(s string, w int, indent string) []string {
-	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
-	out := []string{lines[0]}
-	if len(lines) > 1 {
-		rest := strings.Join(lines[1:], " ")
-		for _, l := range strings.Split(ansi.Wrap(rest, max(w-len(indent), 1), ""), "\n") {
-			out = append(out, indent+l)
-		}
-	}
-	return out
 }

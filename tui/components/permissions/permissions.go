@@ -18,6 +18,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/components/listview"
 	"github.com/teamlead/teamlead/tui/style"
 )
@@ -173,20 +174,20 @@ func (m Model) columns(w int) (columns, bool) {
 }
 
 func (c columns) header() string {
-	h := fmt.Sprintf("  %s %s %s %s %s %*s %s", cell("id", c.id), cell("status", c.status), cell("by", c.by), cell("risk", c.risk),
-		cell("agent", c.agent), c.age, "age", cell("action", c.action))
+	h := fmt.Sprintf("  %s %s %s %s %s %*s %s", layout.Cell("id", c.id), layout.Cell("status", c.status), layout.Cell("by", c.by), layout.Cell("risk", c.risk),
+		layout.Cell("agent", c.agent), c.age, "age", layout.Cell("action", c.action))
 	if c.rule > 0 {
-		h += " " + cell("rule", c.rule)
+		h += " " + layout.Cell("rule", c.rule)
 	}
 	return strings.TrimRight(h, " ")
 }
 
 // cells are a row's cells, padded to their columns.
 func (c columns) cells(r approvals.Request, now time.Time) []string {
-	out := []string{cell(r.ID, c.id), cell(string(r.Status), c.status), cell(orDash(r.DecidedBy), c.by), cell(orDash(r.Risk), c.risk),
-		cell(r.Agent, c.agent), fmt.Sprintf("%*s", c.age, report.Age(now.Sub(r.Created))), cell(Flat(r.Action), c.action)}
+	out := []string{layout.Cell(r.ID, c.id), layout.Cell(string(r.Status), c.status), layout.Cell(layout.OrDash(r.DecidedBy), c.by), layout.Cell(layout.OrDash(r.Risk), c.risk),
+		layout.Cell(r.Agent, c.agent), fmt.Sprintf("%*s", c.age, report.Age(now.Sub(r.Created))), layout.Cell(Flat(r.Action), c.action)}
 	if c.rule > 0 {
-		out = append(out, cell(r.Rule, c.rule))
+		out = append(out, layout.Cell(r.Rule, c.rule))
 	}
 	return out
 }
@@ -230,7 +231,7 @@ func (m Model) View() string {
 			l = strings.TrimRight(ansi.Truncate(l, w, "…"), " ")
 			switch {
 			case i == sel && m.Focused():
-				l = m.st.Selected.Render(pad(l, w))
+				l = m.st.Selected.Render(layout.Pad(l, w))
 			case i == sel:
 				l = m.st.Accent.Render(l)
 			}
@@ -267,7 +268,7 @@ func (m Model) narrowRow(r approvals.Request, mark string, w int, selected bool)
 	if r.DecidedBy != "" {
 		first += " by " + r.DecidedBy
 	}
-	rest := fmt.Sprintf(" · %s · %s · %s", orDash(r.Risk), r.Agent, report.Age(m.now().Sub(r.Created)))
+	rest := fmt.Sprintf(" · %s · %s · %s", layout.OrDash(r.Risk), r.Agent, report.Age(m.now().Sub(r.Created)))
 	second := "    " + ansi.Truncate(Flat(r.Action), max(w-4, 1), "…")
 	if selected {
 		return []string{mark + first + rest, second}
@@ -276,25 +277,8 @@ func (m Model) narrowRow(r approvals.Request, mark string, w int, selected bool)
 	if r.Done() {
 		text = m.st.Muted
 	}
-	return []string{text.Render(mark) + StatusStyle(m.st, r.Status).Render(first) + text.Render(" · ") + m.st.Risk(r.Risk).Render(orDash(r.Risk)) +
-		text.Render(strings.TrimPrefix(rest, " · "+orDash(r.Risk))), text.Render(second)}
-}
-
-// cell pads or truncates s to exactly w columns.
-func cell(s string, w int) string {
-	s = ansi.Truncate(s, w, "…")
-	return pad(s, w)
-}
-
-func pad(s string, w int) string {
-	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
-}
-
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "-"
-	}
-	return s
+	return []string{text.Render(mark) + StatusStyle(m.st, r.Status).Render(first) + text.Render(" · ") + m.st.Risk(r.Risk).Render(layout.OrDash(r.Risk)) +
+		text.Render(strings.TrimPrefix(rest, " · "+layout.OrDash(r.Risk))), text.Render(second)}
 }
 
 // Flat is an action on one line: every line break shown as ↵, tabs as a

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/style"
 )
 
@@ -201,8 +202,8 @@ func (m Model) item(i, w int) []string {
 	selected, focused := i == m.sel, i == m.sel && m.focused
 	switch {
 	case focused:
-		head = m.st.Selected.Render(pad(head, w))
-		text = m.st.Selected.Render(pad(text, w))
+		head = m.st.Selected.Render(layout.Pad(head, w))
+		text = m.st.Selected.Render(layout.Pad(text, w))
 	case selected:
 		head = m.st.Accent.Render(head)
 	default:
@@ -234,12 +235,8 @@ func (m Model) riskLine(it Item, w int, focused bool) string {
 			rs = sel.Foreground(rs.GetForeground()).Bold(rs.GetBold())
 		}
 		ts = sel
-		rest = pad(rest, max(w-2-lipgloss.Width(word), 0))
+		rest = layout.Pad(rest, max(w-2-lipgloss.Width(word), 0))
 		return ts.Render("  ") + rs.Render(word) + ts.Render(rest)
 	}
 	return "  " + rs.Render(word) + ts.Render(rest)
-}
-
-func pad(s string, w int) string {
-	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/components/listview"
 	"github.com/teamlead/teamlead/tui/style"
 )
@@ -186,7 +187,7 @@ func (m Model) View() string {
 			title := strings.ToUpper(strings.ReplaceAll(string(group), "-", " "))
 			lines = append(lines, m.stateStyle(group).Bold(true).Render(ansi.Truncate(fmt.Sprintf("%s (%d)", title, counts[group]), w, "…")))
 		}
-		line := fmt.Sprintf("%-*s %-*s %-*s %8s %-10s", idW, t.ID, devW, cut(orDash(t.Developer), devW), qaW, cut(orDash(t.QA), qaW),
+		line := fmt.Sprintf("%-*s %-*s %-*s %8s %-10s", idW, t.ID, devW, cut(layout.OrDash(t.Developer), devW), qaW, cut(layout.OrDash(t.QA), qaW),
 			report.Age(now.Sub(since(t))), reviews(t.Reviews))
 		note := ""
 		if sb := SentBack(t); sb != "" {
@@ -211,7 +212,7 @@ func (m Model) View() string {
 			l = ansi.Truncate(l, w, "…")
 			switch {
 			case i == sel && m.Focused():
-				l = m.st.Selected.Render(pad(l, w))
+				l = m.st.Selected.Render(layout.Pad(l, w))
 			case i == sel:
 				l = m.st.Accent.Render(l)
 			case note != "" && (j == 1 || len(row) == 1):
@@ -242,14 +243,14 @@ func (m Model) detailView() string {
 	now := m.now()
 	var lines []string
 	add := func(render func(...string) string, text, indent string) {
-		for _, l := range wrap(text, w, indent) {
+		for _, l := range layout.Wrap(text, w, indent) {
 			lines = append(lines, render(l))
 		}
 	}
 	text, muted, title := m.st.Text.Render, m.st.Muted.Render, m.st.Title.Render
 	head := fmt.Sprintf("%s · %s for %s", t.ID, t.State, report.Age(now.Sub(since(t))))
 	lines = append(lines, m.stateStyle(t.State).Bold(true).Render(head))
-	add(text, fmt.Sprintf("developer %s · QA %s · %s", orDash(t.Developer), orDash(t.QA), reviews(t.Reviews)), "  ")
+	add(text, fmt.Sprintf("developer %s · QA %s · %s", layout.OrDash(t.Developer), layout.OrDash(t.QA), reviews(t.Reviews)), "  ")
 	add(muted, fmt.Sprintf("created %s (%s ago) · updated %s (%s ago)", stamp(t.Created), report.Age(now.Sub(t.Created)),
 		stamp(t.Updated), report.Age(now.Sub(t.Updated))), "  ")
 
@@ -320,28 +321,3 @@ func stamp(t time.Time) string {
 }
 
 func cut(s string, w int) string { return ansi.Truncate(s, w, "…") }
-
-func pad(s string, w int) string {
-	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
-}
-
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "-"
-	}
-	return s
-}
-
-// wrap breaks s into lines of at most w columns, continuation lines
-// starting with indent.
-func wrap(s string, w int, indent string) []string {
-	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
-	if len(lines) == 1 {
-		return lines
-	}
-	out := []string{lines[0]}
-	for _, l := range strings.Split(ansi.Wrap(strings.Join(lines[1:], " "), max(w-len(indent), 1), ""), "\n") {
-		out = append(out, indent+l)
-	}
-	return out
-}
