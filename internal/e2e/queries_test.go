@@ -118,11 +118,10 @@ func TestQueryFileErrorsReported(t *testing.T) {
 	write("query-2.yaml", "id: q2\nfrom: qa\nto: nobody\nquestion: hello?\npriority: low\nstatus: pending\n")
 	write("query-3.yaml", "id: q3\nfrom: qa\nto: [developer\nquestion: x\n") // bad YAML
 	write("query-4.yaml", "id: q4\nfrom: qa\nto: developer\nquestion: Is a 500 on empty input a bug?\npriority: high\nstatus: pending\n")
-	got := tm.waitReceived("qa", "query-3.yaml not taken")
-	for _, want := range []string{"query-1.yaml not taken: not consulted: the consultation matrix does not allow", `query-2.yaml not taken: to: "nobody"`} {
-		if !strings.Contains(got, want) {
-			t.Errorf("qa lacks %q in %q", want, got)
-		}
+	// The watcher takes the files in whatever order their events come.
+	for _, want := range []string{"query-1.yaml not taken: not consulted: the consultation matrix does not allow",
+		`query-2.yaml not taken: to: "nobody"`, "query-3.yaml not taken"} {
+		tm.waitReceived("qa", want)
 	}
 	tm.waitReceived("dev", "Is a 500 on empty input a bug?")
 	if errs := auditJSON(t, tm, "--kind", "query-error"); len(errs) != 3 {
