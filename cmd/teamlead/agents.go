@@ -16,7 +16,7 @@ import (
 func newAgentsCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "agents",
-		Short: "List the team's agents: name, role, state, pid, restarts",
+		Short: "List the team's agents: name, role, state, what it is doing (from its hook or screen), pid, restarts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			list, live, err := listAgents(g)
@@ -24,7 +24,7 @@ func newAgentsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tPID\tRESTARTS")
+			fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
 			for _, a := range list {
 				pid := "-"
 				if a.Pid > 0 && live {
@@ -34,7 +34,11 @@ func newAgentsCmd(g *globals) *cobra.Command {
 				if a.Blocked {
 					state += " (blocked on a question)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, pid, a.Restarts)
+				doing := "-"
+				if a.Hook != "" && live {
+					doing = a.Hook + " (" + a.HookFrom + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, doing, pid, a.Restarts)
 			}
 			if !live {
 				fmt.Fprintln(tw, "(no console is running; states are the last ones recorded)")

@@ -8,19 +8,21 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/teamlead/teamlead/internal/claudehook"
+	"github.com/teamlead/teamlead/internal/clihook"
 )
 
 func newHookCmd(g *globals) *cobra.Command {
 	var install string
 	cmd := &cobra.Command{
 		Use:   "hook",
-		Short: "Answer a Claude Code hook (PreToolUse, PermissionRequest, Notification, Stop) through the running console",
+		Short: "Answer a Claude Code or Gemini CLI hook through the running console",
 		Long: "Claude Code runs `teamlead hook` with the hook's JSON on stdin. For PreToolUse and PermissionRequest\n" +
 			"the console's permission policy decides (the human, if it asks; up to permissions.hook_wait);\n" +
 			"the answer is the hook's JSON on stdout. Notification, Stop and UserPromptSubmit tell the console\n" +
 			"whether the agent waits, is idle or busy. With no console reachable it prints nothing, and\n" +
 			"Claude Code asks as it would without the hook.\n\n" +
+			"Gemini CLI runs it on BeforeAgent (busy) and AfterAgent (idle), and gets {} back; the\n" +
+			"console hands gemini agents these hooks as their system defaults (GEMINI_CLI_SYSTEM_DEFAULTS_PATH).\n\n" +
 			"teamlead hook --install DIR writes the hooks into DIR/.claude/settings.local.json, keeping\n" +
 			"what else is there; the console does this for claude-code agents when it starts them.",
 		Args: cobra.NoArgs,
@@ -30,7 +32,7 @@ func newHookCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return claudehook.Install(install, self)
+				return clihook.InstallClaude(install, self)
 			}
 			return runHook(g, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
@@ -40,9 +42,13 @@ func newHookCmd(g *globals) *cobra.Command {
 }
 
 func runHook(g *globals, in io.Reader, out io.Writer) error {
-	var h claudehook.Input
+	var h clihook.Input
 	if err := json.NewDecoder(io.LimitReader(in, 4<<20)).Decode(&h); err != nil {
 		return fmt.Errorf("hook: the input is not Claude Code's hook JSON: %w", err)
+	}
+	if clihook.IsGeminiEvent(h.Event) {
+		// Gemini CLI reads stdout as JSON: {} whatever happens below.
+		defer func() { _ = clihook.WriteGeminiAnswer(out) }()
 	}
 	c, err := g.client()
 	if err != nil {
@@ -50,18 +56,22 @@ func runHook(g *globals, in io.Reader, out io.Writer) error {
 	}
 	switch h.Event {
 	case "PreToolUse", "PermissionRequest":
-		r, err := c.Permission(claudehook.Action(h.ToolName, h.ToolInput))
+		r, err := c.Permission(clihook.ClaudeAction(h.ToolName, h.ToolInput))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "teamlead hook:", err)
 			return nil
 		}
-		return claudehook.WriteDecision(out, h.Event, r)
+		return clihook.WriteClaudeDecision(out, h.Event, r)
 	case "Notification":
 		_ = c.HookState("waiting")
 	case "Stop", "SubagentStop":
 		_ = c.HookState("idle")
 	case "UserPromptSubmit", "PostToolUse":
 		_ = c.HookState("busy")
+	default:
+		if state := clihook.GeminiStates[h.Event]; state != "" {
+			_ = c.HookState(state)
+		}
 	}
 	return nil
 }

@@ -87,9 +87,3 @@ func (s *sink) hold(on bool) {
 		a.Hold(on)
 	}
 }
-
-// screenState records the state read off an agent's screen, unless its
-// hook spoke more recently.
-func (e *Engine) screenState(agent, state string) {
-	e.perm.hooks.Store(agent, hookState{state: state, at: e.now()})
-}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/approvals"
+	"github.com/teamlead/teamlead/internal/clihook"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -84,6 +86,9 @@ type Engine struct {
 	// blocked names the agents waiting on a blocking question (rebuilt on
 	// the loop goroutine when questions change, read by Agents).
 	blocked atomic.Pointer[map[string]bool]
+	// geminiOnce writes the Gemini CLI hooks file once; geminiPath is it.
+	geminiOnce sync.Once
+	geminiPath string
 	// stopping is set (on the loop goroutine) once shutdown began: new
 	// deliveries stay in the outbox for the next run instead of being typed.
 	stopping bool
@@ -234,6 +239,11 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 	}
 	for k, v := range a.Env {
 		env[k] = v
+	}
+	if _, set := env[clihook.GeminiEnv]; a.Preset == "gemini" && !set && os.Getenv(clihook.GeminiEnv) == "" {
+		if path := e.geminiHooks(); path != "" {
+			env[clihook.GeminiEnv] = path
+		}
 	}
 	command := append(append([]string(nil), a.Command...), e.primerArgs(a)...)
 	return agents.Spec{
@@ -640,6 +650,9 @@ type AgentInfo struct {
 	// HookAt is when.
 	Hook   string    `json:"hook,omitempty"`
 	HookAt time.Time `json:"hook_at,omitzero"`
+	// HookFrom says where Hook came from: "hook" (the CLI's own hook) or
+	// "screen" (read off its screen by the preset's detector).
+	HookFrom string `json:"hook_from,omitempty"`
 }
 
 // Agents lists the team in configuration order.
@@ -655,9 +668,9 @@ func (e *Engine) Agents() []AgentInfo {
 		if ns := e.sinks[n].lastOutput.Load(); ns > 0 {
 			last = time.Unix(0, ns)
 		}
-		hook, hookAt := e.hookStateOf(n)
+		hs := e.hookStateOf(n)
 		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
-			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hook, HookAt: hookAt})
+			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from})
 	}
 	return out
 }

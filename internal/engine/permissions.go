@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/approvals"
-	"github.com/teamlead/teamlead/internal/claudehook"
+	"github.com/teamlead/teamlead/internal/clihook"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/store"
@@ -30,11 +31,24 @@ type permissions struct {
 	hooks   sync.Map                            // agent → hookState
 }
 
-// hookState is what an agent's CLI hook last said about it.
+// hookState is what an agent's CLI hook, or its screen, last said about
+// it.
 type hookState struct {
 	state string
 	at    time.Time
+	from  string // stateFromHook or stateFromScreen
 }
+
+// Where an agent's state came from.
+const (
+	stateFromHook   = "hook"
+	stateFromScreen = "screen"
+)
+
+// hookPrecedence is how long a state an agent's hook reported outranks
+// what its screen shows: the hook is the CLI's own word, the screen a
+// reading of it.
+const hookPrecedence = 10 * time.Second
 
 // newApprovals builds the permission machine from the team's policy and
 // the requests stored by an earlier run.
@@ -256,16 +270,46 @@ func (e *Engine) Permissions() []approvals.Request {
 // HookState records what agent's CLI hook says it is doing: busy, idle or
 // waiting (for the human, at a prompt or dialog).
 func (e *Engine) HookState(agent, state string) {
-	e.perm.hooks.Store(agent, hookState{state: state, at: e.now()})
+	e.perm.hooks.Store(agent, hookState{state: state, at: e.now(), from: stateFromHook})
 }
 
-// hookStateOf is agent's last state from its hook ("" if none).
-func (e *Engine) hookStateOf(agent string) (string, time.Time) {
+// screenState records the state read off an agent's screen, unless its
+// hook spoke within hookPrecedence.
+func (e *Engine) screenState(agent, state string) {
+	now := e.now()
 	if v, ok := e.perm.hooks.Load(agent); ok {
-		h := v.(hookState)
-		return h.state, h.at
+		if h := v.(hookState); h.from == stateFromHook && now.Sub(h.at) < hookPrecedence {
+			return
+		}
 	}
-	return "", time.Time{}
+	e.perm.hooks.Store(agent, hookState{state: state, at: now, from: stateFromScreen})
+}
+
+// hookStateOf is agent's last state from its hook or screen ("" if none).
+func (e *Engine) hookStateOf(agent string) hookState {
+	if v, ok := e.perm.hooks.Load(agent); ok {
+		return v.(hookState)
+	}
+	return hookState{}
+}
+
+// geminiHooks is the Gemini CLI hooks file, written beside the control
+// socket (the hooks reach the console through it) once; "" when there is
+// no socket or it cannot be written (the screen is read instead).
+func (e *Engine) geminiHooks() string {
+	e.geminiOnce.Do(func() {
+		if e.opts.Socket == "" {
+			return
+		}
+		self, err := os.Executable()
+		if err == nil {
+			e.geminiPath, err = clihook.WriteGemini(filepath.Dir(e.opts.Socket), self)
+		}
+		if err != nil && e.opts.OnError != nil {
+			e.opts.OnError(fmt.Errorf("Gemini CLI hooks: %w; gemini agents' states are read off their screens (a --state folder under your home fixes this)", err))
+		}
+	})
+	return e.geminiPath
 }
 
 // installHooks puts teamlead's hooks into a Claude Code agent's project
@@ -274,7 +318,7 @@ func (e *Engine) hookStateOf(agent string) (string, time.Time) {
 func (e *Engine) installHooks(dir string) {
 	self, err := os.Executable()
 	if err == nil {
-		err = claudehook.Install(dir, self)
+		err = clihook.InstallClaude(dir, self)
 	}
 	if err != nil && e.opts.OnError != nil {
 		e.opts.OnError(fmt.Errorf("installing the Claude Code hooks in %s: %w (its permission dialogs are still read off its screen)", dir, err))

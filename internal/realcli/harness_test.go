@@ -19,6 +19,7 @@ import (
 
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/control"
+	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/fakemodel"
 	"github.com/teamlead/teamlead/internal/testbin"
 	"github.com/teamlead/teamlead/internal/vt"
@@ -210,7 +211,9 @@ func newRig(t *testing.T, c cli, replies []fakemodel.Reply, o rigOptions) *rig {
 	exe := c.find(t)
 	dir := t.TempDir()
 	r := &rig{t: t, cli: c, dir: dir, start: time.Now(),
-		state: filepath.Join(dir, "state"), config: filepath.Join(dir, "team.yaml"),
+		// The state folder holds the Gemini CLI hooks file, which Gemini
+		// CLI reads only from a folder no one else can write to.
+		state: filepath.Join(testbin.SecureDir(t), "state"), config: filepath.Join(dir, "team.yaml"),
 		consoleHome: filepath.Join(dir, "console-home"),
 		home:        filepath.Join(dir, "cli-home"), project: filepath.Join(dir, "project")}
 	for _, d := range []string{r.consoleHome, r.home, r.project} {
@@ -567,21 +570,25 @@ func (r *rig) audit(args ...string) []record {
 
 // screenState is what the console reads off the CLI agent's screen (or
 // its hook says): idle, busy, waiting, or "" before it knows.
-func (r *rig) screenState() string {
+func (r *rig) screenState() string { return r.agent().Hook }
+
+// agent is the CLI agent as the console lists it (zero when the console
+// cannot be asked).
+func (r *rig) agent() engine.AgentInfo {
 	c, err := control.NewClient(r.state)
 	if err != nil {
-		return ""
+		return engine.AgentInfo{}
 	}
 	list, err := c.Agents()
 	if err != nil {
-		return ""
+		return engine.AgentInfo{}
 	}
 	for _, a := range list {
 		if a.Name == dev {
-			return a.Hook
+			return a
 		}
 	}
-	return ""
+	return engine.AgentInfo{}
 }
 
 // inboxItem waits until `teamlead inbox` lists a permission request whose

@@ -38,13 +38,15 @@ type flow struct {
 	preset string
 	// source is the door permission requests come through: hook or dialog.
 	source string
-	denied denial
+	// stateHooks: the CLI's own hooks tell the console busy and idle.
+	stateHooks bool
+	denied     denial
 }
 
 // Claude Code with teamlead's hooks (the default for the claude-code
 // preset): the PreToolUse hook asks the console.
 func TestClaudeCodeHooks(t *testing.T) {
-	run(t, flow{cli: claudeCode, source: "hook", denied: deniedAtOnce})
+	run(t, flow{cli: claudeCode, source: "hook", denied: deniedAtOnce, stateHooks: true})
 }
 
 // Claude Code under a copy of the claude-code preset with another name:
@@ -60,9 +62,10 @@ func TestCodex(t *testing.T) {
 	run(t, flow{cli: codex, source: "dialog", denied: deniedAbortedNextPrompt})
 }
 
-// Gemini CLI: its confirmation box read off its screen.
+// Gemini CLI: its confirmation box read off its screen; its BeforeAgent and
+// AfterAgent hooks (teamlead's system defaults) say busy and idle.
 func TestGemini(t *testing.T) {
-	run(t, flow{cli: gemini, source: "dialog", denied: deniedForgotten})
+	run(t, flow{cli: gemini, source: "dialog", denied: deniedForgotten, stateHooks: true})
 }
 
 // Gemini CLI takes an Enter that comes with a paste as a newline (the
@@ -149,6 +152,13 @@ idle
 	r.mustTeamlead("send", dev, "Report your status on T-1 to sink.")
 	fromHuman := func(d record) bool { return d.From == "human" }
 	r.submitted("the human's first message", "Report your status on T-1", func() bool { return len(r.delivered(fromHuman)) > 0 })
+	if f.stateHooks {
+		// The turn the message started is told by the CLI's own hook.
+		r.waitFor("the CLI's hook saying what it does", stepDeadline, func() bool {
+			a := r.agent()
+			return a.HookFrom == "hook" && (a.Hook == "busy" || a.Hook == "idle")
+		})
+	}
 	r.waitFor("the status relayed to the sink", stepDeadline, func() bool { return strings.Contains(r.received(), status) })
 	if got := r.received(); !strings.Contains(got, "from: dev\r") || !strings.Contains(got, "type: status\r") {
 		t.Errorf("the sink received %q", got)

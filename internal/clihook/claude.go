@@ -1,8 +1,8 @@
-// Package claudehook speaks Claude Code's hook protocol: it turns a hook's
-// tool call into the action the permission policy reads, writes the
-// decision as the hook's JSON, and installs teamlead's hooks in a project's
-// .claude/settings.local.json.
-package claudehook
+package clihook
+
+// Claude Code's hook protocol: a hook's tool call turned into the action
+// the permission policy reads, the decision written as the hook's JSON,
+// and teamlead's hooks installed in a project's .claude/settings.local.json.
 
 import (
 	"encoding/json"
@@ -17,7 +17,8 @@ import (
 	"github.com/teamlead/teamlead/internal/fsutil"
 )
 
-// Input is the part of Claude Code's hook JSON that matters here.
+// Input is the part of a hook's JSON that matters here (Claude Code and
+// Gemini CLI name these fields alike).
 type Input struct {
 	// Event is hook_event_name: PreToolUse, PermissionRequest, Notification, Stop ...
 	Event string `json:"hook_event_name"`
@@ -26,9 +27,9 @@ type Input struct {
 	ToolInput map[string]any `json:"tool_input"`
 }
 
-// Action writes a Claude Code tool call as the policy reads actions:
+// ClaudeAction writes a Claude Code tool call as the policy reads actions:
 // Bash(command), Edit(path), WebFetch(url), or the tool's name.
-func Action(tool string, input map[string]any) string {
+func ClaudeAction(tool string, input map[string]any) string {
 	str := func(k string) string { s, _ := input[k].(string); return s }
 	var arg string
 	switch tool {
@@ -51,11 +52,11 @@ func Action(tool string, input map[string]any) string {
 	return tool + "(" + arg + ")"
 }
 
-// WriteDecision answers the hook: allow or deny when decided, and for
+// WriteClaudeDecision answers the hook: allow or deny when decided, and for
 // a request still waiting for the human, "ask" (PreToolUse) or nothing
 // (PermissionRequest): Claude Code then shows its own dialog, which the
 // console continues.
-func WriteDecision(w io.Writer, event string, r approvals.Request) error {
+func WriteClaudeDecision(w io.Writer, event string, r approvals.Request) error {
 	reason := fmt.Sprintf("teamlead %s: %s", r.ID, r.Why)
 	if r.Note != "" {
 		reason = fmt.Sprintf("teamlead %s: %s", r.ID, r.Note)
@@ -81,13 +82,13 @@ func WriteDecision(w io.Writer, event string, r approvals.Request) error {
 	return json.NewEncoder(w).Encode(map[string]any{"hookSpecificOutput": specific})
 }
 
-// hookEvents are the Claude Code events teamlead listens to.
-var hookEvents = []string{"PreToolUse", "Notification", "Stop", "UserPromptSubmit"}
+// claudeEvents are the Claude Code events teamlead listens to.
+var claudeEvents = []string{"PreToolUse", "Notification", "Stop", "UserPromptSubmit"}
 
-// Install writes teamlead's hooks into dir/.claude/settings.local.json,
+// InstallClaude writes teamlead's hooks into dir/.claude/settings.local.json,
 // keeping every other setting and hook, and replacing teamlead's own from
 // an earlier start.
-func Install(dir, self string) error {
+func InstallClaude(dir, self string) error {
 	path := filepath.Join(dir, ".claude", "settings.local.json")
 	settings := map[string]any{}
 	if data, err := os.ReadFile(path); err == nil {
@@ -101,8 +102,8 @@ func Install(dir, self string) error {
 	if hooks == nil {
 		hooks = map[string]any{}
 	}
-	command := shellQuote(self) + " hook"
-	for _, ev := range hookEvents {
+	command := command(self)
+	for _, ev := range claudeEvents {
 		var kept []any
 		list, _ := hooks[ev].([]any)
 		for _, m := range list {
@@ -139,11 +140,4 @@ func isTeamleadHook(m any) bool {
 		}
 	}
 	return false
-}
-
-func shellQuote(s string) string {
-	if !strings.ContainsAny(s, " '\"\\$`") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
