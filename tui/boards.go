@@ -11,8 +11,8 @@ import (
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
-	"github.com/teamlead/teamlead/tui/components/consults"
 	"github.com/teamlead/teamlead/tui/components/layout"
+	"github.com/teamlead/teamlead/tui/components/listview"
 	taskboard "github.com/teamlead/teamlead/tui/components/tasks"
 )
 
@@ -53,12 +53,10 @@ type consultDoneMsg struct {
 	err  bool
 }
 
-func consultKeys(k KeyMap) consults.KeyMap {
-	return consults.KeyMap{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Detail: k.Detail, Back: k.Cancel}
-}
-
-func taskKeys(k KeyMap) taskboard.KeyMap {
-	return taskboard.KeyMap{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Detail: k.Detail, Back: k.Cancel}
+// boardKeys are the console's keys as the boards (consultations, tasks,
+// permissions: each a listview) take them.
+func boardKeys(k KeyMap) listview.KeyMap {
+	return listview.KeyMap{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Detail: k.Detail, Back: k.Cancel}
 }
 
 // fetchConsults reads the consultations off the update loop.

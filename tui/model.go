@@ -161,8 +161,8 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	h.Styles.ShortDesc, h.Styles.FullDesc = st.Muted, st.Muted
 	m := Model{con: con, keys: opts.Keys, st: st, opts: opts, help: h,
 		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), qlist: queue.New(st, opts.Now), activity: activity.New(st),
-		consults: consults.New(st, consultKeys(opts.Keys), opts.Now), tasks: taskboard.New(st, taskKeys(opts.Keys), opts.Now),
-		perms: permboard.New(st, permKeys(opts.Keys), opts.Now), always: always.New(st, alwaysKeys(opts.Keys)),
+		consults: consults.New(st, boardKeys(opts.Keys), opts.Now), tasks: taskboard.New(st, boardKeys(opts.Keys), opts.Now),
+		perms: permboard.New(st, boardKeys(opts.Keys), opts.Now), always: always.New(st, alwaysKeys(opts.Keys)),
 		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, editor: ed, unread: map[string]int{}, keyOut: newKeyWriter(con)}
 	// The sequence first, then the queues: a record committed in between
 	// is replayed by the subscription (queue.Add ignores an id it has),

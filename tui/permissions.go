@@ -41,10 +41,6 @@ type permDoneMsg struct {
 	err  bool
 }
 
-func permKeys(k KeyMap) permboard.KeyMap {
-	return permboard.KeyMap{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Detail: k.Detail, Back: k.Cancel}
-}
-
 func alwaysKeys(k KeyMap) always.KeyMap {
 	return always.KeyMap{Up: k.Up, Down: k.Down, Toggle: k.AllAgents, Confirm: k.Confirm, Cancel: k.Cancel}
 }
