@@ -96,7 +96,7 @@ func (m Model) onBoardMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		}
 		if id := m.pendingConsult; id != "" && m.consultGot >= m.pendingConsultGen {
 			m.pendingConsult = ""
-			if !m.openConsult(id) {
+			if !m.consults.OpenDetail(id) {
 				m.status, m.statusE = "no consultation "+id, true
 			}
 		}
@@ -107,7 +107,7 @@ func (m Model) onBoardMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		}
 		if arg := m.pendingTask; arg != "" && m.taskGot >= m.pendingTaskGen {
 			m.pendingTask = ""
-			if !m.openTask(arg) {
+			if !m.tasks.OpenDetail(arg) {
 				m.tasks.SetFilter(arg) // not a task: a filter
 			}
 		}
@@ -265,22 +265,13 @@ func (m Model) showConsults(args string) (tea.Model, tea.Cmd) {
 	switch {
 	case strings.HasPrefix(args, "c-") && !strings.Contains(args, " "):
 		m.consults.SetFilter("")
-		if !m.openConsult(args) {
+		if !m.consults.OpenDetail(args) {
 			m.pendingConsult, m.pendingConsultGen = args, m.consultGen
 		}
 	case args != "":
 		m.consults.SetFilter(args)
 	}
 	return m, cmd
-}
-
-// openConsult selects consultation id and opens its detail.
-func (m *Model) openConsult(id string) bool {
-	if !m.consults.Select(id) {
-		return false
-	}
-	m.consults.ShowDetail(true)
-	return true
 }
 
 // showTasks is /tasks [task-id|filter]: the board, with one task's history
@@ -294,20 +285,11 @@ func (m Model) showTasks(args string) (tea.Model, tea.Cmd) {
 	cmd := m.fetchTasks()
 	if args != "" {
 		m.tasks.SetFilter("")
-		if !m.openTask(args) {
+		if !m.tasks.OpenDetail(args) {
 			m.pendingTask, m.pendingTaskGen = args, m.taskGen // decided when the fresh list arrives
 		}
 	}
 	return m, cmd
-}
-
-// openTask selects task id and opens its history.
-func (m *Model) openTask(id string) bool {
-	if !m.tasks.Select(id) {
-		return false
-	}
-	m.tasks.ShowDetail(true)
-	return true
 }
 
 // boardTitle is the right pane's title when it shows a board (the status

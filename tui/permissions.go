@@ -298,7 +298,7 @@ func (m Model) showPermissions(args string) (tea.Model, tea.Cmd) {
 	switch {
 	case strings.HasPrefix(args, "p-") && !strings.Contains(args, " "):
 		m.perms.SetFilter("")
-		if !m.openPermission(args) {
+		if !m.perms.OpenDetail(args) {
 			m.pendingPerm, m.pendingPermGen = args, m.permGen
 		}
 	default:
@@ -306,15 +306,6 @@ func (m Model) showPermissions(args string) (tea.Model, tea.Cmd) {
 		m.perms.SelectFirst()
 	}
 	return m, cmd
-}
-
-// openPermission selects request id and opens its detail.
-func (m *Model) openPermission(id string) bool {
-	if !m.perms.Select(id) {
-		return false
-	}
-	m.perms.ShowDetail(true)
-	return true
 }
 
 // onPermsMsg takes a fresh list of requests.
@@ -325,7 +316,7 @@ func (m Model) onPermsMsg(msg permsMsg) Model {
 	}
 	if id := m.pendingPerm; id != "" && m.permGot >= m.pendingPermGen {
 		m.pendingPerm = ""
-		if !m.openPermission(id) {
+		if !m.perms.OpenDetail(id) {
 			m.status, m.statusE = "no permission request "+id, true
 		}
 	}

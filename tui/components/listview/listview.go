@@ -115,6 +115,16 @@ func (l *List[T]) Select(id string) bool {
 	return l.SelectFunc(func(r T) bool { return l.id(r) == id })
 }
 
+// OpenDetail selects the row named id and opens its detail; false (nothing
+// changed) if it is not shown.
+func (l *List[T]) OpenDetail(id string) bool {
+	if !l.Select(id) {
+		return false
+	}
+	l.ShowDetail(true)
+	return true
+}
+
 // SelectFunc selects the first shown row for which is reports true.
 func (l *List[T]) SelectFunc(is func(T) bool) bool {
 	for i, r := range l.rows {

@@ -119,3 +119,17 @@ func TestMarkAndWindow(t *testing.T) {
 		t.Errorf("no height cut to %v", got)
 	}
 }
+
+func TestOpenDetail(t *testing.T) {
+	l := New[string](KeyMap{}, func(s string) string { return s }, func(string, string) bool { return true }, nil)
+	l.Set([]string{"a", "b"})
+	if l.OpenDetail("zz") || l.InDetail() {
+		t.Fatal("opened a row that is not shown")
+	}
+	if !l.OpenDetail("b") || !l.InDetail() {
+		t.Fatal("b not opened")
+	}
+	if r, _ := l.Selected(); r != "b" {
+		t.Fatalf("selected %q", r)
+	}
+}
