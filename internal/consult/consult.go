@@ -278,15 +278,25 @@ func (m *Machine) allowed(from, to string) bool {
 	return false
 }
 
-// Verdict records by's verdict on consultation id; only the consulted
-// agent may give it.
-func (m *Machine) Verdict(id, by string, v Status, body string, now time.Time) (*Consultation, error) {
+// askedOf is consultation id, if by may speak for its consulted side: the
+// consulted agent or the human.
+func (m *Machine) askedOf(id, by string) (*Consultation, error) {
 	c := m.byID[id]
 	if c == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNoConsultation, id)
 	}
 	if by != c.Consulted && by != Human {
 		return nil, fmt.Errorf("%w: %s was asked of %s, not %s", ErrNotConsulted, id, c.Consulted, by)
+	}
+	return c, nil
+}
+
+// Verdict records by's verdict on consultation id; only the consulted
+// agent may give it.
+func (m *Machine) Verdict(id, by string, v Status, body string, now time.Time) (*Consultation, error) {
+	c, err := m.askedOf(id, by)
+	if err != nil {
+		return nil, err
 	}
 	if v != Approved && v != ConcernsRaised && v != Rejected {
 		return nil, fmt.Errorf("%w, not %q", ErrBadVerdict, v)
@@ -306,12 +316,9 @@ func (m *Machine) Verdict(id, by string, v Status, body string, now time.Time) (
 // Answer records the answer to a query-born consultation (seed 000); by is
 // the consulted agent or the human.
 func (m *Machine) Answer(id, by, body string, now time.Time) (*Consultation, error) {
-	c := m.byID[id]
-	if c == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNoConsultation, id)
-	}
-	if by != c.Consulted && by != Human {
-		return nil, fmt.Errorf("%w: %s was asked of %s, not %s", ErrNotConsulted, id, c.Consulted, by)
+	c, err := m.askedOf(id, by)
+	if err != nil {
+		return nil, err
 	}
 	if !c.Open() {
 		return nil, fmt.Errorf("%w: %s is %s", ErrClosed, id, c.Status)
@@ -367,12 +374,9 @@ func (m *Machine) Address(id, by, body string, now time.Time) (*Consultation, er
 // Delegate hands consultation id from its consulted agent to another agent
 // of the same role; by is the consulted agent or the human.
 func (m *Machine) Delegate(id, by, to, body string, now time.Time) (*Consultation, error) {
-	c := m.byID[id]
-	if c == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNoConsultation, id)
-	}
-	if by != c.Consulted && by != Human {
-		return nil, fmt.Errorf("%w: %s was asked of %s, not %s", ErrNotConsulted, id, c.Consulted, by)
+	c, err := m.askedOf(id, by)
+	if err != nil {
+		return nil, err
 	}
 	if !c.Open() {
 		return nil, fmt.Errorf("%w: %s is %s", ErrClosed, id, c.Status)
