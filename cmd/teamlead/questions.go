@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,13 +67,7 @@ func newQuestionsCmd(g *globals) *cobra.Command {
 			}
 			switch {
 			case format == "json":
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				for _, q := range qs {
-					if err := enc.Encode(q); err != nil {
-						return err
-					}
-				}
-				return nil
+				return writeJSONLines(cmd.OutOrStdout(), qs)
 			case format != "table":
 				return fmt.Errorf("--format: %q: use table or json", format)
 			case id != "" && len(qs) == 1:

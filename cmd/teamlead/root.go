@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,4 +117,15 @@ func actionCmds(g *globals) []*cobra.Command {
 		consoleCmd(g, "acknowledge CONSULT-ID", "Accept the concerns raised on a consultation, so they no longer hold the decision",
 			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Acknowledge(a[0]) }),
 	}
+}
+
+// writeJSONLines writes each of xs as one line of JSON (--format json).
+func writeJSONLines[T any](w io.Writer, xs []T) error {
+	enc := json.NewEncoder(w)
+	for _, x := range xs {
+		if err := enc.Encode(x); err != nil {
+			return err
+		}
+	}
+	return nil
 }

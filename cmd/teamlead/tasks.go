@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,13 +37,7 @@ func newTasksCmd(g *globals) *cobra.Command {
 			sort.SliceStable(ts, func(i, j int) bool { return ts[i].Updated.After(ts[j].Updated) })
 			switch {
 			case format == "json":
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				for _, t := range ts {
-					if err := enc.Encode(t); err != nil {
-						return err
-					}
-				}
-				return nil
+				return writeJSONLines(cmd.OutOrStdout(), ts)
 			case format != "table":
 				return fmt.Errorf("--format: %q: use table or json", format)
 			case len(args) == 1 && len(ts) == 0:

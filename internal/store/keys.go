@@ -76,18 +76,7 @@ func escapeName(name string) []byte {
 	if len(name) > maxIndexName {
 		name = name[:maxIndexName]
 	}
-	out := make([]byte, 0, len(name)+2)
-	for i := 0; i < len(name); i++ {
-		switch c := name[i]; c {
-		case 0x00:
-			out = append(out, 0x01, 0x02)
-		case 0x01:
-			out = append(out, 0x01, 0x03)
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
+	return escapeAll(name)
 }
 
 // postingPrefix is the prefix of every index key for one indexed value.
