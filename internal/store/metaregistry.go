@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -258,18 +257,11 @@ func (s *Store) metaHook(b *Batch) (metaHook, func(), error) {
 	}
 	err := s.db.View(func(txn *badger.Txn) error {
 		for k := range cur {
-			item, err := txn.Get(metaKey(k))
-			if errors.Is(err, badger.ErrKeyNotFound) {
-				continue
-			}
+			v, ok, err := readMeta(txn, k)
 			if err != nil {
 				return err
 			}
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			cur[k] = metaValue{val: v, ok: true}
+			cur[k] = metaValue{val: v, ok: ok}
 		}
 		return nil
 	})

@@ -269,21 +269,28 @@ func (s *Store) Meta(key string) (string, bool, error) {
 	}
 	defer s.leave()
 	var val []byte
-	err := s.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(metaKey(key))
-		if err != nil {
-			return err
-		}
-		val, err = item.ValueCopy(nil)
+	var ok bool
+	err := s.db.View(func(txn *badger.Txn) (err error) {
+		val, ok, err = readMeta(txn, key)
 		return err
 	})
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return "", false, nil
-	}
 	if err != nil {
 		return "", false, fmt.Errorf("store: meta %q: %w", key, err)
 	}
-	return string(val), true, nil
+	return string(val), ok, nil
+}
+
+// readMeta reads meta key in txn; ok is false when there is none.
+func readMeta(txn *badger.Txn, key string) (val []byte, ok bool, err error) {
+	item, err := txn.Get(metaKey(key))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	val, err = item.ValueCopy(nil)
+	return val, err == nil, err
 }
 
 // LastSeq returns the highest seq such that every record up to it has
@@ -329,18 +336,13 @@ func (s *Store) MetaMany(keys []string) (map[string]string, error) {
 	out := make(map[string]string, len(keys))
 	err := s.db.View(func(txn *badger.Txn) error {
 		for _, k := range keys {
-			item, err := txn.Get(metaKey(k))
-			if errors.Is(err, badger.ErrKeyNotFound) {
-				continue
-			}
+			v, ok, err := readMeta(txn, k)
 			if err != nil {
 				return err
 			}
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
+			if ok {
+				out[k] = string(v)
 			}
-			out[k] = string(v)
 		}
 		return nil
 	})
