@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
@@ -143,7 +144,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 		opts.Now = time.Now
 	}
 	if opts.BusyFor == 0 {
-		opts.BusyFor = 2 * time.Second
+		opts.BusyFor = engine.DefaultBusyFor
 	}
 	if opts.FrameEvery == 0 {
 		opts.FrameEvery = time.Second / 30
@@ -363,19 +364,17 @@ func (m *Model) refreshAgents() {
 	var rows []agentlist.Row
 	for _, a := range m.con.Agents() {
 		state := a.State
+		// Its hook or its preset's screen detector, when they speak, else
+		// its output (full-screen CLIs redraw while idle, so their output
+		// alone says little).
+		doing, _ := a.Doing(now, m.opts.BusyFor)
 		switch {
-		case state == "running" && (asksPermission[a.Name] || a.Hook == "waiting"):
+		case state == "running" && (asksPermission[a.Name] || doing == "waiting"):
 			state = "waiting" // at a permission dialog or another prompt for the human
 		case state == "running" && a.Blocked:
 			state = "blocked" // waiting on a question it asked as blocking
-		case state == "running" && (a.Hook == "busy" || a.Hook == "idle"):
-			// Its hook or its preset's screen detector says: full-screen CLIs
-			// redraw while idle, so their output alone says little.
-			state = a.Hook
-		case state == "running" && now.Sub(a.LastOutput) < m.opts.BusyFor:
-			state = "busy"
 		case state == "running":
-			state = "idle"
+			state = doing
 		}
 		rows = append(rows, agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name]})
 	}

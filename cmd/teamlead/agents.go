@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ func newAgentsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			now := time.Now()
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
 			for _, a := range list {
@@ -35,8 +37,9 @@ func newAgentsCmd(g *globals) *cobra.Command {
 					state += " (blocked on a question)"
 				}
 				doing := "-"
-				if a.Hook != "" && live {
-					doing = a.Hook + " (" + a.HookFrom + ")"
+				if live && a.State == "running" {
+					state, from := a.Doing(now, engine.DefaultBusyFor)
+					doing = state + " (" + from + ")"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, doing, pid, a.Restarts)
 			}

@@ -655,6 +655,24 @@ type AgentInfo struct {
 	HookFrom string `json:"hook_from,omitempty"`
 }
 
+// DefaultBusyFor is how long after its last output an agent that neither
+// a hook nor a screen reading speaks for counts as busy.
+const DefaultBusyFor = 2 * time.Second
+
+// Doing is what agent a is doing, busy, idle or waiting, and who says so:
+// its CLI's hook or its screen (HookFrom), else its output ("output": busy
+// when it printed within busyFor).
+func (a AgentInfo) Doing(now time.Time, busyFor time.Duration) (state, from string) {
+	switch a.Hook {
+	case "busy", "idle", "waiting":
+		return a.Hook, a.HookFrom
+	}
+	if now.Sub(a.LastOutput) < busyFor {
+		return "busy", "output"
+	}
+	return "idle", "output"
+}
+
 // Agents lists the team in configuration order.
 func (e *Engine) Agents() []AgentInfo {
 	out := make([]AgentInfo, 0, len(e.order))
