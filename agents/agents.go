@@ -136,6 +136,9 @@ type Spec struct {
 	// in its input box (the key was lost, or taken as a newline); it
 	// returns once the program's screen has settled. See submit.go.
 	SubmitCheck func(text string) (pending bool)
+	// Isolation says whether the agent's processes run in a user namespace
+	// of their own; "" means IsolationAuto.
+	Isolation Isolation
 	// OnResubmit, when set, hears about a message whose submit key was
 	// pressed again: how many times, and whether the text was then taken.
 	OnResubmit func(text string, presses int, taken bool)
@@ -179,6 +182,9 @@ type StateEvent struct {
 	Final bool
 	// Time is when the change happened.
 	Time time.Time
+	// Isolation, on the running event, says whether the process runs in
+	// a user namespace of its own ("user namespace"), or "none: why".
+	Isolation string
 }
 
 // Sink receives everything an agent produces.
@@ -216,6 +222,9 @@ type Info struct {
 	Cols uint16
 	// Rows is the PTY height.
 	Rows uint16
+	// Isolation says whether the current process runs in a user namespace
+	// of its own ("user namespace") or not ("none: why").
+	Isolation string
 	// BracketedPaste is true while the running program has bracketed paste
 	// enabled (it printed ESC[?2004h and not yet ESC[?2004l).
 	BracketedPaste bool
@@ -237,6 +246,8 @@ type Agent struct {
 	restarts  int
 	exitCode  int
 	startedAt time.Time
+	isolation string // of the current process: isolatedUserNS, or isolatedNone and why
+	noUserNS  string // set when the kernel refused a user namespace (auto mode: not tried again)
 	cols      uint16
 	rows      uint16
 	cur       *proc         // the running process, nil when none
@@ -288,6 +299,7 @@ func (a *Agent) Info() Info {
 		Restarts:  a.restarts,
 		ExitCode:  a.exitCode,
 		StartedAt: a.startedAt,
+		Isolation: a.isolation,
 		Cols:      a.cols,
 		Rows:      a.rows,
 	}
@@ -428,6 +440,11 @@ func validate(s Spec) error {
 	case RestartNever, RestartOnFailure, RestartAlways:
 	default:
 		return fmt.Errorf("%w: agent %q: restart policy %q: use never, on-failure or always", ErrBadSpec, s.Name, s.Restart)
+	}
+	switch s.Isolation {
+	case "", IsolationAuto, IsolationUserNS, IsolationNone:
+	default:
+		return fmt.Errorf("%w: agent %q: isolation %q: use auto, userns or none", ErrBadSpec, s.Name, s.Isolation)
 	}
 	switch s.Preset.Paste {
 	case PasteAuto, PasteAlways, PasteNever:

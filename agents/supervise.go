@@ -227,13 +227,14 @@ func (a *Agent) finish(s State, errText string) {
 
 func (a *Agent) eventLocked(errText string) StateEvent {
 	return StateEvent{
-		Agent:    a.spec.Name,
-		State:    a.state,
-		Pid:      a.pid,
-		ExitCode: a.exitCode,
-		Restarts: a.restarts,
-		Err:      errText,
-		Time:     time.Now(),
+		Agent:     a.spec.Name,
+		State:     a.state,
+		Pid:       a.pid,
+		ExitCode:  a.exitCode,
+		Restarts:  a.restarts,
+		Err:       errText,
+		Time:      time.Now(),
+		Isolation: a.isolation,
 	}
 }
 
@@ -264,20 +265,43 @@ func (a *Agent) spawn() (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: open a pty: %w", ErrSpawn, s.Name, err)
 	}
-	cmd := &exec.Cmd{
-		Path:   path,
-		Args:   s.Command,
-		Dir:    s.Dir,
-		Env:    env,
-		Stdin:  tty,
-		Stdout: tty,
-		Stderr: tty,
+	newCmd := func(userns bool) *exec.Cmd {
 		// A new session makes the child the leader of its own session and
 		// process group; Setctty makes the PTY (its fd 0) its controlling
 		// terminal.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true},
+		attr := &syscall.SysProcAttr{Setsid: true, Setctty: true}
+		if userns {
+			userNamespace(attr)
+		}
+		return &exec.Cmd{Path: path, Args: s.Command, Dir: s.Dir, Env: env, Stdin: tty, Stdout: tty, Stderr: tty, SysProcAttr: attr}
 	}
-	err = cmd.Start()
+	start := func(cmd *exec.Cmd) error {
+		var err error
+		startRoot(func() int {
+			if err = cmd.Start(); err != nil {
+				return 0
+			}
+			return cmd.Process.Pid
+		})
+		return err
+	}
+	userns, isolation := a.wantsUserNS()
+	cmd := newCmd(userns)
+	err = start(cmd)
+	if err != nil && userns && s.Isolation != IsolationUserNS {
+		// The kernel may refuse user namespaces (a sysctl, AppArmor, a
+		// container's seccomp): start without one, and say so.
+		plain := newCmd(false)
+		if err2 := start(plain); err2 != nil {
+			err = err2
+		} else {
+			isolation = isolatedNone + ": the kernel refused a user namespace (" + err.Error() + ")"
+			a.mu.Lock()
+			a.noUserNS = isolation
+			a.mu.Unlock()
+			cmd, err = plain, nil
+		}
+	}
 	if err != nil {
 		_ = tty.Close()
 		_ = master.Close()
@@ -292,6 +316,7 @@ func (a *Agent) spawn() (*proc, error) {
 	a.cur = p
 	a.pid = p.pid
 	a.startedAt = time.Now()
+	a.isolation = isolation
 	a.broadcastLocked()
 	a.mu.Unlock()
 	return p, nil
@@ -304,7 +329,11 @@ func (a *Agent) runProc(p *proc) (ran time.Duration, failed bool, why string, st
 	a.setState(StateRunning, "")
 	started := time.Now()
 	waitCh := make(chan error, 1)
-	go func() { waitCh <- p.cmd.Wait() }()
+	go func() {
+		err := p.cmd.Wait()
+		waitedRoot(p.pid)
+		waitCh <- err
+	}()
 	readerDone := make(chan struct{})
 	go a.reader(p, readerDone)
 	go a.confirmLoop(p)
@@ -527,4 +556,21 @@ func checkExecutable(p string) error {
 		return errors.New("not executable (no x permission)")
 	}
 	return nil
+}
+
+// wantsUserNS says whether to start the next process in a user namespace,
+// and the isolation to report if it starts that way.
+func (a *Agent) wantsUserNS() (bool, string) {
+	a.mu.Lock()
+	refused := a.noUserNS
+	a.mu.Unlock()
+	switch {
+	case a.spec.Isolation == IsolationNone:
+		return false, isolatedNone + ": the team file says isolation: none"
+	case !userNamespaces:
+		return false, isolatedNone + ": this system has no user namespaces"
+	case refused != "" && a.spec.Isolation != IsolationUserNS:
+		return false, refused
+	}
+	return true, isolatedUserNS
 }

@@ -297,6 +297,15 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 		case "stalled":
 			m.status, m.statusE = r.Body, true
 			cmds = append(cmds, m.notify(r))
+		case lead.KindImpersonation:
+			who := r.Agent
+			if who == "" {
+				who = "an agent's detached process"
+			}
+			m.status, m.statusE = fmt.Sprintf("%s (pid %s) tried to act as you — %s", who, r.Fields["pid"], r.Body), true
+			cmds = append(cmds, m.notify(r))
+		case lead.KindWarning:
+			m.status, m.statusE = "warning: "+r.Body, true
 		case "question-timeout":
 			m.queue.Remove(r.MsgID)
 			if r.Fields["status"] == "timeout" {

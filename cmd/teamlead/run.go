@@ -14,11 +14,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/trust"
 )
 
 type runFlags struct {
@@ -88,10 +90,23 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if f.headless {
 		go printEvents(out, eng, st.LastSeq())
 	}
+	// Before any agent starts: whatever an agent detaches stays below the
+	// console, so the control socket can refuse it the human's operations.
+	subreaper := agents.BecomeSubreaper()
+	// Processes agents detached end with the console: once reparented to
+	// init they could no longer be told from the human's.
+	defer agents.EndOrphans(f.grace)
 	engCtx, stopEngine := context.WithCancel(ctx)
 	defer stopEngine()
 	if err := eng.Start(engCtx); err != nil {
 		return err
+	}
+	warnings := trust.MachineWarnings()
+	if subreaper != nil {
+		warnings = append(warnings, fmt.Sprintf("the console could not become the subreaper of its agents (%v): a process an agent detaches is told from the human's only by its user namespace", subreaper))
+	}
+	for _, w := range warnings {
+		eng.Warn(w)
 	}
 	srv, err := control.Listen(g.state, eng)
 	if err != nil {

@@ -33,6 +33,8 @@ type Team struct {
 	Consultations Consultations `yaml:"consultations"`
 	// Permissions configures permission requests and their policy.
 	Permissions Permissions `yaml:"permissions"`
+	// Isolation is every agent's default: auto (a user namespace of its own where the kernel allows one, so that no process it starts can act as the human), userns (required) or none.
+	Isolation string `yaml:"isolation"`
 
 	// File is the absolute path the team was loaded from.
 	File string `yaml:"-"`
@@ -66,6 +68,8 @@ type Agent struct {
 	Scrollback int `yaml:"scrollback"`
 	// Capabilities are what the agent can answer (answerers.yaml capability: picks among them).
 	Capabilities []string `yaml:"capabilities"`
+	// Isolation overrides the team's isolation for this agent: auto, userns or none.
+	Isolation string `yaml:"isolation"`
 }
 
 // Progress configures the watching of progress files.
@@ -330,6 +334,18 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 		}
 		if a.Restart != "never" && a.Restart != "on-failure" && a.Restart != "always" {
 			return fail(i, "restart", fmt.Sprintf("%q is not a restart policy; use never, on-failure or always", a.Restart))
+		}
+		if a.Isolation == "" {
+			a.Isolation = t.Isolation
+		}
+		switch a.Isolation {
+		case "", "auto", "userns", "none":
+		default:
+			key := "isolation"
+			if a.Isolation == t.Isolation {
+				return &FieldError{File: file, Line: lineOf(root, "isolation"), Field: "isolation", Msg: fmt.Sprintf("%q is not an isolation; use auto (a user namespace per agent where the kernel allows one), userns (required) or none", a.Isolation)}
+			}
+			return fail(i, key, fmt.Sprintf("%q is not an isolation; use auto, userns or none", a.Isolation))
 		}
 		if a.Cols < 0 || a.Rows < 0 || a.Cols > 1000 || a.Rows > 1000 {
 			return fail(i, "cols", "terminal size must be between 1 and 1000")

@@ -9,7 +9,6 @@ package control
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +30,7 @@ import (
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/trust"
 )
 
 // SocketName is the socket's file name inside the state directory.
@@ -103,6 +103,9 @@ type Console interface {
 	HookPermission(agent, action string) (approvals.Request, error)
 	// HookState records what an agent's hook says it is doing.
 	HookState(agent, state string)
+	// Impersonation records that a process the human's operations are
+	// refused to asked for one (op, in words), and shows it to the human.
+	Impersonation(agent, op, why string, fields map[string]string)
 	Store() *store.Store
 	Bus() bus.Bus
 }
@@ -110,6 +113,7 @@ type Console interface {
 // Server serves one console's socket.
 type Server struct {
 	ln      net.Listener
+	witness *trust.Witness
 	console Console
 	path    string
 	wg      sync.WaitGroup
@@ -136,7 +140,7 @@ func Listen(stateDir string, console Console) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{ln: ln, console: console, path: path, conns: map[net.Conn]bool{}}
+	s := &Server{ln: ln, console: console, path: path, conns: map[net.Conn]bool{}, witness: trust.NewWitness(console.AgentOfSession)}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -186,79 +190,14 @@ func (s *Server) accept() {
 	}
 }
 
-// asker names who is asking through connection c: the agent whose
-// session the connecting process belongs to, else the human. It comes from
-// the kernel (SO_PEERCRED), so an agent cannot ask as another.
-func (s *Server) asker(c net.Conn) string {
-	pid := peerPid(c)
-	if pid <= 0 {
-		return "human"
-	}
-	if sid, err := unix.Getsid(pid); err == nil {
-		if name := s.console.AgentOfSession(sid); name != "" {
-			return name
-		}
-	}
-	// A process that left the agent's session (Claude Code runs its hooks
-	// with setsid) is still the agent's descendant: every agent leads its
-	// own session, so its pid is its session id.
-	for _, p := range ancestors(pid) {
-		if name := s.console.AgentOfSession(p); name != "" {
-			return name
-		}
-	}
-	return "human"
-}
-
-// ancestors lists pid's parent, grandparent … up to init, from
-// /proc/<pid>/stat (nil where there is no /proc).
-func ancestors(pid int) []int {
-	var out []int
-	for i := 0; i < 64 && pid > 1; i++ {
-		pid = parentOf(pid)
-		if pid <= 0 {
-			break
-		}
-		out = append(out, pid)
-	}
-	return out
-}
-
-// parentOf reads the parent pid from /proc/<pid>/stat: the field after the
-// command, which is in parentheses and may itself hold spaces or ")".
-func parentOf(pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0
-	}
-	var state byte
-	var ppid int
-	if _, err := fmt.Sscanf(string(data[i+1:]), " %c %d", &state, &ppid); err != nil {
-		return 0
-	}
-	return ppid
-}
-
-func peerPid(c net.Conn) int {
+// caller tells who is on the other end of c, from the kernel (see
+// internal/trust): never from anything the client says.
+func (s *Server) caller(c net.Conn) trust.Caller {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return 0
+		return trust.Caller{Contained: true, Why: "not a unix connection"}
 	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	pid := 0
-	_ = raw.Control(func(fd uintptr) {
-		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
-			pid = int(cred.Pid)
-		}
-	})
-	return pid
+	return s.witness.Identify(uc)
 }
 
 // peerIsOwner reports whether the connecting process runs as our user.
@@ -299,6 +238,11 @@ func (s *Server) serve(c net.Conn) {
 		return
 	}
 	fail := func(err error) { _ = enc.Encode(Reply{Error: err.Error(), End: true}) }
+	who := s.caller(c)
+	if err := s.admit(req, who); err != nil {
+		fail(err)
+		return
+	}
 	switch req.Cmd {
 	case "agents":
 		_ = enc.Encode(Reply{Agents: s.console.Agents(), End: true})
@@ -316,7 +260,10 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		a := *req.Ask
-		a.Asker = s.asker(c)
+		a.Asker = "human"
+		if who.Contained {
+			a.Asker = who.Agent
+		}
 		q, err := s.console.Ask(a)
 		if err != nil {
 			fail(err)
@@ -333,21 +280,14 @@ func (s *Server) serve(c net.Conn) {
 	case "consult-query":
 		s.consultQuery(enc, req)
 	case "permission":
-		agent := s.asker(c)
-		if agent == "human" {
-			fail(fmt.Errorf("permission: only an agent's hook asks for permission (this process is in no agent's session)"))
-			return
-		}
-		r, err := s.console.HookPermission(agent, req.Text)
+		r, err := s.console.HookPermission(who.Agent, req.Text)
 		if err != nil {
 			fail(err)
 			return
 		}
 		_ = enc.Encode(Reply{Permissions: []approvals.Request{r}, End: true})
 	case "hook-state":
-		if agent := s.asker(c); agent != "human" {
-			s.console.HookState(agent, req.Status)
-		}
+		s.console.HookState(who.Agent, req.Status)
 		_ = enc.Encode(Reply{End: true})
 	case "permissions":
 		rs, err := engine.StoredPermissions(s.console.Store())

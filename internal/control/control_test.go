@@ -71,6 +71,10 @@ func (f *fakeConsole) HookPermission(agent, action string) (approvals.Request, e
 
 func (f *fakeConsole) HookState(agent, state string) { f.record("hook-state " + agent + " " + state) }
 
+func (f *fakeConsole) Impersonation(agent, op, why string, fields map[string]string) {
+	f.record("impersonation " + agent + " " + op + " pid=" + fields["pid"])
+}
+
 func (f *fakeConsole) record(s string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -312,7 +316,11 @@ func TestMain(m *testing.M) {
 			fmt.Println("dial:", err)
 			os.Exit(0)
 		}
-		fmt.Fprintln(c, `{"cmd":"agents"}`)
+		req := os.Getenv("TEAMLEAD_TEST_REQ")
+		if req == "" {
+			req = `{"cmd":"agents"}`
+		}
+		fmt.Fprintln(c, req)
 		b, _ := io.ReadAll(c)
 		fmt.Print(string(b))
 		os.Exit(0)
@@ -320,14 +328,58 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// A process's ancestors are read from /proc: this test's own parent chain
-// reaches its parent.
-func TestAncestors(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc on this system: agents are found by session only")
+// TestAgentProcessRefusedHumanOps: a process the console started (here:
+// a child of the test, which is the console) may read the console's state
+// but not act as the human; each refusal is recorded with its pid.
+func TestAgentProcessRefusedHumanOps(t *testing.T) {
+	con, dir := newConsole(t)
+	srv := listen(t, con, dir)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	got := ancestors(os.Getpid())
-	if len(got) == 0 || got[0] != os.Getppid() {
-		t.Errorf("ancestors %v, parent %d", got, os.Getppid())
+	asChild := func(req string) string {
+		cmd := exec.Command(self, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "TEAMLEAD_TEST_DIAL="+srv.Path(), "TEAMLEAD_TEST_REQ="+req)
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	for _, req := range []string{
+		`{"cmd":"answer","id":"p-1","text":"approve"}`,
+		`{"cmd":"answer","id":"c-1","text":"approve looks fine"}`,
+		`{"cmd":"answer","id":"p-1","text":"always tool all"}`,
+		`{"cmd":"send","agent":"dev","text":"hi"}`,
+		`{"cmd":"escalate","id":"q-0001"}`,
+		`{"cmd":"reassign","id":"q-0001","text":"human/me"}`,
+		`{"cmd":"acknowledge","id":"c-1"}`,
+		`{"cmd":"no-such-command"}`,
+	} {
+		out := asChild(req)
+		if !strings.Contains(out, "refused: only the human may") || !strings.Contains(out, "descends from the console") {
+			t.Errorf("%s: got %q", req, out)
+		}
+	}
+	if out := asChild(`{"cmd":"agents"}`); !strings.Contains(out, `"name":"dev"`) {
+		t.Errorf("agents from an agent's process: %q", out)
+	}
+	// The fake knows no agent: an agent's process it cannot name may not ask either.
+	if out := asChild(`{"cmd":"ask","ask":{"topic":"t","text":"q"}}`); !strings.Contains(out, "which agent can no longer be told") {
+		t.Errorf("ask from an unnamed agent process: %q", out)
+	}
+	con.mu.Lock()
+	defer con.mu.Unlock()
+	var refusals int
+	for _, c := range con.sent {
+		if !strings.HasPrefix(c, "impersonation ") {
+			t.Errorf("carried out for an agent's process: %q", c)
+			continue
+		}
+		refusals++
+		if strings.HasSuffix(c, "pid=0") || strings.HasSuffix(c, "pid=") {
+			t.Errorf("refusal without the process's pid: %q", c)
+		}
+	}
+	if refusals != 9 {
+		t.Errorf("%d refusals recorded, want 9: %q", refusals, con.sent)
 	}
 }

@@ -253,6 +253,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
 			SubmitRetries: p.SubmitRetries},
+		Isolation:   agents.Isolation(a.Isolation),
 		SubmitCheck: s.submitPending,
 		OnResubmit: func(text string, presses int, taken bool) {
 			e.resubmitted(a.Name, text, presses, taken)
@@ -509,6 +510,9 @@ func stateFields(ev agents.StateEvent) map[string]string {
 	}
 	if ev.Err != "" {
 		f["error"] = ev.Err
+	}
+	if ev.State == agents.StateRunning && ev.Isolation != "" {
+		f["isolation"] = ev.Isolation
 	}
 	return f
 }

@@ -111,9 +111,20 @@ func Summary(r store.Record) string {
 		if e := r.Fields["error"]; e != "" {
 			s += ": " + e
 		}
+		if iso := r.Fields["isolation"]; iso != "" && iso != "user namespace" {
+			s += " (isolation " + iso + ")"
+		}
 		return s
 	case "human":
 		return "→ " + r.Agent + ": " + firstLine(r.Body)
+	case "impersonation":
+		who := r.Agent
+		if who == "" {
+			who = "an agent's detached process"
+		}
+		return fmt.Sprintf("%s, pid %s (%s): %s — %s", who, r.Fields["pid"], r.Fields["cmdline"], firstLine(r.Body), firstLine(r.Reason))
+	case "warning":
+		return firstLine(r.Body)
 	case "inbox", "gap":
 		s := r.From + " " + tag
 		if t := r.Fields["topic"]; t != "" {

@@ -1,0 +1,25 @@
+//go:build linux
+
+package agents
+
+import (
+	"os"
+	"syscall"
+)
+
+// userNamespace makes attr start the process in a new user namespace in
+// which the console's user and group are mapped to themselves, so files,
+// permissions and `id` look as before. setgroups stays denied in it (as
+// the kernel requires for an unprivileged mapping); the supplementary
+// groups the process starts with still grant access. Set-user-ID programs
+// (sudo) do not gain privileges in it.
+func userNamespace(attr *syscall.SysProcAttr) {
+	uid, gid := os.Getuid(), os.Getgid()
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+}
+
+// userNamespaces reports whether this system has them.
+const userNamespaces = true

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package agents
+
+import "syscall"
+
+func userNamespace(*syscall.SysProcAttr) {}
+
+// userNamespaces reports whether this system has them.
+const userNamespaces = false

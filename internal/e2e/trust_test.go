@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An agent's own processes — run directly, in the background, or detached
+// with a double fork and setsid — ask the console for what only the human
+// may do: every request is refused, recorded with the process's pid, and
+// changes nothing; the human's own CLI then decides. Once with agents in
+// user namespaces of their own (isolation: auto), once without (the
+// console's subreaper alone tells them).
+func TestAgentCannotActAsHuman(t *testing.T) {
+	for _, isolation := range []string{"auto", "none"} {
+		t.Run(isolation, func(t *testing.T) { agentCannotActAsHuman(t, "isolation: "+isolation+"\n") })
+	}
+}
+
+func agentCannotActAsHuman(t *testing.T, extra string) {
+	work := t.TempDir()
+	out := filepath.Join(work, "out")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(work, "state")
+	tl := bin.teamlead
+	// Each attempt writes its output to out/<n>.
+	attempts := []string{
+		tl + " approve p-1",
+		tl + " approve p-1 tool all",
+		tl + " answer p-1 approve",
+		tl + " deny p-1",
+		tl + " send dev hello-from-mallory",
+		"env -u TEAMLEAD_SOCKET " + tl + " approve p-1 --state " + state,
+	}
+	var script strings.Builder
+	fmt.Fprintf(&script, "until %s inbox 2>/dev/null | grep -q p-1; do sleep 0.1; done\n", tl)
+	for i, a := range attempts {
+		fmt.Fprintf(&script, "%s > %s/%d 2>&1\n", a, out, i)
+	}
+	// Detached: through a subshell that exits at once (its child is
+	// orphaned), with setsid, and with nohup in the background.
+	n := len(attempts)
+	fmt.Fprintf(&script, "( setsid %s approve p-1 > %s/%d 2>&1 & )\n", tl, out, n)
+	fmt.Fprintf(&script, "( setsid sh -c '%s ask general is-it-ok > %s/%d 2>&1' & )\n", tl, out, n+1)
+	fmt.Fprintf(&script, "nohup %s approve p-1 > %s/%d 2>&1 &\n", tl, out, n+2)
+	fmt.Fprintf(&script, "until [ -s %s/%d ] && [ -s %s/%d ] && [ -s %s/%d ]; do sleep 0.1; done\n", out, n, out, n+1, out, n+2)
+	fmt.Fprintf(&script, "echo mallory-done; sleep 600\n")
+	total := n + 3
+
+	tm := newTeamWith(t, extra,
+		agentDef{name: "dev", role: "developer", dir: work, flags: []string{"--raw"}, script: `
+route to=team-lead type=permission task=T-1 body="Bash(rm -rf /var/cache/x)"
+expect is waiting for the human
+idle
+`},
+		agentDef{name: "mallory", role: "developer", dir: work, command: []string{"sh", "-c", script.String()}},
+	)
+	tm.state = state
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 60e9, "every attempt's answer", func() bool { return fileSet(out, total) }, func() string { return c.out.String() })
+	for i := 0; i < total; i++ {
+		b, _ := os.ReadFile(filepath.Join(out, fmt.Sprint(i)))
+		if got := string(b); !strings.Contains(got, "refused") {
+			t.Errorf("attempt %d was not refused: %q", i, got)
+		}
+	}
+	if inbox := tm.mustCLI("inbox"); !strings.Contains(inbox, "p-1") {
+		t.Fatalf("p-1 was decided by an agent's process:\n%s", inbox)
+	}
+	if got := tm.received("dev"); strings.Contains(got, "hello-from-mallory") {
+		t.Errorf("dev received text sent as the human by mallory: %q", got)
+	}
+	if policy, err := os.ReadFile(filepath.Join(tm.dir, "permissions.yaml")); err == nil && strings.Contains(string(policy), "Bash") {
+		t.Errorf("the policy file gained a rule:\n%s", policy)
+	}
+	refusals := 0
+	for _, r := range auditJSON(t, tm, "--kind", "impersonation") {
+		f, _ := r["fields"].(map[string]any)
+		if f["pid"] == nil || f["pid"] == "0" || f["ancestry"] == nil || f["cmdline"] == nil {
+			t.Errorf("refusal without the process's details: %v", r)
+		}
+		refusals++
+	}
+	if refusals < total {
+		t.Errorf("%d refusals recorded, want %d", refusals, total)
+	}
+	// The human's own CLI is not an agent's process: it decides.
+	tm.mustCLI("deny", "p-1", "not today")
+	tm.waitReceived("dev", "not today")
+}
+
+// fileSet reports whether dir holds non-empty files 0 … n-1.
+func fileSet(dir string, n int) bool {
+	for i := 0; i < n; i++ {
+		if st, err := os.Stat(filepath.Join(dir, fmt.Sprint(i))); err != nil || st.Size() == 0 {
+			return false
+		}
+	}
+	return true
+}

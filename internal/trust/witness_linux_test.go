@@ -1,0 +1,227 @@
+//go:build linux
+
+package trust
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The test binary doubles as the processes under test: with
+// TRUST_TEST_DIAL set it connects to that socket and waits for stdin to
+// close; with TRUST_TEST_DETACH it starts itself again detached (a double
+// fork through setsid) and exits, the detached copy dialling.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("TRUST_TEST_DIAL"); path != "" {
+		c, err := net.Dial("unix", path)
+		if err != nil {
+			fmt.Println("dial:", err)
+			os.Exit(1)
+		}
+		defer c.Close()
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		_, _ = c.Read(make([]byte, 1)) // until the test closes its side
+		os.Exit(0)
+	}
+	if path := os.Getenv("TRUST_TEST_DETACH"); path != "" {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "TRUST_TEST_DIAL="+path, "TRUST_TEST_DETACH=")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Println("detach:", err)
+			os.Exit(1)
+		}
+		os.Exit(0) // the child is orphaned at once
+	}
+	os.Exit(m.Run())
+}
+
+// listen returns a socket and a channel of accepted connections.
+func listen(t *testing.T) (string, <-chan *net.UnixConn) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	ch := make(chan *net.UnixConn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			ch <- c.(*net.UnixConn)
+		}
+	}()
+	return path, ch
+}
+
+func accept(t *testing.T, ch <-chan *net.UnixConn) *net.UnixConn {
+	t.Helper()
+	select {
+	case c := <-ch:
+		t.Cleanup(func() { c.Close() })
+		return c
+	case <-time.After(20 * time.Second):
+		t.Fatal("no connection within 20s")
+		return nil
+	}
+}
+
+// dialer starts the test binary as a client of path with extra env and
+// SysProcAttr; it stays connected until the test ends.
+func dialer(t *testing.T, env string, attr *syscall.SysProcAttr) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), env)
+	cmd.SysProcAttr = attr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+func TestChildIsContained(t *testing.T) {
+	path, ch := listen(t)
+	child := dialer(t, "TRUST_TEST_DIAL="+path, nil)
+	w := NewWitness(func(pid int) string {
+		if pid == child.Process.Pid {
+			return "dev"
+		}
+		return ""
+	})
+	got := w.Identify(accept(t, ch))
+	if !got.Contained || got.Human() || got.Agent != "dev" || got.Pid != child.Process.Pid {
+		t.Fatalf("a child of the console: %+v", got)
+	}
+	if !strings.Contains(got.Why, "descends from the console") {
+		t.Errorf("why: %q", got.Why)
+	}
+	if len(got.Chain) < 2 || got.Chain[len(got.Chain)-1].Pid != os.Getpid() {
+		t.Errorf("chain %s does not end at the console %d", got.ChainString(), os.Getpid())
+	}
+}
+
+// A process detached with a double fork and setsid is reparented to the
+// subreaper — this test process — and still found below it.
+func TestDetachedIsContained(t *testing.T) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Fatalf("subreaper: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) })
+	path, ch := listen(t)
+	first := exec.Command(os.Args[0])
+	first.Env = append(os.Environ(), "TRUST_TEST_DETACH="+path)
+	if out, err := first.CombinedOutput(); err != nil {
+		t.Fatalf("detach: %v %s", err, out)
+	}
+	c := accept(t, ch)
+	w := NewWitness(nil)
+	got := w.Identify(c)
+	t.Cleanup(func() {
+		if got.Pid > 0 {
+			_ = syscall.Kill(got.Pid, syscall.SIGKILL)
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(got.Pid, &ws, 0, nil)
+		}
+	})
+	if !got.Contained || got.Agent != "" {
+		t.Fatalf("a detached process: %+v", got)
+	}
+	if len(got.Chain) != 2 || got.Chain[1].Pid != os.Getpid() {
+		t.Errorf("chain %s: want the process, then the console (reparented)", got.ChainString())
+	}
+}
+
+// A process in another user namespace is contained even when it does not
+// descend from the console (here: it is told by a witness for another
+// pid as the console).
+func TestOtherUserNamespaceIsContained(t *testing.T) {
+	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
+		t.Skip("no user namespaces here")
+	}
+	path, ch := listen(t)
+	uid, gid := os.Getuid(), os.Getgid()
+	child := dialer(t, "TRUST_TEST_DIAL="+path, &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}})
+	c := accept(t, ch)
+	w := NewWitness(nil)
+	w.console = 1 << 30 // no process: only the namespace can tell
+	got := w.Identify(c)
+	if !got.Contained || !strings.Contains(got.Why, "another user namespace") || got.Pid != child.Process.Pid {
+		t.Fatalf("a process in another user namespace: %+v", got)
+	}
+}
+
+// The test's own parent does not descend from this process: the human.
+func TestNotADescendantIsTheHuman(t *testing.T) {
+	w := NewWitness(nil)
+	got := w.identify(os.Getppid(), func() bool { return true })
+	if got.Contained {
+		t.Fatalf("the test's parent: %+v", got)
+	}
+	if got.Human() != true || !strings.Contains(got.Why, "does not descend") {
+		t.Errorf("%+v", got)
+	}
+}
+
+func TestUnidentifiableIsContained(t *testing.T) {
+	w := NewWitness(nil)
+	for name, c := range map[string]Caller{
+		"no pid":  w.identify(0, func() bool { return true }),
+		"exited":  w.identify(os.Getppid(), func() bool { return false }),
+		"no proc": w.identify(1<<30, func() bool { return true }),
+	} {
+		if !c.Contained {
+			t.Errorf("%s: %+v", name, c)
+		}
+	}
+	if c := w.identify(os.Getpid(), func() bool { return true }); c.Contained {
+		t.Errorf("the console itself: %+v", c)
+	}
+}
+
+func TestReadStatOddCommand(t *testing.T) {
+	// A command name with spaces and parentheses does not shift the fields.
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "a) b (c")
+	self, _ := os.Executable()
+	if err := os.Symlink(self, exe); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TRUST_TEST_DIAL=/nonexistent")
+	stdin, _ := cmd.StdinPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	s, err := readStat(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ppid != os.Getpid() || s.comm != "a) b (c" {
+		t.Errorf("stat %+v", s)
+	}
+	if me, _ := readStat(os.Getpid()); me.start > s.start {
+		t.Errorf("child started %d before its parent %d", s.start, me.start)
+	}
+}
