@@ -5,6 +5,8 @@ package trust
 import (
 	"os"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // MachineWarnings lists what this kernel lets a process of the console's
@@ -20,4 +22,13 @@ func MachineWarnings() []string {
 		out = append(out, "the kernel allows TIOCSTI and the console runs as root: an agent without a user namespace could type into your terminal; set dev.tty.legacy_tiocsti=0, or keep isolation: auto")
 	}
 	return out
+}
+
+// Harden makes the console itself out of reach of its agents' processes:
+// not dumpable, so that tracing it, or reading and writing its memory
+// through /proc, needs CAP_SYS_PTRACE in the console's user namespace,
+// which no agent in a user namespace of its own, and no unprivileged
+// process, has.
+func Harden() error {
+	return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 }
