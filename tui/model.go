@@ -117,6 +117,11 @@ type Model struct {
 	// second press right after acts on another one only when repeated.
 	lastDecided   string
 	lastDecidedAt time.Time
+	// armed is the critical request the approve key was pressed on once:
+	// the next key press approves it if it is the approve key again
+	// (within confirmCritical), anything else disarms it.
+	armed   string
+	armedAt time.Time
 }
 
 // recordsMsg carries records committed since the last batch.
@@ -449,6 +454,10 @@ func (m Model) onKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	ks := m.keys
+	if m.armed != "" && !key.Matches(k, ks.Approve) {
+		m.armed = ""
+		m.status, m.statusE = "not approved", false
+	}
 	switch {
 	case key.Matches(k, ks.Quit):
 		m.mode = modeQuit

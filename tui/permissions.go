@@ -96,6 +96,22 @@ type permTarget struct {
 	floor                         []string
 }
 
+// confirmCritical is how long the first press of the approve key on a
+// critical request waits for the second.
+const confirmCritical = 10 * time.Second
+
+// critical reports a request that one key press must not approve: risk
+// critical, or on the destructive floor.
+func (t permTarget) critical() bool { return t.risk == "critical" || t.onFloor() }
+
+// criticalWhy says why it is critical, for the confirmation.
+func (t permTarget) criticalWhy() string {
+	if t.onFloor() {
+		return "floor " + t.floorIDs()
+	}
+	return "risk critical"
+}
+
 // onFloor reports an action on the destructive floor: it can never be
 // approved always.
 func (t permTarget) onFloor() bool { return len(t.floor) > 0 || strings.HasPrefix(t.rule, "floor ") }
@@ -178,6 +194,14 @@ func (m Model) onPermissionKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	ks := m.keys
 	switch {
 	case key.Matches(k, ks.Approve):
+		if t.critical() && (m.armed != t.id || now.Sub(m.armedAt) > confirmCritical) {
+			// One key must not approve what nothing brings back.
+			m.armed, m.armedAt = t.id, now
+			m.status, m.statusE = fmt.Sprintf("%s is critical (%s): %s again approves it, any other key cancels",
+				t.id, t.criticalWhy(), ks.Approve.Help().Key), true
+			return m, nil
+		}
+		m.armed = ""
 		return m.decided(t), m.decide(t, "approve", fmt.Sprintf("approved %s once: %s may %s", t.id, t.agent, permboard.Flat(t.action)))
 	case key.Matches(k, ks.Deny):
 		return m.decided(t), m.decide(t, "deny", fmt.Sprintf("denied %s: %s may not %s", t.id, t.agent, permboard.Flat(t.action)))

@@ -179,6 +179,12 @@ func TestApproveOnceFromTheBadge(t *testing.T) {
 	f := newPermFake()
 	tm := startModel(t, newModel(f), 160, 45)
 	waitOutput(t, tm, "⚠ 2 permissions: dev wants Bash(rm -rf /srv/data) — y/n")
+	// p-3 is critical: one press only asks for the second.
+	tm.Send(runes("y"))
+	waitOutput(t, tm, "p-3 is critical (floor delete-recursive-outside): y again approves it, any other key cancels")
+	if calls := f.Calls(); strings.Contains(strings.Join(calls, "\n"), "answer p-3") {
+		t.Fatalf("one key approved a critical request: %q", calls)
+	}
 	tm.Send(runes("y"))
 	waitCall(t, f, "answer p-3 approve")
 	waitOutput(t, tm, "approved p-3 once: dev may Bash(rm -rf /srv/data)")
@@ -369,6 +375,8 @@ func TestPermissionKeysRebind(t *testing.T) {
 	tm.Send(runes("y")) // no longer a key
 	tm.Send(tea.KeyMsg{Type: tea.KeyF8})
 	waitOutput(t, tm, "Permissions — 2 pending of 5")
+	tm.Send(runes("Y")) // p-3 is critical: the rebound key twice
+	waitOutput(t, tm, "Y again approves it")
 	tm.Send(runes("Y"))
 	waitCall(t, f, "answer p-3 approve")
 	tm.Send(runes("?"))
@@ -407,4 +415,25 @@ func TestAgentStateFromHook(t *testing.T) {
 	if rows[0].State != "idle" || rows[1].State != "waiting" {
 		t.Errorf("states %+v", rows)
 	}
+}
+
+// A critical request armed by the approve key is not approved by a later
+// press once another key came between.
+func TestCriticalApprovalDisarmedByAnotherKey(t *testing.T) {
+	f := newPermFake()
+	tm := startModel(t, newModel(f), 160, 45)
+	waitOutput(t, tm, "⚠ 2 permissions: dev wants Bash(rm -rf /srv/data) — y/n")
+	tm.Send(runes("y"))
+	waitOutput(t, tm, "y again approves it, any other key cancels")
+	tm.Send(runes("3")) // the activity pane: any key disarms
+	waitOutput(t, tm, "not approved")
+	tm.Send(runes("y"))
+	waitOutput(t, tm, "y again approves it, any other key cancels")
+	for _, c := range f.Calls() {
+		if strings.HasPrefix(c, "answer p-3") {
+			t.Fatalf("approved after the confirmation was broken off: %q", f.Calls())
+		}
+	}
+	tm.Send(runes("y"))
+	waitCall(t, f, "answer p-3 approve")
 }

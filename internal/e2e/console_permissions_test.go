@@ -30,6 +30,12 @@ idle
 		"p-1 permission from dev · T-1", "Bash(rm -rf /srv/data)", "risk critical · floor delete-recurs")
 	t.Log("\n" + s)
 
+	// Critical: the first y only asks for the second.
+	c.keys("y")
+	c.waitScreen("the confirmation", "p-1 is critical (floor delete-recursive-outside): y again approves it")
+	if strings.Contains(tm.received("dev"), "verdict: approved") {
+		t.Fatal("one key approved a critical request")
+	}
 	c.keys("y")
 	got := tm.waitReceived("dev", "verdict: approved")
 	if !strings.Contains(got, typed("task: T-1", "permission: p-1", "verdict: approved")) {
@@ -109,6 +115,8 @@ idle
 	if strings.Contains(tm.received("claude"), "1") {
 		t.Fatal("a key was pressed in the dialog before the person decided")
 	}
+	c.keys("y")
+	c.waitScreen("the confirmation", "p-1 is critical")
 	c.keys("y")
 	waitFor(t, 20*time.Second, "the dialog's approve key", func() bool { return strings.Contains(tm.received("claude"), "1") })
 	c.waitScreen("the agent going on", "removed the data")
