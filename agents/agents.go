@@ -247,7 +247,6 @@ type Agent struct {
 	exitCode  int
 	startedAt time.Time
 	isolation string // of the current process: isolatedUserNS, or isolatedNone and why
-	noUserNS  string // set when the kernel refused a user namespace (auto mode: not tried again)
 	cols      uint16
 	rows      uint16
 	cur       *proc         // the running process, nil when none

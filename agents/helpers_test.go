@@ -20,6 +20,15 @@ import (
 var mockPath string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("AGENTS_TEST_PROBE_USERNS") != "" {
+		// Run as another user by TestUserNamespaceForAnUnprivilegedUser.
+		if err := probeUserNS(); err != nil {
+			fmt.Println("probe:", err)
+			os.Exit(1)
+		}
+		fmt.Println("probe: ok")
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "agents-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

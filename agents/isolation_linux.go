@@ -4,6 +4,8 @@ package agents
 
 import (
 	"os"
+	"os/exec"
+	"sync"
 	"syscall"
 )
 
@@ -23,3 +25,21 @@ func userNamespace(attr *syscall.SysProcAttr) {
 
 // userNamespaces reports whether this system has them.
 const userNamespaces = true
+
+var userNS struct {
+	once sync.Once
+	err  error
+}
+
+// probeUserNS reports whether the kernel gives this process's user a user
+// namespace, by starting /bin/sh in one from / once; the answer is kept.
+func probeUserNS() error {
+	userNS.once.Do(func() {
+		cmd := exec.Command("/bin/sh", "-c", "exit 0")
+		cmd.Dir = "/"
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		userNamespace(cmd.SysProcAttr)
+		userNS.err = cmd.Run()
+	})
+	return userNS.err
+}

@@ -288,20 +288,6 @@ func (a *Agent) spawn() (*proc, error) {
 	userns, isolation := a.wantsUserNS()
 	cmd := newCmd(userns)
 	err = start(cmd)
-	if err != nil && userns && s.Isolation != IsolationUserNS {
-		// The kernel may refuse user namespaces (a sysctl, AppArmor, a
-		// container's seccomp): start without one, and say so.
-		plain := newCmd(false)
-		if err2 := start(plain); err2 != nil {
-			err = err2
-		} else {
-			isolation = isolatedNone + ": the kernel refused a user namespace (" + err.Error() + ")"
-			a.mu.Lock()
-			a.noUserNS = isolation
-			a.mu.Unlock()
-			cmd, err = plain, nil
-		}
-	}
 	if err != nil {
 		_ = tty.Close()
 		_ = master.Close()
@@ -559,18 +545,20 @@ func checkExecutable(p string) error {
 }
 
 // wantsUserNS says whether to start the next process in a user namespace,
-// and the isolation to report if it starts that way.
+// and the isolation to report if it starts that way. Whether the kernel
+// gives this user one is probed once, away from any agent (probeUserNS):
+// a spawn that fails in a user namespace is never retried without one, or
+// an agent could make its own start fail there (a folder it cannot enter
+// from the namespace) and come back uncontained.
 func (a *Agent) wantsUserNS() (bool, string) {
-	a.mu.Lock()
-	refused := a.noUserNS
-	a.mu.Unlock()
 	switch {
 	case a.spec.Isolation == IsolationNone:
 		return false, isolatedNone + ": the team file says isolation: none"
 	case !userNamespaces:
 		return false, isolatedNone + ": this system has no user namespaces"
-	case refused != "" && a.spec.Isolation != IsolationUserNS:
-		return false, refused
+	}
+	if err := probeUserNS(); err != nil && a.spec.Isolation != IsolationUserNS {
+		return false, isolatedNone + ": the kernel gives this user no user namespace (" + err.Error() + ")"
 	}
 	return true, isolatedUserNS
 }

@@ -93,7 +93,6 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// Before any agent starts: whatever an agent detaches stays below the
 	// console, so the control socket can refuse it the human's operations.
 	subreaper := agents.BecomeSubreaper()
-	hardened := trust.Harden()
 	// Processes agents detached end with the console: once reparented to
 	// init they could no longer be told from the human's.
 	defer agents.EndOrphans(f.grace)
@@ -105,9 +104,6 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	warnings := trust.MachineWarnings()
 	if subreaper != nil {
 		warnings = append(warnings, fmt.Sprintf("the console could not become the subreaper of its agents (%v): a process an agent detaches is told from the human's only by its user namespace", subreaper))
-	}
-	if hardened != nil {
-		warnings = append(warnings, fmt.Sprintf("the console could not make itself undumpable (%v): a process of your user could trace it", hardened))
 	}
 	for _, w := range warnings {
 		eng.Warn(w)

@@ -5,8 +5,6 @@ package trust
 import (
 	"os"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // MachineWarnings lists what this kernel lets a process of the console's
@@ -24,11 +22,3 @@ func MachineWarnings() []string {
 	return out
 }
 
-// Harden makes the console itself out of reach of its agents' processes:
-// not dumpable, so that tracing it, or reading and writing its memory
-// through /proc, needs CAP_SYS_PTRACE in the console's user namespace,
-// which no agent in a user namespace of its own, and no unprivileged
-// process, has.
-func Harden() error {
-	return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-}
