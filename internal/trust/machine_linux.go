@@ -21,4 +21,3 @@ func MachineWarnings() []string {
 	}
 	return out
 }
-
