@@ -75,7 +75,7 @@ func TestGapWithoutQuestionGetsReformat(t *testing.T) {
 	l := team()
 	out := l.Block("architect", parse1(t, "<gap>\n<topic>architecture.auth</topic>\n</gap>"), t0)
 	d := deliveriesTo(out, "architect")
-	if len(d) != 1 || !strings.Contains(d[0].Text, "reformat: your <gap> block was not accepted: <gap> without <question>") {
+	if len(d) != 1 || !strings.Contains(d[0].Text, "reformat: your ‹gap› block was not accepted: ‹gap› without <question>") {
 		t.Errorf("%+v", d)
 	}
 }

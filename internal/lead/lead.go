@@ -417,6 +417,8 @@ func (l *Lead) ack(out *Output, agent, task, id, body string, now time.Time) {
 // deliver queues env for agent and remembers its fingerprint, so the echo
 // of the typed text is not read back as the agent's own message.
 func (l *Lead) deliver(out *Output, agent, kind, id string, env *protocol.Envelope, now time.Time) {
+	// Text of other agents it carries must not close it or open another.
+	protocol.Defuse(env)
 	l.echo[agent].add(protocol.Fingerprint(env))
 	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, MsgID: id, Kind: kind, From: env.Get("from"),
 		Task: env.Get("task"), Type: env.Get("type"), Text: protocol.Format(env), Time: now})

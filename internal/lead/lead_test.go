@@ -151,7 +151,7 @@ func TestParserRefusalGetsReformatRequest(t *testing.T) {
 	l := team()
 	out := l.Block("dev", protocol.Event{Kind: protocol.KindMalformed, Block: "route", Reason: "no [/ROUTE] within 500 lines"}, t0)
 	dev := deliveriesTo(out, "dev")
-	if len(dev) != 1 || !strings.Contains(dev[0].Text, "no [/ROUTE] within 500 lines") || !strings.Contains(dev[0].Text, "task: -") {
+	if len(dev) != 1 || !strings.Contains(dev[0].Text, "no ［/ROUTE］ within 500 lines") || !strings.Contains(dev[0].Text, "task: -") {
 		t.Errorf("%+v", dev)
 	}
 }
