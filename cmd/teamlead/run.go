@@ -51,6 +51,11 @@ func newRunCmd(g *globals) *cobra.Command {
 
 func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if why := trust.InsideAgent(); why != "" {
+		// A console an agent started on your state would take its
+		// approvals for yours.
+		return fmt.Errorf("refusing to run a console here: %s; start the console from your own terminal", why)
+	}
 	team, err := config.LoadTeam(g.config)
 	if err != nil {
 		return err

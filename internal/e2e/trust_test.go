@@ -36,6 +36,8 @@ func agentCannotActAsHuman(t *testing.T, extra string) {
 		tl + " deny p-1",
 		tl + " send dev hello-from-mallory",
 		"env -u TEAMLEAD_SOCKET " + tl + " approve p-1 --state " + state,
+		// A console of its own, on another state, would take its approvals for the human's.
+		tl + " run --headless --config " + filepath.Join(work, "own.yaml") + " --state " + filepath.Join(work, "own-state"),
 	}
 	var script strings.Builder
 	fmt.Fprintf(&script, "until %s inbox 2>/dev/null | grep -q p-1; do sleep 0.1; done\n", tl)
@@ -61,12 +63,15 @@ idle
 		agentDef{name: "mallory", role: "developer", dir: work, command: []string{"sh", "-c", script.String()}},
 	)
 	tm.state = state
+	if err := os.WriteFile(filepath.Join(work, "own.yaml"), []byte("agents:\n  - name: x\n    command: [sleep, \"600\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c := tm.start()
 	defer c.stop()
 	waitFor(t, 60e9, "every attempt's answer", func() bool { return fileSet(out, total) }, func() string { return c.out.String() })
 	for i := 0; i < total; i++ {
 		b, _ := os.ReadFile(filepath.Join(out, fmt.Sprint(i)))
-		if got := string(b); !strings.Contains(got, "refused") {
+		if got := string(b); !strings.Contains(got, "refused") && !strings.Contains(got, "refusing to run a console here") {
 			t.Errorf("attempt %d was not refused: %q", i, got)
 		}
 	}
@@ -87,8 +92,8 @@ idle
 		}
 		refusals++
 	}
-	if refusals < total {
-		t.Errorf("%d refusals recorded, want %d", refusals, total)
+	if refusals < total-1 { // the own console never reached the socket
+		t.Errorf("%d refusals recorded, want %d", refusals, total-1)
 	}
 	// The human's own CLI is not an agent's process: it decides.
 	tm.mustCLI("deny", "p-1", "not today")
@@ -103,4 +108,31 @@ func fileSet(dir string, n int) bool {
 		}
 	}
 	return true
+}
+
+// With agents outside user namespaces, an agent of one console is still
+// refused the human's operations at another console of the same user:
+// it descends from a teamlead process.
+func TestAgentOfAnotherConsoleRefused(t *testing.T) {
+	victim := newTeamWith(t, "isolation: none\n", agentDef{name: "dev", role: "developer", flags: []string{"--raw"}, script: `
+route to=team-lead type=permission task=T-1 body="Bash(rm -rf /var/cache/x)"
+expect is waiting for the human
+idle
+`})
+	cv := victim.start()
+	defer cv.stop()
+	waitFor(t, 20e9, "p-1 waiting", func() bool { out, _ := victim.cli("inbox"); return strings.Contains(out, "p-1") })
+	out := filepath.Join(t.TempDir(), "out")
+	script := fmt.Sprintf("env -u TEAMLEAD_SOCKET %s approve p-1 --state %s > %s 2>&1; echo attempted; sleep 600", bin.teamlead, victim.state, out)
+	other := newTeamWith(t, "isolation: none\n", agentDef{name: "mallory", command: []string{"sh", "-c", script}})
+	co := other.start()
+	defer co.stop()
+	waitFor(t, 30e9, "the attempt", func() bool { st, err := os.Stat(out); return err == nil && st.Size() > 0 })
+	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), "refused") || !strings.Contains(string(b), "another teamlead process") {
+		t.Errorf("the other console's agent got: %q", b)
+	}
+	if inbox := victim.mustCLI("inbox"); !strings.Contains(inbox, "p-1") {
+		t.Fatalf("p-1 decided by another console's agent:\n%s", inbox)
+	}
 }

@@ -4,6 +4,7 @@ package trust
 
 import (
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -20,4 +21,32 @@ func MachineWarnings() []string {
 		out = append(out, "the kernel allows TIOCSTI and the console runs as root: an agent without a user namespace could type into your terminal; set dev.tty.legacy_tiocsti=0, or keep isolation: auto")
 	}
 	return out
+}
+
+// InsideAgent says why this process cannot be a console: it runs in a user
+// namespace that maps only its own user, as agents' do, or below another
+// process of this very teamlead executable (another console's agent). ""
+// when neither: a console started there could record an agent's
+// approvals as the human's.
+func InsideAgent() string {
+	if m, err := os.ReadFile("/proc/self/uid_map"); err == nil {
+		if f := strings.Fields(string(m)); len(f) == 3 && f[0] == f[1] && f[2] == "1" {
+			return "it runs in a user namespace that maps only your user (" + strings.Join(f, " ") + "), as teamlead's agents do"
+		}
+	}
+	self, err := os.Stat("/proc/self/exe")
+	if err != nil {
+		return ""
+	}
+	for pid, i := os.Getppid(), 0; pid > 1 && i < 1024; i++ {
+		s, err := readStat(pid)
+		if err != nil {
+			break
+		}
+		if st, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil && os.SameFile(st, self) {
+			return "it runs below another teamlead process (pid " + strconv.Itoa(pid) + ": " + s.comm + ")"
+		}
+		pid = s.ppid
+	}
+	return ""
 }

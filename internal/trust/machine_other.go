@@ -6,3 +6,6 @@ package trust
 func MachineWarnings() []string {
 	return []string{"outside Linux the console tells an agent's processes by their session only: a process an agent detached with setsid can act as the human through the control socket"}
 }
+
+// InsideAgent cannot tell outside Linux.
+func InsideAgent() string { return "" }

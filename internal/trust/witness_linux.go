@@ -104,6 +104,8 @@ func (w *Witness) identify(pid int, alive func() bool) Caller {
 		return contained("it exited before it could be identified")
 	case toConsole:
 		return contained("it descends from the console (pid " + strconv.Itoa(w.console) + "), which started every agent and is the subreaper of whatever they detach")
+	case w.otherConsole(chain) > 0:
+		return contained("it descends from another teamlead process (pid " + strconv.Itoa(w.otherConsole(chain)) + "), such as another console's agent")
 	case c.Agent != "":
 		// In an agent's session without descending from the console: the
 		// console could not become a subreaper, and the process was
@@ -112,6 +114,22 @@ func (w *Witness) identify(pid int, alive func() bool) Caller {
 	}
 	c.Why = "it does not descend from the console"
 	return c
+}
+
+// otherConsole is the pid of an ancestor of the caller (not the caller
+// itself) that runs this very teamlead executable, or 0: an agent of
+// another console of this user, when agents run without user namespaces.
+func (w *Witness) otherConsole(chain []stat) int {
+	self, err := os.Stat("/proc/self/exe")
+	if err != nil || len(chain) < 2 {
+		return 0
+	}
+	for _, s := range chain[1:] {
+		if st, err := os.Stat("/proc/" + strconv.Itoa(s.pid) + "/exe"); err == nil && os.SameFile(st, self) {
+			return s.pid
+		}
+	}
+	return 0
 }
 
 // agentIn names the agent of the first process in chain that is an agent's
