@@ -17,6 +17,8 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
+require mvdan.cc/sh/v3 v3.14.1 // indirect
+
 require (
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect

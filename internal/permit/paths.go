@@ -13,6 +13,12 @@ type Env struct {
 	Home string
 	// Cwd is where relative paths start when the agent has moved (a hook's cwd); empty means Workdir.
 	Cwd string
+	// FS looks up symbolic links, globs and folder contents; nil keeps the policy pure.
+	FS FS
+	// Protected are teamlead's own files (its team, policy, answerers,
+	// consultations and presets files, its state folder): writing them is
+	// editing what steers the agents.
+	Protected []string
 }
 
 func (e Env) clean() Env {
