@@ -63,6 +63,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	case v.script == scriptDynamic:
 		hs = append(hs, hit{id: FloorDynamicCommand, detail: v.name + " runs code known only when it runs"})
 	}
+	hs = append(hs, execHits(pt.cmd, v)...)
 	hs = append(hs, b.credentialHits(pt)...)
 	if depth == 0 && v.name != "" && !b.known(v.name) {
 		hs = append(hs, b.argHits(pt)...)

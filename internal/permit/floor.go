@@ -78,6 +78,7 @@ func Floor() []FloorEntry {
 		{FloorKillAll, High, "signals every process of the user (kill -1), the console included"},
 		{FloorDynamicCommand, High, "what runs is only known when it runs ($cmd, $(…) as the command, eval of a variable, a shell reading commands from a pipe): the floor cannot see what it would do"},
 		{FloorUnparsable, High, "the shell text cannot be split into commands for sure, so no part of it can be approved unseen"},
+		{FloorCodeExec, High, "an option or variable names a program, script, plugin, configuration or makefile for the command to run (go test -exec, make --eval, pytest -p, git -c core.pager=, LD_PRELOAD=...): what runs is not what the command line shows"},
 	}
 }
 
