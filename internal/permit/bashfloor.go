@@ -33,7 +33,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, deleteHits(v, cwds, env)...)
 	case "cp", "mv", "install", "ln", "rsync", "ditto":
 		hs = append(hs, copyHits(v, cwds, env)...)
-	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd":
+	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd", "mkdir":
 		hs = append(hs, fileWriteHits(v, cwds, env)...)
 	case "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon":
 		hs = append(hs, chmodHits(v, cwds, env)...)
@@ -64,7 +64,21 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, hit{id: FloorDynamicCommand, detail: v.name + " runs code known only when it runs"})
 	}
 	hs = append(hs, execHits(pt.cmd, v)...)
+	hs = append(hs, execOptionHits(v)...)
 	hs = append(hs, b.credentialHits(pt)...)
+	hs = append(hs, b.envHits(pt)...)
+	hs = append(hs, b.recursiveHits(pt)...)
+	hs = append(hs, shellStateHits(v)...)
+	if v.name == "git" {
+		hs = append(hs, gitRepoHits(v, cwds, env)...)
+		hs = append(hs, gitPathHits(parseGit(v.args), cwds, env)...)
+	}
+	if v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest") {
+		hs = append(hs, basetempHits(v, cwds, env)...)
+	}
+	if why, ok := lookAlike(pt.cmd.Text, pt.cmd, v); ok {
+		hs = append(hs, hit{id: FloorLookAlike, detail: why})
+	}
 	if depth == 0 && v.name != "" && !b.known(v.name) {
 		hs = append(hs, b.argHits(pt)...)
 	}

@@ -72,6 +72,9 @@ func (p *Policy) checkPath(a Action, agent string, env Env) Decision {
 		if isCredential(s.abs) || isCredential(arg) {
 			hits = append(hits, hit{id: FloorEditCredentials, detail: a.Tool + " of " + shown})
 		}
+		if known {
+			hits = append(hits, env.protectedHit(s.abs, a.Tool)...)
+		}
 	} else if known && isCredential(s.abs) || isCredential(arg) {
 		hits = append(hits, hit{id: FloorCredentialRead, detail: a.Tool + " of " + shown})
 	}

@@ -220,8 +220,51 @@ func execHits(c Command, v view) []hit {
 		}
 	case v.name == "git":
 		hs = append(hs, gitExecHits(v.args)...)
+		hs = append(hs, gitConfigWrite(parseGit(v.args))...)
 	}
 	return hs
+}
+
+// gitConfigReads are git config's options that only read.
+var gitConfigReads = map[string]bool{"--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,
+	"--list": true, "-l": true, "--show-origin": true, "--show-scope": true, "--name-only": true, "--null": true,
+	"-z": true, "--type": true, "--bool": true, "--int": true, "--path": true, "--default": true, "--includes": true,
+	"--no-includes": true, "get": true, "list": true, "--local": true, "--global": true, "--system": true, "--worktree": true}
+
+// gitConfigWrite: git config setting a key other than the display ones
+// writes .git/config (or ~/.gitconfig), which decides what git runs.
+func gitConfigWrite(g gitInfo) []hit {
+	if g.sub != "config" {
+		return nil
+	}
+	var ops []string
+	write := false
+	for _, a := range g.args {
+		v := a.Value
+		switch {
+		case strings.HasPrefix(v, "-") || v == "get" || v == "list":
+			name, _, _ := strings.Cut(v, "=")
+			if !gitConfigReads[name] && !gitConfigReads[v] {
+				write = true // --add, --unset, --replace-all, --edit, --rename-section, --file...
+			}
+		default:
+			ops = append(ops, v)
+		}
+	}
+	if len(ops) > 0 && (ops[0] == "set" || ops[0] == "unset" || ops[0] == "edit" || ops[0] == "rename-section" || ops[0] == "remove-section") {
+		write, ops = true, ops[1:]
+	}
+	if len(ops) >= 2 {
+		write = true
+	}
+	if !write || len(ops) > 0 && safeGitKey(ops[0]) && len(g.args) == len(ops) {
+		return nil
+	}
+	key := ""
+	if len(ops) > 0 {
+		key = ops[0]
+	}
+	return []hit{{id: FloorProtectedFile, detail: "git config " + key + " writes git's configuration, which decides what git runs (core.fsmonitor, core.hooksPath, alias.x=!cmd...)"}}
 }
 
 // isPyModule reports python -m MOD.
@@ -319,4 +362,111 @@ func gitExecHits(args []Word) []hit {
 		_ = val
 	}
 	return hs
+}
+
+// execOptionHits: options whose value is a command the program runs
+// (rg --pre, sort --compress-program, tar --to-command, git grep -O...).
+func execOptionHits(v view) []hit {
+	var found []nested
+	if opts, ok := cmdOptions[v.name]; ok {
+		found = optionCommands(v.args, opts)
+	}
+	if v.name == "git" {
+		g := parseGit(v.args)
+		found = append(found, optionCommands(g.args, gitCmdOptions[g.sub])...)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return []hit{{id: FloorCodeExec, detail: v.name + " runs " + found[0].text + " given as an option"}}
+}
+
+// shellStateHits: commands that change what later command names mean
+// (alias, enable, hash -p, shopt -s expand_aliases or dotglob, trap).
+func shellStateHits(v view) []hit {
+	add := func(d string) []hit { return []hit{{id: FloorDynamicCommand, detail: d}} }
+	switch v.name {
+	case "alias":
+		for _, a := range v.args {
+			if strings.Contains(a.Value, "=") {
+				return add("alias " + a.Value + " changes what a command name runs")
+			}
+		}
+	case "enable":
+		if len(v.args) > 0 {
+			return add("enable changes which builtins run")
+		}
+	case "hash":
+		for _, a := range v.args {
+			if strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "p") {
+				return add("hash -p points a command name at another program")
+			}
+		}
+	case "shopt", "set":
+		for _, a := range v.args {
+			switch a.Value {
+			case "expand_aliases", "dotglob", "nocaseglob", "extdebug", "globstar", "failglob", "nocasematch", "functrace":
+				if v.name == "shopt" {
+					return add("shopt " + a.Value + " changes what later commands name or match")
+				}
+			}
+		}
+	case "trap":
+		if len(v.args) > 0 && v.args[0].Value != "-" && v.args[0].Value != "" && !strings.HasPrefix(v.args[0].Value, "-") {
+			return add("trap runs " + v.args[0].Value + " later, on a signal or before every command")
+		}
+	}
+	return nil
+}
+
+// gitRepoHits: git run in a repository outside the working directory
+// (git -C, --git-dir, --work-tree, or a cd) reads that repository's
+// configuration, whose hooks, fsmonitor and pager run.
+func gitRepoHits(v view, cwds cwdSet, env Env) []hit {
+	var dirs []Word
+	args := v.args
+	for i := 0; i < len(args); i++ {
+		a := args[i].Value
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, val, eq := strings.Cut(a, "=")
+		switch name {
+		case "-C", "--git-dir", "--work-tree":
+			if eq {
+				dirs = append(dirs, pathWord(val))
+			} else if i+1 < len(args) {
+				i++
+				dirs = append(dirs, args[i])
+			}
+		case "-c":
+			i++
+		}
+	}
+	if len(dirs) == 0 {
+		if cwds.allInside() {
+			return nil
+		}
+		return []hit{{id: FloorCodeExec, detail: "git runs in a folder outside the working directory, whose repository configuration can run programs"}}
+	}
+	for _, d := range dirs {
+		abs, ok := cwds.resolve(d)
+		for _, a := range abs {
+			ok = ok && env.inside(a)
+		}
+		if !ok {
+			return []hit{{id: FloorCodeExec, detail: "git " + d.Raw + " uses a repository outside the working directory, whose configuration can run programs"}}
+		}
+	}
+	return nil
+}
+
+// basetempHits: pytest deletes its --basetemp folder before it starts.
+func basetempHits(v view, cwds cwdSet, env Env) []hit {
+	for _, w := range optionFiles(v.args, []string{"--basetemp"}) {
+		for _, d := range targetsOutside([]Word{w}, cwds, env, true) {
+			return []hit{{id: FloorDeleteRecursiveOutside, detail: "pytest --basetemp deletes " + d}}
+		}
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ type corpusRow struct {
 	line   int
 	class  string
 	want   string // allow, ask (not allowed) or deny
+	floor  bool   // ask!: not allowed even by a policy that allows every tool
 	cwd    string // folder of the workdir the row runs from
 	action string // with the placeholders replaced
 	raw    string // as written
@@ -53,7 +54,7 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		}
 	}
 	env = Env{Workdir: wd, Home: home, FS: OSFS{}, Protected: []string{home + "/.config/teamlead/team.yaml"}}
-	return env, strings.NewReplacer("{WD}", wd, "{HOME}", home, "{OUT}", out, "⏎", "\n")
+	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
 }
 
 // readCorpus reads the rows of a corpus file.
@@ -79,10 +80,12 @@ func readCorpus(t testing.TB, file string, repl *strings.Replacer) []corpusRow {
 		}
 		head, action, ok := strings.Cut(line, " ")
 		want, cwd, _ := strings.Cut(head, "@")
+		floor := strings.HasSuffix(want, "!")
+		want = strings.TrimSuffix(want, "!")
 		if !ok || (want != "allow" && want != "ask" && want != "deny") || class == "" {
 			t.Fatalf("%s:%d: write `allow|ask|deny[@dir] ACTION` under a [class] line, not %q", file, n, line)
 		}
-		rows = append(rows, corpusRow{line: n, class: class, want: want, cwd: cwd, action: repl.Replace(action), raw: action})
+		rows = append(rows, corpusRow{line: n, class: class, want: want, floor: floor && want == "ask", cwd: cwd, action: repl.Replace(action), raw: action})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -114,6 +117,7 @@ func TestRedTeamCorpus(t *testing.T) {
 		t.Fatalf("the corpus has %d rows; it must keep at least 400", len(rows))
 	}
 	p := builtin(t)
+	all := mustParse(t, permissive)
 	pending := map[string]bool{}
 	if data, err := os.ReadFile("testdata/redteam.pending"); err == nil {
 		for _, l := range strings.Split(string(data), "\n") {
@@ -125,9 +129,15 @@ func TestRedTeamCorpus(t *testing.T) {
 	perClass := map[string][2]int{}
 	for _, r := range rows {
 		d, ok := corpusOutcome(p, env, r)
+		if r.floor && ok {
+			d, ok = corpusOutcome(all, env, r)
+		}
 		c := perClass[r.class]
 		c[1]++
 		key := r.want + " " + r.raw
+		if r.floor {
+			key = "ask! " + r.raw
+		}
 		switch {
 		case ok && pending[key]:
 			t.Errorf("redteam.txt:%d %s: now passes: take it out of testdata/redteam.pending", r.line, key)
