@@ -150,7 +150,7 @@ func allWords(c Command) []Word {
 	return out
 }
 
-// decide decides one part: the first matching rule, under the floor.
+// decide decides one part: the deciding rule, under the floor.
 func (b *bashCheck) decide(pt part) Decision {
 	text := collapseSpaces(pt.cmd.Text)
 	if pt.err == nil && len(pt.cmd.Args)+len(pt.cmd.Assigns) > 0 {

@@ -94,17 +94,33 @@ func (p *Policy) AgentNames() []string {
 	return out
 }
 
-// first returns the first rule that matches, or nil.
+// first returns the rule that decides, or nil: the agent's own rules,
+// then the defaults; within a list the most specific matching rule (the
+// most literal text in its match), and on a tie the most restrictive
+// (deny, then ask, then allow), then the one written first. So the order of
+// the rules opens no hole: an allow rule cannot shadow an ask or deny rule
+// for the same command that is at least as specific. Ask and deny rules for
+// Bash match their options in any order and place (Bash(git branch -D:*)
+// matches git branch -v -D x); allow rules match only as written.
 func (p *Policy) first(s subject, inside bool, agent string) *Entry {
 	for _, list := range [][]Entry{p.Agents[agent], p.Rules} {
+		var best *Entry
+		bestSpec := 0
 		for i := range list {
 			e := &list[i]
 			if e.Paths == PathsWorkdir && !inside {
 				continue
 			}
-			if e.Rule.matches(s) {
-				return e
+			if !e.Rule.matches(s) && !(e.Decide != Allow && e.Rule.matchesLoose(s)) {
+				continue
 			}
+			spec := e.Rule.specificity()
+			if best == nil || spec > bestSpec || spec == bestSpec && e.Decide > best.Decide {
+				best, bestSpec = e, spec
+			}
+		}
+		if best != nil {
+			return best
 		}
 	}
 	return nil

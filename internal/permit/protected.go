@@ -12,7 +12,7 @@ const FloorProtectedFile = "protected-file"
 // tool that does (matched in any letter case: macOS and Windows disks
 // do not tell .GIT from .git).
 var protectedDirs = map[string]string{
-	".git": "git's configuration and hooks (a hook or core.fsmonitor runs on the next git command)",
+	".git":    "git's configuration and hooks (a hook or core.fsmonitor runs on the next git command)",
 	".claude": "Claude Code's settings and hooks", ".codex": "Codex's configuration", ".gemini": "Gemini CLI's settings",
 	".cursor": "Cursor's settings", ".vscode": "the editor's tasks and settings (tasks run on opening the folder)",
 	".idea": "the IDE's run configurations", ".husky": "git hooks run by husky", ".devcontainer": "the dev container's commands",
