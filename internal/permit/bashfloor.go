@@ -72,6 +72,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	if v.name == "git" {
 		hs = append(hs, gitRepoHits(v, cwds, env)...)
 		hs = append(hs, gitPathHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
 	}
 	if v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest") {
 		hs = append(hs, basetempHits(v, cwds, env)...)

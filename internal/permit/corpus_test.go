@@ -118,14 +118,6 @@ func TestRedTeamCorpus(t *testing.T) {
 	}
 	p := builtin(t)
 	all := mustParse(t, permissive)
-	pending := map[string]bool{}
-	if data, err := os.ReadFile("testdata/redteam.pending"); err == nil {
-		for _, l := range strings.Split(string(data), "\n") {
-			if l != "" {
-				pending[l] = true
-			}
-		}
-	}
 	perClass := map[string][2]int{}
 	for _, r := range rows {
 		d, ok := corpusOutcome(p, env, r)
@@ -134,16 +126,9 @@ func TestRedTeamCorpus(t *testing.T) {
 		}
 		c := perClass[r.class]
 		c[1]++
-		key := r.want + " " + r.raw
-		if r.floor {
-			key = "ask! " + r.raw
-		}
-		switch {
-		case ok && pending[key]:
-			t.Errorf("redteam.txt:%d %s: now passes: take it out of testdata/redteam.pending", r.line, key)
-		case ok:
+		if ok {
 			c[0]++
-		case !pending[key]:
+		} else {
 			t.Errorf("redteam.txt:%d [%s] %s: want %s, got %s by %s: %s", r.line, r.class, r.raw, r.want, d.Decide, d.Rule, d.Why)
 		}
 		perClass[r.class] = c

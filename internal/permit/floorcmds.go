@@ -251,8 +251,8 @@ func gitHits(g gitInfo) []hit {
 	case "fetch", "pull":
 		force := hasShort(opts, "f") || hasLong(opts, "--force", "--update-head-ok")
 		for i, o := range ops {
-			if i == 0 && g.sub == "fetch" && !strings.Contains(o.Value, ":") {
-				continue // the remote
+			if i == 0 {
+				continue // the repository
 			}
 			src, dst, ok := strings.Cut(strings.TrimPrefix(o.Value, "+"), ":")
 			_ = src
