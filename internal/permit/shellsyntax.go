@@ -2,6 +2,7 @@ package permit
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -59,8 +60,17 @@ func (c *converter) fail(format string, a ...any) {
 	}
 }
 
+// isNil reports a nil node, typed or not.
+func isNil(n syntax.Node) bool {
+	if n == nil {
+		return true
+	}
+	v := reflect.ValueOf(n)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
 func (c *converter) text(n syntax.Node) string {
-	if n == nil || !n.Pos().IsValid() || !n.End().IsValid() {
+	if isNil(n) || !n.Pos().IsValid() || !n.End().IsValid() {
 		return ""
 	}
 	a, b := int(n.Pos().Offset()), int(n.End().Offset())
@@ -74,7 +84,7 @@ func (c *converter) text(n syntax.Node) string {
 func (c *converter) span(nodes ...syntax.Node) string {
 	a, b := -1, -1
 	for _, n := range nodes {
-		if n == nil || !n.Pos().IsValid() {
+		if isNil(n) || !n.Pos().IsValid() {
 			continue
 		}
 		if p := int(n.Pos().Offset()); a < 0 || p < a {
@@ -202,7 +212,7 @@ func (c *converter) visit(n syntax.Node, via string) bool {
 
 // nestedIn adds the commands that run inside a node (substitutions).
 func (c *converter) nestedIn(n syntax.Node, via string) {
-	if n == nil {
+	if isNil(n) {
 		return
 	}
 	syntax.Walk(n, func(x syntax.Node) bool { return c.visit(x, via) })
