@@ -5,9 +5,11 @@
 // WebFetch(https://pkg.go.dev/fmt), mcp__github__create_issue. A Policy
 // (configs/permissions.yaml) holds ordered rules in the same syntax, each
 // deciding allow, ask or deny; the rules of the agent first, then the
-// defaults, then the policy's default (ask). Within a list the most
-// specific matching rule decides, and on a tie the most restrictive, so no
-// allow rule can shadow an ask or deny rule whatever the order. Shell
+// defaults, then the policy's default (ask). Within a list a matching deny
+// rule decides, then an ask rule, then an allow rule; a deny or ask gives
+// way only to an allow rule that refines it (a narrower case written as
+// its exception), so no allow rule can shadow an ask or deny rule by its
+// place in the file. Shell
 // commands are parsed with bash's grammar into their simple commands and
 // each is checked: the whole is allowed only when every part is.
 //

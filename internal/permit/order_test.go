@@ -19,6 +19,7 @@ func TestRuleOrderOpensNoHole(t *testing.T) {
 		"  - match: Edit(**)\n    decide: allow\n    why: g\n",
 		"  - match: Edit(secret/**)\n    decide: deny\n    why: h\n",
 		"  - match: Bash\n    decide: ask\n    why: i\n",
+		"  - match: Bash(git branch --verbose:*)\n    decide: allow\n    why: j\n",
 	}
 	cases := map[string]Decide{
 		"Bash(git branch -v)":             Allow,
@@ -34,8 +35,9 @@ func TestRuleOrderOpensNoHole(t *testing.T) {
 		"Edit(secret/a.txt)":              Deny,
 		"Bash(echo x > secret/a.txt)":     Deny,
 		"Bash(git status > secret/x.txt)": Deny,
+		"Bash(git branch --verbose -D x)": Ask, // a longer allow that does not refine the ask
 	}
-	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8}, {8, 7, 6, 5, 4, 3, 2, 1, 0}, {5, 0, 3, 2, 1, 6, 8, 4, 7}} {
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, {5, 0, 3, 9, 2, 1, 6, 8, 4, 7}} {
 		var b strings.Builder
 		b.WriteString("default: ask\nrules:\n")
 		for _, i := range order {

@@ -413,3 +413,32 @@ func canonFields(s string) []string {
 	}
 	return out
 }
+
+// refines reports whether r names a narrower case of o, so that an allow
+// rule r is an exception carved out of an ask rule o: o is a rule for every
+// use of the tool, or r's literal text extends o's (Bash(npm install
+// lodash) of Bash(npm install:*), Edit(.git/info/exclude) of Edit(.git/**)).
+func (r Rule) refines(o Rule) bool {
+	if !ruleCovers(o.Tool, r.Tool) && !(r.Tool == o.Tool) {
+		return false
+	}
+	if o.Spec == "" || o.kind == kindAny && !strings.HasPrefix(o.Tool, "mcp__") {
+		return r.Spec != "" && r.kind != kindAny
+	}
+	switch {
+	case o.kind == kindBashPrefix && (r.kind == kindBashPrefix || r.kind == kindBashExact):
+		return r.text == o.text && r.kind == kindBashExact || strings.HasPrefix(r.text, o.text+" ")
+	case o.kind == kindBashExact:
+		return r.kind == kindBashExact && r.text == o.text
+	}
+	ol, rl := literalPrefix(o.Spec), literalPrefix(r.Spec)
+	return len(rl) > len(ol) && strings.HasPrefix(rl, ol)
+}
+
+// literalPrefix is a specifier up to its first wildcard.
+func literalPrefix(s string) string {
+	if i := strings.IndexAny(s, "*?[{"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
