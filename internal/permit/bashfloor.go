@@ -33,7 +33,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, deleteHits(v, cwds, env)...)
 	case "cp", "mv", "install", "ln", "rsync", "ditto":
 		hs = append(hs, copyHits(v, cwds, env)...)
-	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd", "mkdir":
+	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd", "mkdir", "sponge":
 		hs = append(hs, fileWriteHits(v, cwds, env)...)
 	case "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon":
 		hs = append(hs, chmodHits(v, cwds, env)...)

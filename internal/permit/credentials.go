@@ -33,7 +33,7 @@ var envExamples = map[string]bool{"example": true, "sample": true, "template": t
 // key. A directory that holds them counts too (cp -r ~/.ssh).
 func isCredential(p string) bool {
 	p = strings.TrimSuffix(p, "/")
-	base := path.Base(p)
+	base := strings.ToLower(path.Base(p)) // .ENV is .env on a case-insensitive disk
 	if credentialFiles[base] {
 		return true
 	}

@@ -99,6 +99,14 @@ func deleteHits(v view, cwds cwdSet, env Env) []hit {
 	for _, d := range targetsOutside(ops, cwds, env, true) {
 		hs = append(hs, hit{id: id, detail: v.name + " of " + d})
 	}
+	for _, o := range ops {
+		abs, _ := cwds.resolve(o)
+		for _, a := range abs {
+			if env.inside(a) {
+				hs = append(hs, env.protectedHit(a, v.name+" deletes or")...)
+			}
+		}
+	}
 	return hs
 }
 

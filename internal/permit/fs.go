@@ -1,6 +1,7 @@
 package permit
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -16,6 +17,9 @@ type FS interface {
 	Readlink(name string) (string, error)
 	// ReadDir lists a folder.
 	ReadDir(name string) ([]fs.DirEntry, error)
+	// ReadFile reads a file (the policy reads at most the first MiB of a
+	// credential file, to tell whether a search would print it).
+	ReadFile(name string) ([]byte, error)
 }
 
 // OSFS is the machine's own file system.
@@ -29,6 +33,16 @@ func (OSFS) Readlink(name string) (string, error) { return os.Readlink(name) }
 
 // ReadDir is os.ReadDir.
 func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// ReadFile reads at most the first MiB of a file.
+func (OSFS) ReadFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 1<<20))
+}
 
 // maxLinkHops bounds how many symbolic links one path may go through (the
 // kernel's own limit is 40).

@@ -241,6 +241,12 @@ func expandGlob(env Env, dir, pat string, max int) []string {
 // when hidden is set), walking at most maxWalk entries; a tree too large to
 // walk counts as holding one.
 func treeCredentials(env Env, dir string, hidden bool) (string, bool) {
+	return treeCredentialsWhere(env, dir, hidden, func(string) bool { return true })
+}
+
+// treeCredentialsWhere is treeCredentials for the credential files keep
+// accepts.
+func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bool) (string, bool) {
 	if env.FS == nil {
 		return "", false
 	}
@@ -255,7 +261,7 @@ func treeCredentials(env Env, dir string, hidden bool) (string, bool) {
 			continue
 		}
 		if !fi.IsDir() {
-			if isCredential(d) {
+			if isCredential(d) && keep(d) {
 				return d, true
 			}
 			continue
@@ -274,19 +280,16 @@ func treeCredentials(env Env, dir string, hidden bool) (string, bool) {
 				continue
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
-				if r := env.realPath(full); isCredential(r) {
+				if r := env.realPath(full); isCredential(r) && keep(r) {
 					return full + " -> " + r, true
 				}
 				continue
 			}
 			if e.IsDir() {
-				if isCredential(full) {
-					return full, true
-				}
 				queue = append(queue, full)
 				continue
 			}
-			if isCredential(full) {
+			if isCredential(full) && keep(full) {
 				return full, true
 			}
 		}
@@ -324,6 +327,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	ops, opts := operands(v.args)
 	var roots []Word
 	hidden := true
+	var prints func(string) bool // nil: every file it reaches is printed
 	switch {
 	case v.extraArgs && readers[v.name]:
 		v.name = "xargs " + v.name // files known only when it runs
@@ -334,28 +338,22 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		if !rec {
 			return nil
 		}
-		if !hasShort(opts, "efF") && !hasLong(opts, "--regexp", "--file") && len(ops) > 0 {
-			ops = ops[1:] // the pattern
-		}
-		roots = ops
+		prints, roots = searchArgs(env, v.args, "grep")
 	case "rg", "ag", "ack", "ripgrep":
-		hidden = hasShort(opts, ".") || hasLong(opts, "--hidden", "--unrestricted", "--all-types", "--search-zip")
+		hidden = hasShort(opts, ".") || hasLong(opts, "--hidden", "--unrestricted", "--all-types", "--search-zip") || v.name != "rg" && hasShort(opts, "uaU")
 		for _, o := range opts {
 			if strings.HasPrefix(o, "-uu") || strings.Contains(o, "uu") && !strings.HasPrefix(o, "--") {
 				hidden = true
 			}
 		}
-		if !hasShort(opts, "ef") && !hasLong(opts, "--regexp", "--file", "--files") && len(ops) > 0 {
-			ops = ops[1:]
-		}
-		roots = ops
+		prints, roots = searchArgs(env, v.args, v.name)
 	case "git":
 		g := parseGit(v.args)
-		gops, gopts := operands(g.args)
+		_, gopts := operands(g.args)
 		if g.sub != "grep" || !hasLong(gopts, "--untracked", "--no-index") {
 			return nil
 		}
-		roots = gops[min(1, len(gops)):]
+		prints, roots = searchArgs(env, g.args, "git grep")
 	case "find":
 		starts, i := findStarts(v.args)
 		exec := false
@@ -371,6 +369,12 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			return nil
 		}
 		roots = starts
+	case "rsync", "scp", "sftp", "rclone":
+		if v.name == "rsync" && !hasShort(opts, "ra") && !hasLong(opts, "--recursive", "--archive") ||
+			v.name == "scp" && !hasShort(opts, "r") || len(ops) < 2 {
+			return nil
+		}
+		roots = ops[:len(ops)-1]
 	case "tar", "bsdtar", "zip", "7z", "cpio", "pax":
 		create := v.name != "tar" && v.name != "bsdtar"
 		for _, o := range opts {
@@ -401,7 +405,11 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			continue
 		}
 		for _, a := range abs {
-			if p, found := treeCredentials(env, a, hidden); found {
+			keep := func(string) bool { return true }
+			if prints != nil {
+				keep = prints
+			}
+			if p, found := treeCredentialsWhere(env, a, hidden, keep); found {
 				id := FloorCredentialRead
 				if b.hasNetwork {
 					id = FloorCredentialExfil
@@ -411,4 +419,160 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		}
 	}
 	return nil
+}
+
+// searchPrints returns, for grep, rg, ag, ack and git grep, a test of
+// whether the search would print a line of a file: its patterns (-e, the
+// first operand) matched against the file's lines, with -i, -F and -E/-P
+// taken into account. A search it cannot judge (-v, -f FILE, -L, a pattern
+// Go cannot compile, a computed pattern) prints every file.
+func searchPrints(env Env, args []Word, tool string) func(string) bool {
+	p, _ := searchArgs(env, args, tool)
+	return p
+}
+
+// searchArgs is searchPrints, and the folders and files the search reads
+// (its operands past the pattern, without the values of its options).
+func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
+	all := func(string) bool { return true }
+	var pats []string
+	var roots []Word
+	judge := true
+	fold, fixed, ere := false, false, tool != "grep"
+	smart := tool == "ag"
+	explicit := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		switch {
+		case a.Dynamic && !explicit && len(pats) == 0:
+			judge = false
+			pats = append(pats, v)
+		case a.Dynamic:
+			roots = append(roots, a)
+		case v == "--":
+			rest := args[i+1:]
+			if !explicit && len(pats) == 0 && len(rest) > 0 {
+				pats, rest = append(pats, rest[0].Value), rest[1:]
+			}
+			roots = append(roots, rest...)
+			i = len(args)
+		case v == "-e" || v == "--regexp":
+			if i+1 < len(args) {
+				pats, explicit = append(pats, args[i+1].Value), true
+				i++
+			}
+		case strings.HasPrefix(v, "--regexp="):
+			pats, explicit = append(pats, strings.TrimPrefix(v, "--regexp=")), true
+		case v == "-f" || strings.HasPrefix(v, "--file") || v == "-v" || v == "--invert-match" || v == "-L" ||
+			v == "--files-without-match" || v == "--files" || v == "--passthru" || v == "--pre":
+			judge = false
+			if v == "-f" || v == "--file" {
+				explicit = true
+				i++
+			}
+		case v == "-S" || v == "--smart-case":
+			smart = true
+		case v == "-i" || v == "--ignore-case" || v == "-y":
+			fold = true
+		case v == "-s" && tool == "rg", v == "--case-sensitive":
+			smart = false
+		case v == "-F" || v == "--fixed-strings" || v == "-Q" || v == "--literal":
+			fixed = true
+		case v == "-E" || v == "-P" || v == "--extended-regexp" || v == "--perl-regexp":
+			ere = true
+		case strings.HasPrefix(v, "--"):
+			if tool == "rg" && (v == "--glob" || v == "-g" || v == "--type" || v == "-t" || v == "--max-count" || v == "-m") {
+				i++
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			for _, c := range v[1:] {
+				switch c {
+				case 'i', 'y':
+					fold = true
+				case 'F':
+					fixed = true
+				case 'E', 'P':
+					ere = true
+				case 'v', 'f', 'L':
+					judge = false
+					explicit = explicit || c == 'f'
+				case 'e':
+					if i+1 < len(args) && strings.HasSuffix(v, "e") {
+						pats, explicit = append(pats, args[i+1].Value), true
+						i++
+					}
+				}
+			}
+			if tool != "grep" && (v == "-g" || v == "-t" || v == "-m" || v == "-A" || v == "-B" || v == "-C") ||
+				tool == "grep" && (v == "-m" || v == "-A" || v == "-B" || v == "-C" || v == "-d" || v == "-D") {
+				i++
+			}
+		default:
+			if !explicit && len(pats) == 0 {
+				pats = append(pats, v)
+			} else {
+				roots = append(roots, a)
+			}
+		}
+	}
+	if len(pats) == 0 || !judge {
+		return all, roots
+	}
+	var res []*regexp.Regexp
+	for _, p := range pats {
+		src := p
+		switch {
+		case fixed:
+			src = regexp.QuoteMeta(p)
+		case !ere:
+			src = breToERE(p)
+		}
+		if fold || smart && strings.ToLower(p) == p {
+			src = "(?i)" + src
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			return all, roots
+		}
+		res = append(res, re)
+	}
+	return func(file string) bool {
+		data, err := env.FS.ReadFile(file)
+		if err != nil {
+			return true
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			for _, re := range res {
+				if re.MatchString(line) {
+					return true
+				}
+			}
+		}
+		return false
+	}, roots
+}
+
+// breToERE turns a POSIX basic regular expression into an extended one:
+// \( \) \{ \} \| \+ \? are the operators, their bare forms literal.
+func breToERE(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p) && strings.IndexByte("(){}|+?", p[i+1]) >= 0:
+			b.WriteByte(p[i+1])
+			i++
+		case c == '\\' && i+1 < len(p):
+			b.WriteByte(c)
+			b.WriteByte(p[i+1])
+			i++
+		case strings.IndexByte("(){}|+?", c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

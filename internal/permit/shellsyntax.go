@@ -135,6 +135,9 @@ func (c *converter) stmt(st *syntax.Stmt, op, via string) {
 		args := []Word{w}
 		for _, e := range cmd.Exprs {
 			t := c.text(e)
+			if subscriptRun.MatchString(t) {
+				c.fail("%s: let evaluates the array subscript as arithmetic, which runs the commands in it", t)
+			}
 			args = append(args, Word{Raw: t, Value: t, Dynamic: true})
 		}
 		c.add(st, Command{Args: args, Op: op, Via: via, Text: c.span(nodes...)}, cmd)
@@ -259,7 +262,11 @@ func (c *converter) call(st *syntax.Stmt, x *syntax.CallExpr, op, via string) {
 	cmd := Command{Op: op, Via: via}
 	var nodes []syntax.Node
 	for _, a := range x.Assigns {
-		cmd.Assigns = append(cmd.Assigns, c.assign(a))
+		w := c.assign(a)
+		if subscriptRun.MatchString(w.Value[strings.IndexByte(w.Value, '=')+1:]) {
+			c.fail("%s: a value bash may evaluate as arithmetic (an integer variable, (( )), [[ -eq ]]) runs the commands in its subscript", w.Raw)
+		}
+		cmd.Assigns = append(cmd.Assigns, w)
 		nodes = append(nodes, a)
 	}
 	for _, w := range x.Args {
@@ -385,7 +392,13 @@ func (c *converter) part(part syntax.WordPart, b *strings.Builder, w *Word, quot
 	case *syntax.ExtGlob:
 		w.Glob = true
 		b.WriteString(c.text(p))
-	default: // $x, ${x}, $(...), `...`, $((...)), <(...)
+	case *syntax.ParamExp:
+		w.Dynamic = true
+		if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && strings.ContainsAny(p.Exp.Word.Lit(), "P") {
+			c.fail("%s: prompt expansion (@P) runs the command substitutions in the value", c.text(p))
+		}
+		b.WriteString(c.text(part))
+	default: // $(...), `...`, $((...)), <(...)
 		w.Dynamic = true
 		b.WriteString(c.text(part))
 	}
