@@ -1,5 +1,7 @@
 package permit
 
+import "strings"
+
 // handled are the commands the floor judges by name; for any other
 // command it looks for a dangerous command among the arguments.
 var handled = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "shred": true, "srm": true,
@@ -76,6 +78,14 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	}
 	if v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest") {
 		hs = append(hs, basetempHits(v, cwds, env)...)
+	}
+	if fetchers[v.name] || senders[v.name] {
+		for _, a := range v.args {
+			if a.Dynamic && !strings.HasPrefix(a.Value, "-") && !isAbsWord(a) {
+				hs = append(hs, hit{id: FloorURLData, detail: v.name + " " + a.Raw + ": the address or data is computed when it runs, and can carry what the agent read"})
+				break
+			}
+		}
 	}
 	if why, ok := lookAlike(pt.cmd.Text, pt.cmd, v); ok {
 		hs = append(hs, hit{id: FloorLookAlike, detail: why})
