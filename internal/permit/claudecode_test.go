@@ -24,7 +24,7 @@ func claudeCodeAllows(p *Policy, env Env, action string) bool {
 		return false
 	}
 	env = env.clean()
-	env.FS = nil // Claude Code's documentation says nothing of resolving links
+	env.FS = nil                        // Claude Code's documentation says nothing of resolving links
 	allowRule := func(s subject) bool { // deny, then ask, then allow; specificity does not matter
 		allowed := false
 		for _, e := range p.Rules {
