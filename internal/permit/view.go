@@ -186,8 +186,10 @@ func scriptOf(v view, c Command, out []nested) (scriptKind, []nested) {
 	switch {
 	case shells[v.name]:
 		k, n := shellScript(v.args, c, out)
-		if k == scriptStatic && v.extraArgs && len(n) == len(out) {
-			k = scriptDynamic // xargs sh -c: the script is the input's text
+		if k == scriptStatic && v.extraArgs {
+			// xargs sh -c [SCRIPT]: the input becomes the script, its
+			// arguments, or text put in place of -I's {} inside it
+			k = scriptDynamic
 		}
 		return k, n
 	case v.name == "eval":
