@@ -250,7 +250,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 	if env.FS == nil {
 		return "", false
 	}
-	const maxWalk = 20000
+	const maxWalk = 50000
 	seen := 0
 	queue := []string{env.realPath(dir)}
 	for len(queue) > 0 {
@@ -276,7 +276,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 			}
 			name := e.Name()
 			full := path.Join(d, name)
-			if strings.HasPrefix(name, ".") && !hidden || name == ".git" {
+			if strings.HasPrefix(name, ".") && !hidden || name == ".git" || e.IsDir() && dependencyDirs[name] {
 				continue
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
@@ -296,6 +296,11 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 	}
 	return "", false
 }
+
+// dependencyDirs are folders of downloaded packages a tree walk skips: they
+// are large, and a credential copied into one is caught when it is copied.
+var dependencyDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
+	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".gradle": true, ".next": true, ".cache": true}
 
 // readers print the contents of the files they are given.
 var readers = map[string]bool{"cat": true, "head": true, "tail": true, "less": true, "more": true, "grep": true,
