@@ -53,7 +53,7 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 			t.Fatal(err)
 		}
 	}
-	env = Env{Workdir: wd, Home: home, FS: OSFS{}, Protected: []string{home + "/.config/teamlead/team.yaml"}}
+	env = Env{Workdir: wd, Home: home, FS: OSFS{}, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
 	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
 }
 
