@@ -44,7 +44,7 @@ e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline
 FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI ./internal/protocol:FuzzDefuse \
 	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse \
 	./internal/store:FuzzEscapeName ./internal/questions:FuzzParseRoutes ./internal/questions:FuzzParseSLA \
-	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/progress:FuzzParse ./internal/spc:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/detect:FuzzDetect ./internal/detect:FuzzPending
+	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/progress:FuzzParse ./internal/spc:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/permit:FuzzFloorAnywhere ./internal/detect:FuzzDetect ./internal/detect:FuzzPending
 
 fuzz-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME)

@@ -38,9 +38,11 @@ func permissionsCmd(g *globals, exit func(int)) *cobra.Command {
 		Use:   "permissions",
 		Short: "Check an action against the permission policy, list its rules, add an always-allow",
 		Long: `The permission policy decides what an agent may do unasked (allow), what waits for the human
-(ask) and what is refused (deny): ordered rules in Claude Code's syntax, the agent's own first, over a
-built-in destructive floor no rule can approve. --policy names the policy file; without it the built-in
-configs/permissions.yaml is used.`,
+(ask) and what is refused (deny): rules in Claude Code's syntax, the agent's own first; a matching deny
+beats an ask, an ask beats an allow unless the allow refines it (Bash(git checkout -b:*) of
+Bash(git checkout:*)), so rule order opens no hole; all over a built-in floor no rule can approve. Shell commands are parsed with bash's grammar; symbolic links, .., ~ and
+globs are resolved on the real file system before any path rule. --policy names the policy file;
+without it the built-in configs/permissions.yaml is used.`,
 	}
 	cmd.PersistentFlags().StringVar(&f.agent, "agent", "", "the agent: its own rules apply first, and its dir (from --config) is the working directory")
 	cmd.PersistentFlags().StringVar(&f.policy, "policy", "", "policy file (default: the built-in configs/permissions.yaml)")
@@ -200,6 +202,10 @@ func (f *permFlags) load() (*permit.Policy, error) {
 func (f *permFlags) env(g *globals) (permit.Env, error) {
 	home, _ := os.UserHomeDir()
 	dir := f.workdir
+	var own []string
+	if team, err := config.LoadTeam(g.config); err == nil {
+		own = team.OwnFiles()
+	}
 	if dir == "" && f.agent != "" {
 		team, err := config.LoadTeam(g.config)
 		if err != nil {
@@ -223,7 +229,7 @@ func (f *permFlags) env(g *globals) (permit.Env, error) {
 	if err != nil {
 		return permit.Env{}, err
 	}
-	return permit.Env{Workdir: abs, Home: home}, nil
+	return permit.Env{Workdir: abs, Home: home, FS: permit.OSFS{}, Protected: own}, nil
 }
 
 func printDecision(w io.Writer, d permit.Decision, agent string, env permit.Env) {

@@ -196,3 +196,42 @@ func TestPermissionsAllow(t *testing.T) {
 		t.Errorf("dry run: %v\n%s", err, out)
 	}
 }
+
+// TestPermissionsCheckLooksPathsUp: the check command judges the real
+// files: a link out of the working folder, a link to git's config, and a
+// search whose pattern would print a line of a credential file.
+func TestPermissionsCheckLooksPathsUp(t *testing.T) {
+	g := &globals{config: "nonexistent.yaml"}
+	wd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(wd, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writePermFile(t, wd, ".git/config", "[core]\n")
+	writePermFile(t, wd, ".env", "API_KEY=secret\n")
+	writePermFile(t, out, "file.txt", "outside\n")
+	for l, target := range map[string]string{"outlink": out, "cfglink": ".git/config"} {
+		if err := os.Symlink(target, filepath.Join(wd, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		action string
+		code   int
+		says   string
+	}{
+		{"Bash(echo x > outlink/y)", exitAsk, "write-outside"},
+		{"Edit(cfglink)", exitAsk, "protected-file"},
+		{"Bash(grep -r KEY .)", exitAsk, "credential-read"},
+		{"Bash(grep -rn TODO .)", exitAllow, "decision: allow"},
+		{"Bash(cat README.md)", exitAllow, "decision: allow"},
+	} {
+		got, code, err := runPermissions(t, g, "check", tc.action, "--workdir", wd)
+		if err != nil || code != tc.code || !strings.Contains(got, tc.says) {
+			t.Errorf("%s: code %d (want %d), err %v, want %q in:\n%s", tc.action, code, tc.code, err, tc.says, got)
+		}
+	}
+}

@@ -55,3 +55,31 @@ func (t *Team) validatePermissions(base string) error {
 	}
 	return err
 }
+
+// OwnFiles are teamlead's own files for this team: the team file, the
+// permission policy, and the answerers, consultations and presets files
+// beside the team file. An agent's write to one of them (by Edit or by any
+// shell command) is on the permission floor: it would change what steers
+// the agents.
+func (t *Team) OwnFiles() []string {
+	var out []string
+	add := func(p string) {
+		if p != "" {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	add(t.File)
+	add(t.Permissions.Policy)
+	if t.File != "" {
+		dir := filepath.Dir(t.File)
+		for _, name := range []string{"answerers.yaml", "consultations.yaml", "presets.yaml"} {
+			add(filepath.Join(dir, name))
+		}
+		if a := t.Questions.Answerers; a != "" && !filepath.IsAbs(a) {
+			add(filepath.Join(dir, a))
+		} else {
+			add(a)
+		}
+	}
+	return out
+}

@@ -79,8 +79,15 @@ func (e *Engine) checker() approvals.Checker {
 	}
 }
 
+// env is where an agent works, for the policy: its folder, the home
+// folder, the real file system (symbolic links, globs and folders are
+// looked up) and teamlead's own files, whose writes are on the floor.
 func (e *Engine) env(agent string) permit.Env {
-	return permit.Env{Workdir: e.perm.workdir[agent], Home: e.perm.home}
+	var own []string
+	if e.opts.Team != nil {
+		own = e.opts.Team.OwnFiles()
+	}
+	return permit.Env{Workdir: e.perm.workdir[agent], Home: e.perm.home, FS: permit.OSFS{}, Protected: own}
 }
 
 // StoredPermissions reads every permission request from the store.

@@ -2,6 +2,7 @@ package permit
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -67,7 +68,7 @@ func (p *Policy) bashParts(a Action, agent string, env Env) ([]part, []Decision)
 // collect adds the parts of cmds, and of the commands they run.
 func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
 	for _, c := range cmds {
-		if c.Control || len(c.Args) == 0 && len(c.Redirects) == 0 {
+		if c.Control || len(c.Args) == 0 && len(c.Redirects) == 0 && len(execHits(c, view{})) == 0 {
 			continue // runs nothing itself; its substitutions are commands of their own
 		}
 		if len(b.parts) >= maxParts {
@@ -149,7 +150,7 @@ func allWords(c Command) []Word {
 	return out
 }
 
-// decide decides one part: the first matching rule, under the floor.
+// decide decides one part: the deciding rule, under the floor.
 func (b *bashCheck) decide(pt part) Decision {
 	text := collapseSpaces(pt.cmd.Text)
 	if pt.err == nil && len(pt.cmd.Args)+len(pt.cmd.Assigns) > 0 {
@@ -157,7 +158,31 @@ func (b *bashCheck) decide(pt part) Decision {
 	}
 	s := subject{tool: "Bash", hasArg: true, arg: pt.cmd.Text, text: text, env: b.env}
 	e := b.p.first(s, pt.err == nil && b.pathsInside(pt), b.agent)
-	return b.p.decision("Bash("+pt.cmd.Text+")", e, b.hits(pt, 0))
+	var written []string
+	pt.cwds.sink = &written
+	d := b.p.decision("Bash("+pt.cmd.Text+")", e, b.hits(pt, 0))
+	return b.asEdit(d, written)
+}
+
+// asEdit applies the Edit rules to the files a part writes: a write by
+// any means is the Edit of that file, so an Edit rule that asks or denies
+// it asks or denies the command too.
+func (b *bashCheck) asEdit(d Decision, written []string) Decision {
+	for _, abs := range written {
+		if isSafeDevice(abs) {
+			continue
+		}
+		s := subject{tool: "Edit", hasArg: true, arg: abs, abs: abs, env: b.env}
+		e := b.p.first(s, b.env.inside(abs), b.agent)
+		if e == nil || e.Decide <= d.Decide || e.Rule.Spec == "" {
+			continue // no rule, a rule no stricter, or the catch-all for any file
+		}
+		d.Decide, d.Rule, d.Why = e.Decide, e.ref(), fmt.Sprintf("writes %s, and %s says: %s", abs, e.Rule.Text, e.Why)
+		if e.risk() > d.Risk {
+			d.Risk = e.risk()
+		}
+	}
+	return d
 }
 
 // pathsInside reports whether every path a part names is inside the

@@ -1,5 +1,7 @@
 package permit
 
+import "strings"
+
 // handled are the commands the floor judges by name; for any other
 // command it looks for a dangerous command among the arguments.
 var handled = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "shred": true, "srm": true,
@@ -33,7 +35,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, deleteHits(v, cwds, env)...)
 	case "cp", "mv", "install", "ln", "rsync", "ditto":
 		hs = append(hs, copyHits(v, cwds, env)...)
-	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd":
+	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd", "mkdir", "sponge":
 		hs = append(hs, fileWriteHits(v, cwds, env)...)
 	case "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon":
 		hs = append(hs, chmodHits(v, cwds, env)...)
@@ -63,7 +65,31 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	case v.script == scriptDynamic:
 		hs = append(hs, hit{id: FloorDynamicCommand, detail: v.name + " runs code known only when it runs"})
 	}
+	hs = append(hs, execHits(pt.cmd, v)...)
+	hs = append(hs, execOptionHits(v)...)
 	hs = append(hs, b.credentialHits(pt)...)
+	hs = append(hs, b.envHits(pt)...)
+	hs = append(hs, b.recursiveHits(pt)...)
+	hs = append(hs, shellStateHits(v)...)
+	if v.name == "git" {
+		hs = append(hs, gitRepoHits(v, cwds, env)...)
+		hs = append(hs, gitPathHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
+	}
+	if v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest") {
+		hs = append(hs, basetempHits(v, cwds, env)...)
+	}
+	if fetchers[v.name] || senders[v.name] {
+		for _, a := range v.args {
+			if a.Dynamic && !strings.HasPrefix(a.Value, "-") && !isAbsWord(a) {
+				hs = append(hs, hit{id: FloorURLData, detail: v.name + " " + a.Raw + ": the address or data is computed when it runs, and can carry what the agent read"})
+				break
+			}
+		}
+	}
+	if why, ok := lookAlike(pt.cmd.Text, pt.cmd, v); ok {
+		hs = append(hs, hit{id: FloorLookAlike, detail: why})
+	}
 	if depth == 0 && v.name != "" && !b.known(v.name) {
 		hs = append(hs, b.argHits(pt)...)
 	}

@@ -55,7 +55,28 @@ func matchWords(c Command) []Word {
 			args = rest
 		}
 	}
+	if len(args) > 0 && !args[0].Dynamic && args[0].Value == "git" {
+		args = gitMatchArgs(args)
+	}
 	return append(words, args...)
+}
+
+// gitMatchArgs drops git's global options that change only how it shows
+// things (--no-pager, -c color.ui=always) before rules are matched.
+func gitMatchArgs(args []Word) []Word {
+	out := []Word{args[0]}
+	i := 1
+	for ; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case v == "--no-pager" || v == "-P":
+		case v == "-c" && i+1 < len(args) && !args[i+1].Dynamic && safeGitKey(strings.SplitN(args[i+1].Value, "=", 2)[0]):
+			i++
+		default:
+			return append(out, args[i:]...)
+		}
+	}
+	return out
 }
 
 // canonWord writes a word the one way rules see it: a word with

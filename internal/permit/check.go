@@ -35,10 +35,14 @@ func (p *Policy) CheckAction(a Action, agent string, env Env) Decision {
 		return p.checkPath(a, agent, env)
 	}
 	s := subject{tool: a.Tool, hasArg: a.HasArg, arg: a.Arg, env: env}
+	var hits []hit
 	if a.Tool == "WebFetch" {
 		s.host = urlHost(a.Arg)
+		if why, ok := urlData(a.Arg); ok && a.HasArg {
+			hits = append(hits, hit{id: FloorURLData, detail: why})
+		}
 	}
-	return p.decision(a.String(), p.first(s, true, agent), nil)
+	return p.decision(a.String(), p.first(s, true, agent), hits)
 }
 
 // checkPath decides Read, Edit, Write and the other file tools.
@@ -72,8 +76,15 @@ func (p *Policy) checkPath(a Action, agent string, env Env) Decision {
 		if isCredential(s.abs) || isCredential(arg) {
 			hits = append(hits, hit{id: FloorEditCredentials, detail: a.Tool + " of " + shown})
 		}
+		if known {
+			hits = append(hits, env.protectedHit(s.abs, a.Tool)...)
+		}
 	} else if known && isCredential(s.abs) || isCredential(arg) {
 		hits = append(hits, hit{id: FloorCredentialRead, detail: a.Tool + " of " + shown})
+	} else if a.Tool == "Grep" && known {
+		if f, ok := treeCredentials(env, s.abs, true); ok {
+			hits = append(hits, hit{id: FloorCredentialRead, detail: "Grep reads every file under " + shown + ", " + f + " among them"})
+		}
 	}
 	return p.decision(a.String(), p.first(s, inside, agent), hits)
 }

@@ -14,7 +14,10 @@ var credentialDirs = []string{".ssh", ".aws", ".gnupg", ".azure", ".config/gclou
 var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true,
 	".git-credentials": true, ".htpasswd": true, ".vault-token": true, "credentials.json": true,
 	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, "id_ecdsa_sk": true, "id_ed25519_sk": true,
-	".pgpass": true, ".my.cnf": true}
+	".pgpass": true, ".my.cnf": true, ".bash_history": true, ".zsh_history": true, ".sh_history": true,
+	".history": true, ".python_history": true, ".node_repl_history": true, ".psql_history": true,
+	".mysql_history": true, ".sqlite_history": true, ".rediscli_history": true, ".lesshst": true, ".viminfo": true,
+	"environ": true, ".git-credential-cache": true, "hosts.yml": false}
 
 // credentialSystemFiles are the system's own secrets.
 var credentialSystemFiles = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_"}
@@ -30,7 +33,7 @@ var envExamples = map[string]bool{"example": true, "sample": true, "template": t
 // key. A directory that holds them counts too (cp -r ~/.ssh).
 func isCredential(p string) bool {
 	p = strings.TrimSuffix(p, "/")
-	base := path.Base(p)
+	base := strings.ToLower(path.Base(p)) // .ENV is .env on a case-insensitive disk
 	if credentialFiles[base] {
 		return true
 	}
@@ -69,6 +72,12 @@ func credentialIn(w Word, cwds cwdSet) (string, bool) {
 	}
 	if i := strings.IndexByte(w.Value, '='); i >= 0 {
 		cands = append(cands, strings.TrimPrefix(w.Value[i+1:], "@"))
+	}
+	if i := strings.IndexByte(w.Value, ':'); i >= 0 && !strings.Contains(w.Value, "://") {
+		cands = append(cands, w.Value[i+1:]) // git show REV:.env, scp host:~/.ssh/id_rsa
+	}
+	if p, ok := globCredential(w, cwds); ok {
+		return p, true
 	}
 	for _, c := range cands {
 		if c == "" {

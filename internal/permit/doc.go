@@ -4,10 +4,14 @@
 // Tool or Tool(argument), e.g. Bash(go test ./...), Edit(src/main.go),
 // WebFetch(https://pkg.go.dev/fmt), mcp__github__create_issue. A Policy
 // (configs/permissions.yaml) holds ordered rules in the same syntax, each
-// deciding allow, ask or deny; the first rule that matches decides, the
-// rules of the agent first, then the defaults, then the policy's default
-// (ask). Shell commands are split into their simple commands and each is
-// checked: the whole is allowed only when every part is.
+// deciding allow, ask or deny; the rules of the agent first, then the
+// defaults, then the policy's default (ask). Within a list a matching deny
+// rule decides, then an ask rule, then an allow rule; a deny or ask gives
+// way only to an allow rule that refines it (a narrower case written as
+// its exception), so no allow rule can shadow an ask or deny rule by its
+// place in the file. Shell
+// commands are parsed with bash's grammar into their simple commands and
+// each is checked: the whole is allowed only when every part is.
 //
 // Under the rules lies the destructive floor (Floor): built-in patterns —
 // recursive deletes outside the working directory, sudo, disk tools, force
@@ -15,7 +19,9 @@
 // shell... — that no rule can approve. A rule may deny them; otherwise they
 // are asked.
 //
-// Everything here is pure: no file is read but the policy, no command runs,
-// no path is looked up on disk (a symbolic link inside the working directory
-// that points out of it is not seen).
+// No command runs. With Env.FS set (teamlead sets it to the real file
+// system), paths are looked up: symbolic links and .. are followed before
+// any path rule, globs are expanded, and folders a command reads whole are
+// searched for credential files. Without an FS the policy is pure and a
+// link is taken for what its name says.
 package permit

@@ -78,6 +78,10 @@ func Floor() []FloorEntry {
 		{FloorKillAll, High, "signals every process of the user (kill -1), the console included"},
 		{FloorDynamicCommand, High, "what runs is only known when it runs ($cmd, $(…) as the command, eval of a variable, a shell reading commands from a pipe): the floor cannot see what it would do"},
 		{FloorUnparsable, High, "the shell text cannot be split into commands for sure, so no part of it can be approved unseen"},
+		{FloorProtectedFile, High, "writes a file that runs code or steers a tool (git's config and hooks in any letter case, the agent CLIs' settings, teamlead's own files, CI workflows, direnv, husky, editor tasks): the write is treated as the Edit of that file and asked"},
+		{FloorURLData, High, "the address can carry data off the machine (a query string, a user or token, a long or encoded path or host label, a port, an IP, plain http, or a git remote on an unknown host): the agent could be sending what it has read"},
+		{FloorLookAlike, High, "the text holds characters that look like others or hide (a Cyrillic or full-width letter in a command name, a dash that is not -, zero-width, bidirectional or control characters): what runs is not what the human reads"},
+		{FloorCodeExec, High, "an option or variable names a program, script, plugin, configuration or makefile for the command to run (go test -exec, make --eval, pytest -p, git -c core.pager=, LD_PRELOAD=...): what runs is not what the command line shows"},
 	}
 }
 

@@ -224,8 +224,101 @@ func gitHits(g gitInfo) []hit {
 		if len(ops) > 0 && ops[0].Value == "clear" {
 			return []hit{{id: FloorGitDiscard, detail: "git stash clear"}}
 		}
+	case "rm":
+		if (hasShort(opts, "f") || hasLong(opts, "--force")) && !hasLong(opts, "--cached") {
+			return []hit{{id: FloorGitDiscard, detail: "git rm --force deletes files with uncommitted changes " + joinValues(ops)}}
+		}
+	case "branch":
+		del := hasShort(opts, "dD") || hasLong(opts, "--delete")
+		force := hasShort(opts, "DfMC") || hasLong(opts, "--force")
+		if del && force || force && len(ops) > 0 {
+			return []hit{{id: FloorGitDiscard, detail: "git branch " + joinValues(g.args) + " drops or moves a branch whatever it holds"}}
+		}
+	case "reflog":
+		if len(ops) > 0 && (ops[0].Value == "expire" || ops[0].Value == "delete") {
+			return []hit{{id: FloorGitDiscard, detail: "git reflog " + ops[0].Value + " removes the record that brings lost commits back"}}
+		}
+	case "gc":
+		if hasLong(opts, "--prune=now", "--prune=all") {
+			return []hit{{id: FloorGitDiscard, detail: "git gc --prune=now removes unreachable commits at once"}}
+		}
+	case "prune":
+		return []hit{{id: FloorGitDiscard, detail: "git prune removes unreachable commits"}}
+	case "worktree":
+		if len(ops) > 0 && ops[0].Value == "remove" && (hasShort(opts, "f") || hasLong(opts, "--force")) {
+			return []hit{{id: FloorGitDiscard, detail: "git worktree remove --force discards the worktree's uncommitted changes"}}
+		}
+	case "fetch", "pull":
+		force := hasShort(opts, "f") || hasLong(opts, "--force", "--update-head-ok")
+		for i, o := range ops {
+			if i == 0 {
+				continue // the repository
+			}
+			src, dst, ok := strings.Cut(strings.TrimPrefix(o.Value, "+"), ":")
+			_ = src
+			if strings.HasPrefix(o.Value, "+") || ok && dst != "" && !strings.HasPrefix(dst, "refs/remotes/") && !strings.HasPrefix(dst, "refs/tags/") {
+				force = true
+			}
+		}
+		if force {
+			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + joinValues(g.args) + " overwrites local branches"}}
+		}
 	}
 	return nil
+}
+
+// gitPathHits: git checkout and restore of paths throw away the
+// uncommitted changes of those files.
+func gitPathHits(g gitInfo, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(g.args)
+	switch g.sub {
+	case "restore":
+		staged := hasShort(opts, "S") || hasLong(opts, "--staged")
+		worktree := hasShort(opts, "W") || hasLong(opts, "--worktree")
+		if (!staged || worktree) && len(ops) > 0 {
+			return []hit{{id: FloorGitDiscard, detail: "git restore " + joinValues(g.args) + " discards the uncommitted changes of those files"}}
+		}
+	case "checkout":
+		if hasShort(opts, "bB") || hasLong(opts, "--orphan") {
+			return nil
+		}
+		dd := false
+		for _, a := range g.args {
+			if a.Value == "--" {
+				dd = true
+			}
+		}
+		paths := dd
+		for i, o := range ops {
+			if i == 0 && !dd && len(ops) == 1 && !pathExists(o, cwds, env) {
+				break // a branch or commit
+			}
+			if pathExists(o, cwds, env) || o.Glob {
+				paths = true
+			}
+		}
+		if paths {
+			return []hit{{id: FloorGitDiscard, detail: "git checkout " + joinValues(g.args) + " overwrites files with their committed version, discarding uncommitted changes"}}
+		}
+	}
+	return nil
+}
+
+// pathExists reports a word that names an existing file (with an FS).
+func pathExists(w Word, cwds cwdSet, env Env) bool {
+	if env.FS == nil || w.Dynamic {
+		return false
+	}
+	abs, ok := cwds.resolve(w)
+	if !ok {
+		return false
+	}
+	for _, a := range abs {
+		if _, err := env.FS.Lstat(a); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // funcDef finds shell function definitions: name() { body } and function name { body }.

@@ -2,6 +2,7 @@ package permit
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -98,6 +99,14 @@ func deleteHits(v view, cwds cwdSet, env Env) []hit {
 	for _, d := range targetsOutside(ops, cwds, env, true) {
 		hs = append(hs, hit{id: id, detail: v.name + " of " + d})
 	}
+	for _, o := range ops {
+		abs, _ := cwds.resolve(o)
+		for _, a := range abs {
+			if env.inside(a) {
+				hs = append(hs, env.protectedHit(a, v.name+" deletes or")...)
+			}
+		}
+	}
 	return hs
 }
 
@@ -134,6 +143,20 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 			}
 		}
 	}
+	if v.name == "ln" && (hasShort(opts, "s") || hasLong(opts, "--symbolic")) {
+		for _, s := range srcs {
+			if w := s; !isAbsWord(w) && dest != nil {
+				// a relative target is taken from the link's folder
+				if abs, ok := cwds.resolve(*dest); ok && len(abs) == 1 {
+					w = pathWord(path.Join(path.Dir(abs[0]), s.Value))
+				}
+				s = w
+			}
+			for _, d := range targetsOutside([]Word{s}, cwds, env, false) {
+				hs = append(hs, hit{id: FloorWriteOutside, detail: "ln -s makes a link out of the working directory, to " + d})
+			}
+		}
+	}
 	if v.name == "mv" || v.name == "rsync" && hasLong(opts, "--remove-source-files") {
 		for _, d := range targetsOutside(srcs, cwds, env, true) {
 			hs = append(hs, hit{id: FloorDeleteOutside, detail: v.name + " takes away " + d})
@@ -159,8 +182,16 @@ func writeHits(w Word, cwds cwdSet, env Env, by string) []hit {
 		return []hit{{id: FloorWriteOutside, detail: fmt.Sprintf("%s writes %s, known only when it runs", by, w.Raw)}}
 	}
 	for _, a := range abs {
+		if cwds.sink != nil {
+			*cwds.sink = append(*cwds.sink, a)
+		}
 		switch {
-		case isSafeDevice(a) || env.inside(a):
+		case isSafeDevice(a):
+			continue
+		case env.inside(a):
+			if hs := env.protectedHit(a, by); hs != nil {
+				return hs
+			}
 			continue
 		case isSystemPath(a):
 			return []hit{{id: FloorWriteSystem, detail: by + " writes " + describePath(w, a)}}

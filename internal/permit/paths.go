@@ -13,19 +13,25 @@ type Env struct {
 	Home string
 	// Cwd is where relative paths start when the agent has moved (a hook's cwd); empty means Workdir.
 	Cwd string
+	// FS looks up symbolic links, globs and folder contents; nil keeps the policy pure.
+	FS FS
+	// Protected are teamlead's own files (its team, policy, answerers,
+	// consultations and presets files, its state folder): writing them is
+	// editing what steers the agents.
+	Protected []string
 }
 
 func (e Env) clean() Env {
 	if e.Workdir != "" {
-		e.Workdir = path.Clean("/" + e.Workdir)
+		e.Workdir = e.realPath(e.Workdir)
 	}
 	if e.Cwd != "" {
-		e.Cwd = path.Clean("/" + e.Cwd)
+		e.Cwd = e.realPath(e.Cwd)
 	} else {
 		e.Cwd = e.Workdir
 	}
 	if e.Home != "" {
-		e.Home = path.Clean("/" + e.Home)
+		e.Home = e.realPath(e.Home)
 	}
 	return e
 }
@@ -53,13 +59,13 @@ func (e Env) resolvePath(p string) (string, bool) {
 		if e.Home == "" {
 			return "", false
 		}
-		return path.Clean(e.Home + "/" + strings.TrimPrefix(p, "~")), true
+		return e.realPath(e.Home + "/" + strings.TrimPrefix(p, "~")), true
 	case strings.HasPrefix(p, "/"):
-		return path.Clean(p), true
+		return e.realPath(p), true
 	case e.Cwd == "":
 		return "", false
 	}
-	return path.Clean(e.Cwd + "/" + p), true
+	return e.realPath(e.Cwd + "/" + p), true
 }
 
 // cwdSet is the set of directories a part of a compound command may run
@@ -71,6 +77,8 @@ type cwdSet struct {
 	dirs []string
 	// unknown reports a cd whose target is not known (cd -, cd $X, popd).
 	unknown bool
+	// sink, when set, collects every file a write hits (for the Edit rules).
+	sink *[]string
 }
 
 const maxCwds = 32
@@ -224,13 +232,13 @@ static:
 		v = dir + "/" + v
 	}
 	if !w.Glob {
-		return []string{path.Clean(v)}, true
+		return []string{env.realPath(v)}, true
 	}
 	// The directory before the first segment with a glob character.
 	segs := strings.Split(v, "/")
 	for i, seg := range segs {
 		if strings.ContainsAny(seg, "*?[") {
-			base := path.Clean("/" + strings.Join(segs[:i], "/"))
+			base := env.realPath("/" + strings.Join(segs[:i], "/"))
 			out := []string{path.Join(base, "x")} // stands for what the glob finds in base
 			if strings.HasPrefix(seg, ".") || strings.HasPrefix(seg, "[") || strings.HasPrefix(seg, "?") {
 				out = append(out, path.Dir(base)) // .* may match ..
@@ -238,7 +246,7 @@ static:
 			return out, true
 		}
 	}
-	return []string{path.Clean(v)}, true
+	return []string{env.realPath(v)}, true
 }
 
 // systemDirs are where a write or delete changes the machine, not a project.

@@ -94,20 +94,79 @@ func (p *Policy) AgentNames() []string {
 	return out
 }
 
-// first returns the first rule that matches, or nil.
+// first returns the rule that decides, or nil: the agent's own rules,
+// then the defaults. Within a list the order of the rules does not matter:
+// a matching deny rule decides, then a matching ask rule, then the most
+// specific matching allow rule; a deny or ask rule gives way only to a
+// matching allow rule that refines it, a narrower case written as its
+// exception (Bash(npm install lodash) of Bash(npm install:*), Edit(src/**)
+// of Edit, an approve-always rule of the ask that sent the action to the
+// human). So no allow rule can shadow an ask or deny rule for the same
+// command by its place in the file. Ask and deny rules for Bash match their
+// options in any order and place (Bash(git branch -D:*) matches git branch
+// -v -D x); allow rules match only as written.
 func (p *Policy) first(s subject, inside bool, agent string) *Entry {
 	for _, list := range [][]Entry{p.Agents[agent], p.Rules} {
+		var deny, ask, allow []*Entry
 		for i := range list {
 			e := &list[i]
 			if e.Paths == PathsWorkdir && !inside {
 				continue
 			}
-			if e.Rule.matches(s) {
-				return e
+			if !e.Rule.matches(s) && !(e.Decide != Allow && e.Rule.matchesLoose(s)) {
+				continue
 			}
+			switch e.Decide {
+			case Deny:
+				deny = append(deny, e)
+			case Ask:
+				ask = append(ask, e)
+			default:
+				allow = append(allow, e)
+			}
+		}
+		if e := unrefined(deny, allow); e != nil {
+			return e
+		}
+		if e := unrefined(ask, allow); e != nil {
+			return e
+		}
+		if len(allow) > 0 {
+			return mostSpecific(allow)
 		}
 	}
 	return nil
+}
+
+// unrefined returns the most specific of the rules that no allow rule
+// refines, or nil.
+func unrefined(rules, allow []*Entry) *Entry {
+	var open []*Entry
+	for _, r := range rules {
+		refined := false
+		for _, a := range allow {
+			refined = refined || a.Rule.refines(r.Rule)
+		}
+		if !refined {
+			open = append(open, r)
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	return mostSpecific(open)
+}
+
+// mostSpecific returns the entry with the most literal text in its match,
+// the first written on a tie.
+func mostSpecific(list []*Entry) *Entry {
+	best := list[0]
+	for _, e := range list[1:] {
+		if e.Rule.specificity() > best.Rule.specificity() {
+			best = e
+		}
+	}
+	return best
 }
 
 // decision builds the decision for one action (or part) from the rule

@@ -114,7 +114,7 @@ rules:
     why: git is fine
   - match: Bash(git push --force:*)
     decide: deny
-    why: never reached, the first push rule matches before
+    why: deny beats the allow of git:*, which does not refine it
   - match: Edit(src/**)
     decide: allow
     why: source
@@ -135,7 +135,9 @@ agents:
       why: dev asks for git
 `
 
-func TestFirstMatchWins(t *testing.T) {
+// TestRuleDecides: deny, then ask, then allow; an allow rule wins over a
+// deny or ask only where it refines it (Edit(src/**) of Edit).
+func TestRuleDecides(t *testing.T) {
 	p := mustParse(t, ordered)
 	for _, tc := range []struct {
 		agent, action string
@@ -144,7 +146,8 @@ func TestFirstMatchWins(t *testing.T) {
 	}{
 		{"qa", "Bash(git push origin main)", Ask, 4},
 		{"qa", "Bash(git status)", Allow, 7},
-		{"qa", "Bash(git push --force-with-lease x)", Ask, 0}, // the floor; line 4's ask matched first
+		{"qa", "Bash(git push --force-with-lease x)", Ask, 0}, // the floor over line 4's ask
+		{"qa", "Bash(git push -v --force x)", Deny, 10},       // --force in any place
 		{"qa", "Edit(src/a.go)", Allow, 13},
 		{"qa", "Edit(docs/a.md)", Deny, 16},
 		{"reviewer", "Edit(src/a.go)", Deny, 21},

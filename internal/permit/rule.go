@@ -310,3 +310,135 @@ func (r Rule) matchPath(s subject) bool {
 	// dir/** covers the directory itself too (Grep(/etc) under Read(//etc/**)).
 	return r.glob.Match(rel) || r.glob.Match(rel+"/")
 }
+
+// specificity is how much literal text a rule's match holds: a rule for
+// every use of a tool has -1.
+func (r Rule) specificity() int {
+	switch r.kind {
+	case kindAny:
+		if strings.HasPrefix(r.Tool, "mcp__") {
+			return len(r.Tool)
+		}
+		if r.Spec == "" {
+			return -1
+		}
+		return 0
+	case kindBashExact, kindBashPrefix:
+		return len(r.text)
+	}
+	n := 0
+	for _, c := range r.Spec {
+		if c != '*' && c != '?' && c != '[' && c != ']' {
+			n++
+		}
+	}
+	if strings.HasPrefix(r.Spec, "domain:") {
+		n -= len("domain:")
+	}
+	return n
+}
+
+// matchesLoose matches a Bash prefix rule with its options in any order
+// and place: the rule's other words start the command's other words, and
+// each option of the rule is among the command's (a one-letter option also
+// inside a cluster: -D in -vD).
+func (r Rule) matchesLoose(s subject) bool {
+	if r.kind != kindBashPrefix || !ruleCovers(r.Tool, s.tool) {
+		return false
+	}
+	rw, cw := canonFields(r.text), canonFields(s.text)
+	var rOpts, rWords, cOpts, cWords []string
+	for _, w := range rw {
+		if len(w) > 1 && w[0] == '-' {
+			rOpts = append(rOpts, w)
+		} else {
+			rWords = append(rWords, w)
+		}
+	}
+	if len(rOpts) == 0 {
+		return false // the strict match decides
+	}
+	for _, w := range cw {
+		if len(w) > 1 && w[0] == '-' {
+			cOpts = append(cOpts, w)
+		} else {
+			cWords = append(cWords, w)
+		}
+	}
+	if len(cWords) < len(rWords) {
+		return false
+	}
+	for i, w := range rWords {
+		if cWords[i] != w {
+			return false
+		}
+	}
+	for _, o := range rOpts {
+		found := false
+		for _, c := range cOpts {
+			if c == o || len(o) == 2 && o[1] != '-' && len(c) > 1 && c[1] != '-' && strings.ContainsRune(c[1:], rune(o[1])) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// canonFields splits a canonical text into its words ('...' kept whole).
+func canonFields(s string) []string {
+	var out []string
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+			b.WriteByte(c)
+		case c == ' ' && !quoted:
+			if b.Len() > 0 {
+				out = append(out, b.String())
+				b.Reset()
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// refines reports whether r names a narrower case of o, so that an allow
+// rule r is an exception carved out of an ask rule o: o is a rule for every
+// use of the tool, or r's literal text extends o's (Bash(npm install
+// lodash) of Bash(npm install:*), Edit(.git/info/exclude) of Edit(.git/**)).
+func (r Rule) refines(o Rule) bool {
+	if !ruleCovers(o.Tool, r.Tool) && !(r.Tool == o.Tool) {
+		return false
+	}
+	if o.Spec == "" || o.kind == kindAny && !strings.HasPrefix(o.Tool, "mcp__") {
+		return r.Spec != "" && r.kind != kindAny
+	}
+	switch {
+	case o.kind == kindBashPrefix && (r.kind == kindBashPrefix || r.kind == kindBashExact):
+		return r.text == o.text && r.kind == kindBashExact || strings.HasPrefix(r.text, o.text+" ")
+	case o.kind == kindBashExact:
+		return r.kind == kindBashExact && r.text == o.text
+	}
+	ol, rl := literalPrefix(o.Spec), literalPrefix(r.Spec)
+	return len(rl) > len(ol) && strings.HasPrefix(rl, ol)
+}
+
+// literalPrefix is a specifier up to its first wildcard.
+func literalPrefix(s string) string {
+	if i := strings.IndexAny(s, "*?[{"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

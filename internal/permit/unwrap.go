@@ -55,6 +55,7 @@ var wrappers = map[string]wrapperSpec{
 	"catchsegv":    {},
 	"chronic":      {},
 	"faketime":     {positional: 1},
+	"parallel":     {argOpts: "jIJSPdXNnL", longArgs: []string{"--jobs", "--sshlogin", "--arg-file", "--delimiter", "--joblog", "--results"}, extraArgs: true},
 }
 
 // skipped is what a wrapper's options and operands held.

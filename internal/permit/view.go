@@ -89,8 +89,30 @@ func lookThrough(c Command) view {
 			words = rest
 			continue
 		}
+		if (name == "busybox" || name == "toybox") && len(words) > 1 && !shells[cmdName(words[1])] && !strings.HasPrefix(words[1].Value, "-") {
+			words = words[1:] // busybox rm: the applet runs
+			continue
+		}
 		v.name, v.args = name, words[1:]
 		switch name {
+		case "script":
+			for i, a := range v.args {
+				if (a.Value == "-c" || a.Value == "--command") && i+1 < len(v.args) {
+					v.nested = append(v.nested, nested{text: v.args[i+1].Value})
+				} else if c, ok := strings.CutPrefix(a.Value, "--command="); ok {
+					v.nested = append(v.nested, nested{text: c})
+				}
+			}
+		case "alias":
+			for _, a := range v.args {
+				if _, val, ok := strings.Cut(a.Value, "="); ok {
+					v.nested = append(v.nested, nested{text: val})
+				}
+			}
+		case "trap":
+			if len(v.args) > 0 && !strings.HasPrefix(v.args[0].Value, "-") {
+				v.nested = append(v.nested, nested{text: v.args[0].Value})
+			}
 		case "su", "sudoedit", "ksu", "machinectl":
 			v.privileged = name
 			v.nested = append(v.nested, suCommand(v.args)...)
@@ -163,7 +185,13 @@ func watchCommand(args []Word) (rest []Word, exec bool) {
 func scriptOf(v view, c Command, out []nested) (scriptKind, []nested) {
 	switch {
 	case shells[v.name]:
-		return shellScript(v.args, c, out)
+		k, n := shellScript(v.args, c, out)
+		if k == scriptStatic && v.extraArgs {
+			// xargs sh -c [SCRIPT]: the input becomes the script, its
+			// arguments, or text put in place of -I's {} inside it
+			k = scriptDynamic
+		}
+		return k, n
 	case v.name == "eval":
 		for _, a := range v.args {
 			if a.Dynamic {

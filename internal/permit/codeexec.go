@@ -1,0 +1,472 @@
+package permit
+
+import (
+	"strings"
+)
+
+// FloorCodeExec is an option or variable that names a program, script,
+// plugin, configuration or makefile for a command to run.
+const FloorCodeExec = "code-exec-option"
+
+// codeVars are environment variables that name a program to run, code to
+// load, or where a tool finds its configuration; setting one before a
+// command runs that code instead of (or besides) the command.
+var codeVars = map[string]bool{"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "PATH": true,
+	"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
+	"IFS": true, "CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true, "AS": true, "FC": true,
+	"CGO_CFLAGS": true, "CGO_CXXFLAGS": true, "CGO_LDFLAGS": true, "CGO_CPPFLAGS": true, "CGO_FFLAGS": true,
+	"GOTOOLCHAIN": true, "GOROOT": true, "GOENV": true, "GOPROXY": true, "GONOSUMDB": true, "GONOSUMCHECK": true,
+	"GOINSECURE": true, "GOSUMDB": true, "GOPRIVATE": true, "GONOPROXY": true, "GOWORK": true,
+	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "PAGER": true,
+	"MANPAGER": true, "EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
+	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_GLOBAL": true,
+	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true, "GIT_CONFIG_COUNT": true, "GIT_DIR": true, "GIT_WORK_TREE": true,
+	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_PROXY_COMMAND": true, "NODE_OPTIONS": true,
+	"NODE_PATH": true, "PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "PYTHONUSERBASE": true,
+	"PYTHONINSPECT": true, "PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true,
+	"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true, "CLASSPATH": true,
+	"MAKEFLAGS": true, "MAKEFILES": true, "MFLAGS": true, "MAKE": true, "SHELL": true, "RUSTC": true,
+	"RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "RUSTDOC": true, "RUSTFLAGS": true,
+	"RUSTDOCFLAGS": true, "CARGO_ENCODED_RUSTFLAGS": true, "CARGO_HOME": true, "RUSTUP_HOME": true,
+	"PYTEST_ADDOPTS": true, "PYTEST_PLUGINS": true, "BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true,
+	"XDG_CONFIG_HOME": true, "HOME": true, "ZDOTDIR": true, "INPUTRC": true, "GCONV_PATH": true,
+	"PIP_INDEX_URL": true, "PIP_EXTRA_INDEX_URL": true, "PIP_CONFIG_FILE": true, "UV_INDEX_URL": true,
+	"NPM_CONFIG_USERCONFIG": true, "TMPDIR": false}
+
+// codeVarPrefixes are families of such variables.
+var codeVarPrefixes = []string{"DYLD_", "LD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "NPM_CONFIG_", "YARN_",
+	"CARGO_BUILD_", "CARGO_TARGET_", "CARGO_HOST_", "CARGO_REGISTRIES_", "CARGO_SOURCE_", "CARGO_ALIAS_",
+	"CARGO_REGISTRY_", "PIP_", "BASH_FUNC_", "TOX_", "POETRY_REPOSITORIES_"}
+
+// isCodeVar reports a variable that makes a command run other code.
+func isCodeVar(name string) bool {
+	if codeVars[name] {
+		return true
+	}
+	up := strings.ToUpper(name)
+	for _, p := range codeVarPrefixes {
+		if strings.HasPrefix(up, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// goExecFlags are go command flags whose value is a program, or code, the
+// go command runs.
+var goExecFlags = map[string]bool{"exec": true, "toolexec": true, "vettool": true, "overlay": true,
+	"compiler": true, "gccgoflags": true}
+
+// goCodeFlag reports a go flag (-x, --x, -x=v) that runs other code, or an
+// -ldflags value that names a linker.
+func goCodeFlag(args []string, i int) (string, bool) {
+	a := args[i]
+	if !strings.HasPrefix(a, "-") {
+		return "", false
+	}
+	name, val, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	if goExecFlags[name] {
+		return a, true
+	}
+	if name == "ldflags" {
+		if !eq && i+1 < len(args) {
+			val = args[i+1]
+		}
+		if strings.Contains(val, "extld") || strings.Contains(val, "linkmode") || strings.Contains(val, "-B") {
+			return a + " " + val, true
+		}
+	}
+	return "", false
+}
+
+// goFlagsRun reports a GOFLAGS value that holds such a flag.
+func goFlagsRun(v string) bool {
+	f := strings.Fields(v)
+	for i := range f {
+		if _, ok := goCodeFlag(f, i); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// makeVars are make variables whose override runs another program.
+var makeVars = map[string]bool{"SHELL": true, ".SHELLFLAGS": true, "MAKEFLAGS": true, "MFLAGS": true,
+	"MAKEFILES": true, "MAKE": true, ".DEFAULT_GOAL": false}
+
+// jsCodeOpts are options of JavaScript test runners, linters and
+// formatters that load a module, plugin or configuration (code) to run.
+var jsCodeOpts = []string{"--config", "-c", "--globalSetup", "--globalTeardown", "--setupFiles",
+	"--setupFilesAfterEnv", "--testRunner", "--runner", "--transform", "--resolver", "--reporters",
+	"--reporter", "--testEnvironment", "--env", "--environment", "--snapshotResolver", "--watchPlugins",
+	"--preset", "--rulesdir", "--plugin", "--resolve-plugins-relative-to", "--parser", "--require", "-r",
+	"--loader", "--import", "--experimental-loader", "--node-options", "--script-shell", "--userconfig",
+	"--globalconfig", "--dir", "--setup", "--globalSetupFile", "--config-loader", "--configLoader"}
+
+// jsRunners are the commands those options are looked for in.
+var jsRunners = map[string]bool{"npm": true, "npx": true, "pnpm": true, "pnpx": true, "yarn": true, "bun": true,
+	"bunx": true, "jest": true, "vitest": true, "eslint": true, "prettier": true, "mocha": true, "ava": true,
+	"playwright": true, "tsc": true, "node": false}
+
+// pytestCodeOpts load plugins, configuration or a debugger class.
+var pytestCodeOpts = []string{"-c", "--config-file", "-o", "--override-ini", "--pdbcls", "--rootdir-plugin"}
+
+// safeGitConfig are git -c keys that only change how git shows things.
+var safeGitConfig = []string{"user.", "color.", "advice.", "log.", "format.pretty", "core.quotepath",
+	"init.defaultbranch", "commit.gpgsign", "tag.gpgsign", "diff.noprefix", "diff.renames", "diff.algorithm",
+	"merge.conflictstyle", "column.", "status.", "pull.rebase", "pull.ff", "push.default", "core.autocrlf",
+	"core.safecrlf", "core.abbrev", "gc.auto", "maintenance.auto", "fetch.prune", "rebase.autosquash",
+	"safe.bareRepository", "protocol.version", "http.version", "credential.interactive", "blame.", "grep."}
+
+func safeGitKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, s := range safeGitConfig {
+		s = strings.ToLower(s)
+		if k == s || strings.HasSuffix(s, ".") && strings.HasPrefix(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// execHits finds the options and variables of one part that make it run
+// code it does not show.
+func execHits(c Command, v view) []hit {
+	var hs []hit
+	add := func(detail string) { hs = append(hs, hit{id: FloorCodeExec, detail: detail}) }
+	assigns := append([]Word{}, c.Assigns...)
+	for _, a := range c.Args { // env NAME=value cmd, and the like
+		if isAssignment(a.Raw) {
+			assigns = append(assigns, a)
+		}
+	}
+	if v.name == "export" || v.name == "declare" || v.name == "typeset" || v.name == "local" || v.name == "readonly" {
+		assigns = append(assigns, v.args...)
+	}
+	for _, a := range assigns {
+		name, val, ok := strings.Cut(a.Value, "=")
+		name = strings.TrimSuffix(name, "+")
+		if !ok {
+			continue
+		}
+		switch {
+		case name == "GOFLAGS" && goFlagsRun(val):
+			add("GOFLAGS=" + val + " makes go run another program")
+		case isCodeVar(name):
+			add(name + "= names a program, code or configuration the command loads")
+		}
+	}
+	args := make([]string, len(v.args))
+	for i, a := range v.args {
+		args[i] = a.Value
+	}
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	switch {
+	case v.name == "go":
+		for i := range args {
+			if f, ok := goCodeFlag(args, i); ok {
+				add("go " + f + " runs another program")
+			}
+		}
+		if sub == "env" {
+			for _, a := range args[1:] {
+				if a == "-w" || a == "-u" {
+					add("go env " + a + " changes the go command's settings for every later run")
+				}
+			}
+		}
+		if sub == "run" || sub == "install" || sub == "get" || sub == "tool" {
+			for _, a := range args[1:] {
+				if !strings.HasPrefix(a, "-") && strings.Contains(a, "@") {
+					add("go " + sub + " " + a + " downloads and runs a module nobody has read")
+					break
+				}
+			}
+		}
+	case v.name == "make" || v.name == "gmake" || v.name == "bmake":
+		hs = append(hs, makeHits(v.args)...)
+	case v.name == "cargo":
+		for _, a := range args {
+			if a == "--config" || strings.HasPrefix(a, "--config=") || strings.HasPrefix(a, "-Z") {
+				add("cargo " + a + " can name a runner, wrapper or linker to run")
+			}
+		}
+	case jsRunners[v.name]:
+		for i := range args {
+			if o, ok := optIn(args, i, jsCodeOpts); ok {
+				add(v.name + " " + o + " loads a module, plugin or configuration that runs code")
+			}
+		}
+	case v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest"):
+		for i, a := range args {
+			if o, ok := optIn(args, i, pytestCodeOpts); ok {
+				add("pytest " + o + " loads configuration or a class that runs code")
+			}
+			val := ""
+			switch {
+			case a == "-p" && i+1 < len(args):
+				val = args[i+1]
+			case strings.HasPrefix(a, "-p") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+				val = a[2:]
+			default:
+				continue
+			}
+			if !strings.HasPrefix(val, "no:") {
+				add("pytest -p " + val + " loads a plugin")
+			}
+		}
+	case v.name == "git":
+		hs = append(hs, gitExecHits(v.args)...)
+		hs = append(hs, gitConfigWrite(parseGit(v.args))...)
+	}
+	return hs
+}
+
+// gitConfigReads are git config's options that only read.
+var gitConfigReads = map[string]bool{"--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,
+	"--list": true, "-l": true, "--show-origin": true, "--show-scope": true, "--name-only": true, "--null": true,
+	"-z": true, "--type": true, "--bool": true, "--int": true, "--path": true, "--default": true, "--includes": true,
+	"--no-includes": true, "get": true, "list": true, "--local": true, "--global": true, "--system": true, "--worktree": true}
+
+// gitConfigWrite: git config setting a key other than the display ones
+// writes .git/config (or ~/.gitconfig), which decides what git runs.
+func gitConfigWrite(g gitInfo) []hit {
+	if g.sub != "config" {
+		return nil
+	}
+	var ops []string
+	write := false
+	for _, a := range g.args {
+		v := a.Value
+		switch {
+		case strings.HasPrefix(v, "-") || v == "get" || v == "list":
+			name, _, _ := strings.Cut(v, "=")
+			if !gitConfigReads[name] && !gitConfigReads[v] {
+				write = true // --add, --unset, --replace-all, --edit, --rename-section, --file...
+			}
+		default:
+			ops = append(ops, v)
+		}
+	}
+	if len(ops) > 0 && (ops[0] == "set" || ops[0] == "unset" || ops[0] == "edit" || ops[0] == "rename-section" || ops[0] == "remove-section") {
+		write, ops = true, ops[1:]
+	}
+	if len(ops) >= 2 {
+		write = true
+	}
+	if !write || len(ops) > 0 && safeGitKey(ops[0]) && len(g.args) == len(ops) {
+		return nil
+	}
+	key := ""
+	if len(ops) > 0 {
+		key = ops[0]
+	}
+	return []hit{{id: FloorProtectedFile, detail: "git config " + key + " writes git's configuration, which decides what git runs (core.fsmonitor, core.hooksPath, alias.x=!cmd...)"}}
+}
+
+// isPyModule reports python -m MOD.
+func isPyModule(args []Word, mod string) bool {
+	for i, a := range args {
+		if a.Value == "-m" && i+1 < len(args) {
+			return args[i+1].Value == mod
+		}
+		if a.Value == "-m"+mod {
+			return true
+		}
+	}
+	return false
+}
+
+// optIn reports args[i] is one of opts (as -o, -o=v, -ov for short ones, --opt=v).
+func optIn(args []string, i int, opts []string) (string, bool) {
+	a := args[i]
+	for _, o := range opts {
+		switch {
+		case a == o, strings.HasPrefix(a, o+"="):
+			return a, true
+		case !strings.HasPrefix(o, "--") && len(o) == 2 && strings.HasPrefix(a, o) && !strings.HasPrefix(a, "--"):
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// makeHits: make options that read another makefile or evaluate text, and
+// variable overrides that name a program or hold shell syntax.
+func makeHits(args []Word) []hit {
+	var hs []hit
+	add := func(d string) { hs = append(hs, hit{id: FloorCodeExec, detail: d}) }
+	for _, w := range args {
+		a := w.Value
+		switch {
+		case a == "--":
+		case strings.HasPrefix(a, "--"):
+			name, _, _ := strings.Cut(a, "=")
+			switch name {
+			case "--eval", "--file", "--makefile", "--include-dir", "--load-average-x":
+				add("make " + a + " runs a makefile or text the command line does not show")
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for _, ch := range a[1:] {
+				if strings.ContainsRune("EfI", ch) {
+					add("make " + a + " runs a makefile or text the command line does not show")
+					break
+				}
+				if strings.ContainsRune("CjlOo W", ch) {
+					break // the rest is this option's value
+				}
+			}
+		case isAssignment(a) || strings.HasPrefix(a, ".") && strings.Contains(a, "="):
+			name, val, _ := strings.Cut(a, "=")
+			name = strings.TrimRight(name, "+:?!")
+			if makeVars[name] || isCodeVar(name) || w.Dynamic || strings.ContainsAny(val, ";|&$`<>(){}\n\\'\"") {
+				add("make " + a + " overrides a variable the makefile's recipes run")
+			}
+		}
+	}
+	return hs
+}
+
+// gitExecHits: git's global options that run code or another repository's
+// configuration.
+func gitExecHits(args []Word) []hit {
+	var hs []hit
+	for i := 0; i < len(args); i++ {
+		a := args[i].Value
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, val, eq := strings.Cut(a, "=")
+		switch name {
+		case "-c":
+			if i+1 < len(args) {
+				i++
+				k, _, _ := strings.Cut(args[i].Value, "=")
+				if !safeGitKey(k) {
+					hs = append(hs, hit{id: FloorCodeExec, detail: "git -c " + args[i].Value + " changes a setting that can run code"})
+				}
+			}
+		case "--config-env", "--exec-path":
+			hs = append(hs, hit{id: FloorCodeExec, detail: "git " + a + " can make git run another program"})
+			if !eq && i+1 < len(args) {
+				i++
+			}
+		case "-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix":
+			if !eq && i+1 < len(args) {
+				i++
+			}
+		}
+		_ = val
+	}
+	return hs
+}
+
+// execOptionHits: options whose value is a command the program runs
+// (rg --pre, sort --compress-program, tar --to-command, git grep -O...).
+func execOptionHits(v view) []hit {
+	var found []nested
+	if opts, ok := cmdOptions[v.name]; ok {
+		found = optionCommands(v.args, opts)
+	}
+	if v.name == "git" {
+		g := parseGit(v.args)
+		found = append(found, optionCommands(g.args, gitCmdOptions[g.sub])...)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return []hit{{id: FloorCodeExec, detail: v.name + " runs " + found[0].text + " given as an option"}}
+}
+
+// shellStateHits: commands that change what later command names mean
+// (alias, enable, hash -p, shopt -s expand_aliases or dotglob, trap).
+func shellStateHits(v view) []hit {
+	add := func(d string) []hit { return []hit{{id: FloorDynamicCommand, detail: d}} }
+	switch v.name {
+	case "alias":
+		for _, a := range v.args {
+			if strings.Contains(a.Value, "=") {
+				return add("alias " + a.Value + " changes what a command name runs")
+			}
+		}
+	case "enable":
+		if len(v.args) > 0 {
+			return add("enable changes which builtins run")
+		}
+	case "hash":
+		for _, a := range v.args {
+			if strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "p") {
+				return add("hash -p points a command name at another program")
+			}
+		}
+	case "shopt", "set":
+		for _, a := range v.args {
+			switch a.Value {
+			case "expand_aliases", "dotglob", "nocaseglob", "extdebug", "globstar", "failglob", "nocasematch", "functrace":
+				if v.name == "shopt" {
+					return add("shopt " + a.Value + " changes what later commands name or match")
+				}
+			}
+		}
+	case "trap":
+		if len(v.args) > 0 && v.args[0].Value != "-" && v.args[0].Value != "" && !strings.HasPrefix(v.args[0].Value, "-") {
+			return add("trap runs " + v.args[0].Value + " later, on a signal or before every command")
+		}
+	}
+	return nil
+}
+
+// gitRepoHits: git run in a repository outside the working directory
+// (git -C, --git-dir, --work-tree, or a cd) reads that repository's
+// configuration, whose hooks, fsmonitor and pager run.
+func gitRepoHits(v view, cwds cwdSet, env Env) []hit {
+	var dirs []Word
+	args := v.args
+	for i := 0; i < len(args); i++ {
+		a := args[i].Value
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, val, eq := strings.Cut(a, "=")
+		switch name {
+		case "-C", "--git-dir", "--work-tree":
+			if eq {
+				dirs = append(dirs, pathWord(val))
+			} else if i+1 < len(args) {
+				i++
+				dirs = append(dirs, args[i])
+			}
+		case "-c":
+			i++
+		}
+	}
+	if len(dirs) == 0 {
+		if cwds.allInside() {
+			return nil
+		}
+		return []hit{{id: FloorCodeExec, detail: "git runs in a folder outside the working directory, whose repository configuration can run programs"}}
+	}
+	for _, d := range dirs {
+		abs, ok := cwds.resolve(d)
+		for _, a := range abs {
+			ok = ok && env.inside(a)
+		}
+		if !ok {
+			return []hit{{id: FloorCodeExec, detail: "git " + d.Raw + " uses a repository outside the working directory, whose configuration can run programs"}}
+		}
+	}
+	return nil
+}
+
+// basetempHits: pytest deletes its --basetemp folder before it starts.
+func basetempHits(v view, cwds cwdSet, env Env) []hit {
+	for _, w := range optionFiles(v.args, []string{"--basetemp"}) {
+		for _, d := range targetsOutside([]Word{w}, cwds, env, true) {
+			return []hit{{id: FloorDeleteRecursiveOutside, detail: "pytest --basetemp deletes " + d}}
+		}
+	}
+	return nil
+}

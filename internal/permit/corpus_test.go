@@ -1,0 +1,139 @@
+package permit
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpusRow is one row of testdata/redteam.txt.
+type corpusRow struct {
+	line   int
+	class  string
+	want   string // allow, ask (not allowed) or deny
+	floor  bool   // ask!: not allowed even by a policy that allows every tool
+	cwd    string // folder of the workdir the row runs from
+	action string // with the placeholders replaced
+	raw    string // as written
+}
+
+// corpusFixture builds the folders the corpus names, with real files and
+// real symbolic links, and returns the environment the rows run in.
+func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, home, out := filepath.Join(root, "proj"), filepath.Join(root, "home"), filepath.Join(root, "outside")
+	files := map[string]string{
+		wd + "/.git/config": "[core]\n", wd + "/.git/HEAD": "ref: refs/heads/main\n", wd + "/.git/hooks/.keep": "",
+		wd + "/.git/modules/lib/hooks/.keep": "", wd + "/src/main.go": "package main\n", wd + "/src/util.go": "package main\n",
+		wd + "/README.md": "# proj\n", wd + "/go.mod": "module proj\n", wd + "/Makefile": "test:\n\tgo test ./...\n",
+		wd + "/package.json": `{"name":"proj"}`, wd + "/docs/guide.md": "guide\n", wd + "/sub/notes.txt": "notes\n",
+		wd + "/.env": "API_KEY=secret\n", wd + "/.env.example": "API_KEY=\n", wd + "/envdir/.env": "TOKEN=secret\n",
+		wd + "/build/.keep":   "",
+		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
+	}
+	for p, body := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{wd + "/link": "/etc/shadow", wd + "/outlink": out, wd + "/inlink": "src",
+		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/cfglink": ".git/config"}
+	for l, target := range links {
+		if err := os.Symlink(target, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env = Env{Workdir: wd, Home: home, FS: OSFS{}, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
+	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
+}
+
+// readCorpus reads the rows of a corpus file.
+func readCorpus(t testing.TB, file string, repl *strings.Replacer) []corpusRow {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []corpusRow
+	class := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#"):
+			continue
+		case strings.HasPrefix(line, "["):
+			class = strings.Trim(line, "[]")
+			continue
+		}
+		head, action, ok := strings.Cut(line, " ")
+		want, cwd, _ := strings.Cut(head, "@")
+		floor := strings.HasSuffix(want, "!")
+		want = strings.TrimSuffix(want, "!")
+		if !ok || (want != "allow" && want != "ask" && want != "deny") || class == "" {
+			t.Fatalf("%s:%d: write `allow|ask|deny[@dir] ACTION` under a [class] line, not %q", file, n, line)
+		}
+		rows = append(rows, corpusRow{line: n, class: class, want: want, floor: floor && want == "ask", cwd: cwd, action: repl.Replace(action), raw: action})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// corpusOutcome checks one row and reports whether it got its decision.
+func corpusOutcome(p *Policy, env Env, r corpusRow) (Decision, bool) {
+	if r.cwd != "" {
+		env.Cwd = filepath.Join(env.Workdir, r.cwd)
+	}
+	d := p.Check(r.action, "dev", env)
+	switch r.want {
+	case "allow":
+		return d, d.Decide == Allow
+	case "deny":
+		return d, d.Decide == Deny
+	}
+	return d, d.Decide != Allow
+}
+
+// TestRedTeamCorpus: every row of testdata/redteam.txt gets the decision
+// it is written with under the built-in policy.
+func TestRedTeamCorpus(t *testing.T) {
+	env, repl := corpusFixture(t)
+	rows := readCorpus(t, "testdata/redteam.txt", repl)
+	if len(rows) < 400 {
+		t.Fatalf("the corpus has %d rows; it must keep at least 400", len(rows))
+	}
+	p := builtin(t)
+	all := mustParse(t, permissive)
+	perClass := map[string][2]int{}
+	for _, r := range rows {
+		d, ok := corpusOutcome(p, env, r)
+		if r.floor && ok {
+			d, ok = corpusOutcome(all, env, r)
+		}
+		c := perClass[r.class]
+		c[1]++
+		if ok {
+			c[0]++
+		} else {
+			t.Errorf("redteam.txt:%d [%s] %s: want %s, got %s by %s: %s", r.line, r.class, r.raw, r.want, d.Decide, d.Rule, d.Why)
+		}
+		perClass[r.class] = c
+	}
+	for class, c := range perClass {
+		t.Logf("%3d/%3d  %s", c[0], c[1], class)
+	}
+}

@@ -1,0 +1,104 @@
+package permit
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path"
+)
+
+// FS is the file system the policy looks paths up on: symbolic links,
+// globs and the contents of folders. A nil FS keeps the policy pure (no
+// path is looked up; a link is taken for what its name says).
+type FS interface {
+	// Lstat describes a path without following a final symbolic link.
+	Lstat(name string) (fs.FileInfo, error)
+	// Readlink returns the target of a symbolic link.
+	Readlink(name string) (string, error)
+	// ReadDir lists a folder.
+	ReadDir(name string) ([]fs.DirEntry, error)
+	// ReadFile reads a file (the policy reads at most the first MiB of a
+	// credential file, to tell whether a search would print it).
+	ReadFile(name string) ([]byte, error)
+}
+
+// OSFS is the machine's own file system.
+type OSFS struct{}
+
+// Lstat is os.Lstat.
+func (OSFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+
+// Readlink is os.Readlink.
+func (OSFS) Readlink(name string) (string, error) { return os.Readlink(name) }
+
+// ReadDir is os.ReadDir.
+func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// ReadFile reads at most the first MiB of a file.
+func (OSFS) ReadFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 1<<20))
+}
+
+// maxLinkHops bounds how many symbolic links one path may go through (the
+// kernel's own limit is 40).
+const maxLinkHops = 40
+
+// realPath returns where an absolute path really leads: every symbolic
+// link on the way is followed, and ".." is taken after the link it follows
+// (link/.. is the folder above the link's target, as the kernel has it).
+// Parts that do not exist are kept as written. Without an FS the path is
+// only cleaned.
+func (e Env) realPath(p string) string {
+	if e.FS == nil {
+		return path.Clean("/" + p)
+	}
+	queue := splitSegs(p)
+	cur := "/"
+	hops := 0
+	for len(queue) > 0 {
+		seg := queue[0]
+		queue = queue[1:]
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, seg)
+		fi, err := e.FS.Lstat(next)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		target, err := e.FS.Readlink(next)
+		if hops++; err != nil || hops > maxLinkHops {
+			cur = next
+			continue
+		}
+		if path.IsAbs(target) {
+			cur = "/"
+		}
+		queue = append(splitSegs(target), queue...)
+	}
+	return cur
+}
+
+func splitSegs(p string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if i > start {
+				out = append(out, p[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}

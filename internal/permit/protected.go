@@ -1,0 +1,80 @@
+package permit
+
+import (
+	"path"
+	"strings"
+)
+
+// FloorProtectedFile is a write to a file that runs code or steers a tool.
+const FloorProtectedFile = "protected-file"
+
+// protectedDirs are folders whose every file runs code or configures a
+// tool that does (matched in any letter case: macOS and Windows disks
+// do not tell .GIT from .git).
+var protectedDirs = map[string]string{
+	".git":    "git's configuration and hooks (a hook or core.fsmonitor runs on the next git command)",
+	".claude": "Claude Code's settings and hooks", ".codex": "Codex's configuration", ".gemini": "Gemini CLI's settings",
+	".cursor": "Cursor's settings", ".vscode": "the editor's tasks and settings (tasks run on opening the folder)",
+	".idea": "the IDE's run configurations", ".husky": "git hooks run by husky", ".devcontainer": "the dev container's commands",
+	".circleci": "CI pipelines", ".buildkite": "CI pipelines", ".cargo": "cargo's configuration (runners, wrappers, aliases)",
+	".teamlead": "teamlead's own state", ".githooks": "git hooks",
+}
+
+// protectedNames are single files that run code or steer a tool.
+var protectedNames = map[string]string{
+	".mcp.json": "the MCP servers the agent CLIs start", ".gitattributes": "git filters and diff drivers (they run programs)",
+	".gitmodules": "submodule URLs and update commands", ".gitconfig": "git's configuration", ".lfsconfig": "git-lfs's configuration",
+	".envrc": "direnv's script, run on entering the folder", ".npmrc": "npm's configuration (script-shell, registries, tokens)",
+	".yarnrc": "yarn's configuration", ".yarnrc.yml": "yarn's configuration (yarnPath runs a file)", ".pnpmfile.cjs": "pnpm's hooks",
+	".pre-commit-config.yaml": "pre-commit's hooks", "lefthook.yml": "lefthook's git hooks", "lefthook.yaml": "lefthook's git hooks",
+	".lefthook.yml": "lefthook's git hooks", ".gitlab-ci.yml": "CI pipelines", ".travis.yml": "CI pipelines",
+	"azure-pipelines.yml": "CI pipelines", "bitbucket-pipelines.yml": "CI pipelines", ".drone.yml": "CI pipelines",
+	"jenkinsfile": "CI pipelines", ".tool-versions": "the tool versions asdf/mise install and run", "mise.toml": "mise's tasks and hooks",
+	".mise.toml": "mise's tasks and hooks", ".exrc": "vim's startup commands", ".nvimrc": "vim's startup commands",
+	".nvim.lua": "neovim's startup code", ".vimrc": "vim's startup commands", ".dir-locals.el": "emacs's per-folder code",
+	"permissions.yaml": "teamlead's permission policy", "team.yaml": "teamlead's team (the commands it starts)",
+	"answerers.yaml": "teamlead's answerers", "consultations.yaml": "teamlead's consultations", "presets.yaml": "teamlead's presets (the commands it starts)",
+	".bashrc": "a shell's startup script", ".bash_profile": "a shell's startup script", ".profile": "a shell's startup script",
+	".zshrc": "a shell's startup script", ".zshenv": "a shell's startup script", ".zprofile": "a shell's startup script",
+	"pip.conf": "pip's configuration (index, trusted hosts)", ".pypirc": "package upload credentials",
+}
+
+// protectedFile reports why writing abs (an absolute path, links already
+// followed) changes what runs: git's files in any letter case, the agent
+// CLIs' settings, teamlead's own files, CI, direnv, husky, editor configs.
+func (e Env) protectedFile(abs string) (string, bool) {
+	for _, p := range e.Protected {
+		if p != "" && within(abs, path.Clean(p)) {
+			return "teamlead's own file " + p, true
+		}
+	}
+	segs := splitSegs(abs)
+	for i, s := range segs {
+		l := strings.ToLower(s)
+		if why, ok := protectedDirs[l]; ok && i < len(segs)-1 {
+			return why, true
+		}
+		if l == ".git" { // the .git file of a worktree or submodule
+			return protectedDirs[".git"], true
+		}
+		if l == ".github" && i+1 < len(segs) {
+			if n := strings.ToLower(segs[i+1]); n == "workflows" || n == "actions" {
+				return "CI workflows (they run with the repository's secrets)", true
+			}
+		}
+	}
+	if len(segs) > 0 {
+		if why, ok := protectedNames[strings.ToLower(segs[len(segs)-1])]; ok {
+			return why, true
+		}
+	}
+	return "", false
+}
+
+// protectedHit is the floor hit for a write to a protected file, or nil.
+func (e Env) protectedHit(abs, by string) []hit {
+	if why, ok := e.protectedFile(abs); ok {
+		return []hit{{id: FloorProtectedFile, detail: by + " writes " + abs + " (" + why + ")"}}
+	}
+	return nil
+}

@@ -1,0 +1,583 @@
+package permit
+
+import (
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// FloorLookAlike is text made to look like something it is not.
+const FloorLookAlike = "look-alike"
+
+// secretVar matches the names of variables that hold secrets.
+var secretVar = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|SESSION|COOKIE|_KEY$|^KEY$|DSN$|DATABASE_URL)`)
+
+// expansionName finds the variables a word expands: $NAME, ${NAME...}, ${!PREFIX*}.
+var expansionName = regexp.MustCompile(`\$\{?(!?)([A-Za-z_][A-Za-z0-9_]*)`)
+
+// envDumpers print the whole environment (or its secrets) when run as written.
+func envDump(v view) (string, bool) {
+	args := v.args
+	switch v.name {
+	case "env", "printenv":
+		if v.name == "printenv" || len(args) == 0 {
+			return v.name + " prints the environment, tokens and keys included", true
+		}
+	case "set":
+		if len(args) == 0 {
+			return "set prints every variable, tokens and keys included", true
+		}
+	case "export", "declare", "typeset", "readonly", "local":
+		if len(args) == 0 {
+			return v.name + " prints variables, tokens and keys included", true
+		}
+		for _, a := range args {
+			if a.Value == "-p" || strings.HasPrefix(a.Value, "-") && strings.ContainsAny(a.Value[1:], "px") && !strings.Contains(a.Value, "=") {
+				return v.name + " " + a.Value + " prints variables, tokens and keys included", true
+			}
+		}
+	case "history", "fc":
+		return v.name + " prints the shell history, where tokens typed on command lines stay", true
+	case "jq", "gojq", "yq":
+		for _, a := range args {
+			if a.Dynamic {
+				continue
+			}
+			if regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(\$ENV|env)\b`).MatchString(a.Value) {
+				return v.name + " " + a.Value + " reads the environment", true
+			}
+		}
+	case "awk", "gawk", "mawk", "nawk":
+		for _, a := range args {
+			if strings.Contains(a.Value, "ENVIRON") {
+				return "awk's ENVIRON reads the environment", true
+			}
+		}
+	case "compgen":
+		for _, a := range args {
+			if a.Value == "-e" || a.Value == "-v" {
+				return "", false
+			}
+		}
+	}
+	return "", false
+}
+
+// envHits: the environment or a secret variable printed, or the shell history read.
+func (b *bashCheck) envHits(pt part) []hit {
+	id := FloorCredentialRead
+	if b.hasNetwork {
+		id = FloorCredentialExfil
+	}
+	if why, ok := envDump(pt.view); ok {
+		return []hit{{id: id, detail: why}}
+	}
+	for _, w := range allWords(pt.cmd) {
+		if !w.Dynamic {
+			continue
+		}
+		for _, m := range expansionName.FindAllStringSubmatch(w.Raw, -1) {
+			if m[1] == "!" {
+				return []hit{{id: id, detail: "${!" + m[2] + "...} lists variables by name"}}
+			}
+			if secretVar.MatchString(m[2]) {
+				return []hit{{id: id, detail: "$" + m[2] + " holds a secret"}}
+			}
+		}
+		if strings.Contains(w.Value, "/environ") {
+			return []hit{{id: id, detail: w.Raw + " is a process's environment"}}
+		}
+	}
+	return nil
+}
+
+// lookAlike reports characters that make text look like what it is not:
+// bidirectional controls, zero-width characters, other control characters,
+// or a command name or option spelled with non-ASCII letters or dashes.
+func lookAlike(text string, c Command, v view) (string, bool) {
+	for _, r := range text {
+		switch {
+		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+			return "a bidirectional control character reorders what is shown", true
+		case r >= 0x200B && r <= 0x200D, r == 0x2060, r == 0xFEFF, r == 0x00AD:
+			return "a zero-width character hides in the text", true
+		case r < 0x20 && r != '\n' && r != '\t', r == 0x7f:
+			return "a control character hides in the text", true
+		}
+	}
+	if len(c.Args) > 0 && !isASCII(c.Args[0].Value) {
+		return "the command name " + c.Args[0].Value + " holds non-ASCII letters that look like others", true
+	}
+	if v.name != "" && !isASCII(v.name) {
+		return "the command name " + v.name + " holds non-ASCII letters that look like others", true
+	}
+	for _, a := range c.Args {
+		for _, r := range a.Value {
+			if unicode.Is(unicode.Pd, r) && r != '-' || r == 0x2212 || r == 0xFE63 || r == 0xFF0D {
+				if strings.IndexRune(a.Value, r) == 0 || strings.HasPrefix(a.Value, "-") {
+					return a.Value + " is an option written with a dash that is not -", true
+				}
+			}
+			break
+		}
+	}
+	return "", false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// credentialSamples stand for every credential file name a glob could match.
+var credentialSamples = []string{".env", ".env.local", ".env.production", ".netrc", ".npmrc", ".pypirc",
+	".git-credentials", "id_rsa", "id_ed25519", "credentials.json", ".pgpass", "server.pem", "server.key",
+	".bash_history", ".zsh_history", ".vault-token", ".htpasswd", "credentials"}
+
+// globCredential reports a credential a glob word may expand to: by its
+// pattern alone (.e*, .[e]nv, ~/.s*/id_*), and, with an FS, by the files
+// it really matches.
+func globCredential(w Word, cwds cwdSet) (string, bool) {
+	if !w.Glob {
+		return "", false
+	}
+	pat := w.Value
+	segs := strings.Split(pat, "/")
+	last := segs[len(segs)-1]
+	literal := strings.Trim(last, "*?[]") != "" && strings.Trim(last, "*?") != ""
+	for _, s := range credentialSamples {
+		if !literal {
+			break // a bare * says nothing by itself; the FS below knows what it matches
+		}
+		if globMatch(last, s) {
+			// a credential dir in the folder part too, or a file name alone
+			if s != "credentials" || strings.Contains(pat, ".aws") || strings.Contains(pat, "*") && len(segs) > 1 && globMatchAny(segs[len(segs)-2], ".aws") {
+				return w.Raw + " may match " + s, true
+			}
+		}
+	}
+	for _, seg := range segs[:len(segs)-1] {
+		for _, d := range credentialDirs {
+			if !strings.Contains(d, "/") && globMatch(seg, d) && strings.ContainsAny(seg, "*?[") {
+				return w.Raw + " may match ~/" + d, true
+			}
+		}
+	}
+	env := cwds.env
+	if env.FS == nil {
+		return "", false
+	}
+	dirs := cwds.dirs
+	if isAbsWord(w) {
+		dirs = []string{"/"}
+	}
+	for _, d := range dirs {
+		base := d
+		p := pat
+		if w.Tilde && (p == "~" || strings.HasPrefix(p, "~/")) && env.Home != "" {
+			p = env.Home + p[1:]
+		}
+		for _, m := range expandGlob(env, base, p, 2000) {
+			if isCredential(m) {
+				return w.Raw + " matches " + m, true
+			}
+		}
+	}
+	return "", false
+}
+
+func globMatchAny(pat, name string) bool { return globMatch(pat, name) }
+
+// globMatch is bash's match of one path segment: * and ? do not match a
+// leading dot unless the pattern starts with one.
+func globMatch(pat, name string) bool {
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") {
+		return false
+	}
+	ok, err := path.Match(pat, name)
+	return err == nil && ok
+}
+
+// expandGlob lists up to max files a glob pattern (relative to dir)
+// matches on env's FS.
+func expandGlob(env Env, dir, pat string, max int) []string {
+	start := dir
+	if strings.HasPrefix(pat, "/") {
+		start = "/"
+	}
+	cur := []string{env.realPath(start)}
+	for _, seg := range splitSegs(pat) {
+		var next []string
+		for _, c := range cur {
+			if !strings.ContainsAny(seg, "*?[") {
+				next = append(next, env.realPath(path.Join(c, seg)))
+				continue
+			}
+			ents, err := env.FS.ReadDir(c)
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				if globMatch(seg, e.Name()) {
+					next = append(next, env.realPath(path.Join(c, e.Name())))
+				}
+			}
+		}
+		if len(next) > max {
+			next = next[:max]
+		}
+		cur = next
+	}
+	return cur
+}
+
+// treeCredentials returns a credential file under dir (hidden ones only
+// when hidden is set), walking at most maxWalk entries; a tree too large to
+// walk counts as holding one.
+func treeCredentials(env Env, dir string, hidden bool) (string, bool) {
+	return treeCredentialsWhere(env, dir, hidden, func(string) bool { return true })
+}
+
+// treeCredentialsWhere is treeCredentials for the credential files keep
+// accepts.
+func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bool) (string, bool) {
+	if env.FS == nil {
+		return "", false
+	}
+	const maxWalk = 50000
+	seen := 0
+	queue := []string{env.realPath(dir)}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		fi, err := env.FS.Lstat(d)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			if isCredential(d) && keep(d) {
+				return d, true
+			}
+			continue
+		}
+		ents, err := env.FS.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if seen++; seen > maxWalk {
+				return d + " (too many files to look through)", true
+			}
+			name := e.Name()
+			full := path.Join(d, name)
+			if strings.HasPrefix(name, ".") && !hidden || name == ".git" || e.IsDir() && dependencyDirs[name] {
+				continue
+			}
+			if e.Type()&fs.ModeSymlink != 0 {
+				if r := env.realPath(full); isCredential(r) && keep(r) {
+					return full + " -> " + r, true
+				}
+				continue
+			}
+			if e.IsDir() {
+				queue = append(queue, full)
+				continue
+			}
+			if isCredential(full) && keep(full) {
+				return full, true
+			}
+		}
+	}
+	return "", false
+}
+
+// dependencyDirs are folders of downloaded packages a tree walk skips: they
+// are large, and a credential copied into one is caught when it is copied.
+var dependencyDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
+	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".gradle": true, ".next": true, ".cache": true}
+
+// readers print the contents of the files they are given.
+var readers = map[string]bool{"cat": true, "head": true, "tail": true, "less": true, "more": true, "grep": true,
+	"egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true, "sort": true, "uniq": true, "base64": true,
+	"xxd": true, "od": true, "hexdump": true, "strings": true, "awk": true, "sed": true, "jq": true, "yq": true,
+	"nl": true, "tac": true, "rev": true, "paste": true, "cut": true, "tr": true, "fold": true, "fmt": true,
+	"column": true, "bat": true, "view": true, "vim": true, "nvim": true, "vi": true, "emacs": true, "nano": true,
+	"cp": true, "tar": true, "zip": true, "gzip": true, "bzip2": true, "xz": true, "zstd": true, "diff": true,
+	"cmp": true, "comm": true, "join": true, "split": true, "csplit": true, "dd": true, "tee": true, "perl": true,
+	"python": true, "python3": true, "ruby": true, "node": true, "curl": true, "wget": true, "nc": true,
+	"scp": true, "rsync": true, "openssl": true, "gpg": true, "iconv": true, "expand": true, "unexpand": true,
+	"pr": true, "look": true, "zcat": true, "zless": true, "bzcat": true, "xzcat": true, "cpio": true, "pax": true}
+
+// harmlessExec are commands find -exec may run on every file without
+// printing what the files hold.
+var harmlessExec = map[string]bool{"ls": true, "stat": true, "file": true, "wc": true, "du": true, "touch": true,
+	"basename": true, "dirname": true, "echo": true, "test": true, "[": true, "realpath": true, "readlink": true,
+	"md5sum": true, "sha1sum": true, "sha256sum": true, "shasum": true, "true": true, "gofmt": true, "chmod": true}
+
+// recursiveHits: a command that reads every file of a folder (grep -r,
+// rg --hidden, find -exec cat, tar c, zip -r, xargs cat) when that folder
+// holds a credential file.
+func (b *bashCheck) recursiveHits(pt part) []hit {
+	v := pt.view
+	env := b.env
+	if env.FS == nil {
+		return nil
+	}
+	ops, opts := operands(v.args)
+	var roots []Word
+	hidden := true
+	var prints func(string) bool // nil: every file it reaches is printed
+	switch {
+	case v.extraArgs && readers[v.name]:
+		v.name = "xargs " + v.name // files known only when it runs
+	}
+	switch v.name {
+	case "grep", "egrep", "fgrep", "rgrep", "xargs grep", "xargs egrep":
+		rec := v.name == "rgrep" || v.name == "xargs grep" || v.name == "xargs egrep" || hasShort(opts, "rR") || hasLong(opts, "--recursive", "--dereference-recursive", "--directories=recurse")
+		if !rec {
+			return nil
+		}
+		prints, roots = searchArgs(env, v.args, "grep")
+	case "rg", "ag", "ack", "ripgrep":
+		hidden = hasShort(opts, ".") || hasLong(opts, "--hidden", "--unrestricted", "--all-types", "--search-zip") || v.name != "rg" && hasShort(opts, "uaU")
+		for _, o := range opts {
+			if strings.HasPrefix(o, "-uu") || strings.Contains(o, "uu") && !strings.HasPrefix(o, "--") {
+				hidden = true
+			}
+		}
+		prints, roots = searchArgs(env, v.args, v.name)
+	case "git":
+		g := parseGit(v.args)
+		_, gopts := operands(g.args)
+		if g.sub != "grep" || !hasLong(gopts, "--untracked", "--no-index") {
+			return nil
+		}
+		prints, roots = searchArgs(env, g.args, "git grep")
+	case "find":
+		starts, i := findStarts(v.args)
+		exec := false
+		for ; i < len(v.args); i++ {
+			switch v.args[i].Value {
+			case "-exec", "-execdir", "-ok", "-okdir":
+				if i+1 < len(v.args) && !harmlessExec[cmdName(v.args[i+1])] {
+					exec = true
+				}
+			}
+		}
+		if !exec {
+			return nil
+		}
+		roots = starts
+	case "rsync", "scp", "sftp", "rclone":
+		if v.name == "rsync" && !hasShort(opts, "ra") && !hasLong(opts, "--recursive", "--archive") ||
+			v.name == "scp" && !hasShort(opts, "r") || len(ops) < 2 {
+			return nil
+		}
+		roots = ops[:len(ops)-1]
+	case "tar", "bsdtar", "zip", "7z", "cpio", "pax":
+		create := v.name != "tar" && v.name != "bsdtar"
+		for _, o := range opts {
+			if !strings.HasPrefix(o, "--") && strings.ContainsAny(o, "cr") || o == "--create" || o == "--append" {
+				create = true
+			}
+		}
+		if len(v.args) > 0 && !strings.HasPrefix(v.args[0].Value, "-") && strings.ContainsAny(v.args[0].Value, "cr") {
+			create = true // tar czf x.tgz dir
+		}
+		if !create || v.name == "zip" && !hasShort(opts, "r") && !hasLong(opts, "--recurse-paths") {
+			if v.name != "zip" {
+				return nil
+			}
+		}
+		roots = ops
+	default:
+		if !strings.HasPrefix(v.name, "xargs ") {
+			return nil
+		}
+	}
+	if len(roots) == 0 || strings.HasPrefix(v.name, "xargs ") {
+		roots = []Word{{Raw: ".", Value: "."}}
+	}
+	for _, r := range roots {
+		abs, ok := pt.cwds.resolve(r)
+		if !ok {
+			continue
+		}
+		for _, a := range abs {
+			keep := func(string) bool { return true }
+			if prints != nil {
+				keep = prints
+			}
+			if p, found := treeCredentialsWhere(env, a, hidden, keep); found {
+				id := FloorCredentialRead
+				if b.hasNetwork {
+					id = FloorCredentialExfil
+				}
+				return []hit{{id: id, detail: v.name + " reads every file under " + a + ", " + p + " among them"}}
+			}
+		}
+	}
+	return nil
+}
+
+// searchPrints returns, for grep, rg, ag, ack and git grep, a test of
+// whether the search would print a line of a file: its patterns (-e, the
+// first operand) matched against the file's lines, with -i, -F and -E/-P
+// taken into account. A search it cannot judge (-v, -f FILE, -L, a pattern
+// Go cannot compile, a computed pattern) prints every file.
+func searchPrints(env Env, args []Word, tool string) func(string) bool {
+	p, _ := searchArgs(env, args, tool)
+	return p
+}
+
+// searchArgs is searchPrints, and the folders and files the search reads
+// (its operands past the pattern, without the values of its options).
+func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
+	all := func(string) bool { return true }
+	var pats []string
+	var roots []Word
+	judge := true
+	fold, fixed, ere := false, false, tool != "grep"
+	smart := tool == "ag"
+	explicit := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		switch {
+		case a.Dynamic && !explicit && len(pats) == 0:
+			judge = false
+			pats = append(pats, v)
+		case a.Dynamic:
+			roots = append(roots, a)
+		case v == "--":
+			rest := args[i+1:]
+			if !explicit && len(pats) == 0 && len(rest) > 0 {
+				pats, rest = append(pats, rest[0].Value), rest[1:]
+			}
+			roots = append(roots, rest...)
+			i = len(args)
+		case v == "-e" || v == "--regexp":
+			if i+1 < len(args) {
+				pats, explicit = append(pats, args[i+1].Value), true
+				i++
+			}
+		case strings.HasPrefix(v, "--regexp="):
+			pats, explicit = append(pats, strings.TrimPrefix(v, "--regexp=")), true
+		case v == "-f" || strings.HasPrefix(v, "--file") || v == "-v" || v == "--invert-match" || v == "-L" ||
+			v == "--files-without-match" || v == "--files" || v == "--passthru" || v == "--pre":
+			judge = false
+			if v == "-f" || v == "--file" {
+				explicit = true
+				i++
+			}
+		case v == "-S" || v == "--smart-case":
+			smart = true
+		case v == "-i" || v == "--ignore-case" || v == "-y":
+			fold = true
+		case v == "-s" && tool == "rg", v == "--case-sensitive":
+			smart = false
+		case v == "-F" || v == "--fixed-strings" || v == "-Q" || v == "--literal":
+			fixed = true
+		case v == "-E" || v == "-P" || v == "--extended-regexp" || v == "--perl-regexp":
+			ere = true
+		case strings.HasPrefix(v, "--"):
+			if tool == "rg" && (v == "--glob" || v == "-g" || v == "--type" || v == "-t" || v == "--max-count" || v == "-m") {
+				i++
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			for _, c := range v[1:] {
+				switch c {
+				case 'i', 'y':
+					fold = true
+				case 'F':
+					fixed = true
+				case 'E', 'P':
+					ere = true
+				case 'v', 'f', 'L':
+					judge = false
+					explicit = explicit || c == 'f'
+				case 'e':
+					if i+1 < len(args) && strings.HasSuffix(v, "e") {
+						pats, explicit = append(pats, args[i+1].Value), true
+						i++
+					}
+				}
+			}
+			if tool != "grep" && (v == "-g" || v == "-t" || v == "-m" || v == "-A" || v == "-B" || v == "-C") ||
+				tool == "grep" && (v == "-m" || v == "-A" || v == "-B" || v == "-C" || v == "-d" || v == "-D") {
+				i++
+			}
+		default:
+			if !explicit && len(pats) == 0 {
+				pats = append(pats, v)
+			} else {
+				roots = append(roots, a)
+			}
+		}
+	}
+	if len(pats) == 0 || !judge {
+		return all, roots
+	}
+	var res []*regexp.Regexp
+	for _, p := range pats {
+		src := p
+		switch {
+		case fixed:
+			src = regexp.QuoteMeta(p)
+		case !ere:
+			src = breToERE(p)
+		}
+		if fold || smart && strings.ToLower(p) == p {
+			src = "(?i)" + src
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			return all, roots
+		}
+		res = append(res, re)
+	}
+	return func(file string) bool {
+		data, err := env.FS.ReadFile(file)
+		if err != nil {
+			return true
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			for _, re := range res {
+				if re.MatchString(line) {
+					return true
+				}
+			}
+		}
+		return false
+	}, roots
+}
+
+// breToERE turns a POSIX basic regular expression into an extended one:
+// \( \) \{ \} \| \+ \? are the operators, their bare forms literal.
+func breToERE(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p) && strings.IndexByte("(){}|+?", p[i+1]) >= 0:
+			b.WriteByte(p[i+1])
+			i++
+		case c == '\\' && i+1 < len(p):
+			b.WriteByte(c)
+			b.WriteByte(p[i+1])
+			i++
+		case strings.IndexByte("(){}|+?", c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,88 @@
+package permit
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestTreeCredentials: a walk finds a credential file in a subfolder,
+// hidden ones only when asked to, skips .git and package folders, and
+// follows a link to the credential it names.
+func TestTreeCredentials(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(p, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/src/main.go", "package main\n")
+	write("a/node_modules/pkg/.env", "KEY=x\n")
+	write("a/.git/.env", "KEY=x\n")
+	write("b/deep/er/.env", "KEY=x\n")
+	write("c/id_rsa", "KEY\n")
+	write("secret/.env", "KEY=x\n")
+	if err := os.MkdirAll(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "secret/.env"), filepath.Join(root, "d/link")); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Workdir: root, FS: OSFS{}}
+	for _, tc := range []struct {
+		dir    string
+		hidden bool
+		want   bool
+	}{
+		{"a", true, false}, {"b", true, true}, {"b", false, false}, {"c", false, true}, {"d", true, true}, {"d", false, true},
+	} {
+		if f, got := treeCredentials(env, filepath.Join(root, tc.dir), tc.hidden); got != tc.want {
+			t.Errorf("%s hidden=%v: %v (%s), want %v", tc.dir, tc.hidden, got, f, tc.want)
+		}
+	}
+	if _, got := treeCredentials(Env{Workdir: root}, root, true); got {
+		t.Error("without an FS nothing is looked up")
+	}
+}
+
+// TestRealPath: links are followed segment by segment, .. after a link is
+// the folder above its target, and a loop ends.
+func TestRealPath(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"w/src", "out/in"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{"w/l": filepath.Join(root, "out/in"), "w/rel": "src", "w/loop1": "loop2", "w/loop2": "loop1"}
+	for l, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := Env{FS: OSFS{}}
+	for in, want := range map[string]string{
+		root + "/w/l/x":         root + "/out/in/x",
+		root + "/w/l/../secret": root + "/out/secret",
+		root + "/w/rel/a.go":    root + "/w/src/a.go",
+		root + "/w/./src//b":    root + "/w/src/b",
+		root + "/w/new/../src":  root + "/w/src",
+	} {
+		if got := env.realPath(in); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+	if got := env.realPath(root + "/w/loop1/x"); got == "" {
+		t.Error("a loop must end")
+	}
+}

@@ -1,0 +1,184 @@
+package permit
+
+import (
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// FloorURLData is an address that can carry data off the machine.
+const FloorURLData = "url-data"
+
+// gitHosts are the hosts a git remote may name without asking.
+var gitHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucket.org": true, "codeberg.org": true,
+	"git.sr.ht": true, "go.googlesource.com": true, "salsa.debian.org": true}
+
+var (
+	hexRun    = regexp.MustCompile(`^[0-9a-fA-F]{32,}$`)
+	tokenLike = regexp.MustCompile(`^[A-Za-z0-9+/_=-]{20,}$`)
+	pctAlnum  = regexp.MustCompile(`%(3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])`)
+)
+
+// encodedSegment reports a path segment or host label that looks like
+// data rather than a name: very long, a long hex run, a long mix of cases
+// and digits (base64, a token), or letters and digits percent-encoded.
+func encodedSegment(s string) (string, bool) {
+	switch {
+	case len(s) > 64:
+		return "a segment of " + itoa(len(s)) + " characters", true
+	case pctAlnum.MatchString(s):
+		return "letters or digits written as %XX", true
+	case hexRun.MatchString(s):
+		return "a long hexadecimal string", true
+	case tokenLike.MatchString(s) && mixed(s):
+		return "a long token-like string", true
+	}
+	return "", false
+}
+
+func mixed(s string) bool {
+	var up, low, dig bool
+	for _, c := range s {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			up = true
+		case c >= 'a' && c <= 'z':
+			low = true
+		case c >= '0' && c <= '9':
+			dig = true
+		}
+	}
+	return up && low || (up || low) && dig && strings.IndexAny(s, "-_") < 0
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// urlData reports why a fetched address can carry data out: user and
+// password, a query, a fragment with values, a scheme other than https, a
+// port, an IP address, or a path segment or host label that looks like
+// encoded data.
+func urlData(raw string) (string, bool) {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the address cannot be read (" + err.Error() + ")", true
+	}
+	switch {
+	case u.User != nil:
+		return "it holds a user name or password", true
+	case u.Scheme != "https":
+		return "it is " + u.Scheme + ", not https", true
+	case u.RawQuery != "" || u.ForceQuery:
+		return "it has a query string (?" + u.RawQuery + ")", true
+	case strings.Contains(u.Fragment, "="):
+		return "its fragment holds values (#" + u.Fragment + ")", true
+	case u.Port() != "":
+		return "it names port " + u.Port(), true
+	case net.ParseIP(u.Hostname()) != nil:
+		return "it names an IP address", true
+	}
+	for _, l := range strings.Split(u.Hostname(), ".") {
+		if why, ok := encodedSegment(l); ok {
+			return "its host name carries " + why, true
+		}
+	}
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if why, ok := encodedSegment(seg); ok {
+			return "its path carries " + why, true
+		}
+	}
+	return "", false
+}
+
+// gitURLHits judges the repository addresses of git fetch, pull, clone,
+// ls-remote, push, remote add/set-url and submodule add: an address on
+// another host, with a user, a query or data in it, or a transport that
+// runs a command (ext::) asks.
+func gitURLHits(g gitInfo, cwds cwdSet, env Env) []hit {
+	ops, _ := operands(g.args)
+	var cands []Word
+	switch g.sub {
+	case "fetch", "pull", "clone", "ls-remote", "push", "archive":
+		if len(ops) > 0 {
+			cands = ops[:1]
+		}
+		for _, a := range g.args {
+			if v, ok := strings.CutPrefix(a.Value, "--remote="); ok {
+				cands = append(cands, pathWord(v))
+			}
+		}
+	case "remote":
+		if len(ops) >= 3 && (ops[0].Value == "add" || ops[0].Value == "set-url") {
+			cands = ops[2:]
+		}
+	case "submodule":
+		if len(ops) >= 2 && ops[0].Value == "add" {
+			cands = ops[1:2]
+		}
+	}
+	var hs []hit
+	for _, w := range cands {
+		v := w.Value
+		switch {
+		case w.Dynamic:
+			hs = append(hs, hit{id: FloorURLData, detail: "git " + g.sub + " " + w.Raw + ": the address is known only when it runs"})
+		case strings.Contains(v, "::"):
+			hs = append(hs, hit{id: FloorCodeExec, detail: "git " + g.sub + " " + v + ": a remote helper transport (ext::) runs a command"})
+		case strings.HasPrefix(v, "file://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, ".") || strings.HasPrefix(v, "~"):
+			p := strings.TrimPrefix(v, "file://")
+			abs, ok := cwds.resolve(pathWord(p))
+			for _, a := range abs {
+				ok = ok && env.inside(a)
+			}
+			if !ok {
+				hs = append(hs, hit{id: FloorCodeExec, detail: "git " + g.sub + " " + v + ": a repository outside the working directory, whose configuration can run programs"})
+			}
+		case strings.Contains(v, "://"):
+			u, err := url.Parse(v)
+			if err != nil {
+				hs = append(hs, hit{id: FloorURLData, detail: "git " + g.sub + " " + v + ": the address cannot be read"})
+				continue
+			}
+			host := strings.ToLower(u.Hostname())
+			switch {
+			case u.User != nil && u.User.String() != "git":
+				hs = append(hs, hit{id: FloorURLData, detail: "git " + g.sub + " " + v + ": the address holds a user name or token"})
+			case u.RawQuery != "" || u.Fragment != "":
+				hs = append(hs, hit{id: FloorURLData, detail: "git " + g.sub + " " + v + ": the address has a query string"})
+			case !gitHosts[host]:
+				hs = append(hs, hit{id: FloorURLData, detail: "git " + g.sub + " " + v + ": " + host + " is not a known git host (github.com, gitlab.com...), and the address itself can carry data"})
+			case u.Scheme != "https" && u.Scheme != "ssh":
+				hs = append(hs, hit{id: FloorURLData, detail: "git " + g.sub + " " + v + ": " + u.Scheme + " is neither https nor ssh"})
+			default:
+				for _, seg := range strings.Split(u.EscapedPath(), "/") {
+					if why, ok := encodedSegment(seg); ok {
+						hs = append(hs, hit{id: FloorURLData, detail: "git " + g.sub + " " + v + ": the path carries " + why})
+						break
+					}
+				}
+			}
+		case strings.Contains(v, ":") && !strings.Contains(strings.SplitN(v, ":", 2)[0], "/"):
+			host := strings.SplitN(v, ":", 2)[0]
+			if i := strings.IndexByte(host, '@'); i >= 0 {
+				host = host[i+1:]
+			}
+			if !gitHosts[strings.ToLower(host)] {
+				hs = append(hs, hit{id: FloorURLData, detail: "git " + g.sub + " " + v + ": " + host + " is not a known git host"})
+			}
+		}
+	}
+	return hs
+}
