@@ -102,7 +102,7 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("spoofer got %q", spoof)
 	}
 	sloppy := tm.waitReceived("sloppy", "[/ROUTE]")
-	if !strings.Contains(sloppy, "reformat: your [ROUTE] block was not accepted: missing `task:` header") {
+	if !strings.Contains(sloppy, "reformat: your ［ROUTE］ block was not accepted: missing `task:` header") {
 		t.Errorf("sloppy got %q", sloppy)
 	}
 	boss := tm.waitReceived("boss", "[/ROUTE]")
