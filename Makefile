@@ -41,7 +41,7 @@ e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline
 	TEAMLEAD_CLIS=$(CLIS) $(GO) test -tags realcli -count=1 -timeout 15m -v ./internal/realcli/...
 
 # package:target for every fuzz target; `make fuzz` runs each for FUZZTIME.
-FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI ./internal/protocol:FuzzDefuse \
+FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI ./internal/protocol:FuzzDefuse ./internal/textsafe:FuzzText \
 	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse \
 	./internal/store:FuzzEscapeName ./internal/questions:FuzzParseRoutes ./internal/questions:FuzzParseSLA \
 	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/progress:FuzzParse ./internal/spc:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/permit:FuzzFloorAnywhere ./internal/detect:FuzzDetect ./internal/detect:FuzzPending

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"encoding/json"
+	"github.com/teamlead/teamlead/internal/textsafe"
+
 	"fmt"
 	"strings"
 	"time"
@@ -174,7 +177,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	// is replayed by the subscription (queue.Add ignores an id it has),
 	// where the other order would lose it.
 	m.lastSeq = con.LastSeq()
-	m.queue.Set(append(inboxItems(con.Inbox()), questionItems(con.Questions())...))
+	m.queue.Set(append(inboxItems(safeCopy(con.Inbox())), questionItems(safeCopy(con.Questions()))...))
 	m.refreshAgents()
 	m.sub = con.Bus().Subscribe(">", m.lastSeq)
 	// The boards' first readings take their generation here, on the model
@@ -217,8 +220,56 @@ func waitRecords(sub *bus.Subscription) tea.Cmd {
 	}
 }
 
+// defang makes the agents' text in msg safe to draw: control characters
+// in it become visible escapes (internal/textsafe), so an agent cannot
+// redraw the human's screen through a message, a request or a reason.
+func defang(msg tea.Msg) tea.Msg {
+	switch m := msg.(type) {
+	case recordsMsg:
+		m.recs = safeCopy(m.recs)
+		return m
+	case questionsMsg:
+		m.qs = safeCopy(m.qs)
+		return m
+	case consultsMsg:
+		m.cs = safeCopy(m.cs)
+		return m
+	case tasksMsg:
+		m.ts = safeCopy(m.ts)
+		return m
+	case permsMsg:
+		m.rs = safeCopy(m.rs)
+		return m
+	case statusMsg:
+		m.text = textsafe.Line(m.text)
+		return m
+	case permDoneMsg:
+		m.text = textsafe.Line(m.text)
+		return m
+	}
+	return msg
+}
+
+// safeCopy is a deep copy of v with textsafe.Clean applied: what the
+// console is given may be shared with the bus's other subscribers and the
+// engine, so it is never cleaned in place. The copy is made only when
+// something needs cleaning.
+func safeCopy[T any](v T) T {
+	b, err := json.Marshal(v)
+	if err != nil || !textsafe.Needs(string(b)) {
+		return v
+	}
+	var out T
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
+	textsafe.Clean(&out)
+	return out
+}
+
 // Update dispatches a message to the handler of its kind.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg = defang(msg)
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height

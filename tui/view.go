@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/teamlead/teamlead/internal/textsafe"
+
 	"fmt"
 	"strings"
 
@@ -196,9 +198,9 @@ func (m Model) statusBar() string {
 	case m.mode == modeQuit:
 		left = m.st.Warn.Render("quit and stop every agent? y/N")
 	case m.status != "" && m.statusE:
-		left = m.st.Error.Render(m.status)
+		left = m.st.Error.Render(textsafe.Line(m.status))
 	case m.status != "":
-		left = m.st.Text.Render(m.status)
+		left = m.st.Text.Render(textsafe.Line(m.status))
 	case m.mode == modeFocus:
 		left = m.st.Accent.Render("keys go to " + m.agents.Selected() + " — " + m.keys.Unfocus.Help().Key + " to leave")
 	case m.mode == modeAlways:

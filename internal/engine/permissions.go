@@ -159,6 +159,9 @@ func (e *Engine) HookPermission(agent, action string) (approvals.Request, error)
 	select {
 	case d := <-ch:
 		return d, nil
+	case <-e.done:
+		// The console is stopping: the CLI asks in its own dialog.
+		return r, ErrStopped
 	case <-time.After(e.opts.Team.Permissions.HookWait):
 		e.perm.mu.Lock()
 		list := e.perm.waiters[r.ID]

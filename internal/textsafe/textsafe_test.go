@@ -1,0 +1,105 @@
+package textsafe
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// hostile is a hook payload that redraws the line to look harmless, then
+// bidi, C1 and zero-width tricks.
+const hostile = "rm -rf ~/ \x1b[2K\r\x1b[1A\x1b[2Kgo test ./... \u202egnp.exe\u202c \u009b31m \u200bx\x7f\x07\xff"
+
+func TestNoRawControlOut(t *testing.T) {
+	for name, got := range map[string]string{"Line": Line(hostile), "Text": Text(hostile + "\nnext\tcol")} {
+		for _, r := range got {
+			if Dangerous(r) && r != '\n' && r != '\t' || r == utf8.RuneError {
+				t.Errorf("%s: raw %U in %q", name, r, got)
+			}
+		}
+		for _, want := range []string{`\u001b[2K`, `\u000d`, `\u202e`, `\u009b`, `\u200b`, `\u007f`, `\u0007`, `\xff`, "rm -rf ~/"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: lacks %q: %q", name, want, got)
+			}
+		}
+	}
+	if got := Line("a\nb"); got != `a\u000ab` {
+		t.Errorf("Line keeps no line break: %q", got)
+	}
+	if got := Text("a\nb\tc"); got != "a\nb\tc" {
+		t.Errorf("Text keeps layout: %q", got)
+	}
+	if s := "plain ünïcode ✓ 日本"; Line(s) != s {
+		t.Errorf("changed clean text: %q", Line(s))
+	}
+}
+
+// The writer's escapes keep JSON valid and the same data.
+func TestWriterKeepsJSON(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	b, _ := json.Marshal(map[string]string{"cmd": hostile})
+	// Byte by byte: runes split across writes.
+	for i := range b {
+		if _, err := w.Write(b[i : i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil {
+		t.Fatalf("%v: %s", err, out.Bytes())
+	}
+	want := strings.ToValidUTF8(hostile, "\ufffd")
+	if back["cmd"] != want {
+		t.Errorf("data changed: %q, want %q", back["cmd"], want)
+	}
+	for _, r := range out.String() {
+		if Dangerous(r) && r != '\n' {
+			t.Errorf("raw %U out of the writer", r)
+		}
+	}
+}
+
+func FuzzText(f *testing.F) {
+	f.Add(hostile)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, r := range Text(s) {
+			if (Dangerous(r) && r != '\n' && r != '\t') || r == utf8.RuneError {
+				t.Fatalf("raw %U from %q", r, s)
+			}
+		}
+	})
+}
+
+func TestCleanReachesEveryString(t *testing.T) {
+	type inner struct {
+		Body   string
+		Fields map[string]string
+	}
+	type outer struct {
+		Name  string
+		To    []string
+		In    inner
+		P     *inner
+		Items []inner
+		n     string // unexported: left alone
+	}
+	o := outer{Name: hostile, To: []string{hostile}, In: inner{Body: hostile, Fields: map[string]string{"k": hostile}},
+		P: &inner{Body: hostile}, Items: []inner{{Body: hostile}}, n: "\x1b"}
+	Clean(&o)
+	for _, s := range []string{o.Name, o.To[0], o.In.Body, o.In.Fields["k"], o.P.Body, o.Items[0].Body} {
+		if strings.ContainsAny(s, "\x1b\u202e\u009b") {
+			t.Errorf("not cleaned: %q", s)
+		}
+	}
+	recs := []inner{{Body: "\x1b[2J"}}
+	Clean(recs)
+	if recs[0].Body != `\u001b[2J` {
+		t.Errorf("slice element: %q", recs[0].Body)
+	}
+}
