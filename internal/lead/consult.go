@@ -199,9 +199,19 @@ func (l *Lead) recordConsult(out *Output, c *consult.Consultation, now time.Time
 
 func (l *Lead) verdict(out *Output, sender string, env *protocol.Envelope, now time.Time) {
 	task, id := env.Get("task"), strings.TrimSpace(env.Get("consult"))
+	if id == "" {
+		l.notice(out, sender, task, "verdict not taken: the block has no `consult:` header; name the consultation it answers (consult: c-<n>)", now)
+		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+			Type: protocol.TypeVerdict, Task: task, Body: env.Body, Reason: "verdict without a consult: header"})
+		return
+	}
 	c, err := l.consults.Verdict(id, sender, consult.Status(strings.ToLower(strings.TrimSpace(env.Get("verdict")))), env.Body, now)
 	if err != nil {
 		l.notice(out, sender, task, "verdict not taken: "+err.Error(), now)
+		// The refusal is audited with who tried what, and why.
+		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+			Type: protocol.TypeVerdict, Task: task, MsgID: id, Body: env.Body,
+			Reason: fmt.Sprintf("verdict %q by %s on %s not taken: %v", env.Get("verdict"), sender, id, err)})
 		return
 	}
 	l.tellVerdict(out, c, sender, env.Body, now)

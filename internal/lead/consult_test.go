@@ -167,3 +167,27 @@ func TestCircleReported(t *testing.T) {
 		}
 	}
 }
+
+// A verdict not taken is audited with who tried what and why; one without
+// a consult: header says which header is missing (issue 11 item 9).
+func TestRefusedVerdictAudited(t *testing.T) {
+	l := consultTeam()
+	l.Block("dev", parse1(t, "[ROUTE]\nto: qa\ntype: handoff\ntask: T-2\nbody: done\n[/ROUTE]"), t0)
+	self := l.Block("dev", parse1(t, "[ROUTE]\nto: team-lead\ntype: verdict\ntask: T-2\nconsult: c-1\nverdict: approved\nbody: mine is fine\n[/ROUTE]"), t0)
+	var found bool
+	for _, r := range self.Records {
+		if r.Kind == KindRefusal {
+			found = true
+			if !strings.Contains(r.Reason, `verdict "approved" by dev on c-1 not taken`) || r.Body != "mine is fine" || r.MsgID != "c-1" {
+				t.Errorf("refusal record %+v", r)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no refusal recorded: %s", kinds(self))
+	}
+	none := l.Block("rev", parse1(t, "[ROUTE]\nto: team-lead\ntype: verdict\ntask: T-2\nverdict: approved\nbody: ok\n[/ROUTE]"), t0)
+	if d := deliveriesTo(none, "rev"); len(d) != 1 || !strings.Contains(d[0].Text, "no `consult:` header") || strings.Contains(d[0].Text, "no such consultation: \n") {
+		t.Errorf("notice %+v", d)
+	}
+}

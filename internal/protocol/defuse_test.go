@@ -57,3 +57,28 @@ func FuzzDefuse(f *testing.F) {
 		}
 	})
 }
+
+func TestProblemsTwiceAndTaskIDs(t *testing.T) {
+	for _, tc := range []struct {
+		block string
+		want  string // "" = acceptable
+	}{
+		{"[ROUTE]\nfrom: arch\nfrom: team-lead\nto: dev\ntype: status\ntask: T-1\nbody: x\n[/ROUTE]", "`from:` given twice (arch, team-lead)"},
+		{"[ROUTE]\nto: dev\nTO: qa\ntype: status\ntask: T-1\nbody: x\n[/ROUTE]", "`to:` given twice"},
+		{"[ROUTE]\nto: dev\nto: dev\ntype: status\ntask: T-1\nbody: x\n[/ROUTE]", ""},
+		{"[ROUTE]\nto: dev\ntype: status\ntask: ../../etc/passwd\nbody: x\n[/ROUTE]", "task id `../../etc/passwd` is not usable"},
+		{"[ROUTE]\nto: dev\ntype: status\ntask: a/b\nbody: x\n[/ROUTE]", "is not usable"},
+		{"[ROUTE]\nto: dev\ntype: status\ntask: T-12\nbody: x\n[/ROUTE]", ""},
+		{"[ROUTE]\nto: dev\ntype: status\ntask: -\nbody: x\n[/ROUTE]", ""},
+		{"[ROUTE]\nto: dev\ntype: status\ntask: auth refactor.v2\nbody: x\n[/ROUTE]", ""},
+	} {
+		evs := Parse(tc.block)
+		if len(evs) != 1 {
+			t.Fatalf("%q: %d events", tc.block, len(evs))
+		}
+		got := strings.Join(Problems(&evs[0].Envelope, evs[0].HasBody), "; ")
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%q: problems %q, want %q", tc.block, got, tc.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Header is one `key: value` line of an envelope. Key is lower-cased.
@@ -130,6 +131,52 @@ func Problems(e *Envelope, hasBody bool) []string {
 	}
 	if e.Has("to") && len(e.Recipients()) == 0 && strings.TrimSpace(e.Get("to")) != "" {
 		out = append(out, "empty recipient list in `to:`")
+	}
+	if t := strings.TrimSpace(e.Get("task")); t != "" && !ValidTask(t) {
+		out = append(out, "task id `"+t+"` is not usable: at most 64 characters, no `/`, `\\` or `..` (e.g. T-12, or - for none)")
+	}
+	out = append(out, twice(e)...)
+	return out
+}
+
+// ValidTask reports whether t can be a task id: it names records, meta
+// keys and files, so it never reads as a path.
+func ValidTask(t string) bool {
+	if utf8.RuneCountInString(t) > 64 || strings.ContainsAny(t, "/\\") || strings.Contains(t, "..") {
+		return false
+	}
+	for _, r := range t {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// singular are the headers that say who, to whom, what and which: given
+// twice with different values, the block is ambiguous (a reader could take
+// either), so it is refused rather than guessed.
+var singular = []string{"from", "to", "type", "task", "id", "consult", "verdict", "decision", "permission", "question", "supersedes"}
+
+// twice lists the singular headers e carries more than once with different
+// values.
+func twice(e *Envelope) []string {
+	var out []string
+	for _, k := range singular {
+		var first string
+		seen := false
+		for _, h := range e.Headers {
+			if !strings.EqualFold(h.Key, k) {
+				continue
+			}
+			v := strings.TrimSpace(h.Value)
+			if !seen {
+				first, seen = v, true
+			} else if !strings.EqualFold(v, first) {
+				out = append(out, "`"+k+":` given twice ("+first+", "+v+"): write it once")
+				break
+			}
+		}
 	}
 	return out
 }
