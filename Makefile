@@ -42,7 +42,7 @@ e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline
 
 # package:target for every fuzz target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI \
-	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse \
+	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse ./cmd/mockagent:FuzzEnvelopeReader \
 	./internal/store:FuzzEscapeName ./internal/questions:FuzzParseRoutes ./internal/questions:FuzzParseSLA \
 	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/progress:FuzzParse ./internal/spc:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/detect:FuzzDetect ./internal/detect:FuzzPending
 
