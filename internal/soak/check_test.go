@@ -1,6 +1,9 @@
 package soak
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +175,19 @@ func TestCheckStrayWaitsForTheFinalCheck(t *testing.T) {
 	}
 	if _, vs := Check(logsOf(t, a01base, a02, a03ok), Crashes{}, nil); len(vs) != 1 || vs[0].Invariant != Stray {
 		t.Errorf("final check: %v", vs)
+	}
+}
+
+func TestRunRefusesAFolderInUse(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a01.log"), []byte("start inc=1 pid=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Options{Teamlead: "teamlead", Mockagent: "mockagent", Dir: dir, Agents: 2, Duration: time.Second, Rate: 1})
+	if err == nil || !strings.Contains(err.Error(), "is not empty (a01.log, …)") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Run(context.Background(), Options{Dir: dir, Agents: 1, Duration: time.Second, Rate: 1}); err == nil {
+		t.Error("one agent accepted")
 	}
 }

@@ -150,6 +150,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	if ents, err := os.ReadDir(o.Dir); err != nil {
+		return nil, err
+	} else if len(ents) > 0 {
+		return nil, fmt.Errorf("soak: %s is not empty (%s, …): give a new or empty folder, since the agents' logs are appended to", o.Dir, ents[0].Name())
+	}
 	s := &run{o: o, began: time.Now(), rng: rand.New(rand.NewPCG(o.Seed, 0x50a4)),
 		res:  &Result{Options: o, Echoing: map[string]bool{}, Crashes: Crashes{Agent: map[string]int{}}, Seen: map[string]int{}},
 		seen: map[string]bool{}, ackSeen: map[string]time.Time{}}
