@@ -24,6 +24,7 @@ var (
 	seed         = flag.Uint64("soak.seed", 0, "seed of every random choice (0: from the clock, printed)")
 	consoleEvery = flag.Duration("soak.console-kill", 40*time.Second, "mean pause between SIGKILLs of the console (0: none)")
 	agentEvery   = flag.Duration("soak.agent-kill", 8*time.Second, "mean pause between SIGKILLs of an agent (0: none)")
+	teamlead     = flag.String("soak.teamlead", "", "the teamlead binary to soak (default: built from this tree)")
 	dir          = flag.String("soak.dir", "", "folder for the run's logs (default: a new one under the system's temporary folder, kept when the soak fails)")
 )
 
@@ -49,7 +50,12 @@ func TestSoak(t *testing.T) {
 	t.Logf("soak: seed %d (set with -soak.seed=%d), logs in %s", s, s, d)
 	ctx, cancel := context.WithTimeout(context.Background(), *duration+10*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Options{Teamlead: bin.Teamlead, Mockagent: bin.Mockagent, Dir: d, Agents: *agents,
+	tl := bin.Teamlead
+	if *teamlead != "" {
+		tl = *teamlead
+		t.Logf("soak: teamlead binary %s", tl)
+	}
+	res, err := Run(ctx, Options{Teamlead: tl, Mockagent: bin.Mockagent, Dir: d, Agents: *agents,
 		Duration: *duration, Rate: *rate, Seed: s, ConsoleKillEvery: *consoleEvery, AgentKillEvery: *agentEvery,
 		Progress: testWriter{t}})
 	if err != nil {
