@@ -45,13 +45,15 @@ e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline
 # traffic, with random SIGKILLs of the console and the agents; it fails
 # naming each broken invariant's message id, sender, recipient and the
 # folder of the logs. SOAK_SEED=N repeats a run's random choices (0: a new
-# seed, printed); SOAK_DIR keeps the logs there.
+# seed, printed); SOAK_DIR keeps the logs there; SOAK_TEAMLEAD soaks another
+# teamlead binary than the one built from this tree.
 SOAK_DURATION ?= 10m
 SOAK_AGENTS   ?= 20
 SOAK_RATE     ?= 1
 SOAK_SEED     ?= 0
 SOAK_DIR      ?=
-SOAK_ARGS      = -soak.agents=$(SOAK_AGENTS) -soak.rate=$(SOAK_RATE) -soak.seed=$(SOAK_SEED) -soak.dir=$(SOAK_DIR)
+SOAK_TEAMLEAD ?=
+SOAK_ARGS      = -soak.agents=$(SOAK_AGENTS) -soak.rate=$(SOAK_RATE) -soak.seed=$(SOAK_SEED) -soak.dir=$(SOAK_DIR) -soak.teamlead=$(SOAK_TEAMLEAD)
 
 soak-short: ## the 2-minute soak: 20 agents, kills, every invariant (SOAK_SEED=N repeats a run)
 	$(GO) test -tags soak -count=1 -v -timeout 15m -run '^TestSoak$$' ./internal/soak -args -soak.duration=2m $(SOAK_ARGS)
