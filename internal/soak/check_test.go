@@ -191,3 +191,28 @@ func TestRunRefusesAFolderInUse(t *testing.T) {
 		t.Error("one agent accepted")
 	}
 }
+
+// The failure message names each violation's message id, sender and
+// recipient, the count per invariant, the seed and where the logs are.
+func TestFormatNamesWhatBroke(t *testing.T) {
+	_, vs := Check(logsOf(t, a01base, a02ok, "start inc=1 pid=12\n"), Crashes{}, nil)
+	r := &Result{Options: Options{Seed: 77, Dir: "/tmp/soak-x", Duration: time.Minute, Rate: 1}, Names: []string{"a01", "a02", "a03"},
+		Echoing: map[string]bool{"a01": true, "a03": true}, Crashes: Crashes{Console: 1, Agent: map[string]int{"a02": 2}},
+		Violations: vs, Seen: map[string]int{AckedLost: 1}}
+	var b strings.Builder
+	r.Format(&b)
+	out := b.String()
+	for _, want := range []string{
+		"seed 77, 3 agents (2 echoing, 1 raw)",
+		"kills: console 1 (0 console processes), agents 2 (a02 x2)",
+		"    acked-lost             1  [1]  BROKEN\n",
+		"    duplicate              0  [0]  ok\n",
+		`acked-lost: m-2 from a01 to a03: a01 was told "relayed m-2 to a02, a03", and a03 never read m-2`,
+		"logs in /tmp/soak-x:",
+		"rerun with the same choices: seed 77",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

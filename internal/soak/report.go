@@ -28,8 +28,8 @@ func (r *Result) Format(w io.Writer) {
 	fmt.Fprintf(w, "  kills: console %d (%d console processes), agents %d %s\n", r.Crashes.Console, r.ConsoleStarts,
 		sum(r.Crashes.Agent), kills(r.Crashes.Agent))
 	t := r.Tally
-	fmt.Fprintf(w, "  traffic: %d agent processes, %d messages sent, %d read (copies included), %d (id, recipient) pairs acknowledged, %d of them read; %d team-lead acks; %d sent never read by anyone (not acknowledged: lost before the console took them, or to team-lead)\n",
-		t.Starts, t.Sent, t.Received, t.Acked, t.AckedReceived, t.LeadAcks, t.Unread)
+	fmt.Fprintf(w, "  traffic: %d agent processes, %d messages sent, %d read (copies included), %d (id, recipient) pairs acknowledged, %d of them read; %d team-lead acks; %d extra copies read (messages and acks); %d sent never read by anyone (not acknowledged: lost before the console took them, or to team-lead)\n",
+		t.Starts, t.Sent, t.Received, t.Acked, t.AckedReceived, t.LeadAcks, t.ExtraCopies, t.Unread)
 	fmt.Fprintf(w, "  drained: %v; store: %d refusal and %d reformat records\n", r.Drained, r.AuditRefusals, r.AuditReformats)
 	for _, a := range r.AuditSample {
 		fmt.Fprintf(w, "    e.g. %s\n", a)
