@@ -26,6 +26,8 @@
 // chosen by a PRNG seeded with --traffic-seed, until the --traffic-stop
 // file exists; it answers every question it receives, and logs every
 // message it sends and every envelope it receives, with its id, to FILE.
+// In traffic mode SIGUSR1 makes it SIGKILL itself once what it read is
+// logged.
 //
 // The script has one command per line; blank lines and lines starting with
 // '#' are skipped. TEXT and values decode \n \r \t \e (ESC) \\ \" and \xHH,
@@ -221,6 +223,13 @@ func realMain(args []string) int {
 	go func() {
 		buf := make([]byte, 4096)
 		for {
+			if tr != nil {
+				// Read only under readMu, and only once input is there,
+				// so a self-kill (which takes readMu) never lands between
+				// a read and the log of what it read.
+				tr.waitInput(int(os.Stdin.Fd()))
+				tr.readMu.Lock()
+			}
 			n, err := os.Stdin.Read(buf)
 			if n > 0 {
 				if rec != nil {
@@ -229,6 +238,11 @@ func realMain(args []string) int {
 				if tr != nil {
 					tr.feed(buf[:n])
 				}
+			}
+			if tr != nil {
+				tr.readMu.Unlock()
+			}
+			if n > 0 {
 				in.feed(buf[:n])
 			}
 			if err != nil {
@@ -250,6 +264,7 @@ func realMain(args []string) int {
 		ignoreTerm: func() { signal.Ignore(syscall.SIGTERM) },
 	}
 	if tr != nil {
+		tr.selfKill()
 		go tr.run()
 	}
 	code, exit := r.run(cmds)

@@ -7,10 +7,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/teamlead/teamlead/agents"
 )
@@ -32,7 +36,10 @@ import (
 //	notice TASK "BODY"                any other envelope from team-lead
 //	other ID from=F "BODY"            a relayed envelope that is not soak traffic
 //	stopped                           the stop file appeared: no more sends
+//	kill forced                       SIGUSR1 came while a read was not logged for 2 s
 //
+// SIGUSR1 makes the agent SIGKILL itself, at a moment when every byte it
+// has read is recorded and logged (see selfKill).
 // A received `type: question` is answered at once with a status message
 // to its sender (a soak message of its own, "soak KEY re QKEY").
 
@@ -79,6 +86,50 @@ type traffic struct {
 	n     int // messages sent by this process
 
 	rx envelopeReader // touched only by the terminal reader goroutine
+
+	// readMu is held over each read(2) of the terminal (made once poll(2)
+	// says input is there) until what it read is recorded and logged, so
+	// that a kill by SIGUSR1 (selfKill) never lands between reading a
+	// message and logging it.
+	readMu sync.Mutex
+}
+
+// waitInput waits until fd has input to read (or has hung up), so that
+// the read which follows does not block while holding readMu.
+func (t *traffic) waitInput(fd int) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, -1)
+		if err != unix.EINTR {
+			return // ready, hung up, or an error the read will report
+		}
+	}
+}
+
+// selfKillWait bounds how long a kill waits for the read in hand to be
+// logged (it could be stuck printing an answer to a console that stopped
+// reading); then the agent kills itself anyway and says so in the log.
+const selfKillWait = 2 * time.Second
+
+// selfKill makes the agent SIGKILL itself on SIGUSR1 once no byte it read
+// is left unlogged: a soak kills agents this way, so that a message the
+// console confirmed delivered and the agent never logged is the console's
+// loss, not a kill between read(2) and the log's write(2).
+func (t *traffic) selfKill() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGUSR1)
+	go func() {
+		<-sig
+		deadline := time.Now().Add(selfKillWait)
+		for !t.readMu.TryLock() {
+			if time.Now().After(deadline) {
+				t.logf("kill forced")
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}()
 }
 
 // newTraffic opens the log and writes the start line.
@@ -212,7 +263,8 @@ func (t *traffic) run() {
 	}
 }
 
-// feed takes bytes read from the terminal.
+// feed takes bytes read from the terminal; the caller holds readMu from
+// the read on.
 func (t *traffic) feed(b []byte) {
 	t.rx.feed(b, t.received)
 }

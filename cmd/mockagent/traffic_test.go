@@ -1,12 +1,17 @@
 package main
 
 import (
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 func newTestTraffic(t *testing.T, o trafficOptions) (*traffic, *syncBuf) {
@@ -156,4 +161,69 @@ func FuzzEnvelopeReader(f *testing.F) {
 			t.Fatalf("pending line grew to %d bytes", len(r.partial))
 		}
 	})
+}
+
+// TestMain lets the test binary run as mockagent itself (childEnv set), so
+// a test can start it on a real PTY.
+func TestMain(m *testing.M) {
+	if args := os.Getenv(childEnv); args != "" {
+		os.Exit(realMain(strings.Split(args, "\x1f")))
+	}
+	os.Exit(m.Run())
+}
+
+const childEnv = "MOCKAGENT_TEST_ARGS"
+
+// TestTrafficSelfKill starts the mock in traffic mode on a real PTY,
+// types a message into it, and kills it with SIGUSR1: it dies by SIGKILL,
+// and what it read before is in its log.
+func TestTrafficSelfKill(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "a1.log")
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{"--name", "a1", "--traffic-log", log, "-e", "say ready"}, "\x1f"))
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	go func() { _, _ = io.Copy(io.Discard, ptmx) }()
+	waitLog := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			b, _ := os.ReadFile(log)
+			if strings.Contains(string(b), want) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("log lacks %q after 20s:\n%s", want, b)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitLog("start inc=1 pid=")
+	if _, err := ptmx.WriteString("[ROUTE]\rfrom: b2\rto: a1\rtype: status\rtask: T-b2\rid: m-3\rbody: soak b2.1.1\r[/ROUTE]\r"); err != nil {
+		t.Fatal(err)
+	}
+	waitLog("recv m-3 from=b2 key=b2.1.1 type=status\n")
+	if err := cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the mock did not die within 20s of SIGUSR1")
+	}
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("the mock ended with %v, want killed by SIGKILL", cmd.ProcessState)
+	}
 }

@@ -13,7 +13,7 @@ import (
 // the format is documented in cmd/mockagent/traffic.go).
 type Event struct {
 	// Op is the line's first word: start, sent, recv, ack, ackl, notice,
-	// other or stopped.
+	// other, stopped or kill (a forced self-kill).
 	Op string
 	// ID is the message id (recv, ack, ackl, other).
 	ID string
@@ -87,6 +87,10 @@ func parseLine(line string) (Event, error) {
 	case "stopped":
 		if rest != "" {
 			err = fmt.Errorf("stopped takes nothing, got %q", rest)
+		}
+	case "kill":
+		if rest != "forced" {
+			err = fmt.Errorf("want kill forced, got %q", line)
 		}
 	case "sent":
 		if len(f) != 3 {
@@ -227,6 +231,9 @@ type Tally struct {
 	Unread int
 	// Starts counts agent processes started.
 	Starts int
+	// ForcedKills counts kills that could not wait for the agent's read to
+	// be logged (a message read then may look lost).
+	ForcedKills int
 }
 
 // Crashes says how many crashes hit each agent: console kills plus kills
@@ -265,6 +272,8 @@ func Check(logs map[string][]Event, crashes Crashes, pending func(id, recipient 
 				keySender[ev.Key] = n
 			case "start":
 				t.Starts++
+			case "kill":
+				t.ForcedKills++
 			}
 		}
 	}

@@ -27,9 +27,10 @@ ackl m-10
 notice T-a01 "refused: spoofed sender: \"x\""
 other m-11 from=a03 "hello there"
 stopped
+kill forced
 sent a01.1.2 to=a0`)
-	if len(evs) != 8 {
-		t.Fatalf("%d events, want 8 (the unfinished last line is not one): %+v", len(evs), evs)
+	if len(evs) != 9 {
+		t.Fatalf("%d events, want 9 (the unfinished last line is not one): %+v", len(evs), evs)
 	}
 	checks := []struct {
 		got, want any
@@ -44,7 +45,7 @@ sent a01.1.2 to=a0`)
 			t.Errorf("check %d: got %v, want %v", i, c.got, c.want)
 		}
 	}
-	for _, bad := range []string{"sent a01.1.1 to=a02\n", "recv m-1 from=a key=\n", "notice T-1 unquoted\n", "start inc=1 pid=x\n", "hello\n", "stopped now\n"} {
+	for _, bad := range []string{"sent a01.1.1 to=a02\n", "recv m-1 from=a key=\n", "notice T-1 unquoted\n", "start inc=1 pid=x\n", "hello\n", "stopped now\n", "kill now\n"} {
 		if _, err := ParseLog(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("ParseLog(%q) = %v, want an error naming line 1", bad, err)
 		}

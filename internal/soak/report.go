@@ -30,6 +30,9 @@ func (r *Result) Format(w io.Writer) {
 	t := r.Tally
 	fmt.Fprintf(w, "  traffic: %d agent processes, %d messages sent, %d read (copies included), %d (id, recipient) pairs acknowledged, %d of them read; %d team-lead acks; %d extra copies read (messages and acks); %d sent never read by anyone (not acknowledged: lost before the console took them, or to team-lead)\n",
 		t.Starts, t.Sent, t.Received, t.Acked, t.AckedReceived, t.LeadAcks, t.ExtraCopies, t.Unread)
+	if t.ForcedKills > 0 {
+		fmt.Fprintf(w, "  note: %d agent kills were forced before the agent had logged what it read: a message lost at one of them may be the kill's\n", t.ForcedKills)
+	}
 	fmt.Fprintf(w, "  drained: %v; store: %d refusal and %d reformat records\n", r.Drained, r.AuditRefusals, r.AuditReformats)
 	for _, a := range r.AuditSample {
 		fmt.Fprintf(w, "    e.g. %s\n", a)

@@ -393,8 +393,8 @@ func (s *run) chaos(ctx context.Context) error {
 	return nil
 }
 
-// killAgent SIGKILLs a random agent: the pid its log's last start line
-// names, if that process is still that agent.
+// killAgent has a random agent SIGKILL itself: the pid its log's last
+// start line names, if that process is still that agent.
 func (s *run) killAgent() {
 	name := s.res.Names[s.rng.IntN(len(s.res.Names))]
 	pid := 0
@@ -412,12 +412,16 @@ func (s *run) killAgent() {
 		s.logf("agent %s: pid %d is not running (restarting?), not killed", name, pid)
 		return
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	// SIGUSR1: the agent SIGKILLs itself once every byte it has read is
+	// logged (mockagent's traffic mode), so the kill never falls between
+	// its read(2) and its log's write(2), where a message the console
+	// rightly counts as read would look lost.
+	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
 		s.logf("agent %s: kill %d: %v", name, pid, err)
 		return
 	}
 	s.res.Crashes.Agent[name]++
-	s.logf("SIGKILL agent %s (pid %d)", name, pid)
+	s.logf("SIGKILL agent %s (pid %d, by SIGUSR1: it kills itself once what it read is logged)", name, pid)
 }
 
 // logs reads every agent's log; a log that cannot be read is reported.
