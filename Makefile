@@ -44,22 +44,23 @@ e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline
 # SOAK_AGENTS mockagent agents (odd ones echo, even ones raw) sending mixed
 # traffic, with random SIGKILLs of the console and the agents; it fails
 # naming each broken invariant's message id, sender, recipient and the
-# folder of the logs. SOAK_SEED=N repeats a run's random choices (0: a new
-# seed, printed); SOAK_DIR keeps the logs there; SOAK_TEAMLEAD soaks another
+# folder of the logs. SOAK_SEED=N repeats a run's random choices (default:
+# 1 for soak-short, so CI repeats one schedule; a new one, printed, for
+# soak); SOAK_DIR keeps the logs there; SOAK_TEAMLEAD soaks another
 # teamlead binary than the one built from this tree.
 SOAK_DURATION ?= 10m
 SOAK_AGENTS   ?= 20
 SOAK_RATE     ?= 1
-SOAK_SEED     ?= 0
+SOAK_SEED     ?=
 SOAK_DIR      ?=
 SOAK_TEAMLEAD ?=
-SOAK_ARGS      = -soak.agents=$(SOAK_AGENTS) -soak.rate=$(SOAK_RATE) -soak.seed=$(SOAK_SEED) -soak.dir=$(SOAK_DIR) -soak.teamlead=$(SOAK_TEAMLEAD)
+SOAK_ARGS      = -soak.agents=$(SOAK_AGENTS) -soak.rate=$(SOAK_RATE) -soak.dir=$(SOAK_DIR) -soak.teamlead=$(SOAK_TEAMLEAD)
 
-soak-short: ## the 2-minute soak: 20 agents, kills, every invariant (SOAK_SEED=N repeats a run)
-	$(GO) test -tags soak -count=1 -v -timeout 15m -run '^TestSoak$$' ./internal/soak -args -soak.duration=2m $(SOAK_ARGS)
+soak-short: ## the 2-minute soak: 20 agents, kills, every invariant (seed 1; SOAK_SEED=N for another)
+	$(GO) test -tags soak -count=1 -v -timeout 15m -run '^TestSoak$$' ./internal/soak -args -soak.duration=2m -soak.seed=$(or $(SOAK_SEED),1) $(SOAK_ARGS)
 
-soak: ## the long soak: SOAK_DURATION (10m), SOAK_AGENTS (20), SOAK_RATE (msg/s each), SOAK_SEED, SOAK_DIR
-	$(GO) test -tags soak -count=1 -v -timeout 0 -run '^TestSoak$$' ./internal/soak -args -soak.duration=$(SOAK_DURATION) $(SOAK_ARGS)
+soak: ## the long soak: SOAK_DURATION (10m), SOAK_AGENTS (20), SOAK_RATE (msg/s each), SOAK_SEED (new), SOAK_DIR
+	$(GO) test -tags soak -count=1 -v -timeout 0 -run '^TestSoak$$' ./internal/soak -args -soak.duration=$(SOAK_DURATION) -soak.seed=$(or $(SOAK_SEED),0) $(SOAK_ARGS)
 
 # package:target for every fuzz target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI \
