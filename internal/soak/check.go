@@ -161,9 +161,9 @@ func kv0(field, key string) (string, error) {
 const (
 	// AckedLost: a sender was told "relayed m-N to X" and X never read m-N.
 	AckedLost = "acked-lost"
-	// Duplicate: an agent read more copies of messages (or of
-	// acknowledgements) than one per crash that hit it (console kills,
-	// plus kills of the agent itself).
+	// Duplicate: an agent process read more than one extra copy of a
+	// message or acknowledgement (one per crash that hit the agent: each
+	// crash starts a new process), or its first process read any.
 	Duplicate = "duplicate"
 	// Refusal: an agent got a notice other than an acknowledgement for
 	// well-formed traffic (a spoofed-sender refusal, a reformat request, a
@@ -237,7 +237,8 @@ type Tally struct {
 }
 
 // Crashes says how many crashes hit each agent: console kills plus kills
-// of the agent itself.
+// of the agent itself (for the report: the duplicate rule counts the
+// agent's processes in its log).
 type Crashes struct {
 	Console int
 	Agent   map[string]int
@@ -327,39 +328,54 @@ func Check(logs map[string][]Event, crashes Crashes, pending func(id, recipient 
 			}
 		}
 	}
-	// Copies per recipient, messages and acknowledgements together.
-	extraBy := map[string]int{}
-	dupIDs := map[string][]string{}
-	for p, c := range received {
-		if c > 1 {
-			extraBy[p.to] += c - 1
-			t.ExtraCopies += c - 1
-			dupIDs[p.to] = append(dupIDs[p.to], fmt.Sprintf("%s x%d", p.id, c))
-		}
-	}
+	// Copies per recipient, messages and acknowledgements together, by
+	// the agent process that read them: every crash that hits an agent (a
+	// console kill, which takes its agents down, or a kill of the agent)
+	// starts a new process, which may read once more the one delivery
+	// that was in flight; so each process after the first may read one
+	// extra copy, and the first none.
 	for _, n := range names {
-		acks := map[string]int{}
+		seen := map[string]bool{}
+		proc, extra := 0, 0
+		var copies []string
+		flush := func() {
+			if extra > 0 && (proc <= 1 || extra > 1) {
+				allowed := 1
+				if proc <= 1 {
+					allowed = 0
+				}
+				hit := ""
+				if crashes.Console > 0 || len(crashes.Agent) > 0 {
+					hit = fmt.Sprintf(" (%d crashes hit %s in all: %d console kills, %d kills of %s)", crashes.of(n), n, crashes.Console, crashes.Agent[n], n)
+				}
+				vs = append(vs, Violation{Invariant: Duplicate, Recipient: n,
+					Detail: fmt.Sprintf("%s's process %d (%s.log after start line %d) read %d extra copies, %d allowed%s: %s",
+						n, proc, n, proc, extra, allowed, hit, clip(strings.Join(copies, ", "), 400))})
+			}
+			extra, copies = 0, nil
+		}
 		for _, ev := range logs[n] {
-			if ev.Op == "ack" || ev.Op == "ackl" {
-				acks[ev.ID]++
+			key := ""
+			switch ev.Op {
+			case "start":
+				flush()
+				proc++
+			case "recv":
+				key = ev.ID
+			case "ack", "ackl":
+				key = "ack of " + ev.ID
 			}
-		}
-		for id, c := range acks {
-			if c > 1 {
-				extraBy[n] += c - 1
-				t.ExtraCopies += c - 1
-				dupIDs[n] = append(dupIDs[n], fmt.Sprintf("ack of %s x%d", id, c))
+			if key == "" || ev.ID == "-" {
+				continue
 			}
+			if seen[key] {
+				extra++
+				t.ExtraCopies++
+				copies = append(copies, fmt.Sprintf("%s again at line %d", key, ev.Line))
+			}
+			seen[key] = true
 		}
-	}
-	for _, n := range names {
-		if allowed := crashes.of(n); extraBy[n] > allowed {
-			ids := dupIDs[n]
-			sort.Strings(ids)
-			vs = append(vs, Violation{Invariant: Duplicate, Recipient: n,
-				Detail: fmt.Sprintf("%s read %d extra copies, %d allowed (%d console kills + %d kills of %s): %s", n, extraBy[n], allowed,
-					crashes.Console, crashes.Agent[n], n, clip(strings.Join(ids, ", "), 400))})
-		}
+		flush()
 	}
 	// Acknowledged means delivered.
 	ids := make([]string, 0, len(ackOf))

@@ -89,20 +89,33 @@ func TestCheckAckedLost(t *testing.T) {
 }
 
 func TestCheckDuplicatesPerCrash(t *testing.T) {
-	a02 := a02ok + "recv m-1 from=a01 key=a01.1.1 type=status\nrecv m-2 from=a01 key=a01.1.2 type=status\n"
-	// Two extra copies: one console kill allows one.
-	_, vs := Check(logsOf(t, a01base, a02, a03ok), Crashes{Console: 1}, nil)
-	if len(vs) != 1 || vs[0].Invariant != Duplicate || vs[0].Recipient != "a02" || !strings.Contains(vs[0].Detail, "read 2 extra copies, 1 allowed") {
-		t.Fatalf("want one duplicate violation for a02, got %v", vs)
+	restarted := "start inc=2 pid=13\n"
+	again1 := "recv m-1 from=a01 key=a01.1.1 type=status\n"
+	again2 := "recv m-2 from=a01 key=a01.1.2 type=status\n"
+	// Without a crash, no copy is allowed.
+	_, vs := Check(logsOf(t, a01base, a02ok+again2, a03ok), Crashes{}, nil)
+	if len(vs) != 1 || vs[0].Invariant != Duplicate || vs[0].Recipient != "a02" ||
+		!strings.Contains(vs[0].Detail, "a02's process 1 (a02.log after start line 1) read 1 extra copies, 0 allowed: m-2") ||
+		!strings.Contains(vs[0].Detail, "m-2 again at line 4") {
+		t.Fatalf("want one duplicate violation for a02's first process, got %v", vs)
 	}
-	// A kill of a02 itself allows the second.
-	if _, vs := Check(logsOf(t, a01base, a02, a03ok), Crashes{Console: 1, Agent: map[string]int{"a02": 1}}, nil); len(vs) != 0 {
-		t.Errorf("two crashes, two copies: %v", vs)
+	// A crash (a new process) may bring one copy of what was in flight.
+	if _, vs := Check(logsOf(t, a01base, a02ok+restarted+again2, a03ok), Crashes{Console: 1}, nil); len(vs) != 0 {
+		t.Errorf("one copy after a restart: %v", vs)
+	}
+	// Not two.
+	_, vs = Check(logsOf(t, a01base, a02ok+restarted+again1+again2, a03ok), Crashes{Console: 5}, nil)
+	if len(vs) != 1 || !strings.Contains(vs[0].Detail, "a02's process 2 (a02.log after start line 2) read 2 extra copies, 1 allowed (5 crashes hit a02 in all") {
+		t.Errorf("two copies after one restart: %v", vs)
+	}
+	// One copy in each of two later processes is fine.
+	if _, vs := Check(logsOf(t, a01base, a02ok+restarted+again1+"start inc=3 pid=14\n"+again2, a03ok), Crashes{Console: 2}, nil); len(vs) != 0 {
+		t.Errorf("a copy after each of two restarts: %v", vs)
 	}
 	// Acknowledgements read twice count for their reader.
 	a01 := a01base + "ack m-1 to=a02\n"
-	if _, vs := Check(logsOf(t, a01, a02ok, a03ok), Crashes{}, nil); len(vs) != 1 || vs[0].Recipient != "a01" || !strings.Contains(vs[0].Detail, "ack of m-1 x2") {
-		t.Errorf("duplicate ack: %v", vs)
+	if tally, vs := Check(logsOf(t, a01, a02ok, a03ok), Crashes{}, nil); len(vs) != 1 || vs[0].Recipient != "a01" || !strings.Contains(vs[0].Detail, "ack of m-1 again at line 6") || tally.ExtraCopies != 1 {
+		t.Errorf("duplicate ack: %v (tally %+v)", vs, tally)
 	}
 }
 

@@ -426,20 +426,33 @@ func (s *run) killAgent() {
 
 // logs reads every agent's log; a log that cannot be read is reported.
 func (s *run) logs() map[string][]Event {
+	out, errs := ReadLogs(s.o.Dir, s.res.Names)
+	for _, err := range errs {
+		s.logf("%v", err)
+	}
+	return out
+}
+
+// ReadLogs reads the traffic logs NAME.log in dir of the agents named; a
+// log not there yet is skipped, one that cannot be parsed is returned as
+// far as it could be, with an error naming it.
+func ReadLogs(dir string, names []string) (map[string][]Event, []error) {
 	out := map[string][]Event{}
-	for _, n := range s.res.Names {
-		f, err := os.Open(s.path(n + ".log"))
+	var errs []error
+	for _, n := range names {
+		path := filepath.Join(dir, n+".log")
+		f, err := os.Open(path)
 		if err != nil {
 			continue // not started yet
 		}
 		evs, err := ParseLog(f)
 		f.Close()
 		if err != nil {
-			s.logf("agent %s's log %s: %v", n, s.path(n+".log"), err)
+			errs = append(errs, fmt.Errorf("agent %s's log %s: %w", n, path, err))
 		}
 		out[n] = evs
 	}
-	return out
+	return out, errs
 }
 
 // check runs the invariants on the logs as they are. While running, an
@@ -462,8 +475,8 @@ func (s *run) check(final bool) (Tally, []Violation) {
 	t, vs := Check(s.logs(), s.res.Crashes, pending)
 	for _, v := range vs {
 		k := v.String()
-		if v.Invariant == Duplicate {
-			k = v.Invariant + " " + v.Recipient + " " + strconv.Itoa(s.res.Crashes.of(v.Recipient))
+		if v.Invariant == Duplicate { // one report per agent process
+			k = v.Invariant + " " + strings.SplitN(v.Detail, " read ", 2)[0]
 		}
 		if s.seen[k] {
 			continue

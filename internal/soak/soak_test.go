@@ -25,6 +25,7 @@ var (
 	consoleEvery = flag.Duration("soak.console-kill", 40*time.Second, "mean pause between SIGKILLs of the console (0: none)")
 	agentEvery   = flag.Duration("soak.agent-kill", 8*time.Second, "mean pause between SIGKILLs of an agent (0: none)")
 	teamlead     = flag.String("soak.teamlead", "", "the teamlead binary to soak (default: built from this tree)")
+	recheck      = flag.String("soak.recheck", "", "judge the logs of a past run in `DIR` again (traffic invariants only) instead of running")
 	dir          = flag.String("soak.dir", "", "folder for the run's logs (default: a new one under the system's temporary folder, kept when the soak fails)")
 )
 
@@ -36,6 +37,10 @@ func TestMain(m *testing.M) {
 }
 
 func TestSoak(t *testing.T) {
+	if *recheck != "" {
+		recheckLogs(t, *recheck)
+		return
+	}
 	s := *seed
 	if s == 0 {
 		s = uint64(time.Now().UnixNano() % 1_000_000)
@@ -81,4 +86,41 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// recheckLogs applies the traffic invariants to a past run's logs (every
+// NAME.log in dir), as the final check does; the kill counts are not in
+// the logs, so the report gives none.
+func recheckLogs(t *testing.T, dir string) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range paths {
+		if n := strings.TrimSuffix(filepath.Base(p), ".log"); !strings.HasPrefix(n, "console-") {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("no traffic logs (NAME.log) in %s", dir)
+	}
+	logs, errs := ReadLogs(dir, names)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	tally, vs := Check(logs, Crashes{}, nil)
+	c := Count(vs)
+	t.Logf("%s: %d agents, %+v", dir, len(names), tally)
+	for _, inv := range Invariants {
+		t.Logf("  %-17s %d", inv, c[inv])
+	}
+	for _, v := range vs {
+		if v.Invariant != Refusal && v.Invariant != NoticeOfNotice {
+			t.Logf("  %s", v)
+		}
+	}
+	if len(vs) > 0 {
+		t.Fail()
+	}
 }
