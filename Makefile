@@ -50,7 +50,7 @@ e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline
 # teamlead binary than the one built from this tree.
 SOAK_DURATION ?= 10m
 SOAK_AGENTS   ?= 20
-SOAK_RATE     ?= 1
+SOAK_RATE     ?= 2
 SOAK_SEED     ?=
 SOAK_DIR      ?=
 SOAK_TEAMLEAD ?=

@@ -20,7 +20,7 @@ import (
 var (
 	duration     = flag.Duration("soak.duration", 2*time.Minute, "how long the agents send")
 	agents       = flag.Int("soak.agents", 20, "agents (odd ones echo, even ones raw)")
-	rate         = flag.Float64("soak.rate", 1, "messages per second each agent starts")
+	rate         = flag.Float64("soak.rate", 2, "messages per second each agent starts")
 	seed         = flag.Uint64("soak.seed", 0, "seed of every random choice (0: from the clock, printed)")
 	consoleEvery = flag.Duration("soak.console-kill", 40*time.Second, "mean pause between SIGKILLs of the console (0: none)")
 	agentEvery   = flag.Duration("soak.agent-kill", 8*time.Second, "mean pause between SIGKILLs of an agent (0: none)")
