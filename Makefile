@@ -14,7 +14,7 @@ CLIS      ?= $(HOME)/.cache/teamlead/clis
 CI_FUZZTIME ?= 20000x
 LDFLAGS   := -X main.version=$(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help run demo build test unit e2e e2e-real bench fuzz fuzz-ci lint fmt clean
+.PHONY: help run demo build test unit e2e e2e-real soak soak-short bench fuzz fuzz-ci lint fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -40,11 +40,33 @@ e2e: ## only the end-to-end tests (real binary, real PTYs)
 e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline (CLIS=folder of their npm installs)
 	TEAMLEAD_CLIS=$(CLIS) $(GO) test -tags realcli -count=1 -timeout 15m -v ./internal/realcli/...
 
+# The soak (internal/soak, build tag soak): the real console headless over
+# SOAK_AGENTS mockagent agents (odd ones echo, even ones raw) sending mixed
+# traffic, with random SIGKILLs of the console and the agents; it fails
+# naming each broken invariant's message id, sender, recipient and the
+# folder of the logs. SOAK_SEED=N repeats a run's random choices (default:
+# 1 for soak-short, so CI repeats one schedule; a new one, printed, for
+# soak); SOAK_DIR keeps the logs there; SOAK_TEAMLEAD soaks another
+# teamlead binary than the one built from this tree.
+SOAK_DURATION ?= 10m
+SOAK_AGENTS   ?= 20
+SOAK_RATE     ?= 2
+SOAK_SEED     ?=
+SOAK_DIR      ?=
+SOAK_TEAMLEAD ?=
+SOAK_ARGS      = -soak.agents=$(SOAK_AGENTS) -soak.rate=$(SOAK_RATE) -soak.dir=$(SOAK_DIR) -soak.teamlead=$(SOAK_TEAMLEAD)
+
+soak-short: ## the 2-minute soak: 20 agents, kills, every invariant (seed 1; SOAK_SEED=N for another)
+	$(GO) test -tags soak -count=1 -v -timeout 15m -run '^TestSoak$$' ./internal/soak -args -soak.duration=2m -soak.seed=$(or $(SOAK_SEED),1) $(SOAK_ARGS)
+
+soak: ## the long soak: SOAK_DURATION (10m), SOAK_AGENTS (20), SOAK_RATE (msg/s each), SOAK_SEED (new), SOAK_DIR
+	$(GO) test -tags soak -count=1 -v -timeout 0 -run '^TestSoak$$' ./internal/soak -args -soak.duration=$(SOAK_DURATION) -soak.seed=$(or $(SOAK_SEED),0) $(SOAK_ARGS)
+
 # package:target for every fuzz target; `make fuzz` runs each for FUZZTIME.
 FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI ./internal/protocol:FuzzDefuse ./internal/textsafe:FuzzText \
-	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse \
+	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse ./cmd/mockagent:FuzzEnvelopeReader \
 	./internal/store:FuzzEscapeName ./internal/questions:FuzzParseRoutes ./internal/questions:FuzzParseSLA \
-	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/progress:FuzzParse ./internal/spc:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/permit:FuzzFloorAnywhere ./internal/detect:FuzzDetect ./internal/detect:FuzzPending
+	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/progress:FuzzParse ./internal/spc:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/permit:FuzzFloorAnywhere ./internal/detect:FuzzDetect ./internal/detect:FuzzPending ./internal/soak:FuzzParseLog
 
 fuzz-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME)

@@ -6,7 +6,7 @@
 //
 // Usage (flags before SCRIPT_FILE):
 //
-//	mockagent [--record FILE] [--raw] [--bracketed-paste] [--input-box [--newline-after-paste DUR]] [--name NAME] SCRIPT_FILE
+//	mockagent [--record FILE] [--raw] [--bracketed-paste] [--input-box [--newline-after-paste DUR]] [--name NAME] [--traffic-log FILE [--traffic-rate R] [--traffic-peers A,B] [--traffic-roles R1,R2] [--traffic-seed N] [--traffic-stop FILE]] SCRIPT_FILE
 //	mockagent [flags] -e 'script text'
 //
 // --record appends every byte read from the terminal to FILE, raw, as
@@ -18,6 +18,16 @@
 // full-screen CLIs do, keeps pasted newlines in the text, and with
 // --newline-after-paste DUR takes an Enter within DUR of a paste's end as a
 // newline (as Gemini CLI does), so the text waits for the next Enter. --name sets what {name} stands for (default "mockagent").
+//
+// --traffic-log FILE turns on traffic mode, for soak tests (see
+// traffic.go): with --traffic-rate R the agent sends R messages a second
+// (status to one peer, questions, lists, role: addresses, the one-line
+// form, messages to team-lead) to --traffic-peers and --traffic-roles,
+// chosen by a PRNG seeded with --traffic-seed, until the --traffic-stop
+// file exists; it answers every question it receives, and logs every
+// message it sends and every envelope it receives, with its id, to FILE.
+// In traffic mode SIGUSR1 makes it SIGKILL itself once what it read is
+// logged.
 //
 // The script has one command per line; blank lines and lines starting with
 // '#' are skipped. TEXT and values decode \n \r \t \e (ESC) \\ \" and \xHH,
@@ -58,6 +68,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 func main() { os.Exit(realMain(os.Args[1:])) }
@@ -94,6 +105,13 @@ func realMain(args []string) int {
 	afterPaste := fs.Duration("newline-after-paste", 0, "with --input-box, take an Enter within `DUR` of a paste's end as a newline (as Gemini CLI does), so the text waits for the next Enter")
 	name := fs.String("name", "mockagent", "`NAME` substituted for {name} in the script")
 	expr := fs.String("e", "", "script `text` (instead of SCRIPT_FILE)")
+	var to trafficOptions
+	fs.StringVar(&to.log, "traffic-log", "", "traffic mode: log every message sent and every envelope received, with its id, to `FILE` (appended)")
+	fs.Float64Var(&to.rate, "traffic-rate", 0, "traffic mode: messages per second to send (0: only log what is received)")
+	peers := fs.String("traffic-peers", "", "traffic mode: comma-separated `NAMES` of the agents to send to")
+	roles := fs.String("traffic-roles", "", "traffic mode: comma-separated `ROLES` to address as role:R")
+	fs.Uint64Var(&to.seed, "traffic-seed", 1, "traffic mode: seed of the random choices (with the number of earlier starts in the log)")
+	fs.StringVar(&to.stop, "traffic-stop", "", "traffic mode: stop sending once `FILE` exists")
 	args, systemPrompt := cutSystemPrompt(args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -116,6 +134,18 @@ func realMain(args []string) int {
 			return exitUsage
 		}
 		src = string(b)
+	}
+	to.peers, to.roles = parseList(*peers), parseList(*roles)
+	if to.log == "" && (to.rate != 0 || len(to.peers) > 0 || len(to.roles) > 0 || to.stop != "") {
+		fmt.Fprintln(os.Stderr, "mockagent: --traffic-rate, --traffic-peers, --traffic-roles and --traffic-stop need --traffic-log FILE")
+		return exitUsage
+	}
+	if to.rate < 0 || to.rate > 1000 {
+		fmt.Fprintf(os.Stderr, "mockagent: --traffic-rate %v: want 0 to 1000 messages per second\n", to.rate)
+		return exitUsage
+	}
+	if to.rate > 0 {
+		to.every = time.Duration(float64(time.Second) / to.rate)
 	}
 	file := "-e"
 	if fs.NArg() == 1 {
@@ -179,6 +209,13 @@ func realMain(args []string) int {
 		os.Exit(128 + int(syscall.SIGTERM))
 	}()
 
+	var tr *traffic
+	if to.log != "" {
+		if tr, err = newTraffic(to, *name, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "mockagent: %v\n", err)
+			return exitUsage
+		}
+	}
 	in := newInputLines()
 	if *box {
 		in.box = &inputBox{out: os.Stdout, afterPaste: *afterPaste}
@@ -186,11 +223,26 @@ func realMain(args []string) int {
 	go func() {
 		buf := make([]byte, 4096)
 		for {
+			if tr != nil {
+				// Read only under readMu, and only once input is there,
+				// so a self-kill (which takes readMu) never lands between
+				// a read and the log of what it read.
+				tr.waitInput(int(os.Stdin.Fd()))
+				tr.readMu.Lock()
+			}
 			n, err := os.Stdin.Read(buf)
 			if n > 0 {
 				if rec != nil {
 					_, _ = rec.Write(buf[:n])
 				}
+				if tr != nil {
+					tr.feed(buf[:n])
+				}
+			}
+			if tr != nil {
+				tr.readMu.Unlock()
+			}
+			if n > 0 {
 				in.feed(buf[:n])
 			}
 			if err != nil {
@@ -210,6 +262,10 @@ func realMain(args []string) int {
 		name:       *name,
 		size:       func() (int, int, error) { return term.Size(int(os.Stdout.Fd())) },
 		ignoreTerm: func() { signal.Ignore(syscall.SIGTERM) },
+	}
+	if tr != nil {
+		tr.selfKill()
+		go tr.run()
 	}
 	code, exit := r.run(cmds)
 	if !exit {

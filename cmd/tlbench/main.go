@@ -1,6 +1,7 @@
 // Command tlbench is `make bench`: it measures the stream parser and the
 // engine's ingest path against a bare PTY (and tmux), the engine's relay
-// latency against a bare relay, the dashboard's frame time with busy agents
+// latency (into raw agents and into agents whose terminals echo) against a
+// bare relay, the dashboard's frame time with busy agents
 // against idle ones, a terminal's memory against the text it keeps, and
 // audit and consultation queries on a store of 1,000,000 records and
 // 200,000 consultations over 90 days against a one-key read of the same
@@ -34,7 +35,8 @@ func main() {
 	flag.IntVar(&o.Rate, "rate", 50, "messages per second each agent sends")
 	flag.IntVar(&o.LogMB, "log-mb", 32, "size of the generated agent log for the parser, MiB")
 	flag.BoolVar(&o.SkipSync, "skip-sync", false, "skip the engine run with an fsynced store")
-	flag.IntVar(&o.Rounds, "rounds", 2, "interleaved rounds each relay run is split in (bare, engine, engine+fsync, again)")
+	flag.BoolVar(&o.SkipEcho, "skip-echo", false, "skip the engine run into agents whose terminals echo (cooked, like shells and Aider)")
+	flag.IntVar(&o.Rounds, "rounds", 2, "interleaved rounds each relay run is split in (bare, engine, engine+fsync, engine into echoing agents, again)")
 	flag.Int64Var(&o.Seed, "seed", 1, "seed of the generated log")
 	flag.IntVar(&o.FrameAgents, "frame-agents", 50, "agents behind the dashboard's frame time (0 skips it)")
 	flag.IntVar(&o.Frames, "frames", 600, "frames timed with the agents idle, and as many busy")

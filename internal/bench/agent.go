@@ -15,18 +15,20 @@ import (
 )
 
 // runAgent is a benchmark agent: it sets its terminal up like an agent CLI
-// (raw mode), says it is ready, sends c.Count envelopes to c.To at the
+// (raw mode; with c.Echo it leaves it cooked, echoing), says it is ready, sends c.Count envelopes to c.To at the
 // configured pace once the start file appears, and records every benchmark
 // message it reads with its arrival time. It writes its result file once
 // it has sent, received and been acknowledged everything (or when
 // stopped), then waits for SIGTERM.
 func runAgent(c agentConfig) int {
-	restore, err := term.MakeRaw(0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tlbench agent: raw mode:", err)
-		return 2
+	if !c.Echo {
+		restore, err := term.MakeRaw(0)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tlbench agent: raw mode:", err)
+			return 2
+		}
+		defer restore()
 	}
-	defer restore()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	rec, err := newRecorder(c)
@@ -68,7 +70,10 @@ type recorder struct {
 	got  int
 	acks int
 	sent int
-	done bool
+	// notices counts envelopes from team-lead other than relay
+	// acknowledgements (refusals, reformat requests, "not delivered").
+	notices int
+	done    bool
 }
 
 func newRecorder(c agentConfig) (*recorder, error) {
@@ -85,7 +90,7 @@ func newRecorder(c agentConfig) (*recorder, error) {
 func (r *recorder) readInput() {
 	buf := make([]byte, 64<<10)
 	var sc LineScanner
-	id := "-"
+	id, from := "-", ""
 	for {
 		n, err := os.Stdin.Read(buf)
 		// The arrival time is taken as soon as the read returns: what the
@@ -94,7 +99,9 @@ func (r *recorder) readInput() {
 		sc.Feed(buf[:n], func(line []byte) {
 			switch {
 			case string(line) == "[ROUTE]":
-				id = "-"
+				id, from = "-", ""
+			case bytes.HasPrefix(line, []byte("from: ")):
+				from = strings.TrimSpace(string(line[6:]))
 			case bytes.HasPrefix(line, []byte("id: ")):
 				id = strings.TrimSpace(string(line[4:]))
 			case bytes.HasPrefix(line, []byte("body: ")):
@@ -103,6 +110,8 @@ func (r *recorder) readInput() {
 					r.arrival(Arrival{Body: b, Arrived: now, ID: id})
 				} else if strings.HasPrefix(body, "relayed ") {
 					r.ack()
+				} else if from == "team-lead" {
+					r.notice()
 				}
 			}
 		})
@@ -168,6 +177,12 @@ func (r *recorder) arrival(a Arrival) {
 	r.maybeDoneLocked()
 }
 
+func (r *recorder) notice() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.notices++
+}
+
 func (r *recorder) ack() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -195,7 +210,7 @@ func (r *recorder) finishLocked(complete bool) error {
 		return nil
 	}
 	r.done = true
-	writeTotals(r.w, r.sent, r.acks, complete)
+	writeTotals(r.w, r.sent, r.acks, complete, r.notices)
 	err := r.w.Flush()
 	if cerr := r.f.Close(); err == nil {
 		err = cerr

@@ -137,18 +137,21 @@ type AgentResult struct {
 	// Complete is true when the agent finished on its own (sent all,
 	// received all it expected) rather than being stopped early.
 	Complete bool
+	// Notices is how many envelopes from team-lead other than relay
+	// acknowledgements it received.
+	Notices int
 }
 
 // Result file lines:
 //
 //	r FROM SEQ SENT ARRIVED ID   one received message
-//	s SENT ACKS COMPLETE         the totals, last
+//	s SENT ACKS COMPLETE NOTICES the totals, last (NOTICES may be absent: 0)
 func writeArrival(w *bufio.Writer, a Arrival) {
 	fmt.Fprintf(w, "r %s %d %d %d %s\n", a.From, a.Seq, a.Sent, a.Arrived, a.ID)
 }
 
-func writeTotals(w *bufio.Writer, sent, acks int, complete bool) {
-	fmt.Fprintf(w, "s %d %d %t\n", sent, acks, complete)
+func writeTotals(w *bufio.Writer, sent, acks int, complete bool, notices int) {
+	fmt.Fprintf(w, "s %d %d %t %d\n", sent, acks, complete, notices)
 }
 
 // ReadAgentResult parses a result file written by a benchmark agent.
@@ -171,12 +174,15 @@ func ReadAgentResult(r io.Reader) (AgentResult, error) {
 				return bad()
 			}
 			res.Arrivals = append(res.Arrivals, a)
-		case len(f) == 4 && f[0] == "s":
-			var err1, err2, err3 error
+		case (len(f) == 4 || len(f) == 5) && f[0] == "s":
+			var err1, err2, err3, err4 error
 			res.Sent, err1 = strconv.Atoi(f[1])
 			res.Acks, err2 = strconv.Atoi(f[2])
 			res.Complete, err3 = strconv.ParseBool(f[3])
-			if err1 != nil || err2 != nil || err3 != nil {
+			if len(f) == 5 {
+				res.Notices, err4 = strconv.Atoi(f[4])
+			}
+			if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 				return bad()
 			}
 			totals = true

@@ -101,7 +101,7 @@ func TestResultFileRoundTrip(t *testing.T) {
 	a2 := Arrival{Body: Body{From: "agent-01", Seq: 1, Sent: 200}, Arrived: 260, ID: "-"}
 	writeArrival(w, a1)
 	writeArrival(w, a2)
-	writeTotals(w, 2, 1, true)
+	writeTotals(w, 2, 1, true, 3)
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestResultFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Sent != 2 || res.Acks != 1 || !res.Complete || len(res.Arrivals) != 2 || res.Arrivals[0] != a1 || res.Arrivals[1] != a2 {
+	if res.Sent != 2 || res.Acks != 1 || !res.Complete || res.Notices != 3 || len(res.Arrivals) != 2 || res.Arrivals[0] != a1 || res.Arrivals[1] != a2 {
 		t.Errorf("read back %+v", res)
 	}
 	if a1.Latency() != 250 {

@@ -36,6 +36,7 @@ const (
 	envAcks   = "TLBENCH_ACKS"
 	envPeriod = "TLBENCH_PERIOD"
 	envPhase  = "TLBENCH_PHASE"
+	envEcho   = "TLBENCH_ECHO"
 )
 
 // Child runs the child role this process was started for, if any, and
@@ -78,6 +79,10 @@ type agentConfig struct {
 	// Phase offsets its sends from the common start, so that the agents
 	// together send at an even pace instead of in bursts.
 	Phase time.Duration
+	// Echo leaves its terminal cooked with echo on, as a shell, a script
+	// or Aider has it, instead of raw as the agent CLIs set theirs: what
+	// the console types comes back in its output.
+	Echo bool
 }
 
 func (c agentConfig) env() map[string]string {
@@ -85,6 +90,7 @@ func (c agentConfig) env() map[string]string {
 		"TERM": childTerm, EnvChild: childAgent, envName: c.Name, envTo: c.To, envDir: c.Dir,
 		envCount: strconv.Itoa(c.Count), envExpect: strconv.Itoa(c.Expect), envAcks: strconv.Itoa(c.Acks),
 		envPeriod: strconv.FormatInt(int64(c.Period), 10), envPhase: strconv.FormatInt(int64(c.Phase), 10),
+		envEcho: strconv.FormatBool(c.Echo),
 	}
 }
 
@@ -112,6 +118,12 @@ func agentConfigFromEnv() (agentConfig, error) {
 	}
 	c.Count, c.Expect, c.Acks = int(num(envCount)), int(num(envExpect)), int(num(envAcks))
 	c.Period, c.Phase = time.Duration(num(envPeriod)), time.Duration(num(envPhase))
+	if v := os.Getenv(envEcho); v != "" {
+		var perr error
+		if c.Echo, perr = strconv.ParseBool(v); perr != nil && err == nil {
+			err = fmt.Errorf("%s=%q: want true or false", envEcho, v)
+		}
+	}
 	if err == nil && c.Period <= 0 {
 		err = fmt.Errorf("%s must be > 0", envPeriod)
 	}

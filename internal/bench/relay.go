@@ -51,6 +51,10 @@ type RelayOptions struct {
 	Mode RelayMode
 	// Sync is the engine store's Options.Sync (fsync every commit).
 	Sync bool
+	// Echo runs the agents in cooked terminals with echo on (engine
+	// only): every envelope typed into a recipient comes back in its
+	// output, and the engine must not read it back as the agent's own.
+	Echo bool
 	// Settle is how long to wait for the last messages once the sending
 	// is over, before giving up on them; default 15s.
 	Settle time.Duration
@@ -64,8 +68,10 @@ type Stage struct {
 
 // RelayResult is one relay measurement and what it verified.
 type RelayResult struct {
-	Mode   RelayMode
-	Sync   bool
+	Mode RelayMode
+	Sync bool
+	// Echo says the agents' terminals echoed (RelayOptions.Echo).
+	Echo   bool
 	Agents int
 	Rate   int
 	Count  int
@@ -88,6 +94,9 @@ type RelayResult struct {
 	Unstored int
 	// Acks is how many relay acknowledgements the senders read (engine).
 	Acks int
+	// Notices is how many other envelopes from team-lead the agents read
+	// (refusals, reformat requests): none, for well-formed traffic.
+	Notices int
 	// Latency is from the sender's write to the receiver's read.
 	Latency Summary
 	// Stages split the engine's latency (see MeasureRelay).
@@ -130,7 +139,7 @@ func Combine(rounds []*RelayResult) *RelayResult {
 		return nil
 	}
 	first := rounds[0]
-	out := &RelayResult{Mode: first.Mode, Sync: first.Sync, Agents: first.Agents, Rate: first.Rate,
+	out := &RelayResult{Mode: first.Mode, Sync: first.Sync, Echo: first.Echo, Agents: first.Agents, Rate: first.Rate,
 		stages: make([][]time.Duration, len(stageNames))}
 	var rate float64
 	for _, r := range rounds {
@@ -147,6 +156,7 @@ func Combine(rounds []*RelayResult) *RelayResult {
 		out.Stored += r.Stored
 		out.Unstored += r.Unstored
 		out.Acks += r.Acks
+		out.Notices += r.Notices
 		out.EngineErrors = append(out.EngineErrors, r.EngineErrors...)
 		out.EngineNotes = append(out.EngineNotes, r.EngineNotes...)
 		out.CPU += r.CPU
@@ -186,6 +196,9 @@ func (r *RelayResult) Problems() []string {
 			out = append(out, fmt.Sprintf("the senders got %d acknowledgements for %d messages", r.Acks, r.Sent))
 		}
 	}
+	if r.Notices > 0 {
+		out = append(out, fmt.Sprintf("the agents got %d notices from team-lead other than acknowledgements (refusals or reformat requests of well-formed traffic)", r.Notices))
+	}
 	out = append(out, r.EngineErrors...)
 	return out
 }
@@ -204,7 +217,7 @@ func (o RelayOptions) configs() []agentConfig {
 	out := make([]agentConfig, o.Agents)
 	for i := range out {
 		out[i] = agentConfig{Name: agentName(i), To: agentName((i + 1) % o.Agents), Dir: o.Dir,
-			Count: o.Count, Expect: o.Count, Acks: acks, Period: period,
+			Count: o.Count, Expect: o.Count, Acks: acks, Period: period, Echo: o.Echo,
 			Phase: period * time.Duration(i) / time.Duration(o.Agents)}
 	}
 	return out
@@ -229,8 +242,12 @@ func MeasureRelay(ctx context.Context, o RelayOptions) (*RelayResult, error) {
 	if o.Settle <= 0 {
 		o.Settle = 15 * time.Second
 	}
+	if o.Echo && o.Mode != EngineRelay {
+		// The bare relay would copy every echoed envelope on, for ever.
+		return nil, errors.New("relay: echoing agents need the engine (the bare relay cannot tell echo from output)")
+	}
 	cfgs := o.configs()
-	res := &RelayResult{Mode: o.Mode, Sync: o.Sync, Agents: o.Agents, Rate: o.Rate, Count: o.Count}
+	res := &RelayResult{Mode: o.Mode, Sync: o.Sync, Echo: o.Echo, Agents: o.Agents, Rate: o.Rate, Count: o.Count}
 	var stamps map[msgKey]stamp
 	var ids map[string]bool
 	// The CPU clock stops once the agents are gone, before the checks.
@@ -560,6 +577,7 @@ func collect(o RelayOptions, cfgs []agentConfig, res *RelayResult, stamps map[ms
 		}
 		res.Sent += ar.Sent
 		res.Acks += ar.Acks
+		res.Notices += ar.Notices
 		for _, a := range ar.Arrivals {
 			k := msgKey{a.From, a.Seq}
 			if seen[k] {

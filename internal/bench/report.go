@@ -54,8 +54,9 @@ type Report struct {
 	// Throughput is the parser against the bare PTY (nil if not run).
 	Throughput *ThroughputResult
 	// Bare is the bare relay baseline; Page and Fsync the engine with
-	// store Options.Sync false and true (nil if not run).
-	Bare, Page, Fsync *RelayResult
+	// store Options.Sync false and true; Echo the engine (page cache)
+	// into agents whose terminals echo (nil if not run).
+	Bare, Page, Fsync, Echo *RelayResult
 	// Frames is the dashboard's frame time (nil if not run).
 	Frames *FrameResult
 	// Memory is a terminal's heap with a full scrollback (nil if not run).
@@ -101,7 +102,7 @@ type namedRun struct {
 // runs lists the relay runs that were made, baseline first.
 func (r *Report) runs() []namedRun {
 	var out []namedRun
-	for _, n := range []namedRun{{"bare PTY relay", r.Bare}, {"engine (page cache)", r.Page}, {"engine (fsync)", r.Fsync}} {
+	for _, n := range []namedRun{{"bare PTY relay", r.Bare}, {"engine (page cache)", r.Page}, {"engine (fsync)", r.Fsync}, {"engine (echoing agents)", r.Echo}} {
 		if n.res != nil {
 			out = append(out, n)
 		}
@@ -220,7 +221,7 @@ func (r *Report) formatRelay(w io.Writer) {
 		switch run.res {
 		case r.Bare:
 			b50, b99 = 0, 0
-		case r.Page:
+		case r.Page, r.Echo:
 			note = fmt.Sprintf("target p99 < %.0f ms  %s", float64(P99Target)/float64(time.Millisecond), verdict(l.P99 < P99Target))
 		default:
 			note = "(no target)"
@@ -228,17 +229,17 @@ func (r *Report) formatRelay(w io.Writer) {
 		lat = append(lat, []string{run.name, msRatio(l.P50, b50), ms(l.P90), msRatio(l.P99, b99), ms(l.Max), note})
 	}
 	table(w, lat)
-	checks := [][]string{{"checks", "sent", "delivered", "stored", "acked", "cpu here", "per msg", "cpu agents"}}
+	checks := [][]string{{"checks", "sent", "delivered", "stored", "acked", "notices", "cpu here", "per msg", "cpu agents"}}
 	for _, run := range runs {
 		c := run.res
-		stored, acked, perMsg := "-", "-", "-"
+		stored, acked, notices, perMsg := "-", "-", "-", "-"
 		if c.Mode == EngineRelay {
-			stored, acked = strconv.Itoa(c.Stored), strconv.Itoa(c.Acks)
+			stored, acked, notices = strconv.Itoa(c.Stored), strconv.Itoa(c.Acks), strconv.Itoa(c.Notices)
 		}
 		if c.Sent > 0 {
 			perMsg = fmt.Sprintf("%.0f µs", float64(c.CPU.Microseconds())/float64(c.Sent))
 		}
-		checks = append(checks, []string{run.name, strconv.Itoa(c.Sent), strconv.Itoa(c.Delivered), stored, acked,
+		checks = append(checks, []string{run.name, strconv.Itoa(c.Sent), strconv.Itoa(c.Delivered), stored, acked, notices,
 			fmt.Sprintf("%.1f s", c.CPU.Seconds()), perMsg, fmt.Sprintf("%.1f s", c.AgentCPU.Seconds())})
 	}
 	table(w, checks)
@@ -355,7 +356,7 @@ func (r *Report) verified() string {
 			return "BROKEN (see below)"
 		}
 	}
-	if r.Page != nil || r.Fsync != nil {
+	if r.Page != nil || r.Fsync != nil || r.Echo != nil {
 		return "all stored and acknowledged, all delivered once"
 	}
 	return "all delivered once"

@@ -29,6 +29,11 @@ func reportFixture() *Report {
 		Bare:  relayFixture(BareRelay, false, 100*time.Microsecond, 300*time.Microsecond),
 		Page:  relayFixture(EngineRelay, false, 400*time.Microsecond, 1800*time.Microsecond),
 		Fsync: relayFixture(EngineRelay, true, 800*time.Microsecond, 6*time.Millisecond),
+		Echo: func() *RelayResult {
+			r := relayFixture(EngineRelay, false, 500*time.Microsecond, 2*time.Millisecond)
+			r.Echo = true
+			return r
+		}(),
 		Frames: &FrameResult{Agents: 50, Width: 160, Height: 45, Frames: 600, Rounds: 3, AgentKBps: 400, FedMBps: 19.6,
 			ScreenCols: 118, ScreenRows: 33,
 			Idle:       frameSummary(2 * time.Millisecond),
@@ -60,17 +65,20 @@ ingest    100.2 MB/s   bare PTY   143.2 MB/s   ratio 70%  (target >= 60%)  ok
 tmux      21.5 MB/s   ingest / tmux 4.7x  (target >= 2x)  ok
           tmux 3.3a, a detached 120x40 pane keeping 10000 lines of history: from starting tmux to the log's end on its screen, median of 3 runs; start-up alone (an empty log) 48.00 ms, included
 relay     20 agents x 50 msg/s (1000 msg/s in all), 10000 messages per kind of run in 2 interleaved rounds, all stored and acknowledged, all delivered once
-  latency              p50             p90      p99              max
-  bare PTY relay       0.10 ms         0.20 ms  0.30 ms          0.90 ms
-  engine (page cache)  0.40 ms (4.0x)  0.80 ms  1.80 ms (6.0x)   5.40 ms   target p99 < 5 ms  ok
-  engine (fsync)       0.80 ms (8.0x)  1.60 ms  6.00 ms (20.0x)  18.00 ms  (no target)
-  checks               sent   delivered  stored  acked  cpu here  per msg  cpu agents
-  bare PTY relay       10000  10000      -       -      2.0 s     200 µs   4.0 s
-  engine (page cache)  10000  10000      10000   10000  2.0 s     200 µs   4.0 s
-  engine (fsync)       10000  10000      10000   10000  2.0 s     200 µs   4.0 s
-  stages p50 / p99     agent to loop   lead + commit   typing to read
-  engine (page cache)  0.10 / 0.45 ms  0.20 / 0.90 ms  0.10 / 0.45 ms
-  engine (fsync)       0.20 / 1.50 ms  0.40 / 3.00 ms  0.20 / 1.50 ms
+  latency                  p50             p90      p99              max
+  bare PTY relay           0.10 ms         0.20 ms  0.30 ms          0.90 ms
+  engine (page cache)      0.40 ms (4.0x)  0.80 ms  1.80 ms (6.0x)   5.40 ms   target p99 < 5 ms  ok
+  engine (fsync)           0.80 ms (8.0x)  1.60 ms  6.00 ms (20.0x)  18.00 ms  (no target)
+  engine (echoing agents)  0.50 ms (5.0x)  1.00 ms  2.00 ms (6.7x)   6.00 ms   target p99 < 5 ms  ok
+  checks                   sent   delivered  stored  acked  notices  cpu here  per msg  cpu agents
+  bare PTY relay           10000  10000      -       -      -        2.0 s     200 µs   4.0 s
+  engine (page cache)      10000  10000      10000   10000  0        2.0 s     200 µs   4.0 s
+  engine (fsync)           10000  10000      10000   10000  0        2.0 s     200 µs   4.0 s
+  engine (echoing agents)  10000  10000      10000   10000  0        2.0 s     200 µs   4.0 s
+  stages p50 / p99         agent to loop   lead + commit   typing to read
+  engine (page cache)      0.10 / 0.45 ms  0.20 / 0.90 ms  0.10 / 0.45 ms
+  engine (fsync)           0.20 / 1.50 ms  0.40 / 3.00 ms  0.20 / 1.50 ms
+  engine (echoing agents)  0.12 / 0.50 ms  0.25 / 1.00 ms  0.12 / 0.50 ms
 frames    50 agents, console 160x45 (screen pane 118x33), 600 frames with the agents idle and 600 busy (asked 400 KB/s each, fed 19.6 MB/s in all) in 3 interleaved rounds
   frame: Update(tick) + View()  p50             p90      p99              max
   agents idle                   2.00 ms         4.00 ms  8.00 ms          16.00 ms
@@ -109,6 +117,7 @@ func TestReportBroken(t *testing.T) {
 	r := reportFixture()
 	r.Page.Delivered, r.Page.Missing, r.Page.MissingSample = 9998, 2, []string{"agent-03#17", "agent-04#17"}
 	r.Fsync.Stored = 9999
+	r.Echo.Notices = 7
 	r.Throughput.Found = 779
 	r.Throughput.IngestFound = 778
 	r.Frames.Problem = "the dashboard drew 44 lines, want 45"
@@ -119,6 +128,7 @@ func TestReportBroken(t *testing.T) {
 		"ingest: the parser found 778 envelopes, the log has 780",
 		"engine (page cache): 2 messages never arrived, e.g. [agent-03#17 agent-04#17]",
 		"engine (fsync): the store holds 9999 message records for 10000 messages sent",
+		"engine (echoing agents): the agents got 7 notices from team-lead other than acknowledgements (refusals or reformat requests of well-formed traffic)",
 		"frames: the dashboard drew 44 lines, want 45",
 		"memory: terminal 3 holds 9999 lines of scrollback, want 10000",
 	}
@@ -143,7 +153,7 @@ func TestReportPartial(t *testing.T) {
 		t.Errorf("no tmux:\n%s", out)
 	}
 	r.Throughput.IngestMBps, r.Throughput.IngestFound = 0, 0
-	r.Frames, r.Memory, r.Bare, r.Page, r.Fsync = nil, nil, nil, nil, nil
+	r.Frames, r.Memory, r.Bare, r.Page, r.Fsync, r.Echo = nil, nil, nil, nil, nil, nil
 	b.Reset()
 	r.Format(&b)
 	if out := b.String(); strings.Count(out, "\n") != 3 || len(r.Problems()) != 0 {

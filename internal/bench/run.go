@@ -2,8 +2,9 @@
 // the stream parser, and the engine's whole ingest path (PTY reader,
 // terminal emulator, parser), against a bare PTY carrying the same bytes,
 // and the ingest path against tmux showing them; the engine's relay latency
-// (with its store, page-cache or fsync durability) against a bare relay
-// between the same agents at the same rate; the dashboard's frame time with
+// (with its store, page-cache or fsync durability, and into agents whose
+// terminals echo) against a bare relay between the same agents at the
+// same rate; the dashboard's frame time with
 // 50 busy agents against the same with them idle; a terminal's memory
 // with a full scrollback against the text it keeps; and filtered audit and
 // consultation queries on a large store against reading one key of it,
@@ -39,6 +40,8 @@ type Options struct {
 	LogMB int
 	// SkipSync skips the engine run with fsync.
 	SkipSync bool
+	// SkipEcho skips the engine run into echoing agents.
+	SkipEcho bool
 	// Rounds splits each relay run in this many interleaved rounds; default 1.
 	Rounds int
 	// Seed seeds the generated log.
@@ -121,11 +124,15 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		name   string
 		mode   RelayMode
 		sync   bool
+		echo   bool
 		rounds []*RelayResult
 	}
 	kinds := []*kind{{name: "bare PTY relay", mode: BareRelay}, {name: "engine, store in page cache", mode: EngineRelay}}
 	if !o.SkipSync {
 		kinds = append(kinds, &kind{name: "engine, store fsynced", mode: EngineRelay, sync: true})
+	}
+	if !o.SkipEcho {
+		kinds = append(kinds, &kind{name: "engine, echoing agents", mode: EngineRelay, echo: true})
 	}
 	for round := range o.Rounds {
 		per := count / o.Rounds
@@ -140,7 +147,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 				return nil, err
 			}
 			res, err := MeasureRelay(ctx, RelayOptions{Exe: o.Exe, Dir: sub, Agents: o.Agents, Rate: o.Rate,
-				Count: per, Mode: k.mode, Sync: k.sync})
+				Count: per, Mode: k.mode, Sync: k.sync, Echo: k.echo})
 			if err != nil {
 				return nil, err
 			}
@@ -150,8 +157,12 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		}
 	}
 	rep.Bare, rep.Page = Combine(kinds[0].rounds), Combine(kinds[1].rounds)
-	if !o.SkipSync {
-		rep.Fsync = Combine(kinds[2].rounds)
+	for _, k := range kinds[2:] {
+		if k.echo {
+			rep.Echo = Combine(k.rounds)
+		} else {
+			rep.Fsync = Combine(k.rounds)
+		}
 	}
 	rep.Rounds = o.Rounds
 

@@ -48,12 +48,13 @@ func TestSmokeRelay(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		mode RelayMode
-	}{{"bare", BareRelay}, {"engine", EngineRelay}} {
+		echo bool
+	}{{"bare", BareRelay, false}, {"engine", EngineRelay, false}, {"engine-echo", EngineRelay, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			res, err := MeasureRelay(ctx, RelayOptions{Exe: exe, Dir: t.TempDir(), Agents: 3, Rate: 50, Count: 20,
-				Mode: c.mode, Settle: 10 * time.Second})
+				Mode: c.mode, Echo: c.echo, Settle: 10 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,8 +64,11 @@ func TestSmokeRelay(t *testing.T) {
 			if res.Sent != 60 || res.Delivered != 60 || res.Latency.N != 60 || res.Latency.P50 <= 0 {
 				t.Errorf("result %+v", res)
 			}
-			if c.mode == EngineRelay && (res.Stored != 60 || res.Acks != 60 || len(res.Stages) != 3) {
-				t.Errorf("engine result: stored %d, acked %d, stages %v", res.Stored, res.Acks, res.Stages)
+			if c.mode == EngineRelay && (res.Stored != 60 || res.Acks != 60 || res.Notices != 0 || len(res.Stages) != 3) {
+				t.Errorf("engine result: stored %d, acked %d, notices %d, stages %v", res.Stored, res.Acks, res.Notices, res.Stages)
+			}
+			if res.Echo != c.echo {
+				t.Errorf("result says echo %v", res.Echo)
 			}
 		})
 	}
