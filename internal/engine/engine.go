@@ -64,8 +64,10 @@ type Engine struct {
 	store  *store.Store
 	bus    *bus.Embedded
 	lead   *lead.Lead
-	agents map[string]*agents.Agent
-	sinks  map[string]*sink
+	// sinks holds each agent's sink, and through it the agent once started
+	// (see agent). The map itself is filled before any process starts and
+	// never changes after, so any goroutine may read it.
+	sinks map[string]*sink
 	roles  map[string]string
 	order  []string
 	in     chan input
@@ -147,7 +149,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox, Questions: qm}
 	var cm []consult.Member
-	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store), agents: map[string]*agents.Agent{},
+	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store),
 		sinks: map[string]*sink{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
 	for _, a := range opts.Team.Agents {
 		cfg.Members = append(cfg.Members, lead.Member{Name: a.Name, Role: a.Role})
@@ -181,6 +183,15 @@ func New(opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// agent returns the named agent, or nil when there is none or it has not
+// been started yet. Safe from any goroutine.
+func (e *Engine) agent(name string) *agents.Agent {
+	if s := e.sinks[name]; s != nil {
+		return s.agent.Load()
+	}
+	return nil
+}
+
 // Bus returns the engine's event bus.
 func (e *Engine) Bus() bus.Bus { return e.bus }
 
@@ -194,14 +205,19 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the outbox: %w", err)
 	}
+	// Every sink exists before the first process starts: a program's
+	// first output (a cursor position query, say) is answered on the
+	// emulator's goroutine while later agents are still being started.
+	for _, a := range e.opts.Team.Agents {
+		e.sinks[a.Name] = newSink(e, a)
+	}
 	for _, a := range e.opts.Team.Agents {
 		if a.Preset == "claude-code" {
 			e.installHooks(a.Dir)
 		}
 		e.writePrimerFile(a)
-		s := newSink(e, a)
-		e.sinks[a.Name] = s
-		e.agents[a.Name] = agents.Start(e.spec(a, s), s)
+		s := e.sinks[a.Name]
+		s.started(agents.Start(e.spec(a, s), s))
 		if s.watches() {
 			go s.scanLoop()
 		}
@@ -515,7 +531,7 @@ func stateFields(ev agents.StateEvent) map[string]string {
 
 // dispatch types d into its agent; the outcome comes back as an input.
 func (e *Engine) dispatch(d store.Delivery) {
-	a := e.agents[d.Agent]
+	a := e.agent(d.Agent)
 	if a == nil {
 		go e.send(input{kind: inUndeliverable, delivery: d, reason: "no such agent"})
 		return
@@ -534,7 +550,11 @@ func (e *Engine) dispatch(d store.Delivery) {
 func (e *Engine) shutdown() {
 	e.stopping = true
 	var wg sync.WaitGroup
-	for _, a := range e.agents {
+	for _, s := range e.sinks {
+		a := s.agent.Load()
+		if a == nil {
+			continue
+		}
 		wg.Add(1)
 		go func(a *agents.Agent) {
 			defer wg.Done()
@@ -681,7 +701,10 @@ func (e *Engine) Agents() []AgentInfo {
 		blocked = *p
 	}
 	for _, n := range e.order {
-		info := e.agents[n].Info()
+		var info agents.Info
+		if a := e.agent(n); a != nil {
+			info = a.Info()
+		}
 		var last time.Time
 		if ns := e.sinks[n].lastOutput.Load(); ns > 0 {
 			last = time.Unix(0, ns)
@@ -697,7 +720,7 @@ func (e *Engine) Agents() []AgentInfo {
 // for the modes the agent's program set. They are not recorded: they are
 // keystrokes, not messages.
 func (e *Engine) Keys(agent string, b []byte) error {
-	a := e.agents[agent]
+	a := e.agent(agent)
 	if a == nil {
 		return fmt.Errorf("%w: %q", lead.ErrUnknownAgent, agent)
 	}
@@ -727,9 +750,11 @@ func (e *Engine) ResizeAgents(cols, rows int) {
 	if cols <= 0 || rows <= 0 || cols > 1000 || rows > 1000 {
 		return
 	}
-	for name, a := range e.agents {
-		e.sinks[name].term.Resize(cols, rows)
-		_ = a.Resize(uint16(cols), uint16(rows))
+	for _, s := range e.sinks {
+		s.term.Resize(cols, rows)
+		if a := s.agent.Load(); a != nil {
+			_ = a.Resize(uint16(cols), uint16(rows))
+		}
 	}
 }
 
@@ -752,7 +777,11 @@ func (e *Engine) Screen(agent string) Screen {
 // AgentOfSession names the agent whose process session is sid (every agent
 // runs as the leader of its own session), or "".
 func (e *Engine) AgentOfSession(sid int) string {
-	for name, a := range e.agents {
+	for name, s := range e.sinks {
+		a := s.agent.Load()
+		if a == nil {
+			continue
+		}
 		if info := a.Info(); info.Pid == sid && sid > 0 && info.State == agents.StateRunning {
 			return name
 		}
