@@ -60,22 +60,22 @@ type Options struct {
 
 // Engine is a running team.
 type Engine struct {
-	opts   Options
-	store  *store.Store
-	bus    *bus.Embedded
-	lead   *lead.Lead
+	opts  Options
+	store *store.Store
+	bus   *bus.Embedded
+	lead  *lead.Lead
 	// sinks holds each agent's sink, and through it the agent once started
 	// (see agent). The map itself is filled before any process starts and
 	// never changes after, so any goroutine may read it.
 	sinks map[string]*sink
-	roles  map[string]string
-	order  []string
-	in     chan input
-	quit   chan struct{}
-	done   chan struct{}
-	now    func() time.Time
-	errMu  sync.Mutex
-	err    error
+	roles map[string]string
+	order []string
+	in    chan input
+	quit  chan struct{}
+	done  chan struct{}
+	now   func() time.Time
+	errMu sync.Mutex
+	err   error
 	// watcher watches the progress files.
 	watcher *progress.Watcher
 	// queries watches the query files; files carries their changes to the

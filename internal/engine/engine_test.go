@@ -147,8 +147,9 @@ func (r *running) waitState(agent, state string) {
 
 // cursorQuery asks the terminal where the cursor is as its first output,
 // waits for the answer, and reports it in a [ROUTE] to team-lead.
-const cursorQuery = `printf '\033[6n'
-IFS= read -rs -d R r
+const cursorQuery = `stty -echo -icanon
+printf '\033[6n'
+IFS= read -r -d R r
 printf '[ROUTE] to: team-lead type: status task: T-1 body: cursor at %s [/ROUTE]\n' "${r#*[}"
 exec sleep 600
 `
