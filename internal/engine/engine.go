@@ -629,6 +629,12 @@ func (e *Engine) Answer(id, text string) error {
 	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.Answer(id, text, now) })
 }
 
+// Drop closes inbox item or question id without answering it (the human
+// gives it up: its asker is gone, say). Nothing is typed into anyone.
+func (e *Engine) Drop(id, reason string) error {
+	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.Drop(id, reason, now) })
+}
+
 // Inbox lists what waits for the human, oldest first.
 func (e *Engine) Inbox() []lead.InboxItem {
 	var items []lead.InboxItem
@@ -642,7 +648,7 @@ func (e *Engine) Inbox() []lead.InboxItem {
 // restoreInbox reads the inbox and answer records back from the store.
 func restoreInbox(st *store.Store) ([]lead.InboxItem, error) {
 	var recs []store.Record
-	for _, kind := range []string{lead.KindInbox, lead.KindAnswered} {
+	for _, kind := range []string{lead.KindInbox, lead.KindAnswered, lead.KindDropped} {
 		r, err := st.Query(store.Query{Kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("reading the inbox: %w", err)

@@ -470,6 +470,9 @@ func (l *Lead) HumanSend(agent, text string, now time.Time) (Output, error) {
 	if l.members[agent] == nil {
 		return out, fmt.Errorf("%w: %q (known agents: %s)", ErrUnknownAgent, agent, strings.Join(l.order, ", "))
 	}
+	if how, gone := l.gone(agent); gone {
+		return out, notRunning(agent, how, "not sent", "")
+	}
 	l.Typing(agent, text)
 	out.record(store.Record{Time: now, Kind: KindHuman, Subject: "human.send." + agent, Agent: agent, From: "human", To: []string{agent}, Body: text})
 	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, Kind: DeliverHuman, From: "human", Text: text, Time: now})
@@ -491,8 +494,11 @@ func (l *Lead) Undeliverable(d store.Delivery, reason string, now time.Time) Out
 	var out Output
 	out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
 		Type: d.Type, Task: d.Task, MsgID: d.MsgID, Reason: reason, Fields: map[string]string{"delivery": d.Kind}})
-	if d.Kind == DeliverRelay && l.members[d.From] != nil {
+	switch {
+	case d.Kind == DeliverRelay && l.members[d.From] != nil:
 		l.notice(&out, d.From, d.Task, fmt.Sprintf("not delivered: %s to %s failed: %s.", d.MsgID, d.Agent, reason), now)
+	case d.Kind == DeliverHuman || d.Kind == DeliverAnswer:
+		l.undeliveredItem(&out, d, reason, now) // the human is told, and it stays pending
 	}
 	return out
 }
