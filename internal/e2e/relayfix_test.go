@@ -71,7 +71,11 @@ exit 3
 			}
 		}
 		return false
-	}, func() string { out, _ := tm.cli("agents"); a, _ := tm.cli("audit"); return out + "\n" + a + "\nqa got: " + tm.received("qa") })
+	}, func() string {
+		out, _ := tm.cli("agents")
+		a, _ := tm.cli("audit")
+		return out + "\n" + a + "\nqa got: " + tm.received("qa")
+	})
 	out, err := tm.cli("answer", "q-0001", "No, desktop only.")
 	if err == nil || !strings.Contains(out, "not answered: qa has exited and is not restarting, so nothing was typed; q-0001 stays pending") ||
 		!strings.Contains(out, "teamlead drop q-0001") {
