@@ -17,6 +17,8 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
+require golang.org/x/time v0.14.0 // indirect
+
 require (
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect

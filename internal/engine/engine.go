@@ -94,6 +94,8 @@ type Engine struct {
 	// stopping is set (on the loop goroutine) once shutdown began: new
 	// deliveries stay in the outbox for the next run instead of being typed.
 	stopping bool
+	// floods is each sending agent's flood control (loop goroutine only).
+	floods map[string]*flood
 }
 
 type inputKind int
@@ -110,6 +112,8 @@ const (
 	inQuery    // a query file appeared or changed
 	inDialog   // a permission dialog appeared on an agent's screen
 	inDialogGone
+	inReleased  // a block that waited for its agent's relay rate
+	inFloodOver // an agent's held blocks were all taken
 )
 
 type input struct {
@@ -123,6 +127,8 @@ type input struct {
 	progress progress.State                           // inProgress, inStalled
 	query    lead.QueryFile                           // inQuery
 	keys     approvals.Keys                           // inDialog: the dialog's keys (reason: the action)
+	n        int                                      // inFloodOver: how many blocks waited
+	waited   time.Duration                            // inFloodOver: how long the flood lasted
 	reply    chan error
 }
 
@@ -150,7 +156,7 @@ func New(opts Options) (*Engine, error) {
 	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox, Questions: qm}
 	var cm []consult.Member
 	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store),
-		sinks: map[string]*sink{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
+		sinks: map[string]*sink{}, floods: map[string]*flood{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
 	for _, a := range opts.Team.Agents {
 		cfg.Members = append(cfg.Members, lead.Member{Name: a.Name, Role: a.Role})
 		cm = append(cm, consult.Member{Name: a.Name, Role: a.Role})
@@ -290,6 +296,8 @@ func (e *Engine) loop(ctx context.Context) {
 	batch := make([]input, 0, maxBatch)
 	deadline := time.NewTimer(time.Hour)
 	defer deadline.Stop()
+	release := time.NewTimer(time.Hour)
+	defer release.Stop()
 	sweep := time.NewTicker(sweepEvery)
 	defer sweep.Stop()
 	stalls := time.NewTicker(max(e.opts.Team.Progress.Stall/4, time.Second))
@@ -297,10 +305,17 @@ func (e *Engine) loop(ctx context.Context) {
 	e.sweep()
 	for {
 		e.armDeadline(deadline)
+		e.armRelease(release)
 		select {
 		case <-ctx.Done():
 			e.shutdown()
 			return
+		case <-release.C:
+			if err := e.release(); err != nil {
+				e.fail(err)
+				e.shutdown()
+				return
+			}
 		case <-sweep.C:
 			e.sweep()
 		case <-stalls.C:
@@ -355,7 +370,17 @@ func (e *Engine) step(batch []input) error {
 		var out lead.Output
 		switch in.kind {
 		case inBlock:
+			if held, first := e.hold(in, now); held {
+				if first {
+					out = e.lead.Flood(in.agent, e.opts.Team.Lead.RelayRate, max(e.opts.Team.Lead.RelayBurst, 1), now)
+				}
+				break
+			}
 			out = e.lead.Block(in.agent, in.block, now)
+		case inReleased:
+			out = e.lead.Block(in.agent, in.block, now)
+		case inFloodOver:
+			out = e.lead.FloodOver(in.agent, in.n, in.waited, now)
 		case inState:
 			out = e.lead.AgentState(in.agent, string(in.state.State), stateFields(in.state), now)
 			if in.state.State == agents.StateRunning {
@@ -478,6 +503,40 @@ func (e *Engine) sweep() {
 	}
 }
 
+// armRelease sets t to fire when a held block may be taken (or in an
+// hour, when none waits).
+func (e *Engine) armRelease(t *time.Timer) {
+	wait, ok := e.nextRelease(e.now())
+	if !ok {
+		wait = time.Hour
+	}
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(max(wait, 0))
+}
+
+// release runs the held blocks whose turn came, and notes the floods that
+// ended, as one batch.
+func (e *Engine) release() error {
+	batch, over := e.released(e.now())
+	batch = append(batch, over...)
+	if len(batch) == 0 {
+		return nil
+	}
+	for len(batch) > 0 {
+		n := min(len(batch), maxBatch)
+		if err := e.step(batch[:n]); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
 // armDeadline sets t to fire at the next question deadline (or in an hour,
 // to look again).
 func (e *Engine) armDeadline(t *time.Timer) {
@@ -549,6 +608,12 @@ func (e *Engine) dispatch(d store.Delivery) {
 // recording what they say and what was delivered until they are gone.
 func (e *Engine) shutdown() {
 	e.stopping = true
+	// Blocks still held by flood control are taken now, so that they are
+	// recorded and their deliveries wait in the outbox for the next run:
+	// never dropped.
+	if err := e.release(); err != nil {
+		e.fail(err)
+	}
 	var wg sync.WaitGroup
 	for _, s := range e.sinks {
 		a := s.agent.Load()
