@@ -585,6 +585,9 @@ func stateFields(ev agents.StateEvent) map[string]string {
 	if ev.Err != "" {
 		f["error"] = ev.Err
 	}
+	if (ev.State == agents.StateExited || ev.State == agents.StateFailed) && !ev.Final {
+		f["final"] = "false" // a restart follows at once
+	}
 	return f
 }
 

@@ -110,6 +110,9 @@ func (o *Output) Empty() bool {
 type member struct {
 	Member
 	state string
+	// restarting is set while an exited or failed agent is about to be
+	// started again (its state event said final: false).
+	restarting bool
 }
 
 // Lead is the Team Lead state machine. It is not safe for concurrent use:
@@ -247,7 +250,8 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 
 	var delivered []string
 	for _, r := range relayed {
-		if st := l.members[r].state; st == StateExited || st == StateFailed || st == StateStopped {
+		if _, gone := l.gone(r); gone {
+			st := l.members[r].state
 			l.notice(out, sender, task, fmt.Sprintf("not delivered: %s has exited (%s) and is not restarting; message %s was not delivered to it.", r, st, id), now)
 			out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + r, Agent: r, From: sender, To: []string{r},
 				Type: env.Get("type"), Task: task, MsgID: id, Reason: r + " is " + st})
@@ -511,6 +515,7 @@ func (l *Lead) AgentState(agent, state string, fields map[string]string, now tim
 		return out
 	}
 	m.state = state
+	m.restarting = fields["final"] == "false"
 	if state == StateStarting || state == StateRestarting {
 		l.echo[agent] = &echoRing{} // a new process echoes nothing it did not receive
 	}

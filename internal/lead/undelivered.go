@@ -27,7 +27,7 @@ var ErrNotRunning = errors.New("agent not running")
 // is not restarting, in words: "has exited", "has failed", "was stopped".
 func (l *Lead) gone(agent string) (string, bool) {
 	m := l.members[agent]
-	if m == nil {
+	if m == nil || m.restarting {
 		return "", false
 	}
 	switch m.state {

@@ -117,3 +117,17 @@ func TestUndeliverableHumanTextComesBackToTheInbox(t *testing.T) {
 		t.Errorf("records %s", kinds(out))
 	}
 }
+
+// An agent that exited and restarts at once (its state event says final:
+// false) is not gone: the answer waits for the new process.
+func TestAnswerToRestartingAgentIsTaken(t *testing.T) {
+	l := team()
+	l.Block("qa", parse1(t, "[ROUTE]\nto: team-lead\ntype: blocker\ntask: T-1\nbody: ship it?\n[/ROUTE]"), t0)
+	l.AgentState("qa", StateExited, map[string]string{"final": "false"}, t0)
+	if out, err := l.Answer("m-1", "yes", t0); err != nil || len(deliveriesTo(out, "qa")) != 1 {
+		t.Fatalf("err %v out %+v", err, out)
+	}
+	if _, err := l.HumanSend("qa", "hi", t0); err != nil {
+		t.Fatal(err)
+	}
+}
