@@ -15,6 +15,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.49.0
+	golang.org/x/time v0.14.0
 )
 
 require mvdan.cc/sh/v3 v3.14.1

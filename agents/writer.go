@@ -165,16 +165,28 @@ func (a *Agent) waitProc() (*proc, error) {
 	}
 }
 
-// waitReady waits until p has printed something, or for the preset's
-// ReadyTimeout, or until p exits or the agent stops (typing then fails by
-// itself).
+// waitReady waits until p has printed something, or until the preset's
+// ReadyTimeout has passed since p started, or until p exits or the agent
+// stops (typing then fails by itself). The timeout counts from the
+// process's start, not from the message: a program that has run silently
+// for longer is typed into at once, and so is every later message.
 func (a *Agent) waitReady(p *proc) {
 	select {
 	case <-p.spoke:
 		return
 	default:
 	}
-	t := time.NewTimer(a.spec.Preset.ReadyTimeout)
+	a.mu.Lock()
+	started, cur := a.startedAt, a.cur
+	a.mu.Unlock()
+	if cur != p {
+		started = time.Now() // p is no longer current: typing into it fails anyway
+	}
+	wait := a.spec.Preset.ReadyTimeout - time.Since(started)
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-p.spoke:

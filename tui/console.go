@@ -54,6 +54,9 @@ type Console interface {
 	// Acknowledge is the human accepting the concerns raised on a
 	// consultation (c-…).
 	Acknowledge(id string) error
+	// Drop closes an inbox item or a question without answering it:
+	// nothing is typed into anyone.
+	Drop(id, reason string) error
 	// Tasks lists every task.
 	Tasks() []tasks.Task
 	// Bus carries every committed record.

@@ -44,6 +44,9 @@ type KeyMap struct {
 	Detail key.Binding `action:"detail"`
 	// Acknowledge accepts the concerns raised on the selected consultation.
 	Acknowledge key.Binding `action:"acknowledge"`
+	// Drop closes the selected inbox item or question without answering
+	// it (its asker has exited, say).
+	Drop key.Binding `action:"drop"`
 	// Reassign gives the selected consultation to another agent.
 	Reassign key.Binding `action:"reassign"`
 	// Permissions shows the permissions board (again: the agent's screen).
@@ -93,6 +96,7 @@ func DefaultKeyMap() KeyMap {
 		Detail:    b("enter/v|details", "v", "enter"),
 		// Not k: k moves up.
 		Acknowledge: b("K|acknowledge concerns", "K"),
+		Drop:        b("D|drop item", "D"),
 		Reassign:    b("r|reassign", "r"),
 		Permissions: b("8|permissions", "8"),
 		// y and n as in a CLI's own dialog; the capitals do more.
@@ -184,7 +188,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.NextAgent, k.PrevAgent, k.NextPane, k.PrevPane},
 		{k.Focus, k.Unfocus, k.PageUp, k.PageDown, k.Bottom},
 		{k.Agents, k.Inbox, k.Activity, k.Questions, k.Progress, k.Consults, k.Tasks, k.Permissions},
-		{k.Answer, k.Escalate, k.Filter, k.Detail, k.Acknowledge, k.Reassign},
+		{k.Answer, k.Escalate, k.Drop, k.Filter, k.Detail, k.Acknowledge, k.Reassign},
 		{k.Approve, k.ApproveAlways, k.Deny, k.DenyMessage, k.AllAgents},
 		{k.Palette, k.Help, k.Cancel, k.Quit},
 	}

@@ -607,6 +607,10 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			if id := m.activeQueue().Selected().ID; strings.HasPrefix(id, "q-") || strings.HasPrefix(id, "c-") {
 				return m, m.escalate(id)
 			}
+		case key.Matches(k, ks.Drop):
+			if it := m.activeQueue().Selected(); it.ID != "" && !it.IsPermission() {
+				return m, m.drop(it.ID)
+			}
 		}
 	case paneActivity:
 		switch {
@@ -629,6 +633,17 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// drop closes an inbox item or a question without answering it.
+func (m Model) drop(id string) tea.Cmd {
+	con := m.con
+	return func() tea.Msg {
+		if err := con.Drop(id, "dropped in the console"); err != nil {
+			return statusMsg{text: err.Error(), err: true}
+		}
+		return statusMsg{text: "dropped " + id + "; nothing was sent"}
+	}
 }
 
 func (m Model) escalate(id string) tea.Cmd {
@@ -705,7 +720,9 @@ func (m Model) answerSelected() (tea.Model, tea.Cmd) {
 				if err := con.Answer(it.ID, text); err != nil {
 					return statusMsg{text: err.Error(), err: true}
 				}
-				return statusMsg{text: "answered " + it.ID + "; " + it.From + " has it"}
+				// Recorded and queued, not yet read: the activity log says
+				// delivered (or undelivered, and the item comes back).
+				return statusMsg{text: "answered " + it.ID + "; typing it into " + it.From}
 			}
 		}}
 	m.editor.Reset()

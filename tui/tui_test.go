@@ -187,6 +187,13 @@ func (f *fakeConsole) Ask(a questions.Ask) (questions.Question, error) {
 	f.record("ask " + a.Asker + " " + a.Topic + " " + a.Text)
 	return questions.Question{ID: "q-0009", Answerer: "agent/architect"}, nil
 }
+func (f *fakeConsole) Drop(id, reason string) error {
+	f.record("drop " + id + " " + reason)
+	if id == "q-0001" {
+		return fmt.Errorf("no pending question %s", id)
+	}
+	return nil
+}
 func (f *fakeConsole) Reassign(id, answerer string) error {
 	f.record("reassign " + id + " " + answerer)
 	return nil
@@ -362,7 +369,18 @@ func TestAnswerFromInbox(t *testing.T) {
 	tm.Type("Try again.")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	waitCall(t, f, "answer m-4 Restarted it.\nTry again.")
-	waitOutput(t, tm, "answered m-4; dev has it")
+	waitOutput(t, tm, "answered m-4; typing it into dev")
+}
+
+// Issue 12 item 7: an item that cannot be delivered (its asker exited)
+// can be dropped from the keyboard.
+func TestDropFromInbox(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("D")})
+	waitCall(t, f, "drop m-4 dropped in the console")
+	waitOutput(t, tm, "dropped m-4; nothing was sent")
 }
 
 func TestNewInboxItemNotifiesAndAnsweredLeaves(t *testing.T) {

@@ -49,7 +49,7 @@ func newAskCmd(g *globals) *cobra.Command {
 func newQuestionsCmd(g *globals) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
-		Use:   "questions [pending|answered|timeout|all|ID]",
+		Use:   "questions [pending|answered|timeout|dropped|all|ID]",
 		Short: "List questions (pending by default), or show one",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

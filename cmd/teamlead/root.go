@@ -114,6 +114,8 @@ func actionCmds(g *globals) []*cobra.Command {
 			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Escalate(a[0]) }),
 		consoleCmd(g, "reassign ID ANSWERER", "Give a question to another answerer (agent/x, human/y, team/z, tool/w), or a consultation to another agent of its role",
 			cobra.ExactArgs(2), func(c *control.Client, a []string) error { return c.Reassign(a[0], a[1]) }),
+		consoleCmd(g, "drop ID [REASON...]", "Drop a question (q-…) or an inbox item (m-…, u-…) without answering it, e.g. when the agent that asked has exited; nothing is typed into anyone",
+			cobra.MinimumNArgs(1), func(c *control.Client, a []string) error { return c.Drop(a[0], strings.Join(a[1:], " ")) }),
 		consoleCmd(g, "acknowledge CONSULT-ID", "Accept the concerns raised on a consultation, so they no longer hold the decision",
 			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Acknowledge(a[0]) }),
 	}

@@ -353,6 +353,7 @@ func (c *benchConsole) Ask(questions.Ask) (questions.Question, error) {
 
 // Reassign implements tui.Console (nothing is reassigned).
 func (c *benchConsole) Reassign(id, answerer string) error { return nil }
+func (c *benchConsole) Drop(id, reason string) error       { return nil }
 
 // Consultations implements tui.Console: none in the benchmark.
 func (c *benchConsole) Consultations() []consult.Consultation { return nil }

@@ -480,6 +480,8 @@ func loadTeam(o RelayOptions, cfgs []agentConfig) (*config.Team, error) {
 	if err != nil {
 		return nil, err
 	}
+	// No flood control: the figures measure the engine, not the relay rate.
+	team.Lead.RelayRate = -1
 	// Zero delays whatever presets.yaml says, so that the figures are the
 	// engine's own and not a configured pause.
 	for name, p := range team.Resolved {

@@ -116,7 +116,17 @@ type UI struct {
 type Lead struct {
 	// Delegate is the role that receives coding and test requests the Team Lead refuses (default developer).
 	Delegate string `yaml:"delegate"`
+	// RelayRate is flood control: how many blocks per second each agent's output is taken at (a token bucket per sending agent, default 10); the excess waits, in order, and is never dropped. A negative rate turns flood control off.
+	RelayRate float64 `yaml:"relay_rate"`
+	// RelayBurst is how many blocks an agent may send at once before RelayRate applies (default 50).
+	RelayBurst int `yaml:"relay_burst"`
 }
+
+// Flood control defaults (lead.relay_rate, lead.relay_burst).
+const (
+	DefaultRelayRate  = 10
+	DefaultRelayBurst = 50
+)
 
 // Preset is how to talk to one kind of agent CLI.
 type Preset struct {
@@ -366,6 +376,16 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 	}
 	if t.Lead.Delegate == "" {
 		t.Lead.Delegate = "developer"
+	}
+	if t.Lead.RelayRate == 0 {
+		t.Lead.RelayRate = DefaultRelayRate
+	}
+	switch {
+	case t.Lead.RelayBurst == 0:
+		t.Lead.RelayBurst = DefaultRelayBurst
+	case t.Lead.RelayBurst < 0:
+		return &FieldError{File: file, Line: lineOf(child(root, "lead"), "relay_burst"), Field: "lead.relay_burst",
+			Msg: fmt.Sprintf("%d is negative; give how many blocks an agent may send at once (default %d)", t.Lead.RelayBurst, DefaultRelayBurst)}
 	}
 	if t.Progress.Stall <= 0 {
 		t.Progress.Stall = 10 * time.Minute

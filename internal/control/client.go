@@ -203,6 +203,11 @@ func (c *Client) Reassign(id, answerer string) error {
 	return c.do(Request{Cmd: "reassign", ID: id, Text: answerer}, func(Reply) error { return nil })
 }
 
+// Drop closes an inbox item or a question (q-…) without answering it.
+func (c *Client) Drop(id, reason string) error {
+	return c.do(Request{Cmd: "drop", ID: id, Text: reason}, func(Reply) error { return nil })
+}
+
 // Answer answers an inbox item (m-…) or a question (q-…).
 func (c *Client) Answer(id, text string) error {
 	return c.do(Request{Cmd: "answer", ID: id, Text: text}, func(Reply) error { return nil })

@@ -98,6 +98,8 @@ type Console interface {
 	Reassign(id, answerer string) error
 	// Acknowledge accepts the concerns raised on a consultation.
 	Acknowledge(id string) error
+	// Drop closes an inbox item or a question without answering it.
+	Drop(id, reason string) error
 	// HookPermission decides an agent hook's permission request, waiting
 	// for the human up to the configured time.
 	HookPermission(agent, action string) (approvals.Request, error)
@@ -310,11 +312,13 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		_ = enc.Encode(Reply{Questions: qs, End: true})
-	case "escalate", "reassign", "acknowledge":
+	case "escalate", "reassign", "acknowledge", "drop":
 		var err error
 		switch req.Cmd {
 		case "escalate":
 			err = s.console.Escalate(req.ID)
+		case "drop":
+			err = s.console.Drop(req.ID, req.Text)
 		case "reassign":
 			err = s.console.Reassign(req.ID, req.Text)
 		default:

@@ -59,6 +59,8 @@ func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); re
 
 func (f *fakeConsole) Acknowledge(id string) error { f.record("acknowledge " + id); return nil }
 
+func (f *fakeConsole) Drop(id, reason string) error { return nil }
+
 func (f *fakeConsole) Reassign(id, answerer string) error {
 	f.record("reassign " + id + " " + answerer)
 	return nil

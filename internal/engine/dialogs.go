@@ -83,7 +83,7 @@ func (s *sink) look() {
 
 // hold stops or resumes typing into the agent.
 func (s *sink) hold(on bool) {
-	if a := s.e.agents[s.name]; a != nil {
+	if a := s.agent.Load(); a != nil {
 		a.Hold(on)
 	}
 }

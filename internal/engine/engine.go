@@ -60,20 +60,22 @@ type Options struct {
 
 // Engine is a running team.
 type Engine struct {
-	opts   Options
-	store  *store.Store
-	bus    *bus.Embedded
-	lead   *lead.Lead
-	agents map[string]*agents.Agent
-	sinks  map[string]*sink
-	roles  map[string]string
-	order  []string
-	in     chan input
-	quit   chan struct{}
-	done   chan struct{}
-	now    func() time.Time
-	errMu  sync.Mutex
-	err    error
+	opts  Options
+	store *store.Store
+	bus   *bus.Embedded
+	lead  *lead.Lead
+	// sinks holds each agent's sink, and through it the agent once started
+	// (see agent). The map itself is filled before any process starts and
+	// never changes after, so any goroutine may read it.
+	sinks map[string]*sink
+	roles map[string]string
+	order []string
+	in    chan input
+	quit  chan struct{}
+	done  chan struct{}
+	now   func() time.Time
+	errMu sync.Mutex
+	err   error
 	// watcher watches the progress files.
 	watcher *progress.Watcher
 	// queries watches the query files; files carries their changes to the
@@ -92,6 +94,8 @@ type Engine struct {
 	// stopping is set (on the loop goroutine) once shutdown began: new
 	// deliveries stay in the outbox for the next run instead of being typed.
 	stopping bool
+	// floods is each sending agent's flood control (loop goroutine only).
+	floods map[string]*flood
 }
 
 type inputKind int
@@ -108,6 +112,8 @@ const (
 	inQuery    // a query file appeared or changed
 	inDialog   // a permission dialog appeared on an agent's screen
 	inDialogGone
+	inReleased  // a block that waited for its agent's relay rate
+	inFloodOver // an agent's held blocks were all taken
 )
 
 type input struct {
@@ -121,6 +127,8 @@ type input struct {
 	progress progress.State                           // inProgress, inStalled
 	query    lead.QueryFile                           // inQuery
 	keys     approvals.Keys                           // inDialog: the dialog's keys (reason: the action)
+	n        int                                      // inFloodOver: how many blocks waited
+	waited   time.Duration                            // inFloodOver: how long the flood lasted
 	reply    chan error
 }
 
@@ -147,8 +155,8 @@ func New(opts Options) (*Engine, error) {
 	}
 	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox, Questions: qm}
 	var cm []consult.Member
-	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store), agents: map[string]*agents.Agent{},
-		sinks: map[string]*sink{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
+	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store),
+		sinks: map[string]*sink{}, floods: map[string]*flood{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
 	for _, a := range opts.Team.Agents {
 		cfg.Members = append(cfg.Members, lead.Member{Name: a.Name, Role: a.Role})
 		cm = append(cm, consult.Member{Name: a.Name, Role: a.Role})
@@ -181,6 +189,15 @@ func New(opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// agent returns the named agent, or nil when there is none or it has not
+// been started yet. Safe from any goroutine.
+func (e *Engine) agent(name string) *agents.Agent {
+	if s := e.sinks[name]; s != nil {
+		return s.agent.Load()
+	}
+	return nil
+}
+
 // Bus returns the engine's event bus.
 func (e *Engine) Bus() bus.Bus { return e.bus }
 
@@ -194,14 +211,19 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the outbox: %w", err)
 	}
+	// Every sink exists before the first process starts: a program's
+	// first output (a cursor position query, say) is answered on the
+	// emulator's goroutine while later agents are still being started.
+	for _, a := range e.opts.Team.Agents {
+		e.sinks[a.Name] = newSink(e, a)
+	}
 	for _, a := range e.opts.Team.Agents {
 		if a.Preset == "claude-code" {
 			e.installHooks(a.Dir)
 		}
 		e.writePrimerFile(a)
-		s := newSink(e, a)
-		e.sinks[a.Name] = s
-		e.agents[a.Name] = agents.Start(e.spec(a, s), s)
+		s := e.sinks[a.Name]
+		s.started(agents.Start(e.spec(a, s), s))
 		if s.watches() {
 			go s.scanLoop()
 		}
@@ -275,6 +297,8 @@ func (e *Engine) loop(ctx context.Context) {
 	batch := make([]input, 0, maxBatch)
 	deadline := time.NewTimer(time.Hour)
 	defer deadline.Stop()
+	release := time.NewTimer(time.Hour)
+	defer release.Stop()
 	sweep := time.NewTicker(sweepEvery)
 	defer sweep.Stop()
 	stalls := time.NewTicker(max(e.opts.Team.Progress.Stall/4, time.Second))
@@ -282,10 +306,17 @@ func (e *Engine) loop(ctx context.Context) {
 	e.sweep()
 	for {
 		e.armDeadline(deadline)
+		e.armRelease(release)
 		select {
 		case <-ctx.Done():
 			e.shutdown()
 			return
+		case <-release.C:
+			if err := e.release(); err != nil {
+				e.fail(err)
+				e.shutdown()
+				return
+			}
 		case <-sweep.C:
 			e.sweep()
 		case <-stalls.C:
@@ -340,7 +371,17 @@ func (e *Engine) step(batch []input) error {
 		var out lead.Output
 		switch in.kind {
 		case inBlock:
+			if held, first := e.hold(in, now); held {
+				if first {
+					out = e.lead.Flood(in.agent, e.opts.Team.Lead.RelayRate, max(e.opts.Team.Lead.RelayBurst, 1), now)
+				}
+				break
+			}
 			out = e.lead.Block(in.agent, in.block, now)
+		case inReleased:
+			out = e.lead.Block(in.agent, in.block, now)
+		case inFloodOver:
+			out = e.lead.FloodOver(in.agent, in.n, in.waited, now)
 		case inState:
 			out = e.lead.AgentState(in.agent, string(in.state.State), stateFields(in.state), now)
 			if in.state.State == agents.StateRunning {
@@ -463,6 +504,40 @@ func (e *Engine) sweep() {
 	}
 }
 
+// armRelease sets t to fire when a held block may be taken (or in an
+// hour, when none waits).
+func (e *Engine) armRelease(t *time.Timer) {
+	wait, ok := e.nextRelease(e.now())
+	if !ok {
+		wait = time.Hour
+	}
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(max(wait, 0))
+}
+
+// release runs the held blocks whose turn came, and notes the floods that
+// ended, as one batch.
+func (e *Engine) release() error {
+	batch, over := e.released(e.now())
+	batch = append(batch, over...)
+	if len(batch) == 0 {
+		return nil
+	}
+	for len(batch) > 0 {
+		n := min(len(batch), maxBatch)
+		if err := e.step(batch[:n]); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
 // armDeadline sets t to fire at the next question deadline (or in an hour,
 // to look again).
 func (e *Engine) armDeadline(t *time.Timer) {
@@ -514,12 +589,15 @@ func stateFields(ev agents.StateEvent) map[string]string {
 	if ev.State == agents.StateRunning && ev.Isolation != "" {
 		f["isolation"] = ev.Isolation
 	}
+	if (ev.State == agents.StateExited || ev.State == agents.StateFailed) && !ev.Final {
+		f["final"] = "false" // a restart follows at once
+	}
 	return f
 }
 
 // dispatch types d into its agent; the outcome comes back as an input.
 func (e *Engine) dispatch(d store.Delivery) {
-	a := e.agents[d.Agent]
+	a := e.agent(d.Agent)
 	if a == nil {
 		go e.send(input{kind: inUndeliverable, delivery: d, reason: "no such agent"})
 		return
@@ -537,8 +615,18 @@ func (e *Engine) dispatch(d store.Delivery) {
 // recording what they say and what was delivered until they are gone.
 func (e *Engine) shutdown() {
 	e.stopping = true
+	// Blocks still held by flood control are taken now, so that they are
+	// recorded and their deliveries wait in the outbox for the next run:
+	// never dropped.
+	if err := e.release(); err != nil {
+		e.fail(err)
+	}
 	var wg sync.WaitGroup
-	for _, a := range e.agents {
+	for _, s := range e.sinks {
+		a := s.agent.Load()
+		if a == nil {
+			continue
+		}
 		wg.Add(1)
 		go func(a *agents.Agent) {
 			defer wg.Done()
@@ -613,6 +701,12 @@ func (e *Engine) Answer(id, text string) error {
 	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.Answer(id, text, now) })
 }
 
+// Drop closes inbox item or question id without answering it (the human
+// gives it up: its asker is gone, say). Nothing is typed into anyone.
+func (e *Engine) Drop(id, reason string) error {
+	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.Drop(id, reason, now) })
+}
+
 // Inbox lists what waits for the human, oldest first.
 func (e *Engine) Inbox() []lead.InboxItem {
 	var items []lead.InboxItem
@@ -626,7 +720,7 @@ func (e *Engine) Inbox() []lead.InboxItem {
 // restoreInbox reads the inbox and answer records back from the store.
 func restoreInbox(st *store.Store) ([]lead.InboxItem, error) {
 	var recs []store.Record
-	for _, kind := range []string{lead.KindInbox, lead.KindAnswered} {
+	for _, kind := range []string{lead.KindInbox, lead.KindAnswered, lead.KindDropped} {
 		r, err := st.Query(store.Query{Kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("reading the inbox: %w", err)
@@ -685,7 +779,10 @@ func (e *Engine) Agents() []AgentInfo {
 		blocked = *p
 	}
 	for _, n := range e.order {
-		info := e.agents[n].Info()
+		var info agents.Info
+		if a := e.agent(n); a != nil {
+			info = a.Info()
+		}
 		var last time.Time
 		if ns := e.sinks[n].lastOutput.Load(); ns > 0 {
 			last = time.Unix(0, ns)
@@ -701,7 +798,7 @@ func (e *Engine) Agents() []AgentInfo {
 // for the modes the agent's program set. They are not recorded: they are
 // keystrokes, not messages.
 func (e *Engine) Keys(agent string, b []byte) error {
-	a := e.agents[agent]
+	a := e.agent(agent)
 	if a == nil {
 		return fmt.Errorf("%w: %q", lead.ErrUnknownAgent, agent)
 	}
@@ -731,9 +828,11 @@ func (e *Engine) ResizeAgents(cols, rows int) {
 	if cols <= 0 || rows <= 0 || cols > 1000 || rows > 1000 {
 		return
 	}
-	for name, a := range e.agents {
-		e.sinks[name].term.Resize(cols, rows)
-		_ = a.Resize(uint16(cols), uint16(rows))
+	for _, s := range e.sinks {
+		s.term.Resize(cols, rows)
+		if a := s.agent.Load(); a != nil {
+			_ = a.Resize(uint16(cols), uint16(rows))
+		}
 	}
 }
 
@@ -756,7 +855,11 @@ func (e *Engine) Screen(agent string) Screen {
 // AgentOfSession names the agent whose process session is sid (every agent
 // runs as the leader of its own session), or "".
 func (e *Engine) AgentOfSession(sid int) string {
-	for name, a := range e.agents {
+	for name, s := range e.sinks {
+		a := s.agent.Load()
+		if a == nil {
+			continue
+		}
 		if info := a.Info(); info.Pid == sid && sid > 0 && info.State == agents.StateRunning {
 			return name
 		}

@@ -108,7 +108,7 @@ func StoredPermissions(st *store.Store) ([]approvals.Request, error) {
 // pressed in dialogs, hooks woken.
 func (e *Engine) afterPermissions(keys []lead.KeyPress, resolved []approvals.Request) {
 	for _, k := range keys {
-		a := e.agents[k.Agent]
+		a := e.agent(k.Agent)
 		if a == nil || k.Keys == "" {
 			continue
 		}

@@ -56,7 +56,7 @@ func newQuestions(team *config.Team, st *store.Store) (*questions.Machine, error
 func StoredQuestions(st *store.Store, status questions.Status) ([]questions.Question, error) {
 	statuses := []questions.Status{status}
 	if status == "" {
-		statuses = []questions.Status{questions.Pending, questions.Answered, questions.TimedOut}
+		statuses = []questions.Status{questions.Pending, questions.Answered, questions.TimedOut, questions.Dropped}
 	}
 	var keys []string
 	for _, s := range statuses {
@@ -99,10 +99,10 @@ func ListQuestions(st *store.Store, status, id string) ([]questions.Question, er
 		return StoredQuestions(st, questions.Pending)
 	case "all":
 		return StoredQuestions(st, "")
-	case "answered", "timeout":
+	case "answered", "timeout", "dropped":
 		return StoredQuestions(st, questions.Status(status))
 	}
-	return nil, fmt.Errorf("unknown status %q: use pending, answered, timeout, all or a question id", status)
+	return nil, fmt.Errorf("unknown status %q: use pending, answered, timeout, dropped, all or a question id", status)
 }
 
 // StoredQuestion reads one question from the store.
@@ -160,6 +160,8 @@ func (e *Engine) AnswerAny(id, text string) error {
 				return fmt.Errorf("%s was already answered by %s at %s", qid, q.AnsweredBy, q.AnsweredAt.Local().Format("2006-01-02 15:04:05"))
 			case questions.TimedOut:
 				return fmt.Errorf("%s timed out; ask again if it still matters", qid)
+			case questions.Dropped:
+				return fmt.Errorf("%s was dropped by the human at %s", qid, q.AnsweredAt.Local().Format("2006-01-02 15:04:05"))
 			}
 		}
 		return fmt.Errorf("no pending question %s", qid)
@@ -291,7 +293,7 @@ func (e *Engine) expireQuestions(now time.Time) (store.Batch, error) {
 	if keep <= 0 {
 		return b, nil
 	}
-	for _, status := range []questions.Status{questions.Answered, questions.TimedOut} {
+	for _, status := range []questions.Status{questions.Answered, questions.TimedOut, questions.Dropped} {
 		prefix := lead.StatusPrefix(status)
 		err := e.store.MetaPrefix(prefix, func(key, _ string) error {
 			id := strings.TrimPrefix(key, prefix)

@@ -32,6 +32,8 @@ const (
 type sink struct {
 	e          *Engine
 	name       string
+	agent      atomic.Pointer[agents.Agent] // set once by started
+	ready      chan struct{}                // closed once agent is set
 	term       *vt.Terminal
 	parser     *protocol.Parser    // stream mode
 	scanner    *screenscan.Scanner // screen mode
@@ -52,11 +54,11 @@ func newSink(e *Engine, a config.Agent) *sink {
 	if rows <= 0 {
 		rows = 40
 	}
-	s := &sink{e: e, name: a.Name}
+	s := &sink{e: e, name: a.Name, ready: make(chan struct{})}
 	// Focus mode types keys in the classic xterm encodings, so programs are
 	// not offered the kitty keyboard protocol (Claude Code would switch to
 	// it and expect Esc and Ctrl keys in its CSI u form).
-	s.term = vt.New(cols, rows, vt.Options{Scrollback: a.Scrollback, Reply: agentWriter{e: e, name: a.Name}, NoKittyKeyboard: true})
+	s.term = vt.New(cols, rows, vt.Options{Scrollback: a.Scrollback, Reply: agentWriter{s: s}, NoKittyKeyboard: true})
 	if a.Parse == "screen" {
 		s.scanner = screenscan.New()
 	} else {
@@ -74,17 +76,25 @@ func newSink(e *Engine, a config.Agent) *sink {
 // or a preset detector): then its scan loop runs.
 func (s *sink) watches() bool { return s.changed != nil }
 
-// agentWriter types the emulator's answers into the agent.
-type agentWriter struct {
-	e    *Engine
-	name string
+// started records the agent once agents.Start returned it.
+func (s *sink) started(a *agents.Agent) {
+	s.agent.Store(a)
+	close(s.ready)
 }
 
+// agentWriter types the emulator's answers into the agent. It runs on the
+// emulator's reply goroutine, which may answer the program's first query
+// before agents.Start has even returned the agent: the answer then waits
+// for it (it is never dropped, or the program would wait forever).
+type agentWriter struct{ s *sink }
+
 func (w agentWriter) Write(p []byte) (int, error) {
-	if a := w.e.agents[w.name]; a != nil {
-		return a.Write(p)
+	select {
+	case <-w.s.ready:
+	case <-w.s.e.quit:
+		return len(p), nil
 	}
-	return len(p), nil
+	return w.s.agent.Load().Write(p)
 }
 
 func (s *sink) Output(agent string, data []byte) {

@@ -389,8 +389,49 @@ func (l *Lead) decide(out *Output, sender, decision, task, context string, now t
 		return false
 	}
 	rec.Kind = KindDecisionFinal
+	var ids []string
+	for _, ch := range checks {
+		ids = append(ids, ch.Consultation.ID)
+	}
+	rec.Fields["consults"] = strings.Join(ids, ",")
 	out.record(rec)
+	l.tellFinal(out, sender, decision, task, checks, now)
 	return true
+}
+
+// tellFinal tells the deciding agent that its decision passed: that it is
+// final, which consultations satisfied it, and every condition and
+// recommendation their verdicts carried (seed 002, user stories 2 and 3),
+// so that it may go on and knows on what terms.
+func (l *Lead) tellFinal(out *Output, sender, decision, task string, checks []consult.Check, now time.Time) {
+	var by, ids, terms []string
+	for _, ch := range checks {
+		c := ch.Consultation
+		ids = append(ids, c.ID)
+		by = append(by, fmt.Sprintf("%s (%s, %s: %s)", c.ID, c.Consulted, c.ConsultedRole, c.Status))
+		for i := len(c.Verdicts) - 1; i >= 0; i-- {
+			if v := c.Verdicts[i]; strings.TrimSpace(v.Body) != "" {
+				terms = append(terms, fmt.Sprintf("- %s, %s by %s: %s", c.ID, v.Verdict, v.By, strings.TrimSpace(v.Body)))
+				break
+			}
+		}
+		for _, e := range c.Events {
+			if e.Kind == consult.EventAddressed && strings.TrimSpace(e.Body) != "" {
+				terms = append(terms, fmt.Sprintf("- %s, concerns addressed by %s: %s", c.ID, e.By, strings.TrimSpace(e.Body)))
+			}
+		}
+	}
+	body := fmt.Sprintf("decision %s on %s is final: its mandatory consultations are satisfied by %s. You may go on.", decision, orDash(task), strings.Join(by, "; "))
+	if len(terms) > 0 {
+		body += "\nConditions and recommendations attached to them (keep to them):\n" + strings.Join(terms, "\n")
+	} else {
+		body += " No conditions or recommendations were attached."
+	}
+	n := protocol.Envelope{Headers: []protocol.Header{
+		{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: sender},
+		{Key: "type", Value: protocol.TypeStatus}, {Key: "task", Value: orDash(task)},
+		{Key: "decision", Value: decision}, {Key: "decision-status", Value: "final"}, {Key: "consults", Value: strings.Join(ids, ", ")}}, Body: body}
+	l.deliver(out, sender, DeliverNotice, "", &n, now)
 }
 
 // Acknowledge is the human accepting the concerns raised on consultation id.

@@ -36,7 +36,7 @@ func RestoreInbox(recs []store.Record) []InboxItem {
 		switch r.Kind {
 		case KindInbox:
 			pending[r.MsgID] = itemFrom(r)
-		case KindAnswered:
+		case KindAnswered, KindDropped:
 			delete(pending, r.MsgID)
 		}
 	}
@@ -73,7 +73,9 @@ func (l *Lead) Inbox() []InboxItem {
 }
 
 // Answer sends the human's answer to the agent that asked item id, as an
-// envelope from team-lead, and closes the item.
+// envelope from team-lead, and closes the item. When that agent has
+// exited and is not restarting nothing is recorded or typed: the item
+// stays pending (ErrNotRunning says so).
 func (l *Lead) Answer(id, text string, now time.Time) (Output, error) {
 	var out Output
 	it, ok := l.inbox[id]
@@ -83,20 +85,17 @@ func (l *Lead) Answer(id, text string, now time.Time) (Output, error) {
 	if strings.TrimSpace(text) == "" {
 		return out, fmt.Errorf("an answer needs text")
 	}
-	delete(l.inbox, id)
-	task := it.Task
-	if task == "" {
-		task = "-"
+	if l.members[it.From] == nil {
+		return out, fmt.Errorf("%w: %s asked %s but is not in the team; drop it (teamlead drop %s, or D on it in the console)", ErrNotRunning, it.From, id, id)
 	}
-	env := protocol.Envelope{Headers: []protocol.Header{
-		{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: it.From},
-		{Key: "type", Value: protocol.TypeAnswer}, {Key: "task", Value: task}, {Key: "reply-to", Value: id}}, Body: text}
+	if how, gone := l.gone(it.From); gone {
+		return out, notRunning(it.From, how, "not answered", id)
+	}
+	delete(l.inbox, id)
+	env := answerEnvelope(it, id, text)
 	out.record(store.Record{Time: now, Kind: KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: "human",
 		To: []string{it.From}, Type: protocol.TypeAnswer, Task: it.Task, MsgID: id, Body: text})
-	if m := l.members[it.From]; m == nil || m.state == StateExited || m.state == StateFailed || m.state == StateStopped {
-		return out, fmt.Errorf("answer recorded, but %s is not running to receive it", it.From)
-	}
-	l.deliver(&out, it.From, DeliverNotice, id, &env, now)
+	l.deliver(&out, it.From, DeliverAnswer, id, &env, now)
 	return out, nil
 }
 

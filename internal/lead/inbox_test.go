@@ -79,13 +79,3 @@ func TestGapWithoutQuestionGetsReformat(t *testing.T) {
 		t.Errorf("%+v", d)
 	}
 }
-
-func TestAnswerToExitedAgentIsRecorded(t *testing.T) {
-	l := team()
-	l.Block("qa", parse1(t, "[ROUTE]\nto: team-lead\ntype: blocker\ntask: T-1\nbody: ship it?\n[/ROUTE]"), t0)
-	l.AgentState("qa", StateExited, nil, t0)
-	out, err := l.Answer("m-1", "yes", t0)
-	if err == nil || len(out.Deliveries) != 0 || kinds(out) != KindAnswered {
-		t.Errorf("err %v, out %+v", err, out)
-	}
-}

@@ -110,6 +110,9 @@ func (o *Output) Empty() bool {
 type member struct {
 	Member
 	state string
+	// restarting is set while an exited or failed agent is about to be
+	// started again (its state event said final: false).
+	restarting bool
 }
 
 // Lead is the Team Lead state machine. It is not safe for concurrent use:
@@ -247,7 +250,8 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 
 	var delivered []string
 	for _, r := range relayed {
-		if st := l.members[r].state; st == StateExited || st == StateFailed || st == StateStopped {
+		if _, gone := l.gone(r); gone {
+			st := l.members[r].state
 			l.notice(out, sender, task, fmt.Sprintf("not delivered: %s has exited (%s) and is not restarting; message %s was not delivered to it.", r, st, id), now)
 			out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + r, Agent: r, From: sender, To: []string{r},
 				Type: env.Get("type"), Task: task, MsgID: id, Reason: r + " is " + st})
@@ -472,6 +476,9 @@ func (l *Lead) HumanSend(agent, text string, now time.Time) (Output, error) {
 	if l.members[agent] == nil {
 		return out, fmt.Errorf("%w: %q (known agents: %s)", ErrUnknownAgent, agent, strings.Join(l.order, ", "))
 	}
+	if how, gone := l.gone(agent); gone {
+		return out, notRunning(agent, how, "not sent", "")
+	}
 	l.Typing(agent, text)
 	out.record(store.Record{Time: now, Kind: KindHuman, Subject: "human.send." + agent, Agent: agent, From: "human", To: []string{agent}, Body: text})
 	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, Kind: DeliverHuman, From: "human", Text: text, Time: now})
@@ -493,8 +500,11 @@ func (l *Lead) Undeliverable(d store.Delivery, reason string, now time.Time) Out
 	var out Output
 	out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
 		Type: d.Type, Task: d.Task, MsgID: d.MsgID, Reason: reason, Fields: map[string]string{"delivery": d.Kind}})
-	if d.Kind == DeliverRelay && l.members[d.From] != nil {
+	switch {
+	case d.Kind == DeliverRelay && l.members[d.From] != nil:
 		l.notice(&out, d.From, d.Task, fmt.Sprintf("not delivered: %s to %s failed: %s.", d.MsgID, d.Agent, reason), now)
+	case d.Kind == DeliverHuman || d.Kind == DeliverAnswer:
+		l.undeliveredItem(&out, d, reason, now) // the human is told, and it stays pending
 	}
 	return out
 }
@@ -507,6 +517,7 @@ func (l *Lead) AgentState(agent, state string, fields map[string]string, now tim
 		return out
 	}
 	m.state = state
+	m.restarting = fields["final"] == "false"
 	if state == StateStarting || state == StateRestarting {
 		l.echo[agent] = &echoRing{} // a new process echoes nothing it did not receive
 	}

@@ -69,8 +69,15 @@ func (l *Lead) Ask(a questions.Ask, now time.Time) (questions.Question, Output, 
 }
 
 // AnswerQuestion records an answer by (kind/name) to question id.
+// An answer for an asker that has exited and is not restarting is not
+// taken (ErrNotRunning): the question stays pending.
 func (l *Lead) AnswerQuestion(id, by, text string, now time.Time) (Output, error) {
 	var out Output
+	if q, ok := l.qs.Get(id); ok && strings.TrimSpace(text) != "" {
+		if how, gone := l.gone(q.Asker); gone {
+			return out, notRunning(q.Asker, how, "not answered", q.ID)
+		}
+	}
 	_, eff, err := l.qs.Answer(id, by, text, now)
 	if err != nil {
 		return out, err

@@ -42,7 +42,8 @@ func TestHandoffToQAReviewContract(t *testing.T) {
 	if len(qa) != 1 || !strings.Contains(qa[0].Text, "type: handoff") || !strings.Contains(qa[0].Text, "assigned-by: team-lead") || !strings.Contains(qa[0].Text, "body: SSE endpoint done") {
 		t.Fatalf("qa not assigned: %+v", out.Deliveries)
 	}
-	if d := deliveriesTo(out, "dev"); len(d) != 1 || !strings.Contains(d[0].Text, "assigned to qa for review") {
+	// dev is told the decision code-complete is final (issue 12 item 8), then of the assignment.
+	if d := deliveriesTo(out, "dev"); len(d) != 2 || !strings.Contains(d[0].Text, "decision code-complete on T-2 is final") || !strings.Contains(d[1].Text, "assigned to qa for review") {
 		t.Fatalf("dev not told: %+v", d)
 	}
 	if ts := l.Tasks(); ts[0].State != tasks.StateInReview || ts[0].QA != "qa" {

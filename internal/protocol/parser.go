@@ -342,21 +342,22 @@ func (p *Parser) appendStripped(b []byte) {
 // checkStart drops the current line (outside a block) as soon as its start
 // shows it is no marker line.
 func (p *Parser) checkStart() {
-	if p.overlong {
-		p.dropLine() // a line over the cap cannot start a block
-		return
+	if !p.decided {
+		var c lineClass
+		c, p.scanned = classify(p.line, p.scanned)
+		switch c {
+		case reject:
+			p.dropLine()
+			return
+		case candidate:
+			p.decided = true
+		}
 	}
-	if p.decided {
-		return
+	if p.overlong && !p.decided {
+		p.dropLine() // a line over the cap that is no marker line
 	}
-	var c lineClass
-	c, p.scanned = classify(p.line, p.scanned)
-	switch c {
-	case reject:
-		p.dropLine()
-	case candidate:
-		p.decided = true
-	}
+	// An over-long marker line keeps its first lineCap bytes and its tail:
+	// it opens a block that is refused for its size (endLine).
 }
 
 func (p *Parser) dropLine() {
@@ -385,6 +386,8 @@ func (p *Parser) endLine(emit func(Event)) {
 			if o, ok := parseOpener(line); ok {
 				p.open(o, emit)
 			}
+		default:
+			p.openOverlong(line, emit)
 		}
 	}
 	p.resetLine()
@@ -397,13 +400,36 @@ func (p *Parser) open(o opener, emit func(Event)) {
 	b.lines = 1
 	rest := o.content[o.mlen:]
 	if i := indexFold(rest, b.closer()); i >= 0 {
-		b.account(o.content[:o.mlen+i+len(b.closer())])
 		b.first(rest[:i])
+		b.account(o.content[:o.mlen+i+len(b.closer())])
 		p.finish(emit)
 		return
 	}
+	b.first(rest) // before account: an oversized block keeps its headers
 	b.account(o.content)
-	b.first(rest)
+}
+
+// openOverlong handles a marker line longer than lineCap: its kept start
+// opens the block (which is past MaxBlockBytes by then), and its end
+// marker is looked for in the line's tail, so that the block is refused
+// for its size at once, naming the limit, instead of vanishing.
+func (p *Parser) openOverlong(line []byte, emit func(Event)) {
+	o, ok := parseOpener(line)
+	if !ok {
+		return
+	}
+	p.open(o, emit)
+	b := p.blk
+	if b == nil {
+		return // the end marker was within the kept start
+	}
+	tail := string(p.tail)
+	b.account(tail)
+	// The end marker may straddle the kept start and the tail.
+	seam := string(line[max(len(line)-len(b.closer())+1, 0):]) + tail
+	if indexFold(seam, b.closer()) >= 0 {
+		p.finish(emit)
+	}
 }
 
 // blockLine processes one line inside the open block.

@@ -366,7 +366,10 @@ func parseCases() []parseCase {
 		bad("route", "block larger than 64 KiB", "to", "dev"), std)
 	add("over-long line in a block", "[ROUTE]\nto: dev\nbody: "+strings.Repeat("x", 200<<10)+" [/ROUTE]\n"+lines(stdLines...),
 		bad("route", "block larger than 64 KiB", "to", "dev"), std)
-	add("over-long line cannot start a block", "[ROUTE] to: dev body: "+strings.Repeat("x", 100<<10)+" [/ROUTE]\n"+lines(stdLines...), std)
+	// Issue 12 item 6: this block used to vanish without a trace.
+	add("over-long one-line block is refused", "[ROUTE] to: dev body: "+strings.Repeat("x", 100<<10)+" [/ROUTE]\n"+lines(stdLines...),
+		bad("route", "block larger than 64 KiB", "to", "dev"), std)
+	add("over-long plain line starts no block", strings.Repeat("x", 100<<10)+" [ROUTE] to: dev body: x [/ROUTE]\n"+lines(stdLines...), std)
 	add("oversized and unterminated", "[ROUTE]\nto: dev\nbody:\n"+strings.Repeat(big, 80),
 		bad("route", "block larger than 64 KiB", "to", "dev"))
 

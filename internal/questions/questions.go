@@ -30,6 +30,9 @@ const (
 	Pending  Status = "pending"
 	Answered Status = "answered"
 	TimedOut Status = "timeout"
+	// Dropped is a question the human gave up without answering (its
+	// asker is gone, say): nothing is typed into anyone.
+	Dropped Status = "dropped"
 )
 
 // Sentinel errors.
@@ -350,6 +353,24 @@ func (m *Machine) Answer(id, by, text string, now time.Time) (Question, Effects,
 		eff.Deliveries = append(eff.Deliveries, store.Delivery{Agent: q.Asker, Kind: "answer", MsgID: q.ID, From: "team-lead",
 			Task: q.Task, Type: "answer", Text: AnswerText(q), Time: now})
 	}
+	return *q, eff, nil
+}
+
+// Drop closes pending question id without an answer, by (the human),
+// for reason. Nothing is delivered.
+func (m *Machine) Drop(id, by, reason string, now time.Time) (Question, Effects, error) {
+	var eff Effects
+	q, ok := m.pending[id]
+	if !ok {
+		return Question{}, eff, fmt.Errorf("%w: %s", ErrNotPending, id)
+	}
+	q.Status = Dropped
+	q.AnsweredBy = by
+	q.AnsweredAt = now
+	q.Deadline = time.Time{}
+	delete(m.pending, id)
+	eff.Questions = append(eff.Questions, *q)
+	eff.Records = append(eff.Records, m.record(q, "question-dropped", "question.dropped."+q.ID, now, reason))
 	return *q, eff, nil
 }
 

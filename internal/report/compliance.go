@@ -71,7 +71,9 @@ func (c *Compliance) Add(r store.Record) error {
 // classify names the Team Lead's action in r ("" when r is not one).
 func classify(r store.Record) (act string, violation bool) {
 	switch r.Kind {
-	case "delivered", "undelivered":
+	case "undelivered":
+		return "", false // nothing was typed
+	case "delivered":
 		switch r.Fields["delivery"] {
 		case "relay":
 			if r.From == "team-lead" {
@@ -80,6 +82,8 @@ func classify(r store.Record) (act string, violation bool) {
 			return ActRelay, false
 		case "ack", "notice", "primer":
 			return ActStatus, false // acknowledgements, notices, and the protocol briefing
+		case "answer":
+			return ActRelay, false // an answer to a question, from its answerer (the human, an agent or a tool), passed on
 		case "human":
 			return "", false // the human's own typing
 		}
