@@ -354,6 +354,7 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 		`{"cmd":"escalate","id":"q-0001"}`,
 		`{"cmd":"reassign","id":"q-0001","text":"human/me"}`,
 		`{"cmd":"acknowledge","id":"c-1"}`,
+		`{"cmd":"drop","id":"q-0001"}`,
 		`{"cmd":"no-such-command"}`,
 	} {
 		out := asChild(req)
@@ -381,7 +382,7 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 			t.Errorf("refusal without the process's pid: %q", c)
 		}
 	}
-	if refusals != 9 {
-		t.Errorf("%d refusals recorded, want 9: %q", refusals, con.sent)
+	if refusals != 10 {
+		t.Errorf("%d refusals recorded, want 10: %q", refusals, con.sent)
 	}
 }
