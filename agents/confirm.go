@@ -142,6 +142,9 @@ func (a *Agent) confirmRead(p *proc, final bool) {
 	c.mu.Unlock()
 	for _, s := range done {
 		s.m.done(nil)
+		if s.m.settled != nil {
+			close(s.m.settled)
+		}
 	}
 }
 
