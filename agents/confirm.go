@@ -10,27 +10,41 @@ import (
 
 // A message counts as delivered only once the program has read it from its
 // terminal. Written to the PTY master is not enough: bytes the program has
-// not read yet sit in the terminal's input buffer and vanish with the PTY
+// not read yet sit in the terminal's input buffers and vanish with the PTY
 // if the console dies, so reporting them delivered would lose messages the
 // console already acknowledged.
 //
-// The console keeps its own descriptor of the terminal's slave side and
-// asks the kernel (TIOCINQ) how many input bytes are still unread:
-// everything written minus that is what the program has consumed. The
-// kernel moves bytes from the master to the slave's buffer asynchronously
-// (a work queue), so an unread count of zero right after a write can be a
-// lie; a message is confirmed only when it has been consumed and at least
-// confirmSettle has passed since its last byte was written.
-const (
-	confirmSettle = 20 * time.Millisecond
-	confirmPoll   = 2 * time.Millisecond
-)
+// What the kernel can tell (Linux drivers/tty: pty.c, tty_buffer.c,
+// n_tty.c). Bytes written to the master land in the slave's flip buffer
+// (tty_buffer.c, up to 64 KiB) and a work item later moves them into the
+// line discipline's read buffer (n_tty, 4 KiB). TIOCINQ counts only the
+// line discipline's buffer, and in canonical mode only its complete lines
+// (inq_canon): bytes still in the flip buffer, bytes the line discipline
+// could not take because its buffer is full (a program not reading, 4 KiB
+// behind), and an unfinished line are all invisible to it. So "written
+// minus TIOCINQ" is only an upper bound of what the program read, and the
+// first version, which trusted it after 20 ms, confirmed messages the
+// program never read whenever it was more than 4 KiB behind or the machine
+// was slow to run the work item.
+//
+// n_tty_poll: when no input is available it calls tty_buffer_flush_work,
+// which waits until the flip buffer has been moved into the line
+// discipline, then looks again. So a zero-timeout poll of the console's own
+// slave descriptor that reports "not readable" means: the flip buffer is
+// empty (everything reached the line discipline, which had room, since it
+// holds no available input), and the line discipline holds no complete
+// line (canonical) or fewer than VMIN bytes (non-canonical). Only then is
+// the count exact: in non-canonical mode TIOCINQ is what is left, in
+// canonical mode the left-over is at most the unfinished line after the last
+// line end the console typed, which the console knows. A check that finds
+// input available confirms nothing: the program is behind, and the next
+// check after it has read will see it.
+const confirmPoll = 2 * time.Millisecond
 
 // sent is a message fully typed into a process, awaiting confirmation.
 type sent struct {
 	m   *message
-	end int64     // p.written after its last byte
-	at  time.Time // when its last byte was written
+	end int64 // p.written after its last byte
 }
 
 // confirmer tracks one process's typed-but-unconfirmed messages.
@@ -51,7 +65,7 @@ func (c *confirmer) add(m *message, end int64) bool {
 		c.mu.Unlock()
 		return false
 	}
-	c.pending = append(c.pending, sent{m: m, end: end, at: time.Now()})
+	c.pending = append(c.pending, sent{m: m, end: end})
 	c.mu.Unlock()
 	select {
 	case c.wake <- struct{}{}:
@@ -60,34 +74,65 @@ func (c *confirmer) add(m *message, end int64) bool {
 	return true
 }
 
-// unread is how many bytes typed into p the program has not read yet.
-func (p *proc) unread() (int64, error) {
+// consumed returns how many bytes typed into p the program has certainly
+// read; ok is false when that cannot be told exactly now (input is still
+// waiting for the program).
+func (p *proc) consumed() (n int64, ok bool, err error) {
 	rc, err := p.tty.SyscallConn()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	var n int
 	var ierr error
-	if err := rc.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), ioctlUnread) }); err != nil {
-		return 0, err
+	if err := rc.Control(func(fd uintptr) {
+		// Order matters: the last line end is loaded before the byte
+		// count, so it never lies beyond it.
+		lineEnd := p.lineEnd.Load()
+		written := p.written.Load()
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		var r int
+		for {
+			r, ierr = unix.Poll(pfd, 0)
+			if ierr != unix.EINTR {
+				break
+			}
+		}
+		if ierr != nil {
+			return
+		}
+		if r > 0 && pfd[0].Revents&unix.POLLIN != 0 {
+			return // input available: the flip buffer may hold more
+		}
+		var tio *unix.Termios
+		if tio, ierr = unix.IoctlGetTermios(int(fd), ioctlGetTermios); ierr != nil {
+			return
+		}
+		var inq int
+		if inq, ierr = unix.IoctlGetInt(int(fd), ioctlUnread); ierr != nil {
+			return
+		}
+		n = written - int64(inq)
+		if tio.Lflag&unix.ICANON != 0 {
+			n = min(n, lineEnd) // an unfinished line is not counted by TIOCINQ
+		}
+		ok = true
+	}); err != nil {
+		return 0, false, err
 	}
-	return int64(n), ierr
+	return n, ok, ierr
 }
 
 // confirmRead calls done for every pending message the program has read.
-// final skips the settle time (the process is gone; nothing more moves).
+// final: the process is gone; what it left unread is not confirmed.
 func (a *Agent) confirmRead(p *proc, final bool) {
-	unread, err := p.unread()
-	if err != nil {
+	consumed, ok, err := p.consumed()
+	if err != nil || !ok {
 		return
 	}
-	consumed := p.written.Load() - unread
-	now := time.Now()
 	c := p.confirm
 	c.mu.Lock()
 	n := 0
 	for _, s := range c.pending {
-		if s.end > consumed || (!final && now.Sub(s.at) < confirmSettle) {
+		if s.end > consumed {
 			break
 		}
 		n++
@@ -97,6 +142,9 @@ func (a *Agent) confirmRead(p *proc, final bool) {
 	c.mu.Unlock()
 	for _, s := range done {
 		s.m.done(nil)
+		if s.m.settled != nil {
+			close(s.m.settled)
+		}
 	}
 }
 

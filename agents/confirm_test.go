@@ -2,6 +2,7 @@ package agents
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestTypeConfirmedOnlyWhenRead(t *testing.T) {
 	select {
 	case err := <-d.ch:
 		t.Fatalf("confirmed (%v) while the program had not read the text", err)
-	case <-time.After(5 * confirmSettle):
+	case <-time.After(50 * confirmPoll):
 	}
 	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -67,4 +68,60 @@ idle'; fi; touch started; echo ready; while [ ! -e quit ]; do sleep 0.01; done; 
 		t.Fatal(err)
 	}
 	fileIs(t, recFile, "again\n", rec)
+}
+
+// A program more than 4 KiB behind: the line discipline's buffer is full
+// and the rest waits in the terminal's flip buffer, where TIOCINQ does not
+// count it. None of it is read, so none may be confirmed (the first
+// version took written minus TIOCINQ as read and confirmed most of them).
+func TestTypeNotConfirmedWhileBehindAFullLineDiscipline(t *testing.T) {
+	dir := t.TempDir()
+	const msgs, size = 12, 900
+	a, rec := start(t, Spec{
+		Command: []string{"sh", "-c", `echo ready; while [ ! -e go ]; do sleep 0.01; done; exec cat > got`},
+		Dir:     dir,
+	})
+	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
+	a.mu.Lock()
+	p := a.cur
+	a.mu.Unlock()
+	// Messages typed back to back, as the human's keys or a writer that
+	// does not wait would: each is tracked as it is written.
+	var ds []*doneRec
+	for i := range msgs {
+		d := newDone()
+		ds = append(ds, d)
+		if err := a.write(p, fmt.Sprintf("%02d", i)+strings.Repeat("x", size-2)+"\r"); err != nil {
+			t.Fatal(err)
+		}
+		if !p.confirm.add(&message{done: d.fn}, p.written.Load()) {
+			t.Fatal("process gone")
+		}
+	}
+	// Then the confirmer looks, over 200 ms (ten times the first version's
+	// settle time), while the program still reads nothing.
+	for range 100 {
+		a.confirmRead(p, false)
+		time.Sleep(confirmPoll)
+	}
+	for i, d := range ds {
+		select {
+		case err := <-d.ch:
+			t.Fatalf("message %d confirmed (%v) while the program had read nothing", i, err)
+		default:
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range ds {
+		if err := d.wait(t, rec); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	want := ""
+	for i := range msgs {
+		want += fmt.Sprintf("%02d", i) + strings.Repeat("x", size-2) + "\n"
+	}
+	fileIs(t, filepath.Join(dir, "got"), want, rec)
 }

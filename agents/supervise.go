@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -36,6 +37,7 @@ type proc struct {
 
 	tty     *os.File     // the console's copy of the slave side, to count unread input
 	written atomic.Int64 // bytes written to the master in all
+	lineEnd atomic.Int64 // p.written just after the last line end (\n, \r, ^D) written
 	confirm *confirmer   // typed messages awaiting the program's read
 }
 
@@ -71,8 +73,11 @@ func (p *proc) writeLocked(b []byte) (int, error) {
 	for n < len(b) {
 		end := min(n+writeChunk, len(b))
 		m, err := p.master.Write(b[n:end])
+		total := p.written.Add(int64(m))
+		if i := bytes.LastIndexAny(b[n:n+m], "\n\r\x04"); i >= 0 {
+			p.lineEnd.Store(total - int64(m) + int64(i) + 1)
+		}
 		n += m
-		p.written.Add(int64(m))
 		if err != nil {
 			return n, fmt.Errorf("%w: %w", ErrWrite, err)
 		}

@@ -2,6 +2,11 @@
 
 package agents
 
+import "golang.org/x/sys/unix"
+
 // ioctlUnread asks a terminal how many input bytes are unread: FIONREAD,
 // _IOR('f', 127, int), which x/sys/unix does not name on these systems.
 const ioctlUnread = 0x4004667f
+
+// ioctlGetTermios reads a terminal's termios.
+const ioctlGetTermios = unix.TIOCGETA

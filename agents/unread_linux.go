@@ -6,3 +6,6 @@ import "golang.org/x/sys/unix"
 
 // ioctlUnread asks a terminal how many input bytes are unread.
 const ioctlUnread = unix.TIOCINQ
+
+// ioctlGetTermios reads a terminal's termios.
+const ioctlGetTermios = unix.TCGETS

@@ -20,6 +20,8 @@ type message struct {
 	// resubmit marks a submit key pressed again by checkSubmit: tracked
 	// until read, never typed again into a next process.
 	resubmit bool
+	// settled is closed once done(nil) has returned for a read message.
+	settled chan struct{}
 }
 
 // Type enqueues text to be typed into the agent as one message and returns
@@ -31,7 +33,9 @@ type message struct {
 //
 // done (may be nil) is called on another goroutine, never the caller's,
 // once the program has read the whole message including Submit from its
-// terminal (see confirm.go), or with an error wrapping ErrGone if the agent
+// terminal (see confirm.go); the next message is typed only after done
+// returns, so a done that returns once the delivery is recorded leaves at
+// most one message per agent read but unrecorded at any moment, or with an error wrapping ErrGone if the agent
 // is stopped or done first (ErrWrite if the PTY refused a write while the
 // program still ran). While the agent restarts, messages wait for the new
 // process; a message cut short by the process exiting, or typed but not
@@ -40,7 +44,7 @@ func (a *Agent) Type(text string, done func(error)) {
 	if done == nil {
 		done = func(error) {}
 	}
-	m := &message{text: text, done: done}
+	m := &message{text: text, done: done, settled: make(chan struct{})}
 	a.mu.Lock()
 	if a.final {
 		a.mu.Unlock()
@@ -73,6 +77,11 @@ func (a *Agent) writer() {
 			// done is called once the program has read the message.
 			if p.confirm.add(m, p.written.Load()) {
 				a.checkSubmit(p, m.text, read)
+				// One message in flight: the next is typed only once this
+				// one was read and its done returned (the engine returns
+				// once the delivery is on disk). So a crash finds at most
+				// one message per agent read but not recorded delivered.
+				a.waitFor(p, m.settled)
 				break
 			}
 			// The process ended before the message could be tracked:

@@ -158,8 +158,35 @@ func TestKillConsoleMidBurst(t *testing.T) {
 		func() string {
 			return fmt.Sprintf("missing %v (acked %d, accepted %d)", missing(), len(acked), len(accepted))
 		})
-	t.Logf("acked before kill: %d, accepted: %d, sink received %d deliveries in all", len(acked), len(accepted), len(arrivals(tm.received("sink"))))
+	// At most one duplicate per recipient per crash: each agent has at most
+	// one message read but not yet recorded delivered.
+	times := map[string]int{}
+	var twice []string
+	for _, a := range arrivals(tm.received("sink")) {
+		times[a.id]++
+		if times[a.id] > 1 {
+			twice = append(twice, a.id)
+		}
+	}
+	if len(twice) > 1 {
+		t.Errorf("the sink got %d messages more than once after one crash (at most 1 allowed): %v", len(twice), twice)
+	}
 	c2.stop()
+	// Never an acknowledgement twice.
+	ackDups := 0
+	for s := 1; s <= burstSenders; s++ {
+		name := fmt.Sprintf("s%d", s)
+		n := map[string]int{}
+		for _, m := range ackRE.FindAllStringSubmatch(tm.received(name), -1) {
+			n[m[1]]++
+			if n[m[1]] == 2 {
+				ackDups++
+				t.Errorf("%s got the acknowledgement of %s twice", name, m[1])
+			}
+		}
+	}
+	t.Logf("acked before kill: %d, accepted: %d, sink received %d deliveries in all, %d twice; acknowledgements twice: %d",
+		len(acked), len(accepted), len(arrivals(tm.received("sink"))), len(twice), ackDups)
 }
 
 // burstDiag says how far each sender got, for a failure message.
@@ -181,4 +208,45 @@ func burstDiag(tm *team, c *console) string {
 		out = out[len(out)-3000:]
 	}
 	return b.String() + "console tail:\n" + out
+}
+
+// TestBurstIntoEchoingSink: five agents burst 1,000 envelopes into one agent
+// whose terminal is cooked and echoes everything typed. The echo of every
+// relayed envelope comes back as the sink's output; none of it may be
+// taken as the sink's own message (the console refused thousands as
+// spoofed, and refused the echo of each refusal notice in turn).
+func TestBurstIntoEchoingSink(t *testing.T) {
+	agents := senders(func(name string) string {
+		return fmt.Sprintf("burst %d route to=sink type=status task=T-%s body=\"%s #{i}\"\nidle\n", burstEach, name, name)
+	})
+	// cooked: the terminal echoes. Once told "go" (after the burst) the sink
+	// writes one message of its own: it comes after all the echo in its
+	// output, so when it reaches s1 the console has read all that echo.
+	agents = append(agents, agentDef{name: "sink", script: "expect ^go$\nroute to=s1 type=status task=T-done body=\"sink done\"\nidle\n"})
+	tm := newTeam(t, agents...)
+	c := tm.start()
+
+	total := burstSenders * burstEach
+	waitFor(t, 120*time.Second, fmt.Sprintf("%d deliveries to sink", total), func() bool {
+		return strings.Count(tm.received("sink"), "[/ROUTE]\n") >= total
+	}, func() string { return burstDiag(tm, c) })
+	// Every sender's acknowledgements, so that the sink's echo has all been
+	// read by the console before the audit is looked at.
+	for s := 1; s <= burstSenders; s++ {
+		name := fmt.Sprintf("s%d", s)
+		waitFor(t, 60*time.Second, name+"'s acks", func() bool {
+			return strings.Count(tm.received(name), "relayed m-") >= burstEach
+		})
+	}
+	tm.mustCLI("send", "sink", "go")
+	tm.waitReceived("s1", "sink done")
+	for _, kind := range []string{"refusal", "reformat"} {
+		if recs := auditJSON(t, tm, "--kind", kind); len(recs) != 0 {
+			t.Errorf("%d %s records after a burst into an echoing agent, want 0; first: %v", len(recs), kind, recs[0])
+		}
+	}
+	if n := strings.Count(tm.received("sink"), "from: team-lead\nto: sink\ntype: blocker"); n != 0 {
+		t.Errorf("the sink was sent %d notices", n)
+	}
+	c.stop()
 }

@@ -228,7 +228,20 @@ func (e *Engine) Start(ctx context.Context) error {
 			go s.scanLoop()
 		}
 	}
+	// Each agent types one message at a time and the next only once the
+	// last is recorded delivered, so of an agent's pending deliveries only
+	// its first may have been read before the last run ended. That one is
+	// typed again (at most one duplicate per agent per crash), unless it is
+	// a relay acknowledgement: an acknowledgement is never sent twice, so
+	// one that may have been read is recorded as not repeated instead.
+	first := map[string]bool{}
 	for _, d := range pending {
+		head := !first[d.Agent]
+		first[d.Agent] = true
+		if head && d.Kind == lead.DeliverAck {
+			go e.send(input{kind: inUndeliverable, delivery: d, reason: "not repeated: it may have been read before the console stopped, and an acknowledgement is never sent twice"})
+			continue
+		}
 		e.lead.Typing(d.Agent, d.Text)
 		e.dispatch(d)
 	}
@@ -390,6 +403,10 @@ func (e *Engine) step(batch []input) error {
 		case inDelivered:
 			out = e.lead.Delivered(in.delivery, now)
 			b.Dequeue = append(b.Dequeue, in.delivery.ID)
+			if in.reply != nil {
+				replies = append(replies, in.reply)
+				replyErrs = append(replyErrs, nil)
+			}
 		case inUndeliverable:
 			if e.stopping {
 				continue // the agent was stopped with us: redeliver on the next start
@@ -607,7 +624,16 @@ func (e *Engine) dispatch(d store.Delivery) {
 			e.send(input{kind: inUndeliverable, delivery: d, reason: err.Error()})
 			return
 		}
-		e.send(input{kind: inDelivered, delivery: d})
+		// Return only once the delivery is on disk: the agent types its
+		// next message after this returns (one read-but-unrecorded message
+		// per agent at most, so a crash repeats at most one).
+		reply := make(chan error, 1)
+		if e.send(input{kind: inDelivered, delivery: d, reply: reply}) {
+			select {
+			case <-reply:
+			case <-e.done:
+			}
+		}
 	})
 }
 

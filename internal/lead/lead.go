@@ -188,6 +188,14 @@ func (l *Lead) Block(agent string, ev protocol.Event, now time.Time) Output {
 		if ev.Block == "route" && l.echo[agent].consume(protocol.Fingerprint(&ev.Envelope)) {
 			return out
 		}
+		if consoleWords(&ev.Envelope) {
+			// The console's own words read back (an echo its memory did not
+			// match, or the agent quoting a notice): recorded, never answered,
+			// so no notice can cause a notice.
+			out.record(store.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + agent, Agent: agent, From: agent,
+				Task: ev.Envelope.Get("task"), Reason: ev.Reason + " (text signed by the console: not answered)", Body: ev.Raw})
+			return out
+		}
 		l.reformat(&out, agent, ev.Block, ev.Envelope.Get("task"), ev.Reason, ev.Raw, now)
 	case protocol.KindGap:
 		if l.echo[agent].consume(protocol.GapFingerprint(&ev.Gap)) {
@@ -203,6 +211,11 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	env.Body = ev.Envelope.Body
 	task := strings.TrimSpace(env.Get("task"))
 	if problems := protocol.Problems(&env, ev.HasBody); len(problems) > 0 {
+		if consoleWords(&env) {
+			out.record(store.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+				Task: task, Reason: strings.Join(problems, "; ") + " (text signed by the console: not answered)", Body: ev.Raw})
+			return
+		}
 		l.reformat(out, sender, "route", task, strings.Join(problems, "; "), ev.Raw, now)
 		return
 	}
@@ -210,7 +223,9 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 		reason := fmt.Sprintf("spoofed sender: the block says from: %s but came from %s", from, sender)
 		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, Body: env.Body, Reason: reason, Fields: extraFields(&env)})
-		l.notice(out, sender, task, "refused: "+reason+". The console stamps your name on every message; leave from: out or write from: "+sender+".", now)
+		if !consoleWords(&env) {
+			l.notice(out, sender, task, "refused: "+reason+". The console stamps your name on every message; leave from: out or write from: "+sender+".", now)
+		}
 		return
 	}
 	env.Set("from", sender)
@@ -395,6 +410,15 @@ func (l *Lead) reformat(out *Output, sender, block, task, reason, raw string, no
 		". Resend it as [ROUTE], then to:, type:, task: and body: lines (body last), then [/ROUTE].", now)
 }
 
+// consoleWords reports whether env is signed by the console (from:
+// team-lead): an agent's output carrying it is the console's own text read
+// back (echo, or the agent quoting it), and refusing it with a notice would
+// be answered by that notice's echo in turn. Such blocks are recorded as
+// refused but never answered.
+func consoleWords(env *protocol.Envelope) bool {
+	return strings.EqualFold(strings.TrimSpace(env.Get("from")), protocol.TeamLead)
+}
+
 // notice sends a type: blocker from team-lead to agent.
 func (l *Lead) notice(out *Output, agent, task, body string, now time.Time) {
 	n := notice(agent, task, body)
@@ -518,9 +542,8 @@ func (l *Lead) AgentState(agent, state string, fields map[string]string, now tim
 	}
 	m.state = state
 	m.restarting = fields["final"] == "false"
-	if state == StateStarting || state == StateRestarting {
-		l.echo[agent] = &echoRing{} // a new process echoes nothing it did not receive
-	}
+	// The echo memory is kept across a restart: envelopes queued but not
+	// yet typed are typed into the new process, which echoes them.
 	out.record(store.Record{Time: now, Kind: KindAgent, Subject: "agent." + agent + ".state", Agent: agent, Reason: state, Fields: fields})
 	return out
 }

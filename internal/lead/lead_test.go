@@ -1,6 +1,7 @@
 package lead
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -350,5 +351,55 @@ func TestTypedGapIsEcho(t *testing.T) {
 	}
 	if out := l.Block("dev", ev[0], t0); len(out.Records) == 0 {
 		t.Fatal("the agent's own gap was ignored")
+	}
+}
+
+// A burst queues far more envelopes for one agent than were typed yet; each
+// echo comes back only when its envelope is typed, long after it was
+// queued. None of them may be read back as the agent's own message (the
+// first echo memory held 256 and refused the rest as spoofed).
+func TestEchoOfLongQueueIsNotReadBack(t *testing.T) {
+	l := team()
+	var typed []string
+	for i := 0; i < 2000; i++ {
+		out := l.Block("dev", parse1(t, fmt.Sprintf("[ROUTE]\nto: architect\ntype: status\ntask: T-1\nbody: burst %d\n[/ROUTE]", i)), t0)
+		d := deliveriesTo(out, "architect")
+		if len(d) != 1 {
+			t.Fatalf("relay %d: %+v", i, out)
+		}
+		typed = append(typed, d[0].Text)
+	}
+	// Now the architect's terminal echoes every one, in order, as typed.
+	for i, text := range typed {
+		if again := l.Block("architect", parse1(t, strings.ReplaceAll(text, "\n", "\r\n")), t0); !again.Empty() {
+			t.Fatalf("echo of relay %d read back: %s %+v", i, kinds(again), again.Deliveries)
+		}
+	}
+}
+
+// A notice the console typed, read back in a form the echo memory does not
+// match (an agent quoting it, or echo mangled), is recorded but never
+// answered: no notice can cause a notice.
+func TestConsoleWordsAreNeverAnswered(t *testing.T) {
+	l := team()
+	out := l.Block("dev", parse1(t, "[ROUTE]\nto: architect\ntype: status\ntask: T-1\n[/ROUTE]"), t0) // no body: reformat notice
+	n := deliveriesTo(out, "dev")
+	if len(n) != 1 || !strings.Contains(n[0].Text, "reformat") {
+		t.Fatalf("no reformat notice: %+v", out)
+	}
+	quoted := strings.Replace(n[0].Text, "reformat", "Reformat", 1) // not the typed text
+	for i := 0; i < 3; i++ {
+		again := l.Block("dev", parse1(t, quoted), t0)
+		if len(again.Deliveries) != 0 {
+			t.Fatalf("the console's notice was answered: %+v", again.Deliveries)
+		}
+		if kinds(again) != KindRefusal {
+			t.Fatalf("not recorded as refused: %s", kinds(again))
+		}
+	}
+	// A malformed block signed by the console is not answered either.
+	bad := l.Block("dev", parse1(t, "[ROUTE]\nfrom: team-lead\nto: dev\ntype: blocker\n[/ROUTE]"), t0)
+	if len(bad.Deliveries) != 0 {
+		t.Fatalf("malformed console words answered: %+v", bad.Deliveries)
 	}
 }
