@@ -384,11 +384,15 @@ func (e *Engine) step(batch []input) error {
 		var out lead.Output
 		switch in.kind {
 		case inBlock:
-			if held, first := e.hold(in, now); held {
-				if first {
-					out = e.lead.Flood(in.agent, e.opts.Team.Lead.RelayRate, max(e.opts.Team.Lead.RelayBurst, 1), now)
+			// The echo of what the console typed is not the agent's own
+			// message and costs it no token.
+			if !e.lead.IsEcho(in.agent, in.block) {
+				if held, first := e.hold(in, now); held {
+					if first {
+						out = e.lead.Flood(in.agent, e.opts.Team.Lead.RelayRate, max(e.opts.Team.Lead.RelayBurst, 1), now)
+					}
+					break
 				}
-				break
 			}
 			out = e.lead.Block(in.agent, in.block, now)
 		case inReleased:

@@ -1,5 +1,7 @@
 package lead
 
+import "github.com/teamlead/teamlead/internal/protocol"
+
 // echoCapacity bounds how many typed envelopes per agent are remembered as
 // possible echo. The bound is not a time: every envelope queued for an agent
 // is remembered until its echo is read back, however long the queue before
@@ -77,4 +79,22 @@ func (r *echoRing) consume(fp uint64) bool {
 	}
 	r.dec(fp)
 	return true
+}
+
+// has reports whether fp was typed into the agent and not yet echoed.
+func (r *echoRing) has(fp uint64) bool { return r != nil && r.count[fp] > 0 }
+
+// IsEcho reports whether ev, read from agent's output, is the echo of
+// something the console typed into it (it is not consumed): flood control
+// charges only the agent's own messages, never the echo of a burst relayed
+// into it.
+func (l *Lead) IsEcho(agent string, ev protocol.Event) bool {
+	r := l.echo[agent]
+	switch {
+	case ev.Kind == protocol.KindEnvelope, ev.Kind == protocol.KindMalformed && ev.Block == "route":
+		return r.has(protocol.Fingerprint(&ev.Envelope))
+	case ev.Kind == protocol.KindGap:
+		return r.has(protocol.GapFingerprint(&ev.Gap))
+	}
+	return false
 }
