@@ -239,7 +239,9 @@ func TestBurstIntoEchoingSink(t *testing.T) {
 		})
 	}
 	tm.mustCLI("send", "sink", "go")
-	waitFor(t, 20*time.Second, "s1 to receive sink done", func() bool { return strings.Contains(tm.received("s1"), "sink done") }, func() string { return burstDiag(tm, c) + "\n" + tm.received("sink")[max(0, len(tm.received("sink"))-600):] })
+	waitFor(t, 20*time.Second, "s1 to receive sink done", func() bool { return strings.Contains(tm.received("s1"), "sink done") }, func() string {
+		return burstDiag(tm, c) + "\n" + tm.received("sink")[max(0, len(tm.received("sink"))-600):]
+	})
 	for _, kind := range []string{"refusal", "reformat"} {
 		if recs := auditJSON(t, tm, "--kind", kind); len(recs) != 0 {
 			t.Errorf("%d %s records after a burst into an echoing agent, want 0; first: %v", len(recs), kind, recs[0])
