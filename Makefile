@@ -29,7 +29,7 @@ run: build ## open the console on the bundled demo team (q quits)
 demo: build ## run the demo team headless, printing events (Ctrl-C stops)
 	$(BIN)/teamlead run --headless --config $(CONFIG) --state $(STATE)
 
-test: lint unit fuzz-ci ## everything CI runs: vet, gofmt, all tests with -race (end-to-end included), a short fuzz
+test: lint unit fuzz-ci soak-short ## everything CI runs: vet, gofmt, all tests with -race (end-to-end included), a short fuzz, the 2-minute soak
 
 unit: ## all Go tests with the race detector
 	$(GO) test -race -count=1 -timeout 20m ./...
