@@ -139,6 +139,10 @@ type Spec struct {
 	// Isolation says whether the agent's processes run in a user namespace
 	// of their own; "" means IsolationAuto.
 	Isolation Isolation
+	// OnRetype, when set, is called before a message a process took but
+	// may not have read is typed again into the next process (it exited
+	// first), with the message's text: its echo comes back once more.
+	OnRetype func(text string)
 	// OnResubmit, when set, hears about a message whose submit key was
 	// pressed again: how many times, and whether the text was then taken.
 	OnResubmit func(text string, presses int, taken bool)

@@ -190,6 +190,13 @@ func (a *Agent) endConfirm(p *proc) {
 	if len(left) == 0 {
 		return
 	}
+	if a.spec.OnRetype != nil {
+		for _, s := range left {
+			if !s.m.resubmit {
+				a.spec.OnRetype(s.m.text)
+			}
+		}
+	}
 	a.mu.Lock()
 	requeue := make([]*message, 0, len(left)+len(a.queue))
 	for _, s := range left {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -56,7 +57,9 @@ func TestTypeUnreadAtExitRetypedAfterRestart(t *testing.T) {
 	// The first run exits without reading its input; the second reads it.
 	script := `if [ -e started ]; then exec ` + mockPath + ` --record ` + recFile + ` -e 'say second run
 idle'; fi; touch started; echo ready; while [ ! -e quit ]; do sleep 0.01; done; exit 1`
-	a, rec := start(t, Spec{Command: []string{"sh", "-c", script}, Dir: dir, Restart: RestartOnFailure, Backoff: 100 * time.Millisecond})
+	var retyped atomic.Value // what OnRetype was told, before the second run got it
+	a, rec := start(t, Spec{Command: []string{"sh", "-c", script}, Dir: dir, Restart: RestartOnFailure, Backoff: 100 * time.Millisecond,
+		OnRetype: func(text string) { retyped.Store(text) }})
 	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
 	d := newDone()
 	a.Type("again", d.fn)
@@ -68,6 +71,11 @@ idle'; fi; touch started; echo ready; while [ ! -e quit ]; do sleep 0.01; done; 
 		t.Fatal(err)
 	}
 	fileIs(t, recFile, "again\n", rec)
+	// The console was told before the retype, so the second echo is
+	// known as echo too.
+	if got, _ := retyped.Load().(string); got != "again" {
+		t.Errorf("OnRetype heard %q", got)
+	}
 }
 
 // A program more than 4 KiB behind: the line discipline's buffer is full

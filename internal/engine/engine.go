@@ -290,6 +290,12 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			SubmitRetries: p.SubmitRetries},
 		Isolation:   agents.Isolation(a.Isolation),
 		SubmitCheck: s.submitPending,
+		OnRetype: func(text string) {
+			// Typed again into the next process, it is echoed again: the
+			// echo of the first process may already have used its
+			// fingerprint up.
+			_ = e.do(func(time.Time) (lead.Output, error) { e.lead.Typing(a.Name, text); return lead.Output{}, nil })
+		},
 		OnResubmit: func(text string, presses int, taken bool) {
 			e.resubmitted(a.Name, text, presses, taken)
 		},
