@@ -3,7 +3,6 @@
 package agents
 
 import (
-	"bytes"
 	"os"
 	"os/signal"
 	"strconv"
@@ -95,39 +94,17 @@ func orphans() []orphan {
 	if sid, err := unix.Getsid(0); err == nil {
 		own = sid
 	}
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
 	reaper.mu.Lock()
 	defer reaper.mu.Unlock()
 	var out []orphan
-	for _, n := range names {
-		if n[0] < '0' || n[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + n + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) < 4 {
-			continue
-		}
+	eachProc(func(pid int, f [][]byte) {
 		ppid, _ := strconv.Atoi(string(f[1]))
 		sid, _ := strconv.Atoi(string(f[3]))
-		pid, _ := strconv.Atoi(n)
 		if ppid != self || sid == own || reaper.roots[pid] {
-			continue
+			return
 		}
 		out = append(out, orphan{pid: pid, sid: sid, zombie: f[0][0] == 'Z'})
-	}
+	})
 	return out
 }
 

@@ -15,20 +15,19 @@ type member struct {
 	zombie bool
 }
 
-// sessionMembers lists the processes whose session id is sid, from /proc.
-// Processes that moved to another process group of the session (job
-// control in a shell the agent runs) are included; those that left with
-// setsid are not reachable and not listed. ok is false when /proc cannot
-// be read.
-func sessionMembers(sid int) (ms []member, ok bool) {
+// eachProc calls fn with the pid and the fields after the command of every
+// process's /proc/<pid>/stat (state ppid pgrp session …; the command may
+// hold spaces and parentheses, so fields are counted from the last ')').
+// ok is false when /proc cannot be read.
+func eachProc(fn func(pid int, f [][]byte)) (ok bool) {
 	d, err := os.Open("/proc")
 	if err != nil {
-		return nil, false
+		return false
 	}
-	defer d.Close()
 	names, err := d.Readdirnames(-1)
+	d.Close()
 	if err != nil {
-		return nil, false
+		return false
 	}
 	for _, n := range names {
 		if n[0] < '0' || n[0] > '9' {
@@ -42,24 +41,30 @@ func sessionMembers(sid int) (ms []member, ok bool) {
 		if err != nil {
 			continue // gone meanwhile
 		}
-		// pid (comm) state ppid pgrp session ...; comm may hold spaces
-		// and parentheses, so parse from the last ')'.
 		i := bytes.LastIndexByte(b, ')')
 		if i < 0 {
 			continue
 		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) < 4 {
-			continue
+		if f := bytes.Fields(b[i+1:]); len(f) >= 4 {
+			fn(pid, f)
 		}
-		s, err := strconv.Atoi(string(f[3]))
-		if err != nil || s != sid {
-			continue
-		}
-		st := f[0]
-		ms = append(ms, member{pid: pid, zombie: len(st) == 1 && (st[0] == 'Z' || st[0] == 'X')})
 	}
-	return ms, true
+	return true
+}
+
+// sessionMembers lists the processes whose session id is sid, from /proc.
+// Processes that moved to another process group of the session (job
+// control in a shell the agent runs) are included; those that left with
+// setsid are not reachable and not listed. ok is false when /proc cannot
+// be read.
+func sessionMembers(sid int) (ms []member, ok bool) {
+	ok = eachProc(func(pid int, f [][]byte) {
+		if s, err := strconv.Atoi(string(f[3])); err == nil && s == sid {
+			st := f[0]
+			ms = append(ms, member{pid: pid, zombie: len(st) == 1 && (st[0] == 'Z' || st[0] == 'X')})
+		}
+	})
+	return ms, ok
 }
 
 // signalSession sends sig to the process group sid and to every other
