@@ -186,8 +186,10 @@ func (b *bashCheck) asEdit(d Decision, written []string) Decision {
 }
 
 // pathsInside reports whether every path a part names is inside the
-// workdir, for rules with paths: workdir. An expansion, or a relative word
-// when a cd may have left the workdir, counts as outside.
+// workdir, for rules with paths: workdir. Every word is looked up, a bare
+// name too (cat plink, where plink links to /etc/passwd). An expansion,
+// or a relative word when a cd may have left the workdir, counts as
+// outside.
 func (b *bashCheck) pathsInside(pt part) bool {
 	if pt.view.extraArgs || pt.view.chdir || pt.view.opaque {
 		return false
@@ -203,7 +205,17 @@ func (b *bashCheck) pathsInside(pt part) bool {
 		}
 	}
 	words = append(append(words, pt.view.reads...), pt.view.writes...)
+	message, takesMessage := false, false
+	if pt.view.name == "git" {
+		switch parseGit(pt.view.args).sub {
+		case "commit", "tag", "merge", "stash", "notes":
+			takesMessage = true
+		}
+	}
 	for _, w := range words {
+		if takesMessage && textValue(w.Value, &message) {
+			continue // a commit or tag message is text, not a path: git commit -m "$(cat <<EOF ...)"
+		}
 		if w.Dynamic {
 			return false
 		}
@@ -217,11 +229,8 @@ func (b *bashCheck) pathsInside(pt part) bool {
 			v = val
 		}
 		pathish := strings.ContainsRune(v, '/') || w.Tilde || v == "." || strings.HasPrefix(v, "..")
-		if !pathish {
-			if !relOK {
-				return false
-			}
-			continue
+		if !pathish && !relOK {
+			return false
 		}
 		abs, ok := pt.cwds.resolve(w)
 		if !ok {
@@ -234,4 +243,21 @@ func (b *bashCheck) pathsInside(pt part) bool {
 		}
 	}
 	return true
+}
+
+// textValue reports a word that is git's -m/--message option or its value;
+// next carries "the value comes in the next word" between calls.
+func textValue(v string, next *bool) bool {
+	if *next {
+		*next = false
+		return true
+	}
+	switch {
+	case v == "-m" || v == "--message":
+		*next = true
+		return true
+	case strings.HasPrefix(v, "--message=") || strings.HasPrefix(v, "-m") && len(v) > 2 && v[2] != '-':
+		return true
+	}
+	return false
 }

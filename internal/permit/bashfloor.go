@@ -5,7 +5,7 @@ import "strings"
 // handled are the commands the floor judges by name; for any other
 // command it looks for a dangerous command among the arguments.
 var handled = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "shred": true, "srm": true,
-	"cp": true, "mv": true, "install": true, "ln": true, "rsync": true, "ditto": true, "tee": true,
+	"cp": true, "mv": true, "install": true, "ln": true, "link": true, "rsync": true, "ditto": true, "tee": true,
 	"truncate": true, "dd": true, "chmod": true, "chown": true, "chgrp": true, "chattr": true,
 	"setfacl": true, "chcon": true, "find": true, "kill": true, "eval": true, "source": true, ".": true,
 	"ssh": true, "su": true, "watch": true}
@@ -33,7 +33,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	switch v.name {
 	case "rm", "rmdir", "unlink", "shred", "srm":
 		hs = append(hs, deleteHits(v, cwds, env)...)
-	case "cp", "mv", "install", "ln", "rsync", "ditto":
+	case "cp", "mv", "install", "ln", "link", "rsync", "ditto":
 		hs = append(hs, copyHits(v, cwds, env)...)
 	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd", "mkdir", "sponge":
 		hs = append(hs, fileWriteHits(v, cwds, env)...)
@@ -51,6 +51,8 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, hit{id: FloorPower, detail: v.name})
 	case isKillAll(v):
 		hs = append(hs, hit{id: FloorKillAll, detail: v.name + " -1"})
+	case setsClock(v):
+		hs = append(hs, hit{id: FloorWriteSystem, detail: v.name + " " + joinValues(v.args) + " sets the machine's clock"})
 	}
 	hs = append(hs, redirectHits(pt.cmd, cwds, env)...)
 	if v.sedExec {
@@ -75,6 +77,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, gitRepoHits(v, cwds, env)...)
 		hs = append(hs, gitPathHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitSecretHits(parseGit(v.args), cwds, env)...)
 	}
 	if v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest") {
 		hs = append(hs, basetempHits(v, cwds, env)...)

@@ -79,7 +79,7 @@ func (p *Policy) checkPath(a Action, agent string, env Env) Decision {
 		if known {
 			hits = append(hits, env.protectedHit(s.abs, a.Tool)...)
 		}
-	} else if known && isCredential(s.abs) || isCredential(arg) {
+	} else if known && env.secretFile(s.abs) || isCredential(arg) {
 		hits = append(hits, hit{id: FloorCredentialRead, detail: a.Tool + " of " + shown})
 	} else if a.Tool == "Grep" && known {
 		if f, ok := treeCredentials(env, s.abs, true); ok {

@@ -103,32 +103,108 @@ func pathWord(s string) Word {
 	return Word{Raw: s, Value: s, Tilde: strings.HasPrefix(s, "~"), Dynamic: strings.ContainsAny(s, "$`")}
 }
 
-// outputOpts are options whose value is a file or directory the program writes.
+// outputOpts are options whose value is a file or directory the program
+// writes: downloads, builds, reports, profiles, caches. A tool writing
+// its report into .git/hooks/pre-commit is a hook.
 var outputOpts = map[string][]string{
 	"curl": {"-o", "--output"}, "wget": {"-O", "--output-document", "-P", "--directory-prefix"},
-	"sort": {"-o", "--output"}, "go": {"-o"}, "gcc": {"-o"}, "g++": {"-o"}, "cc": {"-o"}, "clang": {"-o"},
+	"sort": {"-o", "--output"}, "gcc": {"-o"}, "g++": {"-o"}, "cc": {"-o"}, "clang": {"-o"},
 	"tar": {"-C", "--directory"}, "unzip": {"-d"}, "git": {"--output"},
+	"go": {"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
+		"-outputdir", "-test.coverprofile", "-test.cpuprofile", "-test.memprofile", "-test.blockprofile",
+		"-test.mutexprofile", "-test.trace", "-test.outputdir"},
+	"gofmt": {"-cpuprofile"}, "staticcheck": {"-debug.cpu-profile", "-debug.mem-profile", "-debug.trace"},
+	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},
+	"cargo":         {"--target-dir", "--artifact-dir", "--out-dir", "--logfile", "--lockfile-path"},
+	"pytest": {"--junitxml", "--junit-xml", "--log-file", "--resultlog", "--result-log", "--html",
+		"--debug", "--basetemp"},
+	"mypy": {"--junit-xml", "--cache-dir", "--html-report", "--txt-report", "--xml-report", "--linecount-report",
+		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",
+		"--memory-xml-report", "--xslt-html-report", "--xslt-txt-report"},
+	"ruff": {"-o", "--output-file", "--cache-dir"}, "flake8": {"--output-file", "--tee"},
+	"eslint": {"-o", "--output-file", "--cache-location"}, "jest": {"--outputFile", "--coverageDirectory", "--cacheDirectory"},
+	"vitest": {"--outputFile"},
+	"tsc": {"--outFile", "--outDir", "--out", "--declarationDir", "--tsBuildInfoFile", "--generateCpuProfile",
+		"--generateTrace"},
+	"tree": {"-o"}, "find": {"-fprint", "-fprint0", "-fprintf", "-fls"},
 }
 
-// optionFiles returns the values of opts in args (--opt=F, --opt F, -X F, -XF).
-func optionFiles(args []Word, opts []string) []Word {
-	var out []Word
-	for i := 0; i < len(args); i++ {
-		v := args[i].Value
-		for _, o := range opts {
-			switch {
-			case v == o && i+1 < len(args):
-				out = append(out, args[i+1])
-				i++
-			case strings.HasPrefix(o, "--") && strings.HasPrefix(v, o+"="):
-				out = append(out, pathWord(strings.TrimPrefix(v, o+"=")))
-			case !strings.HasPrefix(o, "--") && strings.HasPrefix(v, o) && len(v) > len(o):
-				out = append(out, pathWord(strings.TrimPrefix(v, o)))
-			default:
+// outputFiles returns the files a command writes through its options
+// (and uniq's second operand); name is the command a wrapper runs.
+func outputFiles(name string, args []Word) []Word {
+	switch {
+	case name == "python" && isPyModule(args, "pytest"):
+		name = "pytest"
+	case name == "python" && isPyModule(args, "mypy"):
+		name = "mypy"
+	case name == "py.test":
+		name = "pytest"
+	case name == "npx" || name == "pnpx" || name == "bunx":
+		for i, a := range args {
+			if !strings.HasPrefix(a.Value, "-") {
+				name, args = cmdName(a), args[i+1:]
+				break
+			}
+		}
+	}
+	out := optionFiles(args, outputOpts[name])
+	switch name {
+	case "golangci-lint": // --output.text.path=FILE and its siblings
+		for i, a := range args {
+			k, val, eq := strings.Cut(a.Value, "=")
+			if !strings.HasPrefix(k, "--output.") || !strings.HasSuffix(k, ".path") {
 				continue
 			}
-			break
+			if eq {
+				out = append(out, pathWord(val))
+			} else if i+1 < len(args) {
+				out = append(out, args[i+1])
+			}
+		}
+	case "pytest": // --cov-report=html:DIR
+		for _, w := range optionFiles(args, []string{"--cov-report"}) {
+			if _, p, ok := strings.Cut(w.Value, ":"); ok && p != "" {
+				out = append(out, pathWord(p))
+			}
+		}
+	case "uniq": // uniq [IN [OUT]]
+		if ops, _ := operands(args); len(ops) > 1 {
+			out = append(out, ops[1])
 		}
 	}
 	return out
+}
+
+// optionFiles returns the values of opts in args (--opt=F, --opt F,
+// -opt=F, -X F, -XF). A whole option is matched before a glued one, so
+// go's -outputdir is not -o with "utputdir".
+func optionFiles(args []Word, opts []string) []Word {
+	var out []Word
+	for i := 0; i < len(args); i++ {
+		if w, skip, ok := optionValue(args, i, opts); ok {
+			out = append(out, w)
+			i += skip
+		}
+	}
+	return out
+}
+
+// optionValue returns the value args[i] gives one of opts, and how many
+// more words it took.
+func optionValue(args []Word, i int, opts []string) (Word, int, bool) {
+	v := args[i].Value
+	for _, o := range opts {
+		switch {
+		case v == o && i+1 < len(args):
+			return args[i+1], 1, true
+		case len(o) > 2 && strings.HasPrefix(v, o+"="):
+			return pathWord(strings.TrimPrefix(v, o+"=")), 0, true
+		}
+	}
+	for _, o := range opts {
+		if len(o) == 2 && o[0] == '-' && o[1] != '-' && strings.HasPrefix(v, o) && len(v) > 2 && v[1] != '-' {
+			return pathWord(strings.TrimLeft(v[2:], "=")), 0, true
+		}
+	}
+	return Word{}, 0, false
 }

@@ -1,6 +1,8 @@
 package permit
 
 import (
+	"io/fs"
+	"path"
 	"strings"
 )
 
@@ -178,6 +180,14 @@ func execHits(c Command, v view) []hit {
 				}
 			}
 		}
+		if sub == "list" || sub == "mod" && len(args) > 1 && args[1] == "download" {
+			for _, a := range args[1:] {
+				if !strings.HasPrefix(a, "-") && strings.Contains(a, "@") {
+					hs = append(hs, hit{id: FloorURLData, detail: "go " + sub + " " + a + " asks the module proxy for a path the command names, which can carry data"})
+					break
+				}
+			}
+		}
 		if sub == "run" || sub == "install" || sub == "get" || sub == "tool" {
 			for _, a := range args[1:] {
 				if !strings.HasPrefix(a, "-") && strings.Contains(a, "@") {
@@ -216,6 +226,12 @@ func execHits(c Command, v view) []hit {
 			}
 			if !strings.HasPrefix(val, "no:") {
 				add("pytest -p " + val + " loads a plugin")
+			}
+		}
+	case v.name == "mypy" || isPyModule(v.args, "mypy"):
+		for i := range args {
+			if o, ok := optIn(args, i, []string{"--python-executable", "--install-types"}); ok {
+				add("mypy " + o + " runs another program or installs packages")
 			}
 		}
 	case v.name == "git":
@@ -423,7 +439,7 @@ func shellStateHits(v view) []hit {
 // (git -C, --git-dir, --work-tree, or a cd) reads that repository's
 // configuration, whose hooks, fsmonitor and pager run.
 func gitRepoHits(v view, cwds cwdSet, env Env) []hit {
-	var dirs []Word
+	var dirs, gitDirs []Word
 	args := v.args
 	for i := 0; i < len(args); i++ {
 		a := args[i].Value
@@ -433,21 +449,27 @@ func gitRepoHits(v view, cwds cwdSet, env Env) []hit {
 		name, val, eq := strings.Cut(a, "=")
 		switch name {
 		case "-C", "--git-dir", "--work-tree":
-			if eq {
-				dirs = append(dirs, pathWord(val))
-			} else if i+1 < len(args) {
+			w := pathWord(val)
+			if !eq && i+1 < len(args) {
 				i++
-				dirs = append(dirs, args[i])
+				w = args[i]
+			} else if !eq {
+				continue
+			}
+			dirs = append(dirs, w)
+			if name == "--git-dir" {
+				gitDirs = append(gitDirs, w)
 			}
 		case "-c":
 			i++
 		}
 	}
+	var starts []string
 	if len(dirs) == 0 {
-		if cwds.allInside() {
-			return nil
+		if !cwds.allInside() {
+			return []hit{{id: FloorCodeExec, detail: "git runs in a folder outside the working directory, whose repository configuration can run programs"}}
 		}
-		return []hit{{id: FloorCodeExec, detail: "git runs in a folder outside the working directory, whose repository configuration can run programs"}}
+		starts = cwds.dirs
 	}
 	for _, d := range dirs {
 		abs, ok := cwds.resolve(d)
@@ -457,8 +479,72 @@ func gitRepoHits(v view, cwds cwdSet, env Env) []hit {
 		if !ok {
 			return []hit{{id: FloorCodeExec, detail: "git " + d.Raw + " uses a repository outside the working directory, whose configuration can run programs"}}
 		}
+		starts = append(starts, abs...)
+	}
+	for _, d := range gitDirs {
+		abs, _ := cwds.resolve(d)
+		for _, a := range abs {
+			if !underDotGit(a) {
+				return []hit{{id: FloorCodeExec, detail: "git --git-dir " + d.Raw + " uses a repository that is not a .git folder: its config and hooks are ordinary files the agent can write"}}
+			}
+		}
+	}
+	if len(gitDirs) == 0 {
+		for _, s := range starts {
+			if r, ok := env.foundRepo(s); ok && !underDotGit(r) {
+				return []hit{{id: FloorCodeExec, detail: "git would use " + r + " as its repository (a bare repository inside the working directory): its config and hooks are ordinary files the agent can write"}}
+			}
+		}
 	}
 	return nil
+}
+
+// foundRepo returns the repository git finds from dir, walking up to
+// the working directory: a folder with a .git entry ends the walk, a
+// folder that is itself a repository (HEAD, objects, refs) is returned.
+func (e Env) foundRepo(dir string) (string, bool) {
+	if e.FS == nil {
+		return "", false
+	}
+	for d := dir; e.inside(d); d = path.Dir(d) {
+		if _, err := e.FS.Lstat(path.Join(d, ".git")); err == nil {
+			return "", false
+		}
+		if e.isRepoDir(d) {
+			return d, true
+		}
+		if d == e.Workdir || d == "/" {
+			break
+		}
+	}
+	return "", false
+}
+
+// isRepoDir reports a folder git would take for a repository.
+func (e Env) isRepoDir(d string) bool {
+	head, err := e.FS.Lstat(path.Join(d, "HEAD"))
+	if err != nil || head.IsDir() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := e.FS.Lstat(path.Join(d, sub)); err != nil || !fi.IsDir() {
+			if _, err := e.FS.Lstat(path.Join(d, "commondir")); err != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// underDotGit reports a path in a .git folder (the repository, its
+// worktrees and modules), whose files the floor already protects.
+func underDotGit(abs string) bool {
+	for _, s := range splitSegs(abs) {
+		if strings.EqualFold(s, ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 // basetempHits: pytest deletes its --basetemp folder before it starts.
@@ -467,6 +553,20 @@ func basetempHits(v view, cwds cwdSet, env Env) []hit {
 		for _, d := range targetsOutside([]Word{w}, cwds, env, true) {
 			return []hit{{id: FloorDeleteRecursiveOutside, detail: "pytest --basetemp deletes " + d}}
 		}
+		abs, _ := cwds.resolve(w)
+		for _, a := range abs {
+			if ents, err := readDir(env, a); err == nil && len(ents) > 0 {
+				return []hit{{id: FloorGitDiscard, detail: "pytest --basetemp deletes the folder " + a + " and everything in it before it starts"}}
+			}
+		}
 	}
 	return nil
+}
+
+// readDir lists a folder through the policy's FS (an error without one).
+func readDir(env Env, abs string) ([]fs.DirEntry, error) {
+	if env.FS == nil {
+		return nil, fs.ErrNotExist
+	}
+	return env.FS.ReadDir(abs)
 }

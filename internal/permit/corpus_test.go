@@ -34,8 +34,13 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/README.md": "# proj\n", wd + "/go.mod": "module proj\n", wd + "/Makefile": "test:\n\tgo test ./...\n",
 		wd + "/package.json": `{"name":"proj"}`, wd + "/docs/guide.md": "guide\n", wd + "/sub/notes.txt": "notes\n",
 		wd + "/.env": "API_KEY=secret\n", wd + "/.env.example": "API_KEY=\n", wd + "/envdir/.env": "TOKEN=secret\n",
-		wd + "/build/.keep":   "",
-		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		wd + "/build/.keep": "",
+		wd + "/bare/HEAD":   "ref: refs/heads/main\n", wd + "/bare/config": "[core]\n\tfsmonitor = id\n",
+		wd + "/bare/objects/.keep": "", wd + "/bare/refs/.keep": "", wd + "/dotvscode/tasks.json": "{}\n",
+		wd + "/kit/.vscode/tasks.json": "{}\n", wd + "/a/b/c/d/x": "", wd + "/tok/README": "",
+		wd + "/tok/.git/HEAD":   "ref: refs/heads/main\n",
+		wd + "/tok/.git/config": "[remote \"origin\"]\n\turl = https://x-access-token:ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/o/r.git\n",
+		home + "/.ssh/id_rsa":   "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {
@@ -47,7 +52,8 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		}
 	}
 	links := map[string]string{wd + "/link": "/etc/shadow", wd + "/outlink": out, wd + "/inlink": "src",
-		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/cfglink": ".git/config"}
+		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/cfglink": ".git/config",
+		wd + "/a/b/c/d/m": "../../../../src", wd + "/homelink": home, wd + "/plink": "/etc/passwd"}
 	for l, target := range links {
 		if err := os.Symlink(target, l); err != nil {
 			t.Fatal(err)

@@ -2,13 +2,14 @@ package permit
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
 // credentialDirs are directories whose every file is a secret (or lets one
 // log in): keys, cloud and registry credentials.
 var credentialDirs = []string{".ssh", ".aws", ".gnupg", ".azure", ".config/gcloud", ".password-store",
-	".kube", ".docker", ".config/gh", ".terraform.d", ".oci"}
+	".kube", ".docker", ".config/gh", ".terraform.d", ".oci", "secrets", ".secrets"}
 
 // credentialFiles are single files that hold secrets, wherever they are.
 var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true,
@@ -17,7 +18,67 @@ var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": 
 	".pgpass": true, ".my.cnf": true, ".bash_history": true, ".zsh_history": true, ".sh_history": true,
 	".history": true, ".python_history": true, ".node_repl_history": true, ".psql_history": true,
 	".mysql_history": true, ".sqlite_history": true, ".rediscli_history": true, ".lesshst": true, ".viminfo": true,
-	"environ": true, ".git-credential-cache": true, "hosts.yml": false}
+	"environ": true, ".git-credential-cache": true, "hosts.yml": false, ".s3cfg": true, ".boto": true,
+	".terraformrc": true, "terraform.rc": true, "terraform.tfstate": true, "terraform.tfstate.backup": true,
+	".envrc": true, "credentials": true, ".dockercfg": true, ".pgpass.conf": true, "service-account.json": true,
+	"application_default_credentials.json": true, "kubeconfig": true, ".kubeconfig": true, "htpasswd": true, ".token": true}
+
+// secretWords mark a data file by its name as holding secrets (secrets.yaml,
+// client_secret.json, token.txt, credentials.toml): a word of the name,
+// with a data file's extension, so that token.go and docs/secrets.md stay
+// ordinary files.
+var secretWords = []string{"secret", "secrets", "token", "tokens", "credential", "credentials", "password",
+	"passwords", "apikey", "api_key", "api-key", "adminsdk", "service-account", "serviceaccount", "key", "keys",
+	"prod", "production"}
+
+// dataExts are the extensions of configuration and data files.
+var dataExts = map[string]bool{".json": true, ".yaml": true, ".yml": true, ".toml": true, ".ini": true,
+	".txt": true, ".conf": true, ".cfg": true, ".properties": true, ".env": true, ".xml": true, ".csv": true,
+	".tfvars": true, ".hcl": true, ".plist": true, ".dat": true, ".asc": true}
+
+// editorCopy strips what editors and backups add to a name (.env~,
+// #.env#, .env.swp, id_rsa.bak), so a copy is judged as its original.
+func editorCopy(base string) string {
+	for {
+		b := strings.TrimSuffix(strings.TrimPrefix(base, "#"), "#")
+		b = strings.TrimSuffix(b, "~")
+		for _, s := range []string{".swp", ".swo", ".swx", ".bak", ".orig", ".old", ".save", ".tmp", ".backup", ".copy"} {
+			b = strings.TrimSuffix(b, s)
+		}
+		if b == base || b == "" {
+			return base
+		}
+		base = b
+	}
+}
+
+// secretName reports a data file whose name says it holds secrets.
+func secretName(base string) bool {
+	ext := path.Ext(base)
+	if !dataExts[ext] || ext == base { // a bare word is a search pattern as often as a file
+		return false
+	}
+	stem := strings.TrimSuffix(base, ext)
+	words := strings.FieldsFunc(stem, func(r rune) bool { return r == '.' || r == '_' || r == '-' || r == ' ' })
+	hasKey := false
+	for _, w := range words {
+		for _, s := range secretWords {
+			switch {
+			case w != s:
+			case s == "key" || s == "keys":
+				hasKey = true
+			case s == "prod" || s == "production":
+				if ext == ".properties" || ext == ".env" || ext == ".tfvars" {
+					return true // application-prod.properties
+				}
+			default:
+				return true
+			}
+		}
+	}
+	// gcp-key.json, my-keys.json: keys in a data file; key.txt alone too
+	return hasKey && ext != ".txt" && ext != ".csv" || hasKey && len(words) == 1
+}
 
 // credentialSystemFiles are the system's own secrets.
 var credentialSystemFiles = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_"}
@@ -34,7 +95,8 @@ var envExamples = map[string]bool{"example": true, "sample": true, "template": t
 func isCredential(p string) bool {
 	p = strings.TrimSuffix(p, "/")
 	base := strings.ToLower(path.Base(p)) // .ENV is .env on a case-insensitive disk
-	if credentialFiles[base] {
+	base = editorCopy(base)
+	if credentialFiles[base] || secretName(base) {
 		return true
 	}
 	for _, f := range credentialSystemFiles {
@@ -89,11 +151,96 @@ func credentialIn(w Word, cwds cwdSet) (string, bool) {
 		cw := Word{Value: c, Dynamic: w.Dynamic, Glob: w.Glob, Tilde: strings.HasPrefix(c, "~")}
 		if abs, ok := cwds.resolve(cw); ok {
 			for _, a := range abs {
-				if isCredential(a) {
+				if cwds.env.secretFile(a) {
 					return a, true
 				}
 			}
 		}
 	}
 	return "", false
+}
+
+// configSecret finds a credential written into a git configuration: a
+// URL with user:password@ or a long token@, an extraheader (a bearer
+// token), a password or token key.
+var configSecret = regexp.MustCompile(`(?im)://[^/\s@:]*:[^/\s@]+@|://[^/\s@:]{16,}@|extraheader\s*=|^\s*(password|token|oauthtoken)\s*=`)
+
+// secretFile reports a file that is a credential by its name, or a git
+// configuration holding one (a clone's token in its remote URL).
+func (e Env) secretFile(abs string) bool {
+	return isCredential(abs) || e.gitConfigSecret(abs)
+}
+
+// gitConfigSecret reports a git configuration file that holds a credential.
+func (e Env) gitConfigSecret(abs string) bool {
+	if e.FS == nil || !strings.EqualFold(path.Base(abs), "config") || !underDotGit(abs) && !e.isRepoDirSafe(path.Dir(abs)) {
+		return false
+	}
+	body, err := e.FS.ReadFile(abs)
+	return err == nil && configSecret.Match(body)
+}
+
+func (e Env) isRepoDirSafe(d string) bool { return e.FS != nil && e.isRepoDir(d) }
+
+// repoConfig returns the configuration file of the repository git finds
+// from dir, walking up inside the working directory.
+func (e Env) repoConfig(dir string) (string, bool) {
+	if e.FS == nil {
+		return "", false
+	}
+	for d := dir; e.inside(d); d = path.Dir(d) {
+		dot := path.Join(d, ".git")
+		if fi, err := e.FS.Lstat(dot); err == nil {
+			if fi.IsDir() {
+				return path.Join(dot, "config"), true
+			}
+			body, err := e.FS.ReadFile(dot) // a worktree's or submodule's "gitdir: X"
+			if g, ok := strings.CutPrefix(strings.TrimSpace(string(body)), "gitdir: "); err == nil && ok {
+				if !path.IsAbs(g) {
+					g = path.Join(d, g)
+				}
+				return path.Join(path.Clean(g), "config"), true
+			}
+			return "", false
+		}
+		if e.isRepoDir(d) {
+			return path.Join(d, "config"), true
+		}
+		if d == e.Workdir || d == "/" {
+			break
+		}
+	}
+	return "", false
+}
+
+// gitSecretHits: git commands that print the remote URLs or the whole
+// configuration, when the repository's configuration holds a credential.
+func gitSecretHits(g gitInfo, cwds cwdSet, env Env) []hit {
+	shows := false
+	_, opts := operands(g.args)
+	switch g.sub {
+	case "remote":
+		shows = len(g.args) > 0
+	case "ls-remote":
+		shows = hasLong(opts, "--get-url")
+	case "config":
+		for _, a := range g.args {
+			l := strings.ToLower(a.Value)
+			switch {
+			case l == "-l" || l == "--list" || l == "list" || l == "--get-regexp" || l == "get-regexp" || l == "--get-urlmatch",
+				!strings.HasPrefix(l, "-") && (strings.Contains(l, "url") || strings.Contains(l, "extraheader") ||
+					strings.Contains(l, "credential") || strings.Contains(l, "password") || strings.Contains(l, "token") || strings.Contains(l, ".*")):
+				shows = true
+			}
+		}
+	}
+	if !shows {
+		return nil
+	}
+	for _, d := range cwds.dirs {
+		if cfg, ok := env.repoConfig(d); ok && env.gitConfigSecret(cfg) {
+			return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " prints " + cfg + ", which holds a credential (a token in a remote URL or a header)"}}
+		}
+	}
+	return nil
 }

@@ -263,6 +263,9 @@ func gitHits(g gitInfo) []hit {
 		if force {
 			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + joinValues(g.args) + " overwrites local branches"}}
 		}
+		if hasShort(opts, "P") || hasLong(opts, "--prune-tags") {
+			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " --prune-tags deletes every local tag the remote does not have"}}
+		}
 	}
 	return nil
 }
@@ -272,6 +275,14 @@ func gitHits(g gitInfo) []hit {
 func gitPathHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	ops, opts := operands(g.args)
 	switch g.sub {
+	case "mv": // git mv writes and takes away files as mv does
+		hs := copyHits(view{name: "mv", args: g.args}, cwds, env)
+		if hasShort(opts, "f") || hasLong(opts, "--force") {
+			if len(ops) > 1 && pathExists(ops[len(ops)-1], cwds, env) {
+				hs = append(hs, hit{id: FloorGitDiscard, detail: "git mv -f " + joinValues(g.args) + " overwrites " + ops[len(ops)-1].Raw})
+			}
+		}
+		return hs
 	case "restore":
 		staged := hasShort(opts, "S") || hasLong(opts, "--staged")
 		worktree := hasShort(opts, "W") || hasLong(opts, "--worktree")
@@ -336,4 +347,39 @@ func isForkBomb(s string) bool {
 	compact := strings.Join(strings.Fields(s), " ")
 	return strings.Contains(compact, "fork while fork") || strings.Contains(compact, "fork() while") ||
 		strings.Contains(compact, "while True: os.fork()") || strings.Contains(compact, "while 1: os.fork()")
+}
+
+// setsClock reports a command that sets the system clock: date -s or a
+// bare MMDDhhmm operand, timedatectl set-time, hwclock --set.
+func setsClock(v view) bool {
+	switch v.name {
+	case "date", "gdate":
+		for i := 0; i < len(v.args); i++ {
+			a := v.args[i].Value
+			switch {
+			case a == "-s" || strings.HasPrefix(a, "--set"):
+				return true
+			case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a[1:], "s"):
+				return true // -us
+			case a == "-d" || a == "--date" || a == "-r" || a == "--reference" || a == "-f" || a == "--file":
+				i++ // their value is not an operand
+			case !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+"):
+				return true // date MMDDhhmm[[CC]YY][.ss]
+			}
+		}
+	case "timedatectl":
+		for _, a := range v.args {
+			if strings.HasPrefix(a.Value, "set-") {
+				return true
+			}
+		}
+	case "hwclock":
+		for _, a := range v.args {
+			switch a.Value {
+			case "--set", "-w", "--systohc", "-s", "--hctosys", "--adjust", "-a":
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -127,6 +127,8 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 		if len(ops) > 0 {
 			dest, srcs = &ops[0], ops[1:]
 		}
+	} else if dest == nil && len(ops) == 1 && (v.name == "ln" || v.name == "link") {
+		dest = &Word{Raw: ".", Value: "."} // ln TARGET links it into the current folder
 	} else if dest == nil && len(ops) > 0 {
 		dest, srcs = &ops[len(ops)-1], ops[:len(ops)-1]
 	}
@@ -155,7 +157,17 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 			for _, d := range targetsOutside([]Word{s}, cwds, env, false) {
 				hs = append(hs, hit{id: FloorWriteOutside, detail: "ln -s makes a link out of the working directory, to " + d})
 			}
+			abs, _ := cwds.resolve(s)
+			for _, a := range abs {
+				if h := env.treeProtected(a, "ln -s makes a link (a write through it writes the target) to"); h != nil {
+					hs = append(hs, *h)
+				}
+			}
 		}
+	}
+	symbolic := v.name == "ln" && (hasShort(opts, "s") || hasLong(opts, "--symbolic"))
+	if !remoteDest && !symbolic {
+		hs = append(hs, landingHits(v, srcs, dest, opts, cwds, env)...)
 	}
 	if v.name == "mv" || v.name == "rsync" && hasLong(opts, "--remove-source-files") {
 		for _, d := range targetsOutside(srcs, cwds, env, true) {

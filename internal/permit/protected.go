@@ -18,6 +18,9 @@ var protectedDirs = map[string]string{
 	".idea": "the IDE's run configurations", ".husky": "git hooks run by husky", ".devcontainer": "the dev container's commands",
 	".circleci": "CI pipelines", ".buildkite": "CI pipelines", ".cargo": "cargo's configuration (runners, wrappers, aliases)",
 	".teamlead": "teamlead's own state", ".githooks": "git hooks",
+	".gitlab": "CI templates .gitlab-ci.yml includes", ".gitea": "CI workflows", ".forgejo": "CI workflows",
+	".woodpecker": "CI pipelines", ".continue": "an editor agent's settings", ".windsurf": "an editor agent's settings",
+	".zed": "the editor's tasks and settings",
 }
 
 // protectedNames are single files that run code or steer a tool.
@@ -37,6 +40,12 @@ var protectedNames = map[string]string{
 	".bashrc": "a shell's startup script", ".bash_profile": "a shell's startup script", ".profile": "a shell's startup script",
 	".zshrc": "a shell's startup script", ".zshenv": "a shell's startup script", ".zprofile": "a shell's startup script",
 	"pip.conf": "pip's configuration (index, trusted hosts)", ".pypirc": "package upload credentials",
+	".aider.conf.yml": "Aider's configuration (the commands it runs)", ".gitpod.yml": "the commands a Gitpod workspace runs",
+	"claude.md": "the instructions every Claude Code session here reads", "claude.local.md": "the instructions every Claude Code session here reads",
+	"agents.md": "the instructions every Codex session here reads", "gemini.md": "the instructions every Gemini CLI session here reads",
+	".cursorrules": "the instructions the editor's agent reads", ".windsurfrules": "the instructions the editor's agent reads",
+	".clinerules": "the instructions the editor's agent reads", "copilot-instructions.md": "the instructions Copilot reads",
+	".replit": "the commands the workspace runs",
 }
 
 // protectedFile reports why writing abs (an absolute path, links already
@@ -51,13 +60,13 @@ func (e Env) protectedFile(abs string) (string, bool) {
 	segs := splitSegs(abs)
 	for i, s := range segs {
 		l := strings.ToLower(s)
-		if why, ok := protectedDirs[l]; ok && i < len(segs)-1 {
-			return why, true
+		if why, ok := protectedDirs[l]; ok {
+			return why, true // the folder itself too: moved in whole, or away (.git is also the file of a worktree)
 		}
-		if l == ".git" { // the .git file of a worktree or submodule
-			return protectedDirs[".git"], true
-		}
-		if l == ".github" && i+1 < len(segs) {
+		if l == ".github" {
+			if i+1 == len(segs) {
+				return "CI workflows (they run with the repository's secrets)", true
+			}
 			if n := strings.ToLower(segs[i+1]); n == "workflows" || n == "actions" {
 				return "CI workflows (they run with the repository's secrets)", true
 			}

@@ -38,6 +38,12 @@ func envDump(v view) (string, bool) {
 				return v.name + " " + a.Value + " prints variables, tokens and keys included", true
 			}
 		}
+	case "npm", "yarn", "pnpm", "bun":
+		// npm run env is npm's own script: it prints the environment
+		if len(args) > 1 && (args[0].Value == "run" || args[0].Value == "run-script") && args[1].Value == "env" ||
+			len(args) == 1 && args[0].Value == "env" && v.name == "yarn" {
+			return v.name + " run env prints the environment, tokens and keys included", true
+		}
 	case "history", "fc":
 		return v.name + " prints the shell history, where tokens typed on command lines stay", true
 	case "jq", "gojq", "yq":
@@ -321,7 +327,7 @@ var harmlessExec = map[string]bool{"ls": true, "stat": true, "file": true, "wc":
 	"md5sum": true, "sha1sum": true, "sha256sum": true, "shasum": true, "true": true, "gofmt": true, "chmod": true}
 
 // recursiveHits: a command that reads every file of a folder (grep -r,
-// rg --hidden, find -exec cat, tar c, zip -r, xargs cat) when that folder
+// rg --hidden, find -exec cat, tar c, zip -r, diff -r, cp -r, xargs cat) when that folder
 // holds a credential file.
 func (b *bashCheck) recursiveHits(pt part) []hit {
 	v := pt.view
@@ -374,6 +380,14 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			return nil
 		}
 		roots = starts
+	case "diff", "cp": // diff -r prints files, cp -r copies them where they can be read
+		if !hasShort(opts, "rRa") && !hasLong(opts, "--recursive", "--archive") || len(ops) < 2 {
+			return nil
+		}
+		roots = ops
+		if v.name == "cp" {
+			roots = ops[:len(ops)-1]
+		}
 	case "rsync", "scp", "sftp", "rclone":
 		if v.name == "rsync" && !hasShort(opts, "ra") && !hasLong(opts, "--recursive", "--archive") ||
 			v.name == "scp" && !hasShort(opts, "r") || len(ops) < 2 {

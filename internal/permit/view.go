@@ -140,9 +140,7 @@ func lookThrough(c Command) view {
 		if opts, ok := cmdOptions[name]; ok {
 			v.nested = append(v.nested, optionCommands(v.args, opts)...)
 		}
-		if opts, ok := outputOpts[name]; ok {
-			v.writes = append(v.writes, optionFiles(v.args, opts)...)
-		}
+		v.writes = append(v.writes, outputFiles(name, v.args)...)
 		v.script, v.nested = scriptOf(v, c, v.nested)
 		return v
 	}
