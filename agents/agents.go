@@ -232,6 +232,8 @@ type Info struct {
 	// BracketedPaste is true while the running program has bracketed paste
 	// enabled (it printed ESC[?2004h and not yet ESC[?2004l).
 	BracketedPaste bool
+	// Err says why the last start failed or the process died; "" while it runs.
+	Err string
 }
 
 // Agent is one supervised agent process (restarted according to its policy).
@@ -259,6 +261,7 @@ type Agent struct {
 	queue     []*message
 	queueSig  chan struct{} // capacity 1: wakes the writer
 	held      bool          // the writer types nothing while set (a dialog is on screen)
+	err       string        // the last state change's explanation
 }
 
 // Start validates spec, applies defaults and starts the agent at once. It
@@ -305,6 +308,7 @@ func (a *Agent) Info() Info {
 		Isolation: a.isolation,
 		Cols:      a.cols,
 		Rows:      a.rows,
+		Err:       a.err,
 	}
 	if a.cur != nil {
 		inf.BracketedPaste = a.cur.bracketed.Load()

@@ -255,13 +255,20 @@ func TestMissingCommand(t *testing.T) {
 	if ev.State != StateFailed || !ev.Final {
 		t.Fatalf("last event = %+v, want final failed", ev)
 	}
-	for _, want := range []string{`"no-such-agent-cli-xyz"`, "not in PATH", "install it", "full path"} {
+	for _, want := range []string{`"no-such-agent-cli-xyz"`, "not on PATH", "install it", "full path"} {
 		if !strings.Contains(ev.Err, want) {
 			t.Fatalf("Err = %q, want it to mention %q", ev.Err, want)
 		}
 	}
 	if a.Info().State != StateFailed {
 		t.Fatalf("state = %s", a.Info().State)
+	}
+	// The person reads the fix first, not the package that found it.
+	if !strings.HasPrefix(ev.Err, `"no-such-agent-cli-xyz" is not on PATH: install it`) {
+		t.Fatalf("Err = %q, want it to start with what is wrong and what to do", ev.Err)
+	}
+	if got := a.Info().Err; got != ev.Err {
+		t.Fatalf("Info().Err = %q, want the failure %q", got, ev.Err)
 	}
 	d := newDone()
 	a.Type("hello", d.fn)

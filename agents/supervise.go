@@ -118,7 +118,7 @@ func (a *Agent) supervise() {
 		var failed bool
 		if err != nil {
 			if errors.Is(err, ErrCommandNotFound) || errors.Is(err, ErrNoCommand) {
-				a.finish(StateFailed, err.Error())
+				a.finish(StateFailed, plainError(err))
 				return
 			}
 			failed = true
@@ -231,6 +231,7 @@ func (a *Agent) finish(s State, errText string) {
 }
 
 func (a *Agent) eventLocked(errText string) StateEvent {
+	a.err = errText
 	return StateEvent{
 		Agent:     a.spec.Name,
 		State:     a.state,
@@ -513,8 +514,8 @@ func lookPath(name, dir, pathEnv string) (string, error) {
 			p = filepath.Join(base, p)
 		}
 		if err := checkExecutable(p); err != nil {
-			return "", fmt.Errorf("%w: %q (%s): %w; check the command path (a relative path is taken from the agent's dir %q)",
-				ErrCommandNotFound, name, p, err, base)
+			return "", commandError{fmt.Sprintf("%q (%s): %v; check the command path (a relative path is taken from the agent's dir %q)",
+				name, p, err, base)}
 		}
 		return p, nil
 	}
@@ -530,8 +531,24 @@ func lookPath(name, dir, pathEnv string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%w: %q is not in PATH (%s): install it, or set the agent's command to its full path",
-		ErrCommandNotFound, name, pathEnv)
+	return "", commandError{fmt.Sprintf("%q is not on PATH: install it, or set the agent's command to its full path (PATH is %s)",
+		name, pathEnv)}
+}
+
+// commandError is ErrCommandNotFound in words a person acts on.
+type commandError struct{ msg string }
+
+func (e commandError) Error() string        { return e.msg }
+func (e commandError) Is(target error) bool { return target == ErrCommandNotFound }
+
+// plainError is what a failure says to the person: a missing command's
+// own words, without the wrapping that names the package.
+func plainError(err error) string {
+	var ce commandError
+	if errors.As(err, &ce) {
+		return ce.msg
+	}
+	return err.Error()
 }
 
 // checkExecutable reports why p cannot be executed, or nil.

@@ -92,4 +92,9 @@ type Options struct {
 	FrameEvery time.Duration
 	// Stall is when a workflow that has not moved shows as stalled.
 	Stall time.Duration
+	// RunStart, when set, is the last record before this run of the
+	// console began: what was recorded from there until the console
+	// opened (an agent that could not start, the machine's warnings) is
+	// shown too.
+	RunStart *uint64
 }

@@ -179,7 +179,11 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	m.lastSeq = con.LastSeq()
 	m.queue.Set(append(inboxItems(safeCopy(con.Inbox())), questionItems(safeCopy(con.Questions()))...))
 	m.refreshAgents()
-	m.sub = con.Bus().Subscribe(">", m.lastSeq)
+	from := m.lastSeq
+	if opts.RunStart != nil && *opts.RunStart < from {
+		from = *opts.RunStart
+	}
+	m.sub = con.Bus().Subscribe(">", from)
 	// The boards' first readings take their generation here, on the model
 	// New returns: taken in Init (on a copy) they would share it with the
 	// first reading records trigger, and an older one could then win.
@@ -362,6 +366,11 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.notify(r))
 		case lead.KindWarning:
 			m.status, m.statusE = "warning: "+r.Body, true
+		case "agent":
+			if r.Reason == "failed" && r.Fields["error"] != "" {
+				m.status, m.statusE = r.Agent+" could not start: "+r.Fields["error"], true
+				cmds = append(cmds, m.notify(r))
+			}
 		case "question-timeout":
 			m.queue.Remove(r.MsgID)
 			if r.Fields["status"] == "timeout" {
@@ -441,7 +450,7 @@ func (m *Model) refreshAgents() {
 		case state == "running":
 			state = doing
 		}
-		rows = append(rows, agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name]})
+		rows = append(rows, agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name], Err: a.Err})
 	}
 	m.agents.SetRows(rows)
 	m.screen.SetSource(m.con.Screen(m.agents.Selected()))

@@ -68,6 +68,9 @@ func (m Model) View() string {
 	}
 	inbox := m.box(inboxTitle, inboxView, left, inboxH, m.pane == paneInbox)
 	right, rightTitle := m.screen.View(), m.screenTitle()
+	if notice := m.failureNotice(m.width-left-2, agentsH+inboxH-2); notice != "" {
+		right = notice
+	}
 	if m.mode != modeFocus {
 		switch m.right {
 		case viewWorkflow:
@@ -122,6 +125,24 @@ func (m Model) screenTitle() string {
 		title = fmt.Sprintf("● typing into %s — %s to leave", name, m.keys.Unfocus.Help().Key)
 	}
 	return title
+}
+
+// failureNotice explains, in place of its empty screen, why the selected
+// agent could not start and what to do; "" when it did start.
+func (m Model) failureNotice(width, height int) string {
+	name := m.agents.Selected()
+	for _, r := range m.agents.Rows() {
+		if r.Name != name || r.State != "failed" || r.Err == "" {
+			continue
+		}
+		text := name + " could not start.\n\n" + r.Err + "\n\nFix the agent in the team file and start the console again; `teamlead validate` checks the file first."
+		lines := strings.Split(lipgloss.NewStyle().Width(max(width, 10)).Render(text), "\n")
+		if len(lines) > height {
+			lines = lines[:max(height, 1)]
+		}
+		return m.st.Error.Render(strings.Join(lines, "\n"))
+	}
+	return ""
 }
 
 // workflowView renders the selected agent's progress file.

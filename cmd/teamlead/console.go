@@ -50,7 +50,7 @@ func (c consoleOf) ListQuestions(status string) ([]questions.Question, error) {
 // signal); the caller then stops the engine.
 // onError receives the function that shows the engine's errors in the
 // console while it runs.
-func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string, onError func(func(error))) error {
+func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string, runStart uint64, onError func(func(error))) error {
 	if !term.IsTerminal(int(os.Stdout.Fd())) || !term.IsTerminal(int(os.Stdin.Fd())) {
 		return fmt.Errorf("the console needs a terminal; use --headless to run without one")
 	}
@@ -66,7 +66,7 @@ func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, them
 		return fmt.Errorf("%s: ui.%w", team.File, err)
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	model := tui.New(consoleOf{eng}, style.New(th, noColor), tui.Options{Keys: keys, Notify: notifier(team.UI.Notify), Stall: team.Progress.Stall})
+	model := tui.New(consoleOf{eng}, style.New(th, noColor), tui.Options{Keys: keys, Notify: notifier(team.UI.Notify), Stall: team.Progress.Stall, RunStart: &runStart})
 	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx))
 	onError(func(err error) { p.Send(tui.StatusError(err)) })
 	_, err = p.Run()

@@ -103,6 +103,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	defer agents.EndOrphans(f.grace)
 	engCtx, stopEngine := context.WithCancel(ctx)
 	defer stopEngine()
+	runStart := eng.LastSeq()
 	if err := eng.Start(engCtx); err != nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		fmt.Fprintln(out, "teamlead: stopped")
 		return eng.Err()
 	}
-	uiErr := runConsole(ctx, eng, team, f.theme, func(show func(error)) { showErr.Store(&show) })
+	uiErr := runConsole(ctx, eng, team, f.theme, runStart, func(show func(error)) { showErr.Store(&show) })
 	showErr.Store(&toStderr)
 	stopEngine()
 	<-eng.Done()

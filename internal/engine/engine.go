@@ -787,6 +787,8 @@ type AgentInfo struct {
 	// HookFrom says where Hook came from: "hook" (the CLI's own hook) or
 	// "screen" (read off its screen by the preset's detector).
 	HookFrom string `json:"hook_from,omitempty"`
+	// Err says why the agent failed to start or died, and what to do.
+	Err string `json:"error,omitempty"`
 }
 
 // DefaultBusyFor is how long after its last output an agent that neither
@@ -825,7 +827,7 @@ func (e *Engine) Agents() []AgentInfo {
 		}
 		hs := e.hookStateOf(n)
 		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
-			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from})
+			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from, Err: info.Err})
 	}
 	return out
 }

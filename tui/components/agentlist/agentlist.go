@@ -19,6 +19,8 @@ type Row struct {
 	Unread int
 	// Pending counts the agent's items in the human's inbox.
 	Pending int
+	// Err says why the agent failed or died, and what to do.
+	Err string
 }
 
 // Model is the agent list.

@@ -1,0 +1,28 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAgentThatCannotStartSaysWhy: an agent whose CLI is not installed
+// shows why, and what to do, where a person looks first — its screen pane,
+// the status line and Activity — though it failed before the console
+// opened.
+func TestAgentThatCannotStartSaysWhy(t *testing.T) {
+	tm := newTeam(t,
+		agentDef{name: "dev", role: "developer", command: []string{"no-such-agent-cli-xyz", "--resume"}},
+		agentDef{name: "qa", role: "qa", script: "say qa is up\nsleep 600s\n"},
+	)
+	c := tm.startInTmux(160, 45)
+	// The pane, and Activity, which keeps the line though the failure was
+	// recorded before the console subscribed to the records.
+	c.waitScreen("dev's failure on its screen and in Activity", "dev could not start",
+		`"no-such-agent-cli-xyz" is not on PATH: install it`, "agent       dev failed: ")
+	// At 80x24 the fix still shows, wrapped, not cut off the line.
+	c.tmux("resize-window", "-t", "main", "-x", "80", "-y", "24")
+	s := c.waitScreen("the fix at 80 columns", "dev could not start", "full path")
+	if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(s, "│", " ")), " "), "install it, or set the agent's command") {
+		t.Fatalf("the fix is cut at 80 columns:\n%s", s)
+	}
+}
