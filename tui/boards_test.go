@@ -212,3 +212,31 @@ func TestFirstBoardReadingDoesNotOverwriteALaterOne(t *testing.T) {
 		}
 	}
 }
+
+// TestChoosingAnAgentLeavesTheBoard: after 6, 7 or 8 a board fills the
+// right pane; choosing an agent (] or [, or up and down in the agent list)
+// shows that agent's screen again, as a person expects.
+func TestChoosingAnAgentLeavesTheBoard(t *testing.T) {
+	for _, board := range []string{"6", "7", "8"} {
+		for _, choose := range []string{"]", "1 down"} {
+			mm, _ := newModel(newFake()).Update(tea.WindowSizeMsg{Width: 160, Height: 45})
+			m := press(mm.(Model), board)
+			if !m.boardShown() {
+				t.Fatalf("%s: no board shown", board)
+			}
+			if choose == "]" {
+				m = press(m, "]")
+			} else {
+				m = press(m, "1")
+				mm, cmd := m.Update(tea.KeyMsg{Type: tea.KeyDown})
+				m = settlePerms(mm.(Model), cmd)
+			}
+			if m.boardShown() {
+				t.Fatalf("board %s, then %q: the board still fills the right pane", board, choose)
+			}
+			if v := m.View(); !strings.Contains(v, "architect — architect") {
+				t.Fatalf("board %s, then %q: the next agent's screen is not shown:\n%s", board, choose, v)
+			}
+		}
+	}
+}

@@ -457,6 +457,17 @@ func (m *Model) refreshAgents() {
 	delete(m.unread, m.agents.Selected())
 }
 
+// selectAgent moves the selection in the agent list. Choosing an agent
+// means wanting to see it: a board (consultations, tasks, permissions)
+// gives way to its screen; its workflow view stays, being its own.
+func (m *Model) selectAgent(delta int) {
+	m.agents.Move(delta)
+	if m.boardShown() {
+		m.right = viewScreen
+	}
+	m.refreshAgents()
+}
+
 func (m *Model) setPane(p pane) {
 	m.pane = (p + paneCount) % paneCount
 	m.agents.SetFocused(m.pane == paneAgents)
@@ -559,11 +570,9 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Activity):
 		m.setPane(paneActivity)
 	case key.Matches(k, ks.NextAgent):
-		m.agents.Move(1)
-		m.refreshAgents()
+		m.selectAgent(1)
 	case key.Matches(k, ks.PrevAgent):
-		m.agents.Move(-1)
-		m.refreshAgents()
+		m.selectAgent(-1)
 	default:
 		return m.onPaneKey(k)
 	}
@@ -580,11 +589,9 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case paneAgents, paneScreen:
 		switch {
 		case key.Matches(k, ks.Up) && m.pane == paneAgents:
-			m.agents.Move(-1)
-			m.refreshAgents()
+			m.selectAgent(-1)
 		case key.Matches(k, ks.Down) && m.pane == paneAgents:
-			m.agents.Move(1)
-			m.refreshAgents()
+			m.selectAgent(1)
 		case key.Matches(k, ks.Up):
 			m.screen.Scroll(1)
 		case key.Matches(k, ks.Down):
