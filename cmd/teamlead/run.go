@@ -107,7 +107,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err := eng.Start(engCtx); err != nil {
 		return err
 	}
-	warnings := trust.MachineWarnings()
+	warnings := append(eng.Problems(), trust.MachineWarnings()...)
 	if subreaper != nil {
 		warnings = append(warnings, fmt.Sprintf("the console could not become the subreaper of its agents (%v): a process an agent detaches is told from the human's only by its user namespace", subreaper))
 	}

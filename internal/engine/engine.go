@@ -60,10 +60,11 @@ type Options struct {
 
 // Engine is a running team.
 type Engine struct {
-	opts  Options
-	store *store.Store
-	bus   *bus.Embedded
-	lead  *lead.Lead
+	opts     Options
+	problems []string // the team's configuration problems, recorded as warnings at start
+	store    *store.Store
+	bus      *bus.Embedded
+	lead     *lead.Lead
 	// sinks holds each agent's sink, and through it the agent once started
 	// (see agent). The map itself is filled before any process starts and
 	// never changes after, so any goroutine may read it.
@@ -181,9 +182,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	cfg.PermissionNotify = opts.Team.Permissions.Notify
 	for _, p := range cfg.Consults.Problems() {
-		if opts.OnError != nil {
-			opts.OnError(fmt.Errorf("consultations: %s", p))
-		}
+		e.problems = append(e.problems, "consultations: "+p)
 	}
 	e.lead = lead.New(cfg)
 	return e, nil
@@ -904,6 +903,11 @@ func (e *Engine) AgentOfSession(sid int) string {
 	}
 	return ""
 }
+
+// Problems are what the team's files ask that cannot be done in this
+// team (a consultation rule whose role no agent has): the console records
+// them as warnings once it runs, where the person sees them.
+func (e *Engine) Problems() []string { return e.problems }
 
 // LastSeq is the sequence of the newest committed record.
 func (e *Engine) LastSeq() uint64 { return e.store.LastSeq() }
