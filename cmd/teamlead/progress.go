@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,8 +72,9 @@ func readProgress(team *config.Team) []progress.State {
 		st.Workflow, st.Err = progress.Parse(data)
 		out = append(out, st)
 	}
+	files := progress.Paths(team.AgentDirs())
 	for _, a := range team.Agents {
-		read(a.Name, filepath.Join(a.Dir, progress.DefaultPath))
+		read(a.Name, files[a.Name])
 	}
 	for _, p := range team.Progress.Paths {
 		read("", p)

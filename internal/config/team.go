@@ -74,7 +74,9 @@ type Agent struct {
 
 // Progress configures the watching of progress files.
 type Progress struct {
-	// Paths are progress files to watch besides each agent's .claude/state/progress.json, relative to the team file.
+	// Paths are progress files to watch besides each agent's own
+	// (.claude/state/progress.json, or progress-<agent>.json in a folder
+	// agents share), relative to the team file.
 	Paths []string `yaml:"paths"`
 	// Stall is how long an in_progress workflow may go without a change before it is flagged as stalled (default 10m; 0 keeps the default).
 	Stall time.Duration `yaml:"stall"`
@@ -286,6 +288,15 @@ func mergePreset(base, p Preset) Preset {
 		p.Primer = base.Primer
 	}
 	return p
+}
+
+// AgentDirs maps each agent's name to its working directory.
+func (t *Team) AgentDirs() map[string]string {
+	out := make(map[string]string, len(t.Agents))
+	for _, a := range t.Agents {
+		out[a.Name] = a.Dir
+	}
+	return out
 }
 
 func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset) error {

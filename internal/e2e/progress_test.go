@@ -112,3 +112,31 @@ func TestProgressInConsole(t *testing.T) {
 	c.keys("q", "y")
 	c.waitScreen("clean exit", "console-exited-0")
 }
+
+// TestProgressInASharedFolder: agents in one folder (as the demo's four
+// are) keep a progress file each; a workflow is shown for the agent whose
+// file it is, and an agent with none is told where its file goes.
+func TestProgressInASharedFolder(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "shared")
+	tm := newTeam(t,
+		agentDef{name: "planner", script: "writefile .claude/state/progress-planner.json " + strings.ReplaceAll(progressJSON(1, "in_progress"), "\n", " ") + "\nidle\n", dir: shared},
+		agentDef{name: "dev", flags: []string{"--raw"}, script: "idle\n", dir: shared},
+		agentDef{name: "qa", script: "idle\n", dir: shared},
+	)
+	c := tm.start()
+	defer c.stop()
+	tm.waitReceived("dev", "type: handoff") // the planner's workflow hands step 2 to dev
+	out := tm.mustCLI("progress")
+	if n := strings.Count(out, "wf-sse"); n != 1 {
+		t.Errorf("the workflow is listed %d times, want once (under planner):\n%s", n, out)
+	}
+	if !strings.Contains(out, "planner · wf-sse") {
+		t.Errorf("the workflow is not the planner's:\n%s", out)
+	}
+	if want := "dev: no workflow yet; dev keeps it in " + filepath.Join(shared, ".claude", "state", "progress-dev.json"); !strings.Contains(out, want) {
+		t.Errorf("dev is not told where its file goes (want %q):\n%s", want, out)
+	}
+	if primer := tm.mustCLI("primer", "dev"); !strings.Contains(primer, "`.claude/state/progress-dev.json`") {
+		t.Errorf("dev's primer does not name its own progress file")
+	}
+}

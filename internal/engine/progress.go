@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
-
 	"github.com/teamlead/teamlead/internal/progress"
 )
 
@@ -16,8 +14,9 @@ func (e *Engine) watchProgress() error {
 		return err
 	}
 	e.watcher = w
+	files := progress.Paths(e.opts.Team.AgentDirs())
 	for _, a := range e.opts.Team.Agents {
-		if err := w.Add(a.Name, filepath.Join(a.Dir, progress.DefaultPath)); err != nil {
+		if err := w.Add(a.Name, files[a.Name]); err != nil {
 			return err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/template"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/consult"
+	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
@@ -135,6 +137,7 @@ type data struct {
 	Topics        []topic
 	DefaultAnswer string
 	Stall         string
+	ProgressFile  string // the agent's progress file, relative to its folder
 }
 
 // build gathers what the primer says about agent.
@@ -153,7 +156,7 @@ func build(team *config.Team, agent string) (*data, error) {
 	role := strings.ToLower(me.Role)
 	d := &data{Version: ProtocolVersion, Name: me.Name, Role: role, Count: len(team.Agents),
 		Developer: role == "developer", QA: strings.EqualFold(role, tasks.QARole), ReviewExample: strings.TrimRight(tasks.Example, "\n"),
-		Stall: human(team.Progress.Stall)}
+		Stall: human(team.Progress.Stall), ProgressFile: progressFile(team, me)}
 	byRole := map[string][]string{}
 	for _, a := range team.Agents {
 		r := strings.ToLower(a.Role)
@@ -396,4 +399,13 @@ func human(dur time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// progressFile is the agent's progress file, relative to its folder: its
+// own name in a folder other agents share.
+func progressFile(team *config.Team, me *config.Agent) string {
+	if rel, err := filepath.Rel(me.Dir, progress.Paths(team.AgentDirs())[me.Name]); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return progress.DefaultPath
 }

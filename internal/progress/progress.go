@@ -11,12 +11,37 @@ package progress
 
 import (
 	"errors"
+	"path/filepath"
 	"time"
 )
 
 // DefaultPath is where an agent keeps its progress file, relative to its
 // working directory.
 const DefaultPath = ".claude/state/progress.json"
+
+// SharedPath is an agent's progress file, relative to its working
+// directory, when other agents work in the same directory: one file each,
+// so that no workflow is taken for another agent's.
+func SharedPath(agent string) string { return ".claude/state/progress-" + agent + ".json" }
+
+// Paths returns each agent's progress file, absolute or as dirs give them:
+// DefaultPath in a directory of its own, SharedPath in a shared one.
+// dirs maps agent names to their working directories.
+func Paths(dirs map[string]string) map[string]string {
+	count := map[string]int{}
+	for _, d := range dirs {
+		count[filepath.Clean(d)]++
+	}
+	out := make(map[string]string, len(dirs))
+	for agent, d := range dirs {
+		rel := DefaultPath
+		if count[filepath.Clean(d)] > 1 {
+			rel = SharedPath(agent)
+		}
+		out[agent] = filepath.Join(d, rel)
+	}
+	return out
+}
 
 // Errors returned by Parse (wrapped, with details); test with errors.Is.
 var (

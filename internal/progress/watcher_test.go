@@ -416,3 +416,19 @@ func TestWatcherStalled(t *testing.T) {
 		t.Errorf("a file just written is stalled: %+v", s)
 	}
 }
+
+// TestPathsInASharedFolder: agents in a folder of their own keep the
+// seed's progress.json; agents sharing a folder get a file each, so one
+// agent's workflow is never shown as another's.
+func TestPathsInASharedFolder(t *testing.T) {
+	got := Paths(map[string]string{"dev": "/p", "qa": "/p/", "arch": "/p", "solo": "/q"})
+	want := map[string]string{
+		"dev": "/p/.claude/state/progress-dev.json", "qa": "/p/.claude/state/progress-qa.json",
+		"arch": "/p/.claude/state/progress-arch.json", "solo": "/q/.claude/state/progress.json",
+	}
+	for agent, w := range want {
+		if got[agent] != w {
+			t.Errorf("%s: %q, want %q", agent, got[agent], w)
+		}
+	}
+}

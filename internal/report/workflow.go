@@ -16,7 +16,7 @@ func Workflow(st progress.State, now time.Time, stall time.Duration, width int) 
 	who := Dash(st.Agent)
 	switch {
 	case st.Missing:
-		return []string{who + ": no progress file (" + st.Path + ")"}
+		return []string{who + ": no workflow yet; " + who + " keeps it in " + st.Path + " (the primer's \"Progress file\" section says how)"}
 	case st.Workflow == nil && st.Err != nil:
 		return []string{who + ": " + st.Path + ": " + st.Err.Error()}
 	case st.Workflow == nil:
