@@ -125,6 +125,10 @@ type Model struct {
 	// (within confirmCritical), anything else disarms it.
 	armed   string
 	armedAt time.Time
+	// statusSeen and statusSince tell how long the status line has said
+	// the same thing: an old message gives way to the key help.
+	statusSeen  string
+	statusSince time.Time
 }
 
 // recordsMsg carries records committed since the last batch.
@@ -284,6 +288,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if err := m.keyOut.takeErr(); err != nil {
 			m.status, m.statusE = err.Error(), true
 		}
+		m.expireStatus()
 		return m, m.tick()
 	case recordsMsg:
 		return m.onRecords(msg)
@@ -455,6 +460,29 @@ func (m *Model) refreshAgents() {
 	m.agents.SetRows(rows)
 	m.screen.SetSource(m.con.Screen(m.agents.Selected()))
 	delete(m.unread, m.agents.Selected())
+}
+
+// Status messages stay this long (an error longer), then the key help
+// comes back; an armed critical approval keeps its prompt.
+const (
+	statusFor      = 15 * time.Second
+	statusErrorFor = time.Minute
+)
+
+// expireStatus clears a status message shown for its time.
+func (m *Model) expireStatus() {
+	now := m.opts.Now()
+	if m.status != m.statusSeen {
+		m.statusSeen, m.statusSince = m.status, now
+		return
+	}
+	keep := statusFor
+	if m.statusE {
+		keep = statusErrorFor
+	}
+	if m.status != "" && m.armed == "" && m.mode != modeQuit && now.Sub(m.statusSince) >= keep {
+		m.status, m.statusE, m.statusSeen = "", false, ""
+	}
 }
 
 // selectAgent moves the selection in the agent list. Choosing an agent

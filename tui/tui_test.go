@@ -554,3 +554,47 @@ func TestWorkflowView(t *testing.T) {
 	f.publish(store.Record{Kind: "stalled", Subject: "progress.stalled.dev", Agent: "dev", Body: "workflow wf-1 has not moved for 10m0s", Time: t0})
 	waitCall(t, f, "notify stalled from dev: workflow wf-1 has not moved for 10m0s")
 }
+
+// TestOldStatusGivesWayToHelp: a status message is cleared once it has
+// been shown for its time (an error for longer), so the key help comes
+// back; an armed critical approval keeps its prompt.
+func TestOldStatusGivesWayToHelp(t *testing.T) {
+	now := t0
+	th, _ := themes.Load("dark")
+	m := New(newFake(), style.New(th, true), Options{Keys: DefaultKeyMap(), Now: func() time.Time { return now }})
+	tick := func() {
+		mm, _ := m.Update(tickMsg(now))
+		m = mm.(Model)
+	}
+	m.status, m.statusE = "sent to dev", false
+	tick()
+	now = now.Add(statusFor - time.Second)
+	tick()
+	if m.status == "" {
+		t.Fatal("the message went before its time")
+	}
+	now = now.Add(2 * time.Second)
+	tick()
+	if m.status != "" {
+		t.Fatalf("status %q still shown after %v", m.status, statusFor+time.Second)
+	}
+	m.status, m.statusE = "dev could not start", true
+	tick()
+	now = now.Add(statusFor + time.Second)
+	tick()
+	if m.status == "" {
+		t.Fatal("an error went as soon as a message")
+	}
+	now = now.Add(statusErrorFor)
+	tick()
+	if m.status != "" {
+		t.Fatalf("error %q still shown after %v", m.status, statusErrorFor+statusFor)
+	}
+	m.status, m.armed = "p-1 is critical: y again approves it", "p-1"
+	tick()
+	now = now.Add(time.Hour)
+	tick()
+	if m.status == "" {
+		t.Fatal("an armed approval lost its prompt")
+	}
+}

@@ -18,10 +18,10 @@ func TestAgentThatCannotStartSaysWhy(t *testing.T) {
 	// The pane, and Activity, which keeps the line though the failure was
 	// recorded before the console subscribed to the records.
 	c.waitScreen("dev's failure on its screen and in Activity", "dev could not start",
-		`"no-such-agent-cli-xyz" is not on PATH: install it`, "agent       dev failed: ")
+		`"no-such-agent-cli-xyz" is not on PATH: install it`, "agent          dev failed: ")
 	// What the team's files ask that this team cannot do is in Activity,
 	// not printed behind the console's alternate screen.
-	c.waitScreen("the consultation warning in Activity", "warning     consultations: rule")
+	c.waitScreen("the consultation warning in Activity", "warning        consultations: rule")
 	// At 80x24 the fix still shows, wrapped, not cut off the line.
 	c.tmux("resize-window", "-t", "main", "-x", "80", "-y", "24")
 	s := c.waitScreen("the fix at 80 columns", "dev could not start", "full path")

@@ -50,7 +50,7 @@ idle
 		t.Errorf("audit for T-12 has kinds %s", joined)
 	}
 	c.stop()
-	if !strings.Contains(c.out.String(), "message     dev → architect [question T-12 m-1] Which transport?") {
+	if !strings.Contains(c.out.String(), "message        dev → architect [question T-12 m-1] Which transport?") {
 		t.Errorf("headless output lacks the message line:\n%s", c.out)
 	}
 

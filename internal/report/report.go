@@ -76,7 +76,7 @@ func (c *csvWriter) Close() error {
 // Line renders r as one line for the headless console's output.
 func Line(r store.Record) string {
 	ts := r.Time.Local().Format("15:04:05.000")
-	return fmt.Sprintf("%s  %-11s %s", ts, r.Kind, clip(Summary(r), 160))
+	return fmt.Sprintf("%s  %-14s %s", ts, clip(r.Kind, 14), clip(Summary(r), 160))
 }
 
 // Summary says what r is about in a few words.

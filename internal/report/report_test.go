@@ -73,3 +73,20 @@ func TestAge(t *testing.T) {
 		}
 	}
 }
+
+// TestLineKindColumnAligns: the summary starts in the same column for every
+// kind, the longest ones (decision-final, question-timeout) included.
+func TestLineKindColumnAligns(t *testing.T) {
+	col := -1
+	for _, kind := range []string{"task", "decision-final", "question-queue", "question-timeout", "consultation-escalated"} {
+		line := []rune(Line(store.Record{Kind: kind, Agent: "architect", Reason: "why"}))
+		at := strings.Index(string(line), "architect:")
+		at = len([]rune(string(line)[:at]))
+		if col == -1 {
+			col = at
+		}
+		if at != col || line[at-1] != ' ' || line[at-2] == ' ' && len(kind) >= 14 {
+			t.Errorf("%s: the summary starts at column %d, not %d: %q", kind, at, col, string(line))
+		}
+	}
+}
