@@ -306,6 +306,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyMsg:
+		m.dismissStatus()
 		return m.onKey(msg)
 	case permsMsg:
 		return m.onPermsMsg(msg), nil
@@ -481,6 +482,19 @@ func (m *Model) expireStatus() {
 		keep = statusErrorFor
 	}
 	if m.status != "" && m.armed == "" && m.mode != modeQuit && now.Sub(m.statusSince) >= keep {
+		m.status, m.statusE, m.statusSeen = "", false, ""
+	}
+}
+
+// statusRead is how long a message must have been shown for a key to
+// dismiss it: long enough to be read, and never the message that key
+// itself is about to set.
+const statusRead = 3 * time.Second
+
+// dismissStatus clears, on a key, a message shown long enough to be read.
+func (m *Model) dismissStatus() {
+	if m.status != "" && m.status == m.statusSeen && m.armed == "" && m.mode != modeQuit &&
+		m.opts.Now().Sub(m.statusSince) >= statusRead {
 		m.status, m.statusE, m.statusSeen = "", false, ""
 	}
 }

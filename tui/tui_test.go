@@ -590,6 +590,22 @@ func TestOldStatusGivesWayToHelp(t *testing.T) {
 	if m.status != "" {
 		t.Fatalf("error %q still shown after %v", m.status, statusErrorFor+statusFor)
 	}
+	// A key dismisses a message read long enough, not a fresh one.
+	m.status, m.statusE = "sent to dev", false
+	tick()
+	press := func() {
+		mm, _ := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
+		m = mm.(Model)
+	}
+	press()
+	if m.status == "" {
+		t.Fatal("a key dismissed a message shown for no time")
+	}
+	now = now.Add(statusRead)
+	press()
+	if m.status != "" {
+		t.Fatalf("a key left %q, shown for %v", m.status, statusRead)
+	}
 	m.status, m.armed = "p-1 is critical: y again approves it", "p-1"
 	tick()
 	now = now.Add(time.Hour)

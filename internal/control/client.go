@@ -14,6 +14,7 @@ import (
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/trust"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
@@ -41,7 +42,10 @@ func NewClientAt(path string) (*Client, error) {
 		}
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
 	}
-	c.Close()
+	defer c.Close()
+	if err := trust.VerifyServer(c.(*net.UnixConn)); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &Client{path: path}, nil
 }
 
@@ -52,6 +56,10 @@ func (c *Client) do(req Request, fn func(Reply) error) error {
 		return fmt.Errorf("%w: %v", ErrNoConsole, err)
 	}
 	defer conn.Close()
+	// Each connection: the socket may have been replaced since the last.
+	if err := trust.VerifyServer(conn.(*net.UnixConn)); err != nil {
+		return fmt.Errorf("%s: %w", c.path, err)
+	}
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ idle
 	}, func() string { return fmt.Sprintf("dev received %q\nscreen:\n%s", tm.received("dev"), c.screen()) })
 	c.waitScreen("dev's reply on its screen", "dev got the human's line")
 	c.keys("C-]")
-	c.waitScreen("focus mode left", "tab next pane")
+	c.waitScreen("focus mode left", "dev — developer —")
 
 	// Answer qa's question from the inbox.
 	c.keys("2", "a")

@@ -38,6 +38,10 @@ func agentCannotActAsHuman(t *testing.T, extra string) {
 		"env -u TEAMLEAD_SOCKET " + tl + " approve p-1 --state " + state,
 		// A console of its own, on another state, would take its approvals for the human's.
 		tl + " run --headless --config " + filepath.Join(work, "own.yaml") + " --state " + filepath.Join(work, "own-state"),
+		// ... and so would a copy of the binary in a namespace of its own
+		// that maps the user elsewhere ("5 0 1" is no identity map).
+		"cp " + tl + " " + filepath.Join(work, "tlcopy") + " && unshare -U --map-user=5 --map-group=5 " + filepath.Join(work, "tlcopy") +
+			" run --headless --config " + filepath.Join(work, "own.yaml") + " --state " + filepath.Join(work, "own-state2"),
 	}
 	var script strings.Builder
 	fmt.Fprintf(&script, "until %s inbox 2>/dev/null | grep -q p-1; do sleep 0.1; done\n", tl)
@@ -92,8 +96,8 @@ idle
 		}
 		refusals++
 	}
-	if refusals < total-1 { // the own console never reached the socket
-		t.Errorf("%d refusals recorded, want %d", refusals, total-1)
+	if refusals < total-2 { // the own consoles never reached the socket
+		t.Errorf("%d refusals recorded, want %d", refusals, total-2)
 	}
 	// The human's own CLI is not an agent's process: it decides.
 	tm.mustCLI("deny", "p-1", "not today")

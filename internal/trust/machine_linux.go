@@ -30,8 +30,11 @@ func MachineWarnings() []string {
 // approvals as the human's.
 func InsideAgent() string {
 	if m, err := os.ReadFile("/proc/self/uid_map"); err == nil {
-		if f := strings.Fields(string(m)); len(f) == 3 && f[0] == f[1] && f[2] == "1" {
-			return "it runs in a user namespace that maps only your user (" + strings.Join(f, " ") + "), as teamlead's agents do"
+		// One user mapped, whatever to: an agent's namespace, or one made
+		// inside it (unshare -U --map-user=5 maps "5 0 1"). Only a
+		// privileged helper (newuidmap) maps more, as rootless containers do.
+		if f := strings.Fields(string(m)); len(f) == 3 && f[2] == "1" {
+			return "it runs in a user namespace that maps a single user (" + strings.Join(f, " ") + "), as teamlead's agents and namespaces made inside them do"
 		}
 	}
 	self, err := os.Stat("/proc/self/exe")

@@ -33,6 +33,24 @@ func TestMain(m *testing.M) {
 		_, _ = c.Read(make([]byte, 1)) // until the test closes its side
 		os.Exit(0)
 	}
+	if path := os.Getenv("TRUST_TEST_SERVE"); path != "" {
+		// A process listening where a console's socket was: an agent's
+		// stand-in for the console.
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			fmt.Println("listen:", err)
+			os.Exit(1)
+		}
+		fmt.Println("listening")
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				os.Exit(0)
+			}
+			fmt.Fprintln(c, `{"end":true}`)
+			c.Close()
+		}
+	}
 	if path := os.Getenv("TRUST_TEST_DETACH"); path != "" {
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "TRUST_TEST_DIAL="+path, "TRUST_TEST_DETACH=")
@@ -223,5 +241,91 @@ func TestReadStatOddCommand(t *testing.T) {
 	}
 	if me, _ := readStat(os.Getpid()); me.start > s.start {
 		t.Errorf("child started %d before its parent %d", s.start, me.start)
+	}
+}
+
+// serveFake starts the test binary as a server on a new socket, with
+// attr (a user namespace, or nothing), and returns the socket's path.
+func serveFake(t *testing.T, attr *syscall.SysProcAttr) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "teamlead.sock")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "TRUST_TEST_SERVE="+path)
+	cmd.SysProcAttr = attr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start the stand-in server here: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "listening\n" {
+		t.Fatalf("stand-in server: %q", line)
+	}
+	return path
+}
+
+func dialUnix(t *testing.T, path string) *net.UnixConn {
+	t.Helper()
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c.(*net.UnixConn)
+}
+
+// TestVerifyServerRefusesAStandIn: the human's CLI refuses a socket served
+// by a process in another user namespace (an agent's), and one served by a
+// process that descends from teamlead (here the test binary plays the
+// console, and its child the agent's stand-in); a console itself passes.
+func TestVerifyServerRefusesAStandIn(t *testing.T) {
+	if InsideAgent() != "" {
+		t.Skip("the test runs inside an agent: the check is off there")
+	}
+	// In an agent's user namespace.
+	uid, gid := os.Getuid(), os.Getgid()
+	path := serveFake(t, &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}})
+	if err := VerifyServer(dialUnix(t, path)); err == nil || !strings.Contains(err.Error(), "another user namespace") {
+		t.Errorf("a server in another user namespace: %v", err)
+	}
+	// Below teamlead (the test binary counts as this teamlead executable).
+	path = serveFake(t, nil)
+	if err := VerifyServer(dialUnix(t, path)); err == nil || !strings.Contains(err.Error(), "descends from teamlead") {
+		t.Errorf("a server below teamlead: %v", err)
+	}
+	// The console itself: a listener of this very process.
+	own, _ := listen(t)
+	if err := VerifyServer(dialUnix(t, own)); err != nil {
+		t.Errorf("the console refused: %v", err)
+	}
+}
+
+// TestInsideAgentSeesNestedNamespaces: a namespace made inside an agent's
+// maps one user to whatever it likes ("5 0 1"); teamlead run must still
+// refuse to start there.
+func TestInsideAgentSeesNestedNamespaces(t *testing.T) {
+	if os.Getenv("TRUST_TEST_INSIDE") == "1" {
+		fmt.Print(InsideAgent())
+		os.Exit(0)
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	for _, to := range []int{uid, 5} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestInsideAgentSeesNestedNamespaces$")
+		cmd.Env = append(os.Environ(), "TRUST_TEST_INSIDE=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: to, HostID: uid, Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: to, HostID: gid, Size: 1}}}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Skipf("no user namespaces here: %v", err)
+		}
+		if !strings.Contains(string(out), "maps a single user") {
+			t.Errorf("mapped to %d: InsideAgent() = %q, want a refusal", to, out)
+		}
 	}
 }
