@@ -14,11 +14,11 @@ import (
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
-	"github.com/teamlead/teamlead/internal/trust"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/trust"
 )
 
 // Client talks to a running console.
