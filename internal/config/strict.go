@@ -20,11 +20,14 @@ var ErrInvalid = errors.New("invalid config")
 type FieldError struct {
 	File  string
 	Line  int
-	Field string // dotted path, e.g. agents[1].preset
+	Field string // dotted path, e.g. agents[1].preset; "" for the file as a whole
 	Msg   string
 }
 
 func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
 }
 
@@ -40,7 +43,7 @@ func (e *FieldError) Unwrap() error { return ErrInvalid }
 func decodeStrict(file string, data []byte, out any) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", file, ErrInvalid, err)
+		return nil, SyntaxError(file, data, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &FieldError{File: file, Line: 1, Field: "(file)", Msg: "the file is empty"}

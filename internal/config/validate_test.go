@@ -1,0 +1,77 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFiles writes files (name → text) into a new temporary folder and
+// returns the folder.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// wantErrors checks that err names each of want ("file:line: field: ..."
+// substrings), after the folder dir is cut from the file names.
+func wantErrors(t *testing.T, dir string, err error, want []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %q", want)
+	}
+	msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("errors:\n%s\nlack %q", msg, w)
+		}
+	}
+}
+
+const okAgent = "agents:\n  - name: dev\n    command: [sh]\n"
+
+// A YAML syntax error is reported on the line of the problem: the YAML
+// library names the line where the enclosing block began, counted from 0
+// (an indentation mistake on line 5 came out as line 1).
+func TestSyntaxErrorLine(t *testing.T) {
+	indentHint := "check the indentation of this line"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"key indented one space too far", map[string]string{"team.yaml": "agents:\n  - name: dev\n\n    command: [sh]\n     dir: .\n"},
+			"team.yaml:5: not valid YAML: did not find expected key; " + indentHint},
+		{"key out of its list item", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [sh]\n    dir: .\n  preset: plain\n"},
+			"team.yaml:5: not valid YAML: did not find expected '-' indicator; " + indentHint},
+		{"nested mapping", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [sh]\n    env:\n      A: b\n     B: c\n"},
+			"team.yaml:6: not valid YAML: did not find expected key"},
+		{"tab", map[string]string{"team.yaml": "agents:\n  - name: dev\n\tcommand: [sh]\n"},
+			"team.yaml:3: not valid YAML: found a tab character that violates indentation; this line is indented with a tab: YAML indents with spaces only"},
+		{"unclosed quote after a closed one", map[string]string{"team.yaml": "agents:\n- name: x\n  command: [sh, \"-c\n   x\"]\n  role: \"dev\n"},
+			"team.yaml:5: not valid YAML: found unexpected end of stream; a quote or a bracket opened on this line is never closed"},
+		{"colon in a value", map[string]string{"team.yaml": "agents:\n- name: x\n  command: [sh]\n  role: a: b\n"},
+			"team.yaml:4: not valid YAML: mapping values are not allowed in this context; a value that contains \": \" must be quoted"},
+		{"consultations file", map[string]string{"team.yaml": okAgent, "consultations.yaml": "mandatory:\n  - requester: a\n    consulted: b\n   decision: x\n"},
+			"consultations.yaml:4: not valid YAML: did not find expected '-' indicator; " + indentHint},
+		{"permissions file", map[string]string{"team.yaml": okAgent, "permissions.yaml": "default: ask\nrules:\n  - match: Bash(ls)\n    decide: allow\n     why: listing\n"},
+			"permissions.yaml:5: not valid YAML: mapping values are not allowed in this context; a value that contains \": \" must be quoted (\"...\"), or this line is indented too far"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, tc.files)
+			_, err := LoadTeam(filepath.Join(dir, "team.yaml"))
+			wantErrors(t, dir, err, []string{tc.want})
+		})
+	}
+}
