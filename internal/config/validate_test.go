@@ -75,3 +75,40 @@ func TestSyntaxErrorLine(t *testing.T) {
 		})
 	}
 }
+
+// A value of the wrong kind names its field and line, what is expected and
+// what was given (yaml said "(value): cannot unmarshal !!str `sh` into
+// []string"); every such value of the file is reported.
+func TestTypeErrorsNameTheField(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"command as a string", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [sh]\n  - name: qa\n    role: qa\n    dir: .\n    command: sh\n"},
+			[]string{`team.yaml:7: agents[1].command: expected a list of words like [sh, -c, "..."], got the string "sh"`}},
+		{"duration without a unit", map[string]string{"team.yaml": okAgent + "progress:\n  stall: 30\n"},
+			[]string{`team.yaml:5: progress.stall: expected a duration like 30s or 5m, got the number 30 (a number needs a unit: s, m or h, as in 30s)`}},
+		{"duration in words", map[string]string{"team.yaml": okAgent + "permissions:\n  escalate_after: 5 minutes\n"},
+			[]string{`team.yaml:5: permissions.escalate_after: expected a duration like 30s or 5m, got the string "5 minutes"`}},
+		{"number", map[string]string{"team.yaml": okAgent + "    cols: wide\n"},
+			[]string{`team.yaml:4: agents[0].cols: expected a whole number like 120, got the string "wide"`}},
+		{"mapping for a list", map[string]string{"team.yaml": okAgent + "    capabilities:\n      plan: yes\n"},
+			[]string{`team.yaml:5: agents[0].capabilities: expected a list like [a, b], got a mapping (key: value)`}},
+		{"list for a value", map[string]string{"team.yaml": okAgent + "    role: [dev, qa]\n"},
+			[]string{`team.yaml:4: agents[0].role: expected a single value, got a list`}},
+		{"string for a mapping", map[string]string{"team.yaml": okAgent + "    env: A=b\n"},
+			[]string{`team.yaml:4: agents[0].env: expected a mapping of names to values (name: value, on the lines below, indented), got the string "A=b"`}},
+		{"every one of them", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: sh\n    rows: tall\n    comand: [x]\nlead:\n  relay_rate: fast\n"},
+			[]string{`team.yaml:3: agents[0].command: expected a list of words`, `team.yaml:4: agents[0].rows: expected a whole number`,
+				`team.yaml:5: agents[0].comand: unknown field; did you mean command? known fields are`, `team.yaml:7: lead.relay_rate: expected a number like 10 or 0.5, got the string "fast"`}},
+		{"consultations file", map[string]string{"team.yaml": okAgent, "consultations.yaml": "defaults:\n  timeout: 4\nmandatory:\n  - requester: a\n    consulted: b\n    decision: x\n    escalate_to: human\n"},
+			[]string{`consultations.yaml:2: defaults.timeout: expected a duration like 30s or 5m, got the number 4`, `consultations.yaml:7: mandatory[0].escalate_to: expected a list like [a, b], got the string "human"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, tc.files)
+			_, err := LoadTeam(filepath.Join(dir, "team.yaml"))
+			wantErrors(t, dir, err, tc.want)
+		})
+	}
+}
