@@ -35,7 +35,7 @@ type Permissions struct {
 	Builtin bool `yaml:"-"`
 }
 
-func (t *Team) validatePermissions(base string) error {
+func (t *Team) validatePermissions(file string, root *yaml.Node, base string) error {
 	p := &t.Permissions
 	if p.EscalateAfter == 0 {
 		p.EscalateAfter = 10 * time.Minute
@@ -49,6 +49,12 @@ func (t *Team) validatePermissions(base string) error {
 		p.Policy = filepath.Join(base, p.Policy)
 	case !explicit:
 		p.Policy = filepath.Join(base, "permissions.yaml")
+	}
+	if explicit {
+		if err := readable(p.Policy); err != nil {
+			return &FieldError{File: file, Line: lineOf(child(root, "permissions"), "policy"), Field: "permissions.policy",
+				Msg: err.Error() + "; fix the path (relative to the team file's folder), or delete the key for the built-in policy"}
+		}
 	}
 	var err error
 	if _, statErr := os.Stat(p.Policy); statErr == nil || explicit {

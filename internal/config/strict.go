@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/teamlead/teamlead/internal/permit"
 )
 
 // ErrInvalid is wrapped by every validation error of a config file.
@@ -45,12 +48,21 @@ func (e *FieldError) Unwrap() error { return ErrInvalid }
 // document could be parsed, so callers can find the line of a value they
 // reject after decoding; out holds what could be decoded.
 func decodeStrict(file string, data []byte, out any) (*yaml.Node, error) {
+	root, errs := decodeAll(file, data, out)
+	if len(errs) > 0 {
+		return root, errors.Join(errs...)
+	}
+	return root, nil
+}
+
+// decodeAll is decodeStrict returning the problems as a list.
+func decodeAll(file string, data []byte, out any) (*yaml.Node, []error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, SyntaxError(file, data, err)
+		return nil, []error{SyntaxError(file, data, err)}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &FieldError{File: file, Line: 1, Field: "(file)", Msg: "the file is empty"}
+		return nil, []error{&FieldError{File: file, Line: 1, Field: "(file)", Msg: "the file is empty"}}
 	}
 	root := doc.Content[0]
 	w := &walker{file: file}
@@ -60,10 +72,72 @@ func decodeStrict(file string, data []byte, out any) (*yaml.Node, error) {
 			w.typeErrors(err)
 		}
 	}
-	if len(w.errs) > 0 {
-		return root, errors.Join(w.errs...)
+	return root, w.errs
+}
+
+// problems collects the problems of a team and its files: one per field
+// (a field whose value could not be read is not also reported as missing).
+type problems struct {
+	list   []error
+	fields map[string]bool // file + "\x00" + field
+}
+
+// add adds the non-nil errors of errs.
+func (p *problems) add(errs ...error) {
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var fe *FieldError
+		if errors.As(err, &fe) && fe.Field != "" {
+			key := fe.File + "\x00" + fe.Field
+			if p.fields[key] {
+				continue
+			}
+			if p.fields == nil {
+				p.fields = map[string]bool{}
+			}
+			p.fields[key] = true
+		}
+		p.list = append(p.list, err)
 	}
-	return root, nil
+}
+
+// sort orders the problems by file, in the order the files were first met,
+// then by line.
+func (p *problems) sort() {
+	order := map[string]int{}
+	file := func(err error) (string, int) {
+		f, l := Where(err)
+		if _, ok := order[f]; !ok {
+			order[f] = len(order)
+		}
+		return f, l
+	}
+	for _, err := range p.list {
+		file(err)
+	}
+	slices.SortStableFunc(p.list, func(a, b error) int {
+		fa, la := file(a)
+		fb, lb := file(b)
+		if c := order[fa] - order[fb]; c != 0 {
+			return c
+		}
+		return la - lb
+	})
+}
+
+// Where returns the file and line a problem names, if it names one.
+func Where(err error) (string, int) {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe.File, fe.Line
+	}
+	var pe *permit.PolicyError
+	if errors.As(err, &pe) {
+		return pe.File, pe.Line
+	}
+	return "", 0
 }
 
 // lineOf returns the line of key inside mapping n (or of n itself).

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,6 +110,56 @@ func TestTypeErrorsNameTheField(t *testing.T) {
 			dir := writeFiles(t, tc.files)
 			_, err := LoadTeam(filepath.Join(dir, "team.yaml"))
 			wantErrors(t, dir, err, tc.want)
+		})
+	}
+}
+
+// LoadTeam and ReadTeam report every problem of the team file and the files
+// it uses, sorted by file and line, and a value that could not be read is
+// not also reported as missing.
+func TestReadTeamReportsEveryError(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string // in this order
+		not   []string
+	}{
+		{"every agent", map[string]string{"team.yaml": "agents:\n  - name: Dev\n    command: [x]\n    preset: clod\n  - role: qa\n    command: [y]\n    parse: pixels\n    cols: 2000\n  - name: ok\n    command: [z]\n    restart: sometimes\nlead:\n  relay_burst: -3\n"},
+			[]string{`team.yaml:2: agents[0].name: "Dev" is not a usable name`, `team.yaml:4: agents[0].preset: unknown preset "clod"`,
+				`team.yaml:5: agents[1].name: missing`, `team.yaml:7: agents[1].parse: "pixels" is not a parse mode`, `team.yaml:8: agents[1].cols: terminal size`,
+				`team.yaml:11: agents[2].restart: "sometimes"`, `team.yaml:13: lead.relay_burst: -3 is negative`}, nil},
+		{"a value that could not be read is not missing too", map[string]string{"team.yaml": "agents:\n  - name: [dev]\n    command: sh\n"},
+			[]string{`team.yaml:2: agents[0].name: expected a single value, got a list`, `team.yaml:3: agents[0].command: expected a list of words`},
+			[]string{"missing"}},
+		{"team, consultations and permissions", map[string]string{
+			"team.yaml":          "agents:\n  - name: dev\n    command: sh\n",
+			"consultations.yaml": "mandatory:\n  - requester: a\n    consulted: a\n    decision: x\n    timeout: -1h\n",
+			"permissions.yaml":   "default: maybe\n",
+		}, []string{`team.yaml:3: agents[0].command`, `consultations.yaml:3: mandatory[0].consulted`, `consultations.yaml:5: mandatory[0].timeout: must not be negative`,
+			`permissions.yaml:1: default`}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, tc.files)
+			_, err := LoadTeam(filepath.Join(dir, "team.yaml"))
+			wantErrors(t, dir, err, tc.want)
+			msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			at := 0
+			for _, w := range tc.want {
+				i := strings.Index(msg[at:], w)
+				if i < 0 {
+					t.Errorf("%q is not after the errors before it:\n%s", w, msg)
+					break
+				}
+				at += i
+			}
+			for _, n := range tc.not {
+				if strings.Contains(msg, n) {
+					t.Errorf("errors say %q:\n%s", n, msg)
+				}
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("%v does not wrap ErrInvalid", err)
+			}
 		})
 	}
 }
