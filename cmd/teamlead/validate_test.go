@@ -129,3 +129,54 @@ func TestValidateReportsEveryError(t *testing.T) {
 		})
 	}
 }
+
+// An answerer the team does not have is reported: an error when its
+// questions can never be answered, a warning when they go on to an
+// escalate_to; a program that is not installed, a working folder that is a
+// file, and permission rules for an agent not in the team too.
+func TestValidateReportsWhatCannotWork(t *testing.T) {
+	team := "agents:\n  - name: dev\n    command: [sh]\n  - name: qa\n    command: [sh]\n  - name: ops\n    command: [no-such-agent-cli]\n    dir: notes.txt\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string
+		err   string
+	}{
+		{"answerers", map[string]string{"team.yaml": validTeam, "answerers.yaml": "version: \"1\"\nroutes:\n" +
+			"  - pattern: api.*\n    answerer: agent/nobody\n" +
+			"  - pattern: db.*\n    answerer: tool/missing\n" +
+			"  - pattern: plan.*\n    answerer: agent/architect\n    capability: planning\n" +
+			"  - pattern: sec.*\n    answerer: agent/security\n    capability: reviewing\n    sla: 1h\n    escalate_to: team/security\n" +
+			"  - pattern: web.*\n    answerer: tool/search\n    sla: 5m\n    escalate_to: agent/ghost\n" +
+			"  - pattern: ask.*\n    answerer: tool/lookup\n" +
+			"default:\n  answerer: human/requester\n"},
+			[]string{
+				`answerers.yaml:4: routes[0].answerer: no agent named "nobody" in the team file, so its questions are never answered; name one of its agents (dev, qa), or a person (human/<name>)`,
+				`answerers.yaml:6: routes[1].answerer: no tool "missing" under questions.tools (the team file has lookup), so its questions are never answered; add it there with its command`,
+				`answerers.yaml:18: routes[4].escalate_to: no agent named "ghost" in the team file; name one of its agents (dev, qa)`,
+				`answerers.yaml:11: warning: routes[3].answerer: no agent named "security" in the team file, and no agent lists the capability "reviewing", so its questions go straight on to team/security`,
+				`answerers.yaml:16: warning: routes[4].answerer: no tool "search" under questions.tools (the team file has lookup), so its questions wait out the sla and then go on to agent/ghost`,
+			}, "3 errors in answerers.yaml; fix them and run teamlead validate again (and check the 2 warnings)"},
+		{"the team and its policy", map[string]string{"team.yaml": team, "notes.txt": "x",
+			"permissions.yaml": "default: ask\nagents:\n  qa:\n    - {match: Bash(ls), decide: allow, why: listing}\n  deva:\n    - {match: Bash(ls), decide: allow, why: listing}\n"},
+			[]string{
+				`team.yaml:7: agents[2].command: "no-such-agent-cli" is not found on PATH; install it, or give its full path (command: [/full/path/to/no-such-agent-cli])`,
+				`team.yaml:8: agents[2].dir: notes.txt is a file, not a folder`,
+				`permissions.yaml:5: warning: agents.deva: no agent named "deva" in the team file, so these rules never apply; did you mean dev? fix the name (the agents are dev, qa, ops), or delete them`,
+			}, "2 errors in team.yaml; fix them and run teamlead validate again (and check the 1 warning)"},
+		{"only warnings", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [sh]\n  - name: qa\n    command: [sh]\n    dir: work/qa\n"},
+			[]string{`team.yaml:6: warning: agents[1].dir: the folder work/qa does not exist yet`, "team.yaml: 2 agents ok", "1 warning: the team can run, but check it"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := runValidate(t, tc.files)
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if err != tc.err {
+				t.Errorf("error %q, want %q", err, tc.err)
+			}
+		})
+	}
+}

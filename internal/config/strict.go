@@ -78,8 +78,17 @@ func decodeAll(file string, data []byte, out any) (*yaml.Node, []error) {
 // problems collects the problems of a team and its files: one per field
 // (a field whose value could not be read is not also reported as missing).
 type problems struct {
-	list   []error
-	fields map[string]bool // file + "\x00" + field
+	list     []error
+	warnings []error
+	fields   map[string]bool
+	team     *Team // what readTeam read // file + "\x00" + field
+}
+
+// warn adds a warning unless its field has a problem already.
+func (p *problems) warn(w *Warning) {
+	if !p.fields[w.File+"\x00"+w.Field] {
+		p.warnings = append(p.warnings, w)
+	}
 }
 
 // add adds the non-nil errors of errs.
@@ -117,18 +126,27 @@ func (p *problems) sort() {
 	for _, err := range p.list {
 		file(err)
 	}
-	slices.SortStableFunc(p.list, func(a, b error) int {
+	for _, err := range p.warnings {
+		file(err)
+	}
+	cmp := func(a, b error) int {
 		fa, la := file(a)
 		fb, lb := file(b)
 		if c := order[fa] - order[fb]; c != 0 {
 			return c
 		}
 		return la - lb
-	})
+	}
+	slices.SortStableFunc(p.list, cmp)
+	slices.SortStableFunc(p.warnings, cmp)
 }
 
 // Where returns the file and line a problem names, if it names one.
 func Where(err error) (string, int) {
+	var w *Warning
+	if errors.As(err, &w) {
+		return w.File, w.Line
+	}
 	var fe *FieldError
 	if errors.As(err, &fe) {
 		return fe.File, fe.Line

@@ -204,51 +204,61 @@ var reserved = map[string]bool{"team-lead": true, "human": true, "all": true}
 // found: an errors.Join of *FieldError (and *permit.PolicyError), each
 // naming its file, line and field.
 func LoadTeam(path string) (*Team, error) {
-	t, errs := ReadTeam(path)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
 	}
-	return t, nil
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot read team file: %v (pass --config FILE or set TEAMLEAD_CONFIG)", ErrInvalid, err)
+	}
+	return parseTeam(path, abs, data)
 }
 
 // ReadTeam is LoadTeam for `teamlead validate`: it does not stop at the
 // first problem, and returns the team as far as it could be read (nil when
 // the file cannot be read) with every problem found in it and in the
-// files it uses, sorted by file and line.
-func ReadTeam(path string) (*Team, []error) {
+// files it uses, sorted by file and line. It also reports what cannot work
+// on this machine: an agent's program that is not installed, a working
+// folder that is a file; and warns of what may be a mistake: a folder that
+// does not exist yet, permission rules for an agent the team does not
+// have (*Warning).
+func ReadTeam(path string) (team *Team, errs, warnings []error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, []error{err}
+		return nil, []error{err}, nil
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, []error{fmt.Errorf("%w: cannot read team file: %v (pass --config FILE or set TEAMLEAD_CONFIG)", ErrInvalid, err)}
+		return nil, []error{fmt.Errorf("%w: cannot read team file: %v (pass --config FILE or set TEAMLEAD_CONFIG)", ErrInvalid, err)}, nil
 	}
-	t, errs := readTeam(path, abs, data)
-	return t, errs
+	p := readTeam(path, abs, data, true)
+	return p.team, p.list, p.warnings
 }
 
 // parseTeam decodes and validates the team file text data; path is how to
 // name the file in errors, abs its absolute path.
 func parseTeam(path, abs string, data []byte) (*Team, error) {
-	t, errs := readTeam(path, abs, data)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	p := readTeam(path, abs, data, false)
+	if len(p.list) > 0 {
+		return nil, errors.Join(p.list...)
 	}
-	return t, nil
+	return p.team, nil
 }
 
 // readTeam is parseTeam going on after a problem, to find them all. When
-// the file is not YAML, the files beside it are still checked.
-func readTeam(path, abs string, data []byte) (*Team, []error) {
+// the file is not YAML, the files beside it are still checked. With
+// machine, the checks of check.go run too.
+func readTeam(path, abs string, data []byte, machine bool) *problems {
 	t := &Team{}
-	p := &problems{}
+	p := &problems{team: t}
 	root, errs := decodeAll(path, data, t)
 	p.add(errs...)
 	t.File = abs
 	presets, err := builtinPresets()
 	if err != nil {
-		return t, append(p.list, err)
+		p.list = append(p.list, err)
+		return p
 	}
 	for _, name := range sortedKeys(t.Presets) {
 		pr := t.Presets[name]
@@ -263,8 +273,11 @@ func readTeam(path, abs string, data []byte) (*Team, []error) {
 		presets[name] = mergePreset(presets["plain"], pr)
 	}
 	t.validate(path, root, presets, p)
+	if machine {
+		t.checkMachine(path, root, p)
+	}
 	p.sort()
-	return t, p.list
+	return p
 }
 
 func builtinPresets() (map[string]Preset, error) {

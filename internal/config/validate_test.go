@@ -163,3 +163,66 @@ func TestReadTeamReportsEveryError(t *testing.T) {
 		})
 	}
 }
+
+// ReadTeam (teamlead validate) reports what is written correctly but cannot
+// work on this machine, and warns of what may be a mistake; LoadTeam
+// (teamlead run) does neither.
+func TestReadTeamChecksWhatCannotWork(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "myagent"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	for _, tc := range []struct {
+		name     string
+		files    map[string]string
+		errs     []string
+		warnings []string
+	}{
+		{"fine", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [myagent]\n    dir: work\n", "work/x": ""}, nil, nil},
+		{"program not on PATH", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [myagent]\n  - name: qa\n    command: [claudee, --x]\n"},
+			[]string{`team.yaml:5: agents[1].command: "claudee" is not found on PATH; install it, or give its full path (command: [/full/path/to/claudee])`}, nil},
+		{"the preset's program not on PATH", map[string]string{"team.yaml": "agents:\n  - name: dev\n    preset: claude-code\n"},
+			[]string{`team.yaml:3: agents[0].command: the claude-code preset runs "claude", which is not found on PATH; install it, or give its full path`}, nil},
+		{"the agent's own PATH", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [myagent]\n    env: {PATH: /nonexistent}\n"},
+			[]string{`team.yaml:3: agents[0].command: "myagent" is not found on the PATH its env: sets`}, nil},
+		{"program path", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [./bin/agent]\n  - name: qa\n    command: [./script.sh]\n", "script.sh": "#!/bin/sh\n"},
+			[]string{`team.yaml:3: agents[0].command: "bin/agent" does not exist; fix the path (a relative path is taken from the team file's folder)`,
+				`team.yaml:5: agents[1].command: "script.sh" is not executable; make it so with chmod +x script.sh`}, nil},
+		{"dir is a file", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [myagent]\n    dir: notes.txt\n  - name: qa\n    command: [myagent]\n    dir: notes.txt/qa\n", "notes.txt": "x"},
+			[]string{`team.yaml:4: agents[0].dir: notes.txt is a file, not a folder; dir: is the folder the agent works in`,
+				`team.yaml:7: agents[1].dir: notes.txt/qa cannot be made: notes.txt is a file, not a folder`}, nil},
+		{"dir missing", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [myagent]\n    dir: work/dev\n"},
+			nil, []string{`team.yaml:4: warning: agents[0].dir: the folder work/dev does not exist yet; it will be made when the team starts`}},
+		{"tool not on PATH", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [myagent]\nquestions:\n  tools:\n    search:\n      command: [websearch]\n"},
+			[]string{`team.yaml:7: questions.tools.search.command: "websearch" is not found on PATH`}, nil},
+		{"permission rules for agents not in the team", map[string]string{"team.yaml": "agents:\n  - name: dev\n    command: [myagent]\n",
+			"permissions.yaml": "default: ask\nagents:\n  devv:\n    - {match: Bash(rm:*), decide: deny, why: never}\n  dev:\n    - {match: Bash(ls), decide: allow, why: listing}\n  nobody: []\n"},
+			nil, []string{`permissions.yaml:3: warning: agents.devv: no agent named "devv" in the team file, so these rules never apply; did you mean dev? fix the name (the agents are dev), or delete them`,
+				`permissions.yaml:7: warning: agents.nobody: no agent named "nobody"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, tc.files)
+			file := filepath.Join(dir, "team.yaml")
+			if _, err := LoadTeam(file); err != nil {
+				t.Errorf("LoadTeam: %v", err)
+			}
+			_, errs, warnings := ReadTeam(file)
+			check := func(kind string, got []error, want []string) {
+				if len(got) != len(want) {
+					t.Errorf("%d %s, want %d: %q", len(got), kind, len(want), got)
+				}
+				if len(got) > 0 {
+					wantErrors(t, dir, errors.Join(got...), want)
+				}
+			}
+			check("errors", errs, tc.errs)
+			check("warnings", warnings, tc.warnings)
+			for _, w := range warnings {
+				if errors.Is(w, ErrInvalid) {
+					t.Errorf("warning %v wraps ErrInvalid", w)
+				}
+			}
+		})
+	}
+}
