@@ -176,16 +176,12 @@ func (t *Team) checkPolicyAgents(p *problems) {
 			agentsNode = child(doc.Content[0], "agents")
 		}
 	}
-	known := map[string]bool{}
-	for _, n := range list {
-		known[n] = true
-	}
 	for _, name := range sortedKeys(pol.Agents) {
 		if names[name] {
 			continue
 		}
 		msg := fmt.Sprintf("no agent named %q in the team file, so these rules never apply; %sfix the name (the agents are %s), or delete them",
-			name, didYouMean(name, known), strings.Join(list, ", "))
+			name, didYouMean(name, names), strings.Join(list, ", "))
 		p.warn(&Warning{FieldError{File: pol.File, Line: lineOf(agentsNode, name), Field: "agents." + name, Msg: msg}})
 	}
 }
