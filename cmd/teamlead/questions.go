@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/questions"
@@ -137,42 +136,4 @@ func taskSuffix(task string) string {
 		return ""
 	}
 	return ", task " + task
-}
-
-func newValidateCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "validate",
-		Short: "Check the team file and the files it uses (answerers.yaml, consultations.yaml, permissions.yaml)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			out := cmd.OutOrStdout()
-			team, err := config.LoadTeam(g.config)
-			if err != nil {
-				fmt.Fprintln(out, err)
-				return errors.New("the team file has errors")
-			}
-			fmt.Fprintf(out, "%s: %d agents ok\n", team.File, len(team.Agents))
-			rules := team.Consultations.Rules
-			if rules == "" {
-				rules = "consultations.yaml (built in)"
-			}
-			fmt.Fprintf(out, "%s: %d mandatory consultation rules ok\n", rules, len(team.Consultations.Parsed.Mandatory))
-			policy := team.Permissions.Policy
-			if team.Permissions.Builtin {
-				policy = "permissions.yaml (built in; approve-always writes " + team.Permissions.Policy + ")"
-			}
-			fmt.Fprintf(out, "%s: permission policy ok\n", policy)
-			if team.Questions.Answerers == "" {
-				fmt.Fprintln(out, "no answerers.yaml: every question goes to human/requester (24h)")
-				return nil
-			}
-			routes, err := questions.LoadRoutes(team.Questions.Answerers)
-			if err != nil {
-				fmt.Fprintln(out, err)
-				return errors.New("the answerers file has errors")
-			}
-			fmt.Fprintf(out, "%s: %d routes ok, in precedence order:\n%s", team.Questions.Answerers, len(routes.Routes), routes.Describe())
-			return nil
-		},
-	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -12,25 +13,43 @@ import (
 )
 
 // LoadConsultations reads a consultations.yaml file; "" means the built-in
-// rules (configs/consultations.yaml).
+// rules (configs/consultations.yaml). The error reports every problem.
 func LoadConsultations(path string) (consult.Rules, error) {
+	r, errs := loadConsultations(path)
+	if len(errs) > 0 {
+		return r, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+func loadConsultations(path string) (consult.Rules, []error) {
 	if path == "" {
-		return ParseConsultations("consultations.yaml (built in)", configs.Consultations)
+		return parseConsultations("consultations.yaml (built in)", configs.Consultations)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return consult.Rules{}, fmt.Errorf("%w: cannot read the consultation rules: %v (fix consultations.rules in the team file)", ErrInvalid, err)
+		return consult.Rules{}, []error{fmt.Errorf("%w: cannot read the consultation rules: %v (fix consultations.rules in the team file)", ErrInvalid, err)}
 	}
-	return ParseConsultations(path, data)
+	return parseConsultations(path, data)
 }
 
 // ParseConsultations decodes and checks the text of a consultations.yaml;
-// file names it in errors.
+// file names it in errors. The error reports every problem.
 func ParseConsultations(file string, data []byte) (consult.Rules, error) {
+	r, errs := parseConsultations(file, data)
+	if len(errs) > 0 {
+		return r, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+func parseConsultations(file string, data []byte) (consult.Rules, []error) {
 	var r consult.Rules
-	root, err := decodeStrict(file, data, &r)
-	if err != nil {
-		return r, err
+	p := &problems{}
+	root, errs := decodeAll(file, data, &r)
+	p.add(errs...)
+	if root == nil {
+		return r, p.list
 	}
 	mn := child(root, "mandatory")
 	for i, rule := range r.Mandatory {
@@ -41,38 +60,37 @@ func ParseConsultations(file string, data []byte) (consult.Rules, error) {
 		field := fmt.Sprintf("mandatory[%d]", i)
 		for _, f := range []struct{ key, val string }{{"requester", rule.Requester}, {"consulted", rule.Consulted}, {"decision", rule.Decision}} {
 			if strings.TrimSpace(f.val) == "" {
-				return r, &FieldError{File: file, Line: lineOrNode(rn), Field: field + "." + f.key, Msg: "missing; every rule names requester, consulted and decision"}
+				p.add(&FieldError{File: file, Line: lineOrNode(rn), Field: field + "." + f.key, Msg: "missing; every rule names requester, consulted and decision"})
 			}
 		}
-		if rule.Requester == rule.Consulted {
-			return r, &FieldError{File: file, Line: lineOf(rn, "consulted"), Field: field + ".consulted",
-				Msg: "a role cannot be required to consult itself; name another role"}
+		if rule.Requester != "" && rule.Requester == rule.Consulted {
+			p.add(&FieldError{File: file, Line: lineOf(rn, "consulted"), Field: field + ".consulted",
+				Msg: "a role cannot be required to consult itself; name another role"})
 		}
 		if rule.Timeout < 0 {
-			return r, &FieldError{File: file, Line: lineOf(rn, "timeout"), Field: field + ".timeout", Msg: "must not be negative"}
+			p.add(&FieldError{File: file, Line: lineOf(rn, "timeout"), Field: field + ".timeout", Msg: "must not be negative"})
 		}
-		if err := checkEscalation(file, child(rn, "escalate_to"), field+".escalate_to", rule.EscalateTo); err != nil {
-			return r, err
-		}
+		p.add(checkEscalation(file, child(rn, "escalate_to"), field+".escalate_to", rule.EscalateTo)...)
 	}
 	dn := child(root, "defaults")
 	if r.Defaults.Timeout < 0 {
-		return r, &FieldError{File: file, Line: lineOf(dn, "timeout"), Field: "defaults.timeout", Msg: "must not be negative"}
+		p.add(&FieldError{File: file, Line: lineOf(dn, "timeout"), Field: "defaults.timeout", Msg: "must not be negative"})
 	}
-	if err := checkEscalation(file, child(dn, "escalate_to"), "defaults.escalate_to", r.Defaults.EscalateTo); err != nil {
-		return r, err
-	}
-	for role, targets := range r.Matrix {
-		for _, t := range targets {
+	p.add(checkEscalation(file, child(dn, "escalate_to"), "defaults.escalate_to", r.Defaults.EscalateTo)...)
+	for _, role := range sortedKeys(r.Matrix) {
+		for _, t := range r.Matrix[role] {
 			if strings.TrimSpace(t) == "" {
-				return r, &FieldError{File: file, Line: lineOf(child(root, "matrix"), role), Field: "matrix." + role, Msg: "an empty role; list role names or \"*\""}
+				p.add(&FieldError{File: file, Line: lineOf(child(root, "matrix"), role), Field: "matrix." + role, Msg: "an empty role; list role names or \"*\""})
+				break
 			}
 		}
 	}
-	return r, nil
+	p.sort()
+	return r, p.list
 }
 
-func checkEscalation(file string, n *yaml.Node, field string, steps []string) error {
+func checkEscalation(file string, n *yaml.Node, field string, steps []string) []error {
+	var errs []error
 	for i, s := range steps {
 		if s == consult.Human || strings.HasPrefix(s, "role:") && len(s) > 5 || strings.HasPrefix(s, "agent:") && len(s) > 6 {
 			continue
@@ -81,10 +99,10 @@ func checkEscalation(file string, n *yaml.Node, field string, steps []string) er
 		if n != nil && i < len(n.Content) {
 			line = n.Content[i].Line
 		}
-		return &FieldError{File: file, Line: line, Field: fmt.Sprintf("%s[%d]", field, i),
-			Msg: fmt.Sprintf("%q: use human, role:<role> or agent:<name>", s)}
+		errs = append(errs, &FieldError{File: file, Line: line, Field: fmt.Sprintf("%s[%d]", field, i),
+			Msg: fmt.Sprintf("%q: use human, role:<role> or agent:<name>", s)})
 	}
-	return nil
+	return errs
 }
 
 func lineOrNode(n *yaml.Node) int {

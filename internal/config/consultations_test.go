@@ -39,7 +39,7 @@ func TestConsultationRulesErrors(t *testing.T) {
 		{"missing decision", "mandatory:\n  - requester: a\n    consulted: b\n", "f:2: mandatory[0].decision: missing"},
 		{"self", "mandatory:\n  - requester: a\n    consulted: a\n    decision: x\n", "f:3: mandatory[0].consulted: a role cannot be required to consult itself"},
 		{"bad escalation", "mandatory:\n  - requester: a\n    consulted: b\n    decision: x\n    escalate_to: [human, boss]\n", `f:5: mandatory[0].escalate_to[1]: "boss": use human, role:<role> or agent:<name>`},
-		{"bad duration", "defaults:\n  timeout: soon\n", "f:2: (value)"},
+		{"bad duration", "defaults:\n  timeout: soon\n", `f:2: defaults.timeout: expected a duration like 30s or 5m, got the string "soon"`},
 		{"negative", "defaults:\n  timeout: -1h\n", "f:2: defaults.timeout: must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

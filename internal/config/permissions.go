@@ -1,9 +1,13 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/teamlead/teamlead/internal/permit"
 )
@@ -31,7 +35,7 @@ type Permissions struct {
 	Builtin bool `yaml:"-"`
 }
 
-func (t *Team) validatePermissions(base string) error {
+func (t *Team) validatePermissions(file string, root *yaml.Node, base string) error {
 	p := &t.Permissions
 	if p.EscalateAfter == 0 {
 		p.EscalateAfter = 10 * time.Minute
@@ -46,14 +50,41 @@ func (t *Team) validatePermissions(base string) error {
 	case !explicit:
 		p.Policy = filepath.Join(base, "permissions.yaml")
 	}
+	if explicit {
+		if err := readable(p.Policy); err != nil {
+			return &FieldError{File: file, Line: lineOf(child(root, "permissions"), "policy"), Field: "permissions.policy",
+				Msg: err.Error() + "; fix the path (relative to the team file's folder), or delete the key for the built-in policy"}
+		}
+	}
 	var err error
 	if _, statErr := os.Stat(p.Policy); statErr == nil || explicit {
 		p.Parsed, err = permit.Load(p.Policy) // a policy named but missing is an error
+		err = policySyntax(p.Policy, err)
 	} else {
 		p.Parsed, err = permit.Builtin()
 		p.Builtin = true
 	}
 	return err
+}
+
+// policySyntax puts a YAML syntax error of the policy file at the line of
+// the problem (the YAML library names the line where the enclosing block
+// began), said the way the other files say it; other errors pass through.
+func policySyntax(file string, err error) error {
+	var pe *permit.PolicyError
+	if !errors.As(err, &pe) || pe.Field != "(file)" || !strings.HasPrefix(pe.Msg, "not YAML: ") {
+		return err
+	}
+	data, readErr := os.ReadFile(file)
+	if readErr != nil {
+		return err
+	}
+	var doc yaml.Node
+	yerr := yaml.Unmarshal(data, &doc)
+	if yerr == nil {
+		return err
+	}
+	return SyntaxError(pe.File, data, yerr)
 }
 
 // OwnFiles are teamlead's own files for this team: the team file, the

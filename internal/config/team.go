@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -200,7 +201,10 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 // reserved addresses cannot be agent names.
 var reserved = map[string]bool{"team-lead": true, "human": true, "all": true}
 
-// LoadTeam reads and validates a team file.
+// LoadTeam reads and validates a team file and the files it uses
+// (consultations.yaml, permissions.yaml). The error reports every problem
+// found: an errors.Join of *FieldError (and *permit.PolicyError), each
+// naming its file, line and field.
 func LoadTeam(path string) (*Team, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -213,34 +217,69 @@ func LoadTeam(path string) (*Team, error) {
 	return parseTeam(path, abs, data)
 }
 
+// ReadTeam is LoadTeam for `teamlead validate`: it does not stop at the
+// first problem, and returns the team as far as it could be read (nil when
+// the file cannot be read) with every problem found in it and in the
+// files it uses, sorted by file and line. It also reports what cannot work
+// on this machine: an agent's program that is not installed, a working
+// folder that is a file; and warns of what may be a mistake: a folder that
+// does not exist yet, permission rules for an agent the team does not
+// have (*Warning).
+func ReadTeam(path string) (team *Team, errs, warnings []error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, []error{err}, nil
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, []error{fmt.Errorf("%w: cannot read team file: %v (pass --config FILE or set TEAMLEAD_CONFIG)", ErrInvalid, err)}, nil
+	}
+	p := readTeam(path, abs, data, true)
+	return p.team, p.list, p.warnings
+}
+
 // parseTeam decodes and validates the team file text data; path is how to
 // name the file in errors, abs its absolute path.
 func parseTeam(path, abs string, data []byte) (*Team, error) {
-	t := &Team{}
-	root, err := decodeStrict(path, data, t)
-	if err != nil {
-		return nil, err
+	p := readTeam(path, abs, data, false)
+	if len(p.list) > 0 {
+		return nil, errors.Join(p.list...)
 	}
+	return p.team, nil
+}
+
+// readTeam is parseTeam going on after a problem, to find them all. When
+// the file is not YAML, the files beside it are still checked. With
+// machine, the checks of check.go run too.
+func readTeam(path, abs string, data []byte, machine bool) *problems {
+	t := &Team{}
+	p := &problems{team: t}
+	root, errs := decodeAll(path, data, t)
+	p.add(errs...)
 	t.File = abs
 	presets, err := builtinPresets()
 	if err != nil {
-		return nil, err
+		p.list = append(p.list, err)
+		return p
 	}
-	for name, p := range t.Presets {
-		if p.SubmitRetries < 0 || p.SubmitRetries > maxSubmitRetries {
-			return nil, &FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_retries"),
-				Field: "presets." + name + ".submit_retries", Msg: fmt.Sprintf("keep between 0 (no check) and %d", maxSubmitRetries)}
+	for _, name := range sortedKeys(t.Presets) {
+		pr := t.Presets[name]
+		if pr.SubmitRetries < 0 || pr.SubmitRetries > maxSubmitRetries {
+			p.add(&FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_retries"),
+				Field: "presets." + name + ".submit_retries", Msg: fmt.Sprintf("keep between 0 (no check) and %d", maxSubmitRetries)})
 		}
-		if _, err := p.SubmitPendingRE(); err != nil {
-			return nil, &FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_pending"),
-				Field: "presets." + name + ".submit_pending", Msg: err.Error() + "; write Go regexp syntax"}
+		if _, err := pr.SubmitPendingRE(); err != nil {
+			p.add(&FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_pending"),
+				Field: "presets." + name + ".submit_pending", Msg: err.Error() + "; write Go regexp syntax"})
 		}
-		presets[name] = mergePreset(presets["plain"], p)
+		presets[name] = mergePreset(presets["plain"], pr)
 	}
-	if err := t.validate(path, root, presets); err != nil {
-		return nil, err
+	t.validate(path, root, presets, p)
+	if machine {
+		t.checkMachine(path, root, p)
 	}
-	return t, nil
+	p.sort()
+	return p
 }
 
 func builtinPresets() (map[string]Preset, error) {
@@ -299,34 +338,57 @@ func (t *Team) AgentDirs() map[string]string {
 	return out
 }
 
-func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset) error {
+func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset, p *problems) {
+	base := filepath.Dir(t.File)
+	if root != nil { // else the file is not YAML (reported): only the files beside it are checked
+		t.validateAgents(file, root, presets, p)
+		t.validateLead(file, root, p)
+	}
+	if t.Progress.Stall <= 0 {
+		t.Progress.Stall = 10 * time.Minute
+	}
+	for i, q := range t.Progress.Paths {
+		if !filepath.IsAbs(q) {
+			t.Progress.Paths[i] = filepath.Join(base, q)
+		}
+	}
+	p.add(t.validateConsultations(file, root, base)...)
+	p.add(t.validatePermissions(file, root, base))
+	t.validateQuestions(file, root, base, p)
+}
+
+func (t *Team) validateAgents(file string, root *yaml.Node, presets map[string]Preset, p *problems) {
 	items := child(root, "agents")
 	if len(t.Agents) == 0 {
-		return &FieldError{File: file, Line: lineOf(root, "agents"), Field: "agents",
-			Msg: "no agents; add at least one under agents: with name and command"}
+		p.add(&FieldError{File: file, Line: lineOf(root, "agents"), Field: "agents",
+			Msg: "no agents; add at least one under agents: with name and command"})
+		return
 	}
-	fail := func(i int, key, msg string) error {
+	fail := func(i int, key, msg string) {
 		var n *yaml.Node
 		if items != nil && i < len(items.Content) {
 			n = items.Content[i]
 		}
-		return &FieldError{File: file, Line: lineOf(n, key), Field: fmt.Sprintf("agents[%d].%s", i, key), Msg: msg}
+		p.add(&FieldError{File: file, Line: lineOf(n, key), Field: fmt.Sprintf("agents[%d].%s", i, key), Msg: msg})
 	}
 	t.Resolved = map[string]Preset{}
 	seen := map[string]int{}
 	base := filepath.Dir(t.File)
+	isolationReported := false
 	for i := range t.Agents {
 		a := &t.Agents[i]
-		if a.Name == "" {
-			return fail(i, "name", "missing; every agent needs a name (its address in to:/from:)")
+		switch {
+		case a.Name == "":
+			fail(i, "name", "missing; every agent needs a name (its address in to:/from:)")
+		case !nameRE.MatchString(a.Name) || reserved[a.Name] || strings.HasPrefix(a.Name, "role:"):
+			fail(i, "name", fmt.Sprintf("%q is not a usable name: use lower-case letters, digits, '-', '_' or '.', and not team-lead, human or all", a.Name))
+		default:
+			if prev, dup := seen[a.Name]; dup {
+				fail(i, "name", fmt.Sprintf("duplicate name %q (also agents[%d]); names must be unique", a.Name, prev))
+			} else {
+				seen[a.Name] = i
+			}
 		}
-		if !nameRE.MatchString(a.Name) || reserved[a.Name] || strings.HasPrefix(a.Name, "role:") {
-			return fail(i, "name", fmt.Sprintf("%q is not a usable name: use lower-case letters, digits, '-', '_' or '.', and not team-lead, human or all", a.Name))
-		}
-		if prev, dup := seen[a.Name]; dup {
-			return fail(i, "name", fmt.Sprintf("duplicate name %q (also agents[%d]); names must be unique", a.Name, prev))
-		}
-		seen[a.Name] = i
 		if a.Role == "" {
 			a.Role = a.Name
 		}
@@ -334,27 +396,28 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 		if a.Preset == "" {
 			a.Preset = "plain"
 		}
-		p, ok := presets[a.Preset]
+		pr, ok := presets[a.Preset]
 		if !ok {
-			return fail(i, "preset", fmt.Sprintf("unknown preset %q; known presets are %s", a.Preset, strings.Join(sortedKeys(presets), ", ")))
+			fail(i, "preset", fmt.Sprintf("unknown preset %q; known presets are %s", a.Preset, strings.Join(sortedKeys(presets), ", ")))
+			pr = presets["plain"] // to check the rest
 		}
-		if len(a.Command) == 0 {
-			a.Command = append([]string(nil), p.Command...) // the CLI's usual command
+		if len(a.Command) == 0 && ok {
+			a.Command = append([]string(nil), pr.Command...) // the CLI's usual command
 		}
-		if len(a.Command) == 0 || strings.TrimSpace(a.Command[0]) == "" {
-			return fail(i, "command", "missing; give the program to run as a list, e.g. command: [claude]")
+		if ok && (len(a.Command) == 0 || strings.TrimSpace(a.Command[0]) == "") {
+			fail(i, "command", "missing; give the program to run as a list, e.g. command: [claude]")
 		}
 		if a.Parse == "" {
-			a.Parse = p.Parse
+			a.Parse = pr.Parse
 		}
 		if a.Parse != "stream" && a.Parse != "screen" {
-			return fail(i, "parse", fmt.Sprintf("%q is not a parse mode; use stream or screen", a.Parse))
+			fail(i, "parse", fmt.Sprintf("%q is not a parse mode; use stream or screen", a.Parse))
 		}
 		if a.Restart == "" {
-			a.Restart = p.Restart
+			a.Restart = pr.Restart
 		}
 		if a.Restart != "never" && a.Restart != "on-failure" && a.Restart != "always" {
-			return fail(i, "restart", fmt.Sprintf("%q is not a restart policy; use never, on-failure or always", a.Restart))
+			fail(i, "restart", fmt.Sprintf("%q is not a restart policy; use never, on-failure or always", a.Restart))
 		}
 		if a.Isolation == "" {
 			a.Isolation = t.Isolation
@@ -362,17 +425,22 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 		switch a.Isolation {
 		case "", "auto", "userns", "none":
 		default:
-			key := "isolation"
-			if a.Isolation == t.Isolation {
-				return &FieldError{File: file, Line: lineOf(root, "isolation"), Field: "isolation", Msg: fmt.Sprintf("%q is not an isolation; use auto (a user namespace per agent where the kernel allows one), userns (required) or none", a.Isolation)}
+			if a.Isolation != t.Isolation {
+				fail(i, "isolation", fmt.Sprintf("%q is not an isolation; use auto, userns or none", a.Isolation))
+			} else if !isolationReported {
+				isolationReported = true
+				p.add(&FieldError{File: file, Line: lineOf(root, "isolation"), Field: "isolation", Msg: fmt.Sprintf("%q is not an isolation; use auto (a user namespace per agent where the kernel allows one), userns (required) or none", a.Isolation)})
 			}
-			return fail(i, key, fmt.Sprintf("%q is not an isolation; use auto, userns or none", a.Isolation))
 		}
 		if a.Cols < 0 || a.Rows < 0 || a.Cols > 1000 || a.Rows > 1000 {
-			return fail(i, "cols", "terminal size must be between 1 and 1000")
+			key := "cols"
+			if a.Cols >= 0 && a.Cols <= 1000 {
+				key = "rows"
+			}
+			fail(i, key, "terminal size must be between 1 and 1000")
 		}
 		if a.Scrollback < 0 || a.Scrollback > 1000000 {
-			return fail(i, "scrollback", "keep between 0 and 1000000 lines")
+			fail(i, "scrollback", "keep between 0 and 1000000 lines")
 		}
 		if a.Dir == "" {
 			a.Dir = "."
@@ -380,11 +448,14 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 		if !filepath.IsAbs(a.Dir) {
 			a.Dir = filepath.Join(base, a.Dir)
 		}
-		if strings.Contains(a.Command[0], "/") && !filepath.IsAbs(a.Command[0]) {
+		if len(a.Command) > 0 && strings.Contains(a.Command[0], "/") && !filepath.IsAbs(a.Command[0]) {
 			a.Command[0] = filepath.Join(base, a.Command[0])
 		}
-		t.Resolved[a.Name] = p
+		t.Resolved[a.Name] = pr
 	}
+}
+
+func (t *Team) validateLead(file string, root *yaml.Node, p *problems) {
 	if t.Lead.Delegate == "" {
 		t.Lead.Delegate = "developer"
 	}
@@ -395,24 +466,9 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset)
 	case t.Lead.RelayBurst == 0:
 		t.Lead.RelayBurst = DefaultRelayBurst
 	case t.Lead.RelayBurst < 0:
-		return &FieldError{File: file, Line: lineOf(child(root, "lead"), "relay_burst"), Field: "lead.relay_burst",
-			Msg: fmt.Sprintf("%d is negative; give how many blocks an agent may send at once (default %d)", t.Lead.RelayBurst, DefaultRelayBurst)}
+		p.add(&FieldError{File: file, Line: lineOf(child(root, "lead"), "relay_burst"), Field: "lead.relay_burst",
+			Msg: fmt.Sprintf("%d is negative; give how many blocks an agent may send at once (default %d)", t.Lead.RelayBurst, DefaultRelayBurst)})
 	}
-	if t.Progress.Stall <= 0 {
-		t.Progress.Stall = 10 * time.Minute
-	}
-	for i, p := range t.Progress.Paths {
-		if !filepath.IsAbs(p) {
-			t.Progress.Paths[i] = filepath.Join(base, p)
-		}
-	}
-	if err := t.validateConsultations(base); err != nil {
-		return err
-	}
-	if err := t.validatePermissions(base); err != nil {
-		return err
-	}
-	return t.validateQuestions(file, root, base)
 }
 
 // Consultations configures consultations and query files.
@@ -427,7 +483,7 @@ type Consultations struct {
 	Parsed consult.Rules `yaml:"-"`
 }
 
-func (t *Team) validateConsultations(base string) error {
+func (t *Team) validateConsultations(file string, root *yaml.Node, base string) []error {
 	c := &t.Consultations
 	if c.Rules != "" && !filepath.IsAbs(c.Rules) {
 		c.Rules = filepath.Join(base, c.Rules)
@@ -441,15 +497,32 @@ func (t *Team) validateConsultations(base string) error {
 			c.Queries[i] = filepath.Join(base, q)
 		}
 	}
-	rules, err := LoadConsultations(c.Rules)
-	if err != nil {
-		return err
+	if c.Rules != "" {
+		if err := readable(c.Rules); err != nil {
+			return []error{&FieldError{File: file, Line: lineOf(child(root, "consultations"), "rules"), Field: "consultations.rules",
+				Msg: err.Error() + "; fix the path (relative to the team file's folder), or delete the key for the built-in rules"}}
+		}
 	}
+	rules, errs := loadConsultations(c.Rules)
 	c.Parsed = rules
+	return errs
+}
+
+// readable says in plain words why file cannot be read as a file, or nil.
+func readable(file string) error {
+	st, err := os.Stat(file)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("there is no file %s", file)
+	case err != nil:
+		return fmt.Errorf("cannot read %s: %v", file, err)
+	case st.IsDir():
+		return fmt.Errorf("%s is a folder, not a file", file)
+	}
 	return nil
 }
 
-func (t *Team) validateQuestions(file string, root *yaml.Node, base string) error {
+func (t *Team) validateQuestions(file string, root *yaml.Node, base string, p *problems) {
 	q := &t.Questions
 	qn := child(root, "questions")
 	if q.Answerers != "" && !filepath.IsAbs(q.Answerers) {
@@ -459,16 +532,24 @@ func (t *Team) validateQuestions(file string, root *yaml.Node, base string) erro
 			q.Answerers = filepath.Join(base, "answerers.yaml")
 		}
 	}
+	if q.Answerers != "" {
+		if err := readable(q.Answerers); err != nil {
+			p.add(&FieldError{File: file, Line: lineOf(qn, "answerers"), Field: "questions.answerers",
+				Msg: err.Error() + "; fix the path (relative to the team file's folder), or delete the key to send every question to human/requester"})
+		}
+	}
 	if q.Expire == 0 {
 		q.Expire = 30 * 24 * time.Hour
 	}
 	if len(q.BlockOn) == 0 {
 		q.BlockOn = []string{"blocking"}
 	}
-	for name, tool := range q.Tools {
+	for _, name := range sortedKeys(q.Tools) {
+		tool := q.Tools[name]
 		if len(tool.Command) == 0 {
-			return &FieldError{File: file, Line: lineOf(child(qn, "tools"), name), Field: "questions.tools." + name + ".command",
-				Msg: "missing; give the program that answers, e.g. command: [./answer.sh]"}
+			p.add(&FieldError{File: file, Line: lineOf(child(qn, "tools"), name), Field: "questions.tools." + name + ".command",
+				Msg: "missing; give the program that answers, e.g. command: [./answer.sh]"})
+			continue
 		}
 		if strings.Contains(tool.Command[0], "/") && !filepath.IsAbs(tool.Command[0]) {
 			tool.Command[0] = filepath.Join(base, tool.Command[0])
@@ -478,5 +559,4 @@ func (t *Team) validateQuestions(file string, root *yaml.Node, base string) erro
 		}
 		q.Tools[name] = tool
 	}
-	return nil
 }

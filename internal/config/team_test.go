@@ -73,7 +73,7 @@ func TestLoadTeamErrors(t *testing.T) {
 		{"bad parse", "agents:\n  - name: dev\n    command: [x]\n    parse: pixels\n", `team.yaml:4: agents[0].parse: "pixels" is not a parse mode`},
 		{"reserved name", "agents:\n  - name: team-lead\n    command: [x]\n", `team.yaml:2: agents[0].name: "team-lead" is not a usable name`},
 		{"no agents", "lead:\n  delegate: dev\n", `team.yaml:1: agents: no agents`},
-		{"bad type", "agents:\n  - name: dev\n    command: [x]\n    cols: wide\n", `team.yaml:4: (value): cannot unmarshal`},
+		{"bad type", "agents:\n  - name: dev\n    command: [x]\n    cols: wide\n", `team.yaml:4: agents[0].cols: expected a whole number like 120, got the string "wide"`},
 		{"duplicate key", "agents:\n  - name: dev\n    name: dev2\n    command: [x]\n", `team.yaml:3: agents[0].name: given twice (first on line 2)`},
 		{"empty", "", `team.yaml:1: (file): the file is empty`},
 		{"bad preset key", "presets:\n  mine:\n    submt: x\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submt: unknown field`},

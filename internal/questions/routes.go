@@ -590,18 +590,10 @@ var (
 	rtDefaultKeys = []string{"answerer", "capability", "sla", "escalate_to", "notify"}
 )
 
-// rtYAMLLine pulls the line out of a yaml syntax error ("yaml: line 3: ...").
-var rtYAMLLine = regexp.MustCompile(`line (\d+)`)
-
 func (p *rtParser) parse(data []byte) *Routes {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line := 1
-		if m := rtYAMLLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		p.fail(line, "(yaml)", "not valid YAML: "+msg)
+		p.errs = append(p.errs, config.SyntaxError(p.file, data, err)) // at the line of the problem
 		return nil
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {

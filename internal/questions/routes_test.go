@@ -504,7 +504,8 @@ func TestParseRoutesErrors(t *testing.T) {
 	}{
 		{"empty file", "", []string{"1:(file): the file is empty"}},
 		{"only a comment", "# nothing\n", []string{"1:(file): the file is empty"}},
-		{"not yaml", "routes: [\n", []string{"(yaml): not valid YAML"}},
+		{"not yaml", "routes: [\n", []string{"1:not valid YAML"}},
+		{"indentation", "version: \"1\"\nroutes:\n  - pattern: a.*\n    answerer: agent/a\n   sla: 1h\n", []string{"5:not valid YAML: did not find expected '-' indicator; check the indentation of this line"}},
 		{"top level list", "- a\n", []string{"1:(top level): expected a mapping"}},
 		{"unknown top key", "version: \"1\"\nrouts: []\n", []string{"2:routs: unknown field; known fields are version, routes, default"}},
 		{"bad version", "version: \"2\"\n", []string{`1:version: unsupported version "2"`}},
