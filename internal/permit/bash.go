@@ -68,7 +68,7 @@ func (p *Policy) bashParts(a Action, agent string, env Env) ([]part, []Decision)
 // collect adds the parts of cmds, and of the commands they run.
 func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
 	for _, c := range cmds {
-		if c.Control || len(c.Args) == 0 && len(c.Redirects) == 0 && len(execHits(c, view{})) == 0 {
+		if c.Control && len(execHits(c, view{})) == 0 || len(c.Args) == 0 && len(c.Redirects) == 0 && len(execHits(c, view{})) == 0 {
 			continue // runs nothing itself; its substitutions are commands of their own
 		}
 		if len(b.parts) >= maxParts {

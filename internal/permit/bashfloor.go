@@ -79,6 +79,14 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitSecretHits(parseGit(v.args), cwds, env)...)
 	}
+	if v.name == "make" || v.name == "gmake" || v.name == "bmake" {
+		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C", "--directory"}), cwds, env, false) {
+			hs = append(hs, hit{id: FloorCodeExec, detail: "make -C " + d + " runs the makefile of a folder outside the working directory"})
+		}
+	}
+	if v.name == "git" {
+		hs = append(hs, gitStageHits(parseGit(v.args), cwds, env)...)
+	}
 	if v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest") {
 		hs = append(hs, basetempHits(v, cwds, env)...)
 	}

@@ -31,7 +31,7 @@ var codeVars = map[string]bool{"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_
 	"RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "RUSTDOC": true, "RUSTFLAGS": true,
 	"RUSTDOCFLAGS": true, "CARGO_ENCODED_RUSTFLAGS": true, "CARGO_HOME": true, "RUSTUP_HOME": true,
 	"PYTEST_ADDOPTS": true, "PYTEST_PLUGINS": true, "BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true,
-	"XDG_CONFIG_HOME": true, "HOME": true, "ZDOTDIR": true, "INPUTRC": true, "GCONV_PATH": true,
+	"XDG_CONFIG_HOME": true, "HOME": true, "CDPATH": true, "ZDOTDIR": true, "INPUTRC": true, "GCONV_PATH": true,
 	"PIP_INDEX_URL": true, "PIP_EXTRA_INDEX_URL": true, "PIP_CONFIG_FILE": true, "UV_INDEX_URL": true,
 	"NPM_CONFIG_USERCONFIG": true, "TMPDIR": false}
 
@@ -144,6 +144,9 @@ func execHits(c Command, v view) []hit {
 	}
 	if v.name == "export" || v.name == "declare" || v.name == "typeset" || v.name == "local" || v.name == "readonly" {
 		assigns = append(assigns, v.args...)
+	}
+	for _, n := range assignedNames(v) { // printf -v HOME, read CDPATH, mapfile PATH
+		assigns = append(assigns, Word{Raw: n + "=…", Value: n + "=…", Dynamic: true})
 	}
 	for _, a := range assigns {
 		name, val, ok := strings.Cut(a.Value, "=")
@@ -569,4 +572,45 @@ func readDir(env Env, abs string) ([]fs.DirEntry, error) {
 		return nil, fs.ErrNotExist
 	}
 	return env.FS.ReadDir(abs)
+}
+
+// assignedNames are the variables a builtin sets without NAME=value:
+// printf -v NAME, read [NAME...], mapfile/readarray [NAME], getopts S NAME.
+func assignedNames(v view) []string {
+	var out []string
+	args := v.args
+	switch v.name {
+	case "printf":
+		for i, a := range args {
+			if a.Value == "-v" && i+1 < len(args) {
+				out = append(out, args[i+1].Value)
+			} else if n, ok := strings.CutPrefix(a.Value, "-v"); ok && n != "" {
+				out = append(out, n)
+			}
+		}
+	case "read", "mapfile", "readarray":
+		for i := 0; i < len(args); i++ {
+			a := args[i].Value
+			switch {
+			case strings.HasPrefix(a, "-") && len(a) > 1:
+				takes := "adinNptu" // read's options with a value
+				if v.name != "read" {
+					takes = "dnOsuCc"
+				}
+				if last := a[len(a)-1:]; strings.Contains(takes, last) && i+1 < len(args) {
+					if last == "a" && v.name == "read" {
+						out = append(out, args[i+1].Value)
+					}
+					i++ // the option's value
+				}
+			default:
+				out = append(out, a)
+			}
+		}
+	case "getopts":
+		if len(args) > 1 {
+			out = append(out, args[1].Value)
+		}
+	}
+	return out
 }

@@ -21,14 +21,15 @@ var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": 
 	"environ": true, ".git-credential-cache": true, "hosts.yml": false, ".s3cfg": true, ".boto": true,
 	".terraformrc": true, "terraform.rc": true, "terraform.tfstate": true, "terraform.tfstate.backup": true,
 	".envrc": true, "credentials": true, ".dockercfg": true, ".pgpass.conf": true, "service-account.json": true,
-	"application_default_credentials.json": true, "kubeconfig": true, ".kubeconfig": true, "htpasswd": true, ".token": true}
+	"application_default_credentials.json": true, "kubeconfig": true, ".kubeconfig": true, "htpasswd": true, ".token": true, "auth.json": true, "oauth_creds.json": true, ".credentials.json": true,
+	"credentials.db": true, "access_tokens.db": true, "google_accounts.json": true}
 
 // secretWords mark a data file by its name as holding secrets (secrets.yaml,
 // client_secret.json, token.txt, credentials.toml): a word of the name,
 // with a data file's extension, so that token.go and docs/secrets.md stay
 // ordinary files.
-var secretWords = []string{"secret", "secrets", "token", "tokens", "credential", "credentials", "password",
-	"passwords", "apikey", "api_key", "api-key", "adminsdk", "service-account", "serviceaccount", "key", "keys",
+var secretWords = []string{"secret", "secrets", "token", "credential", "credentials", "password",
+	"passwords", "apikey", "api_key", "api-key", "adminsdk", "service-account", "serviceaccount", "key",
 	"prod", "production"}
 
 // dataExts are the extensions of configuration and data files.
@@ -135,6 +136,9 @@ func credentialIn(w Word, cwds cwdSet) (string, bool) {
 	if i := strings.IndexByte(w.Value, '='); i >= 0 {
 		cands = append(cands, strings.TrimPrefix(w.Value[i+1:], "@"))
 	}
+	if v := w.Value; len(v) > 2 && v[0] == '-' && v[1] != '-' {
+		cands = append(cands, v[2:]) // -F/root/.codex/auth.json: a value glued to its option
+	}
 	if i := strings.IndexByte(w.Value, ':'); i >= 0 && !strings.Contains(w.Value, "://") {
 		cands = append(cands, w.Value[i+1:]) // git show REV:.env, scp host:~/.ssh/id_rsa
 	}
@@ -240,6 +244,48 @@ func gitSecretHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	for _, d := range cwds.dirs {
 		if cfg, ok := env.repoConfig(d); ok && env.gitConfigSecret(cfg) {
 			return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " prints " + cfg + ", which holds a credential (a token in a remote URL or a header)"}}
+		}
+	}
+	return nil
+}
+
+// gitStageHits: git add --force stages files git ignores, and git stash
+// --all or --include-untracked stores them: a credential among them (.env
+// is ignored, not safe) is then printed by any diff or show.
+func gitStageHits(g gitInfo, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(g.args)
+	var roots []Word
+	by := ""
+	switch g.sub {
+	case "add":
+		if hasShort(opts, "f") || hasLong(opts, "--force") {
+			roots, by = ops, "git add --force"
+		}
+	case "stash":
+		verb := "push"
+		if len(ops) > 0 {
+			verb = ops[0].Value
+			ops = ops[1:]
+		}
+		if (verb == "push" || verb == "save") && (hasShort(opts, "au") || hasLong(opts, "--all", "--include-untracked")) {
+			roots, by = ops, "git stash --all"
+			if len(roots) == 0 {
+				roots = []Word{{Raw: ".", Value: "."}}
+			}
+		}
+	}
+	for _, r := range roots {
+		abs, ok := cwds.resolve(r)
+		if !ok {
+			return []hit{{id: FloorCredentialRead, detail: by + " " + r.Raw + ": files known only when it runs, which may be credentials git ignores"}}
+		}
+		for _, a := range abs {
+			if isCredential(a) {
+				return []hit{{id: FloorCredentialRead, detail: by + " stages " + a + ", a credential: every diff and show then prints it"}}
+			}
+			if f, found := treeCredentials(env, a, true); found {
+				return []hit{{id: FloorCredentialRead, detail: by + " stages the files under " + a + ", " + f + " among them: every diff and show then prints it"}}
+			}
 		}
 	}
 	return nil

@@ -260,6 +260,12 @@ func gitHits(g gitInfo) []hit {
 				force = true
 			}
 		}
+		for _, o := range opts {
+			if m, ok := strings.CutPrefix(o, "--refmap="); ok {
+				_, dst, _ := strings.Cut(strings.TrimPrefix(m, "+"), ":")
+				force = force || strings.HasPrefix(m, "+") || dst != "" && !strings.HasPrefix(dst, "refs/remotes/")
+			}
+		}
 		if force {
 			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + joinValues(g.args) + " overwrites local branches"}}
 		}

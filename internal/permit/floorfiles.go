@@ -114,22 +114,16 @@ func deleteHits(v view, cwds cwdSet, env Env) []hit {
 // rsync --remove-source-files) take their sources away, rsync --delete
 // deletes under the destination.
 func copyHits(v view, cwds cwdSet, env Env) []hit {
-	ops, opts := operands(v.args)
+	ca := parseCopy(v.name, v.args)
+	ops, opts := ca.ops, ca.opts
 	var dest *Word
 	srcs := ops
-	for _, o := range opts {
-		if t, ok := strings.CutPrefix(o, "--target-directory="); ok {
-			dest = &Word{Raw: t, Value: t}
-		}
-	}
-	if dest == nil && hasShort(opts, "t") {
-		// -t DIR: operands() took DIR as the first operand.
-		if len(ops) > 0 {
-			dest, srcs = &ops[0], ops[1:]
-		}
-	} else if dest == nil && len(ops) == 1 && (v.name == "ln" || v.name == "link") {
+	switch {
+	case ca.target != nil:
+		dest = ca.target
+	case len(ops) == 1 && (v.name == "ln" || v.name == "link"):
 		dest = &Word{Raw: ".", Value: "."} // ln TARGET links it into the current folder
-	} else if dest == nil && len(ops) > 0 {
+	case len(ops) > 0:
 		dest, srcs = &ops[len(ops)-1], ops[:len(ops)-1]
 	}
 	if v.extraArgs {
@@ -169,9 +163,117 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 	if !remoteDest && !symbolic {
 		hs = append(hs, landingHits(v, srcs, dest, opts, cwds, env)...)
 	}
+	if ca.backup && dest != nil && !remoteDest {
+		hs = append(hs, backupHits(v.name, ca.suffix, srcs, *dest, cwds, env)...)
+	}
 	if v.name == "mv" || v.name == "rsync" && hasLong(opts, "--remove-source-files") {
 		for _, d := range targetsOutside(srcs, cwds, env, true) {
 			hs = append(hs, hit{id: FloorDeleteOutside, detail: v.name + " takes away " + d})
+		}
+	}
+	return hs
+}
+
+// copyArgs is a cp, mv, ln or install command line taken apart the way
+// GNU getopt does: short options clustered, with a value glued on or in
+// the next word (-t.git/hooks, -at DIR, -S SUFFIX).
+type copyArgs struct {
+	ops    []Word
+	opts   []string // the options, values taken off
+	target *Word    // -t DIR, --target-directory DIR
+	suffix string   // the backup suffix (-S, --suffix), "~" by default
+	backup bool     // -b, --backup, or a suffix given
+}
+
+// copyValues are the short options of each command that take a value.
+var copyValues = map[string]string{"cp": "tS", "mv": "tS", "ln": "tS", "install": "tSgmo", "link": "", "rsync": "eBfTM", "ditto": ""}
+
+func parseCopy(name string, args []Word) copyArgs {
+	ca := copyArgs{suffix: "~"}
+	takes := copyValues[name]
+	take := func(letter byte, val Word) {
+		switch letter {
+		case 't':
+			w := val
+			ca.target = &w
+		case 'S':
+			ca.suffix, ca.backup = val.Value, true
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		next := func() (Word, bool) {
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return Word{}, false
+		}
+		switch {
+		case v == "--":
+			ca.ops = append(ca.ops, args[i+1:]...)
+			return ca
+		case a.Dynamic || len(v) < 2 || v[0] != '-':
+			ca.ops = append(ca.ops, a)
+		case strings.HasPrefix(v, "--"):
+			k, val, eq := strings.Cut(v, "=")
+			ca.opts = append(ca.opts, v)
+			switch k {
+			case "--target-directory", "--suffix":
+				w := pathWord(val)
+				if !eq {
+					if w, eq = next(); !eq {
+						continue
+					}
+				}
+				take(map[string]byte{"--target-directory": 't', "--suffix": 'S'}[k], w)
+			case "--backup":
+				ca.backup = true
+			}
+		default:
+			for j := 1; j < len(v); j++ {
+				if v[j] == 'b' {
+					ca.backup = true
+				}
+				if !strings.ContainsRune(takes, rune(v[j])) {
+					continue
+				}
+				ca.opts = append(ca.opts, v[:j+1])
+				if rest := v[j+1:]; rest != "" {
+					take(v[j], pathWord(rest))
+				} else if w, ok := next(); ok {
+					take(v[j], w)
+				}
+				break
+			}
+			if !strings.ContainsAny(v[1:], takes) || takes == "" {
+				ca.opts = append(ca.opts, v)
+			}
+		}
+	}
+	return ca
+}
+
+// backupHits: with -b or a suffix, the file a copy replaces is renamed
+// to its name plus the suffix, a name the command line never shows
+// (cp -b -S t x sub/.gi makes sub/.git).
+func backupHits(name, suffix string, srcs []Word, dest Word, cwds cwdSet, env Env) []hit {
+	var hs []hit
+	abs, ok := cwds.resolve(dest)
+	if !ok {
+		return nil
+	}
+	for _, d := range abs {
+		cands := []string{d + suffix}
+		for _, s := range srcs {
+			cands = append(cands, path.Join(d, path.Base(s.Value))+suffix)
+		}
+		for _, c := range cands {
+			hs = append(hs, env.protectedHit(c, name+"'s backup")...)
+			if !env.inside(c) && !isSafeDevice(c) {
+				hs = append(hs, hit{id: FloorWriteOutside, detail: name + "'s backup writes " + c})
+			}
 		}
 	}
 	return hs

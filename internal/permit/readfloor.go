@@ -14,6 +14,10 @@ const FloorLookAlike = "look-alike"
 // secretVar matches the names of variables that hold secrets.
 var secretVar = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|SESSION|COOKIE|_KEY$|^KEY$|DSN$|DATABASE_URL)`)
 
+// jqEnv finds jq's environment ($ENV, $ ENV, env) and modules, which can
+// hold any program (include "lib", import "lib" as x).
+var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(\$\s*ENV|env)\b|\b(include|import)\s*"`)
+
 // expansionName finds the variables a word expands: $NAME, ${NAME...}, ${!PREFIX*}.
 var expansionName = regexp.MustCompile(`\$\{?(!?)([A-Za-z_][A-Za-z0-9_]*)`)
 
@@ -44,14 +48,35 @@ func envDump(v view) (string, bool) {
 			len(args) == 1 && args[0].Value == "env" && v.name == "yarn" {
 			return v.name + " run env prints the environment, tokens and keys included", true
 		}
+	case "make", "gmake", "bmake":
+		for _, a := range args {
+			v := a.Value
+			if v == "--print-data-base" {
+				return "make --print-data-base prints make's database, every environment variable included", true
+			}
+			if len(v) > 1 && v[0] == '-' && v[1] != '-' {
+				for _, ch := range v[1:] {
+					if ch == 'p' {
+						return "make -p prints make's database, every environment variable included", true
+					}
+					if strings.ContainsRune("CjlOoWfIE", ch) {
+						break // the rest is this option's value
+					}
+				}
+			}
+		}
 	case "history", "fc":
 		return v.name + " prints the shell history, where tokens typed on command lines stay", true
 	case "jq", "gojq", "yq":
-		for _, a := range args {
-			if a.Dynamic {
+		for i, a := range args {
+			switch {
+			case a.Value == "-f" || a.Value == "--from-file" || a.Value == "-L" || strings.HasPrefix(a.Value, "--from-file="):
+				return v.name + " " + a.Value + " runs a program from a file, which can read the environment", true
+			case i > 0 && args[i-1].Value == "--arg" || i > 1 && args[i-2].Value == "--arg":
+				continue // a value, not the program
+			case a.Dynamic:
 				continue
-			}
-			if regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(\$ENV|env)\b`).MatchString(a.Value) {
+			case jqEnv.MatchString(a.Value):
 				return v.name + " " + a.Value + " reads the environment", true
 			}
 		}

@@ -170,10 +170,18 @@ func (c *converter) stmt(st *syntax.Stmt, op, via string) {
 	if _, ok := st.Cmd.(*syntax.Subshell); ok {
 		sub = "("
 	}
-	switch st.Cmd.(type) {
+	switch sc := st.Cmd.(type) {
 	case *syntax.Subshell, *syntax.Block:
 	default:
-		c.cmds = append(c.cmds, Command{Text: firstLine(c.text(st.Cmd)), Op: op, Via: via, Control: true})
+		ctl := Command{Text: firstLine(c.text(st.Cmd)), Op: op, Via: via, Control: true}
+		if f, ok := sc.(*syntax.ForClause); ok {
+			if wi, ok := f.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+				// for HOME in …: the loop sets its variable as NAME=… would
+				n := wi.Name.Value
+				ctl.Assigns = []Word{{Raw: n + "=…", Value: n + "=…", Dynamic: true}}
+			}
+		}
+		c.cmds = append(c.cmds, ctl)
 	}
 	if t, ok := st.Cmd.(*syntax.TestClause); ok {
 		c.testHazards(t)

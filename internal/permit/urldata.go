@@ -15,6 +15,8 @@ var gitHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucke
 	"git.sr.ht": true, "go.googlesource.com": true, "salsa.debian.org": true}
 
 var (
+	// secretShape is the start of a key or token of a well-known service.
+	secretShape = regexp.MustCompile(`(sk-(proj-|ant-|live_)?|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA|AIza|npm_|pypi-)[A-Za-z0-9_\-]{8}`)
 	hexRun    = regexp.MustCompile(`^[0-9a-fA-F]{32,}$`)
 	tokenLike = regexp.MustCompile(`^[A-Za-z0-9+/_=-]{20,}$`)
 	pctAlnum  = regexp.MustCompile(`%(3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])`)
@@ -89,6 +91,8 @@ func urlData(raw string) (string, bool) {
 		return "it names port " + u.Port(), true
 	case net.ParseIP(u.Hostname()) != nil:
 		return "it names an IP address", true
+	case secretShape.MatchString(raw):
+		return "it holds what looks like a key or token (" + secretShape.FindString(raw) + "…)", true
 	}
 	for _, l := range strings.Split(u.Hostname(), ".") {
 		if why, ok := encodedSegment(l); ok {

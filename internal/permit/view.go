@@ -94,6 +94,7 @@ func lookThrough(c Command) view {
 			continue
 		}
 		v.name, v.args = name, words[1:]
+		expandLongOptions(name, v.args) // make --eva is make --eval
 		switch name {
 		case "script":
 			for i, a := range v.args {
