@@ -85,7 +85,7 @@ var longOptions = map[string][]string{
 		"--template", "--signoff", "--trailer", "--no-verify", "--verify", "--allow-empty", "--allow-empty-message",
 		"--cleanup", "--edit", "--amend", "--no-post-rewrite", "--include", "--only", "--pathspec-from-file",
 		"--pathspec-file-nul", "--untracked-files", "--verbose", "--quiet", "--dry-run", "--status", "--gpg-sign"},
-	"git rm": {"--force", "--dry-run", "--cached", "--ignore-unmatch", "--sparse", "--quiet", "--pathspec-from-file", "--pathspec-file-nul"},
+	"git rm":    {"--force", "--dry-run", "--cached", "--ignore-unmatch", "--sparse", "--quiet", "--pathspec-from-file", "--pathspec-file-nul"},
 	"git clean": {"--dry-run", "--force", "--interactive", "--quiet", "--exclude"},
 	"git restore": {"--source", "--patch", "--worktree", "--staged", "--quiet", "--progress", "--ours", "--theirs",
 		"--merge", "--conflict", "--ignore-unmerged", "--ignore-skip-worktree-bits", "--recurse-submodules", "--overlay", "--pathspec-from-file", "--pathspec-file-nul"},
@@ -94,10 +94,10 @@ var longOptions = map[string][]string{
 		"--no-ignore-removal", "--no-all", "--ignore-removal", "--intent-to-add", "--refresh", "--ignore-errors",
 		"--ignore-missing", "--sparse", "--chmod", "--pathspec-from-file", "--pathspec-file-nul", "--renormalize"},
 	"git stash": {"--patch", "--staged", "--keep-index", "--include-untracked", "--all", "--quiet", "--message", "--pathspec-from-file", "--pathspec-file-nul", "--index"},
-	"git diff": {"--output", "--cached", "--staged", "--no-index", "--ext-diff", "--textconv", "--stat", "--patch"},
-	"git log":  {"--output", "--ext-diff", "--textconv", "--patch", "--stat", "--oneline", "--all", "--follow"},
-	"git show": {"--output", "--ext-diff", "--textconv", "--patch", "--stat", "--oneline"},
-	"git mv":   {"--force", "--dry-run", "--verbose", "--sparse"},
+	"git diff":  {"--output", "--cached", "--staged", "--no-index", "--ext-diff", "--textconv", "--stat", "--patch"},
+	"git log":   {"--output", "--ext-diff", "--textconv", "--patch", "--stat", "--oneline", "--all", "--follow"},
+	"git show":  {"--output", "--ext-diff", "--textconv", "--patch", "--stat", "--oneline"},
+	"git mv":    {"--force", "--dry-run", "--verbose", "--sparse"},
 }
 
 // expandLongOptions writes out, in place, every abbreviated long option of

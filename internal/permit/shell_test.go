@@ -43,7 +43,7 @@ func TestSplitShell(t *testing.T) {
 		{`(cd sub && make) ; { ls; }`, []string{"cd sub", "make", "ls"}},
 		{`if grep -q x f; then rm y; else rm z; fi`, []string{"<control> ", "grep -q x f", "rm y", "rm z"}},
 		{`while read l; do echo "$l"; done < f`, []string{"<control> ", "read l", "echo $l", ""}}, // the loop's < f
-		{`for f in $(ls); do cat "$f"; done`, []string{"<control> f=…", "ls", "cat $f"}}, // the loop sets f as f=… would
+		{`for f in $(ls); do cat "$f"; done`, []string{"<control> f=…", "ls", "cat $f"}},          // the loop sets f as f=… would
 		{`case $(id) in a) rm x;; *) ls;; esac`, []string{"<control> ", "id", "rm x", "ls"}},
 		{`f() { rm -rf /; }; f`, []string{"<control> f", "rm -rf /", "f"}},
 		{`function f { id; }`, []string{"<control> f", "id"}},

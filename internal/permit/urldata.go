@@ -17,9 +17,9 @@ var gitHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucke
 var (
 	// secretShape is the start of a key or token of a well-known service.
 	secretShape = regexp.MustCompile(`(sk-(proj-|ant-|live_)?|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA|AIza|npm_|pypi-)[A-Za-z0-9_\-]{8}`)
-	hexRun    = regexp.MustCompile(`^[0-9a-fA-F]{32,}$`)
-	tokenLike = regexp.MustCompile(`^[A-Za-z0-9+/_=-]{20,}$`)
-	pctAlnum  = regexp.MustCompile(`%(3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])`)
+	hexRun      = regexp.MustCompile(`^[0-9a-fA-F]{32,}$`)
+	tokenLike   = regexp.MustCompile(`^[A-Za-z0-9+/_=-]{20,}$`)
+	pctAlnum    = regexp.MustCompile(`%(3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])`)
 )
 
 // encodedSegment reports a path segment or host label that looks like
