@@ -371,7 +371,8 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 			m.status, m.statusE = fmt.Sprintf("%s (pid %s) tried to act as you — %s", who, r.Fields["pid"], r.Body), true
 			cmds = append(cmds, m.notify(r))
 		case lead.KindWarning:
-			m.status, m.statusE = "warning: "+r.Body, true
+			// In Activity only: the machine's warnings repeat at every
+			// start, and the status line is for what waits on the person.
 		case "agent":
 			if r.Reason == "failed" && r.Fields["error"] != "" {
 				m.status, m.statusE = r.Agent+" could not start: "+r.Fields["error"], true

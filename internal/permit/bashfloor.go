@@ -87,6 +87,9 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	if v.name == "git" {
 		hs = append(hs, gitStageHits(parseGit(v.args), cwds, env)...)
 	}
+	if v.name == "npx" || v.name == "pnpx" || v.name == "bunx" {
+		hs = append(hs, npxHits(v, cwds, env)...)
+	}
 	if v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest") {
 		hs = append(hs, basetempHits(v, cwds, env)...)
 	}

@@ -614,3 +614,44 @@ func assignedNames(v view) []string {
 	}
 	return out
 }
+
+// npxHits: npx runs a package's program from node_modules/.bin, and when
+// the project has none it downloads the package of that name from the
+// registry and runs it (without a terminal, without asking).
+func npxHits(v view, cwds cwdSet, env Env) []hit {
+	if env.FS == nil {
+		return nil
+	}
+	tool := ""
+	for i, a := range v.args {
+		if a.Value == "--package" || a.Value == "-p" || strings.HasPrefix(a.Value, "--package=") {
+			return []hit{{id: FloorCodeExec, detail: v.name + " " + a.Value + " downloads a package to run"}}
+		}
+		if !strings.HasPrefix(a.Value, "-") {
+			tool = v.args[i].Value
+			break
+		}
+	}
+	if tool == "" || strings.ContainsAny(tool, "/@") || !cwds.allInside() {
+		if strings.Contains(tool, "@") || strings.Contains(tool, "/") && !strings.HasPrefix(tool, ".") {
+			return []hit{{id: FloorCodeExec, detail: v.name + " " + tool + " downloads a package to run"}}
+		}
+		return nil
+	}
+	for _, dir := range cwds.dirs {
+		found := false
+		for d := dir; env.inside(d); d = path.Dir(d) {
+			if _, err := env.FS.Lstat(path.Join(d, "node_modules", ".bin", tool)); err == nil {
+				found = true
+				break
+			}
+			if d == env.Workdir {
+				break
+			}
+		}
+		if !found {
+			return []hit{{id: FloorCodeExec, detail: v.name + " " + tool + ": the project has no " + tool + " in node_modules/.bin, so it would download a package of that name and run it"}}
+		}
+	}
+	return nil
+}
