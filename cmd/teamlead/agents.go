@@ -3,52 +3,99 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
 func newAgentsCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var format *formatFlag
+	cmd := &cobra.Command{
 		Use:   "agents",
 		Short: "List the team's agents: name, role, state, what it is doing (from its hook or screen), pid, restarts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := format.check(); err != nil {
+				return err
+			}
 			list, live, err := listAgents(g)
 			if err != nil {
 				return err
 			}
 			now := time.Now()
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
-			for _, a := range list {
-				pid := "-"
-				if a.Pid > 0 && live {
-					pid = fmt.Sprint(a.Pid)
-				}
-				state := a.State
-				if a.Blocked {
-					state += " (blocked on a question)"
-				}
-				doing := "-"
-				if live && a.State == "running" {
-					state, from := a.Doing(now, engine.DefaultBusyFor)
-					doing = state + " (" + from + ")"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, doing, pid, a.Restarts)
-			}
-			if !live {
-				fmt.Fprintln(tw, "(no console is running; states are the last ones recorded)")
-			}
-			return tw.Flush()
+			w := cmd.OutOrStdout()
+			return printList(w, format, list, func(a engine.AgentInfo) any { return agentView(a, live, now) }, func() error {
+				return printAgents(w, list, live, now)
+			})
 		},
 	}
+	format = addFormat(cmd)
+	return cmd
+}
+
+// agentJSON is an agent in `teamlead agents --format json`.
+type agentJSON struct {
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+	State string `json:"state"`
+	// Doing is busy, idle or waiting, and DoingFrom who says so (hook,
+	// screen or output): only for a running agent of a running console.
+	Doing      string    `json:"doing,omitempty"`
+	DoingFrom  string    `json:"doing_from,omitempty"`
+	Blocked    bool      `json:"blocked,omitempty"`
+	Pid        int       `json:"pid,omitempty"`
+	Restarts   int       `json:"restarts"`
+	ExitCode   *int      `json:"exit_code,omitempty"`
+	Since      time.Time `json:"since,omitzero"`
+	LastOutput time.Time `json:"last_output,omitzero"`
+	// Live is false when no console runs: the state is the last recorded.
+	Live bool `json:"live"`
+}
+
+func agentView(a engine.AgentInfo, live bool, now time.Time) agentJSON {
+	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live}
+	if live {
+		v.Pid = a.Pid
+		if a.State == "running" {
+			v.Doing, v.DoingFrom = a.Doing(now, engine.DefaultBusyFor)
+		}
+		if a.State == "exited" || a.State == "failed" {
+			code := a.ExitCode
+			v.ExitCode = &code
+		}
+	}
+	return v
+}
+
+func printAgents(w io.Writer, list []engine.AgentInfo, live bool, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
+	for _, a := range list {
+		pid := "-"
+		if a.Pid > 0 && live {
+			pid = fmt.Sprint(a.Pid)
+		}
+		state := a.State
+		if a.Blocked {
+			state += " (blocked on a question)"
+		}
+		doing := "-"
+		if live && a.State == "running" {
+			state, from := a.Doing(now, engine.DefaultBusyFor)
+			doing = state + " (" + from + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, doing, pid, a.Restarts)
+	}
+	if !live {
+		fmt.Fprintln(tw, "(no console is running; states are the last ones recorded)")
+	}
+	return tw.Flush()
 }
 
 // listAgents asks the running console, or else reads the team file and the
@@ -60,7 +107,7 @@ func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
 	} else if !errors.Is(err, control.ErrNoConsole) {
 		return nil, false, err
 	}
-	team, err := config.LoadTeam(g.config)
+	team, err := g.team()
 	if err != nil {
 		return nil, false, err
 	}

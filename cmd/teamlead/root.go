@@ -1,15 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
 )
 
@@ -74,6 +73,9 @@ func (g *globals) running() (*control.Client, error) {
 	return c, nil
 }
 
+// team loads the team file.
+func (g *globals) team() (*config.Team, error) { return config.LoadTeam(g.config) }
+
 // storeDir is where the Badger store lives inside the state directory.
 func (g *globals) storeDir() string { return filepath.Join(g.state, "store") }
 
@@ -119,15 +121,4 @@ func actionCmds(g *globals) []*cobra.Command {
 		consoleCmd(g, "acknowledge CONSULT-ID", "Accept the concerns raised on a consultation, so they no longer hold the decision",
 			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Acknowledge(a[0]) }),
 	}
-}
-
-// writeJSONLines writes each of xs as one line of JSON (--format json).
-func writeJSONLines[T any](w io.Writer, xs []T) error {
-	enc := json.NewEncoder(w)
-	for _, x := range xs {
-		if err := enc.Encode(x); err != nil {
-			return err
-		}
-	}
-	return nil
 }
