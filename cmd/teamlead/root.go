@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,9 +80,10 @@ func (g *globals) team() (*config.Team, error) { return config.LoadTeam(g.config
 // storeDir is where the Badger store lives inside the state directory.
 func (g *globals) storeDir() string { return filepath.Join(g.state, "store") }
 
-// consoleCmd is a command that asks the running console one thing: do gets
-// the client and the arguments.
-func consoleCmd(g *globals, use, short string, args cobra.PositionalArgs, do func(c *control.Client, args []string) error) *cobra.Command {
+// consoleCmd is a command that asks the running console to change one
+// thing: do gets the client and the arguments and returns what changed, in
+// a line, which is printed on success.
+func consoleCmd(g *globals, use, short string, args cobra.PositionalArgs, do func(c *control.Client, args []string) (string, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -91,34 +93,48 @@ func consoleCmd(g *globals, use, short string, args cobra.PositionalArgs, do fun
 			if err != nil {
 				return err
 			}
-			return do(c, a)
+			done, err := do(c, a)
+			if err != nil {
+				return err
+			}
+			return printDone(cmd.OutOrStdout(), done, cmd.Name()+" "+a[0])
 		},
 	}
+}
+
+// printDone prints what an operation changed; a console older than this
+// command says nothing, and then the command's words stand in.
+func printDone(w io.Writer, done, fallback string) error {
+	if done == "" {
+		done = fallback + ": done"
+	}
+	_, err := fmt.Fprintln(w, done)
+	return err
 }
 
 // actionCmds are the commands that act on one item through the console.
 func actionCmds(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		consoleCmd(g, "answer ID TEXT...", "Answer a question (q-…), an inbox item (m-…), a consultation (c-…: approve|concerns|reject|acknowledge …) or a permission request (p-…: approve|always [scope] [all]|deny …)",
-			cobra.MinimumNArgs(2), func(c *control.Client, a []string) error { return c.Answer(a[0], strings.Join(a[1:], " ")) }),
+			cobra.MinimumNArgs(2), func(c *control.Client, a []string) (string, error) { return c.Answer(a[0], strings.Join(a[1:], " ")) }),
 		consoleCmd(g, "approve PERMISSION-ID [exact|prefix|dir|tool] [all]", "Approve a permission request once; with a scope, approve always: a rule for this agent (all: every agent) is added to the policy file",
-			cobra.RangeArgs(1, 3), func(c *control.Client, a []string) error {
+			cobra.RangeArgs(1, 3), func(c *control.Client, a []string) (string, error) {
 				if len(a) == 1 {
 					return c.Answer(a[0], "approve")
 				}
 				return c.Answer(a[0], "always "+strings.Join(a[1:], " "))
 			}),
 		consoleCmd(g, "deny PERMISSION-ID [MESSAGE...]", "Deny a permission request; the message reaches the agent",
-			cobra.MinimumNArgs(1), func(c *control.Client, a []string) error {
+			cobra.MinimumNArgs(1), func(c *control.Client, a []string) (string, error) {
 				return c.Answer(a[0], strings.TrimSpace("deny "+strings.Join(a[1:], " ")))
 			}),
 		consoleCmd(g, "escalate ID", "Escalate a question or a consultation now, to the next step of its chain",
-			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Escalate(a[0]) }),
+			cobra.ExactArgs(1), func(c *control.Client, a []string) (string, error) { return c.Escalate(a[0]) }),
 		consoleCmd(g, "reassign ID ANSWERER", "Give a question to another answerer (agent/x, human/y, team/z, tool/w), or a consultation to another agent of its role",
-			cobra.ExactArgs(2), func(c *control.Client, a []string) error { return c.Reassign(a[0], a[1]) }),
+			cobra.ExactArgs(2), func(c *control.Client, a []string) (string, error) { return c.Reassign(a[0], a[1]) }),
 		consoleCmd(g, "drop ID [REASON...]", "Drop a question (q-…) or an inbox item (m-…, u-…) without answering it, e.g. when the agent that asked has exited; nothing is typed into anyone",
-			cobra.MinimumNArgs(1), func(c *control.Client, a []string) error { return c.Drop(a[0], strings.Join(a[1:], " ")) }),
+			cobra.MinimumNArgs(1), func(c *control.Client, a []string) (string, error) { return c.Drop(a[0], strings.Join(a[1:], " ")) }),
 		consoleCmd(g, "acknowledge CONSULT-ID", "Accept the concerns raised on a consultation, so they no longer hold the decision",
-			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Acknowledge(a[0]) }),
+			cobra.ExactArgs(1), func(c *control.Client, a []string) (string, error) { return c.Acknowledge(a[0]) }),
 	}
 }
