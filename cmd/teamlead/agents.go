@@ -107,15 +107,15 @@ func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
 	} else if !errors.Is(err, control.ErrNoConsole) {
 		return nil, false, err
 	}
-	team, err := g.team()
-	if err != nil {
-		return nil, false, err
-	}
 	st, err := openReadOnly(g)
 	if err != nil {
 		return nil, false, err
 	}
 	defer st.Close()
+	team, err := g.team()
+	if err != nil {
+		return nil, false, err
+	}
 	var out []engine.AgentInfo
 	for _, a := range team.Agents {
 		info := engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running"}
@@ -135,9 +135,15 @@ func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
 
 // openReadOnly opens the store for reading when no console owns it.
 func openReadOnly(g *globals) (*store.Store, error) {
+	if err := g.resolve(); err != nil {
+		return nil, err
+	}
 	st, err := store.Open(g.storeDir(), store.Options{ReadOnly: true})
-	if errors.Is(err, store.ErrLocked) {
+	switch {
+	case errors.Is(err, store.ErrLocked):
 		return nil, fmt.Errorf("%w: a console owns %s but does not answer on its socket; is it stuck?", err, g.state)
+	case errors.Is(err, store.ErrNoStore):
+		return nil, g.notFound(err, true)
 	}
 	return st, err
 }

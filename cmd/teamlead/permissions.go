@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/permit"
 )
 
@@ -203,11 +202,11 @@ func (f *permFlags) env(g *globals) (permit.Env, error) {
 	home, _ := os.UserHomeDir()
 	dir := f.workdir
 	var own []string
-	if team, err := config.LoadTeam(g.config); err == nil {
+	if team, err := g.team(); err == nil {
 		own = team.OwnFiles()
 	}
 	if dir == "" && f.agent != "" {
-		team, err := config.LoadTeam(g.config)
+		team, err := g.team()
 		if err != nil {
 			return permit.Env{}, fmt.Errorf("--agent %s: %w; or pass --workdir DIR", f.agent, err)
 		}

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,52 @@ idle
 	tm.waitReceived("dev", "please also write a test")
 	if out := tm.mustCLI("inbox"); !strings.Contains(out, "nothing waits for you") {
 		t.Errorf("the inbox after all that:\n%s", out)
+	}
+}
+
+// A running console records where it runs: a command run in its folder,
+// or in one below it, finds it without --state or --config; once it has
+// stopped, the commands read its store and say how to start it again.
+func TestCLIFindsItsConsole(t *testing.T) {
+	tm := newTeam(t, agentDef{name: "dev", flags: []string{"--raw"}, script: `
+route to=team-lead type=blocker task=T-9 body="May I drop the legacy API?"
+expect it is in the human's queue
+idle
+`})
+	tm.cwd = tm.dir
+	below := filepath.Join(tm.dir, "src", "pkg")
+	if err := os.MkdirAll(below, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.start()
+	tm.waitReceived("dev", "it is in the human's queue")
+	for _, dir := range []string{tm.dir, below} {
+		out, err := tm.cliIn(dir, "agents")
+		if err != nil || !regexp.MustCompile(`dev\s+dev\s+running\s+\S+ \(\w+\)\s+\d+\s+0`).MatchString(out) {
+			t.Errorf("teamlead agents in %s: %v\n%s", dir, err, out)
+		}
+		if out, err := tm.cliIn(dir, "inbox"); err != nil || !strings.Contains(out, "m-1") {
+			t.Errorf("teamlead inbox in %s: %v\n%s", dir, err, out)
+		}
+	}
+	// Another folder has no console of its own.
+	elsewhere := t.TempDir()
+	out, err := tm.cliIn(elsewhere, "send", "dev", "hi")
+	if err == nil || !strings.Contains(out, "no console is running for this folder ("+elsewhere+")") ||
+		!strings.Contains(out, filepath.Join(tm.dir, "xdg-state", "teamlead", "consoles")) || !strings.Contains(out, "start one with `teamlead run`, or pass --state DIR") {
+		t.Errorf("teamlead send elsewhere: %v\n%s", err, out)
+	}
+	c.stop()
+	if out, err := tm.cliIn(below, "inbox"); err != nil || !strings.Contains(out, "m-1") {
+		t.Errorf("teamlead inbox after the stop: %v\n%s", err, out)
+	}
+	if out, err := tm.cliIn(below, "agents"); err != nil || !strings.Contains(out, "not running (last: stopped)") {
+		t.Errorf("teamlead agents after the stop: %v\n%s", err, out)
+	}
+	out, err = tm.cliIn(below, "answer", "m-1", "yes")
+	want := "no console is running for this folder: the last one started in " + tm.dir + " (team file " + tm.config + ", state " + tm.state +
+		") has stopped; start it again with `teamlead run --config " + tm.config + " --state " + tm.state + "`"
+	if err == nil || !strings.Contains(out, want) {
+		t.Errorf("teamlead answer after the stop: %v\n%s\nwant %s", err, out, want)
 	}
 }
