@@ -107,7 +107,7 @@ func (o *offline) run(t *testing.T, args ...string) (string, error) {
 }
 
 // listings are the listing commands: each takes --format table|json.
-var listings = [][]string{{"agents"}, {"inbox"}, {"questions"}, {"questions", "all"}, {"tasks"}, {"progress"}, {"consults"}, {"audit"}}
+var listings = [][]string{{"agents"}, {"inbox"}, {"questions"}, {"questions", "all"}, {"tasks"}, {"progress"}, {"consults"}, {"audit"}, {"permissions", "list"}}
 
 // badFormat is the error of every listing for an unknown format.
 var badFormat = regexp.MustCompile(`^--format: "yaml": use table(, json or csv| or json)$`)
