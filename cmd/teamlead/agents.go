@@ -30,7 +30,7 @@ func newAgentsCmd(g *globals) *cobra.Command {
 			}
 			now := time.Now()
 			w := cmd.OutOrStdout()
-			return printList(w, format, list, func(a engine.AgentInfo) any { return agentView(a, live, now) }, func() error {
+			return printList(w, format, list, func(a agentRow) any { return agentView(a, live, now) }, func() error {
 				return printAgents(w, list, live, now)
 			})
 		},
@@ -44,6 +44,9 @@ type agentJSON struct {
 	Name  string `json:"name"`
 	Role  string `json:"role"`
 	State string `json:"state"`
+	// LastState is, with no console running, the last lifecycle state
+	// recorded (State is then "not running").
+	LastState string `json:"last_state,omitempty"`
 	// Doing is busy, idle or waiting, and DoingFrom who says so (hook,
 	// screen or output): only for a running agent of a running console.
 	Doing      string    `json:"doing,omitempty"`
@@ -58,8 +61,8 @@ type agentJSON struct {
 	Live bool `json:"live"`
 }
 
-func agentView(a engine.AgentInfo, live bool, now time.Time) agentJSON {
-	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live}
+func agentView(a agentRow, live bool, now time.Time) agentJSON {
+	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live}
 	if live {
 		v.Pid = a.Pid
 		if a.State == "running" {
@@ -73,7 +76,7 @@ func agentView(a engine.AgentInfo, live bool, now time.Time) agentJSON {
 	return v
 }
 
-func printAgents(w io.Writer, list []engine.AgentInfo, live bool, now time.Time) error {
+func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
 	for _, a := range list {
@@ -82,6 +85,9 @@ func printAgents(w io.Writer, list []engine.AgentInfo, live bool, now time.Time)
 			pid = fmt.Sprint(a.Pid)
 		}
 		state := a.State
+		if a.last != "" {
+			state += " (last: " + a.last + ")"
+		}
 		if a.Blocked {
 			state += " (blocked on a question)"
 		}
@@ -98,12 +104,23 @@ func printAgents(w io.Writer, list []engine.AgentInfo, live bool, now time.Time)
 	return tw.Flush()
 }
 
+// agentRow is an agent as `teamlead agents` lists it: with no console
+// running, last is the last lifecycle state recorded.
+type agentRow struct {
+	engine.AgentInfo
+	last string
+}
+
 // listAgents asks the running console, or else reads the team file and the
 // last recorded lifecycle event of each agent from the store.
-func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
+func listAgents(g *globals) ([]agentRow, bool, error) {
 	if c, err := g.client(); err == nil {
 		list, err := c.Agents()
-		return list, true, err
+		rows := make([]agentRow, len(list))
+		for i, a := range list {
+			rows[i] = agentRow{AgentInfo: a}
+		}
+		return rows, true, err
 	} else if !errors.Is(err, control.ErrNoConsole) {
 		return nil, false, err
 	}
@@ -116,16 +133,16 @@ func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	var out []engine.AgentInfo
+	var out []agentRow
 	for _, a := range team.Agents {
-		info := engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running"}
+		info := agentRow{AgentInfo: engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running"}}
 		recs, err := st.Query(store.Query{Agent: a.Name, Kind: "agent"})
 		if err != nil {
 			return nil, false, err
 		}
 		if n := len(recs); n > 0 {
 			last := recs[n-1]
-			info.State = "not running (last: " + last.Reason + ")"
+			info.last = last.Reason
 			fmt.Sscan(last.Fields["restarts"], &info.Restarts)
 		}
 		out = append(out, info)

@@ -193,7 +193,7 @@ func TestListingsJSONFields(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"agents"}, []string{`"name":"dev"`, `"role":"developer"`, `"state":"not running (last: exited)"`, `"restarts":0`, `"live":false`}},
+		{[]string{"agents"}, []string{`"name":"dev"`, `"role":"developer"`, `"state":"not running","last_state":"exited"`, `"restarts":0`, `"live":false`}},
 		{[]string{"progress"}, []string{`"agent":"dev"`, `"workflow_id":"wf-1"`, `"current_step":2`, `"total_steps":3`, `"next_step":{"step":2,"expert":"dev","action":"implement"}`, `"duration_ms":1500`}},
 		{[]string{"questions"}, []string{`"id":"q-0001"`, `"asker":"dev"`, `"topic":"staging"`}},
 		{[]string{"tasks"}, []string{`"id":"T-1"`, `"state":"in-progress"`}},
