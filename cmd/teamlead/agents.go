@@ -3,65 +3,125 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
 func newAgentsCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var format *formatFlag
+	cmd := &cobra.Command{
 		Use:   "agents",
 		Short: "List the team's agents: name, role, state, what it is doing (from its hook or screen), pid, restarts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := format.check(); err != nil {
+				return err
+			}
 			list, live, err := listAgents(g)
 			if err != nil {
 				return err
 			}
 			now := time.Now()
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
-			for _, a := range list {
-				pid := "-"
-				if a.Pid > 0 && live {
-					pid = fmt.Sprint(a.Pid)
-				}
-				state := a.State
-				if a.Blocked {
-					state += " (blocked on a question)"
-				}
-				doing := "-"
-				if live && a.State == "running" {
-					state, from := a.Doing(now, engine.DefaultBusyFor)
-					doing = state + " (" + from + ")"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, doing, pid, a.Restarts)
-			}
-			if !live {
-				fmt.Fprintln(tw, "(no console is running; states are the last ones recorded)")
-			}
-			return tw.Flush()
+			w := cmd.OutOrStdout()
+			return printList(w, format, list, func(a agentRow) any { return agentView(a, live, now) }, func() error {
+				return printAgents(w, list, live, now)
+			})
 		},
 	}
+	format = addFormat(cmd)
+	return cmd
+}
+
+// agentJSON is an agent in `teamlead agents --format json`.
+type agentJSON struct {
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+	State string `json:"state"`
+	// LastState is, with no console running, the last lifecycle state
+	// recorded (State is then "not running").
+	LastState string `json:"last_state,omitempty"`
+	// Doing is busy, idle or waiting, and DoingFrom who says so (hook,
+	// screen or output): only for a running agent of a running console.
+	Doing      string    `json:"doing,omitempty"`
+	DoingFrom  string    `json:"doing_from,omitempty"`
+	Blocked    bool      `json:"blocked,omitempty"`
+	Pid        int       `json:"pid,omitempty"`
+	Restarts   int       `json:"restarts"`
+	ExitCode   *int      `json:"exit_code,omitempty"`
+	Since      time.Time `json:"since,omitzero"`
+	LastOutput time.Time `json:"last_output,omitzero"`
+	// Live is false when no console runs: the state is the last recorded.
+	Live bool `json:"live"`
+}
+
+func agentView(a agentRow, live bool, now time.Time) agentJSON {
+	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live}
+	if live {
+		v.Pid = a.Pid
+		if a.State == "running" {
+			v.Doing, v.DoingFrom = a.Doing(now, engine.DefaultBusyFor)
+		}
+		if a.State == "exited" || a.State == "failed" {
+			code := a.ExitCode
+			v.ExitCode = &code
+		}
+	}
+	return v
+}
+
+func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
+	for _, a := range list {
+		pid := "-"
+		if a.Pid > 0 && live {
+			pid = fmt.Sprint(a.Pid)
+		}
+		state := a.State
+		if a.last != "" {
+			state += " (last: " + a.last + ")"
+		}
+		if a.Blocked {
+			state += " (blocked on a question)"
+		}
+		doing := "-"
+		if live && a.State == "running" {
+			state, from := a.Doing(now, engine.DefaultBusyFor)
+			doing = state + " (" + from + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, doing, pid, a.Restarts)
+	}
+	if !live {
+		fmt.Fprintln(tw, "(no console is running; states are the last ones recorded)")
+	}
+	return tw.Flush()
+}
+
+// agentRow is an agent as `teamlead agents` lists it: with no console
+// running, last is the last lifecycle state recorded.
+type agentRow struct {
+	engine.AgentInfo
+	last string
 }
 
 // listAgents asks the running console, or else reads the team file and the
 // last recorded lifecycle event of each agent from the store.
-func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
+func listAgents(g *globals) ([]agentRow, bool, error) {
 	if c, err := g.client(); err == nil {
 		list, err := c.Agents()
-		return list, true, err
+		rows := make([]agentRow, len(list))
+		for i, a := range list {
+			rows[i] = agentRow{AgentInfo: a}
+		}
+		return rows, true, err
 	} else if !errors.Is(err, control.ErrNoConsole) {
-		return nil, false, err
-	}
-	team, err := config.LoadTeam(g.config)
-	if err != nil {
 		return nil, false, err
 	}
 	st, err := openReadOnly(g)
@@ -69,16 +129,20 @@ func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
 		return nil, false, err
 	}
 	defer st.Close()
-	var out []engine.AgentInfo
+	team, err := g.team()
+	if err != nil {
+		return nil, false, err
+	}
+	var out []agentRow
 	for _, a := range team.Agents {
-		info := engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running"}
+		info := agentRow{AgentInfo: engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running"}}
 		recs, err := st.Query(store.Query{Agent: a.Name, Kind: "agent"})
 		if err != nil {
 			return nil, false, err
 		}
 		if n := len(recs); n > 0 {
 			last := recs[n-1]
-			info.State = "not running (last: " + last.Reason + ")"
+			info.last = last.Reason
 			fmt.Sscan(last.Fields["restarts"], &info.Restarts)
 		}
 		out = append(out, info)
@@ -88,9 +152,15 @@ func listAgents(g *globals) ([]engine.AgentInfo, bool, error) {
 
 // openReadOnly opens the store for reading when no console owns it.
 func openReadOnly(g *globals) (*store.Store, error) {
+	if err := g.resolve(); err != nil {
+		return nil, err
+	}
 	st, err := store.Open(g.storeDir(), store.Options{ReadOnly: true})
-	if errors.Is(err, store.ErrLocked) {
+	switch {
+	case errors.Is(err, store.ErrLocked):
 		return nil, fmt.Errorf("%w: a console owns %s but does not answer on its socket; is it stuck?", err, g.state)
+	case errors.Is(err, store.ErrNoStore):
+		return nil, g.notFound(err, true)
 	}
 	return st, err
 }

@@ -26,7 +26,7 @@ import (
 type auditFlags struct {
 	agent, task, typ, kind string
 	since, until           string
-	format                 string
+	format                 *formatFlag
 	limit                  int
 	follow                 bool
 	compliance             bool
@@ -64,7 +64,8 @@ func newAuditCmd(g *globals) *cobra.Command {
 	fl.StringVar(&f.kind, "kind", "", "only this record kind (message, delivered, refusal, reformat, inbox, human, agent, ...)")
 	fl.StringVar(&f.since, "since", "", "from this time on")
 	fl.StringVar(&f.until, "until", "", "before this time")
-	fl.StringVar(&f.format, "format", "table", "table, json (one object per line) or csv; with --export: md, json or csv")
+	f.format = addFormat(cmd, "csv")
+	fl.Lookup("format").Usage = "table, json (one object a line) or csv; with --export: md, json or csv"
 	fl.IntVar(&f.limit, "limit", 0, "at most this many records (0: all)")
 	fl.BoolVar(&f.newest, "newest", false, "newest first (with --limit: the latest records)")
 	fl.BoolVar(&f.follow, "follow", false, "keep printing new records as they happen (needs a running console)")
@@ -116,7 +117,10 @@ func audit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 	if f.compliance {
 		return compliance(cmd, g, q)
 	}
-	w, err := report.NewWriter(cmd.OutOrStdout(), f.format)
+	if err := f.format.check(); err != nil {
+		return err
+	}
+	w, err := report.NewWriter(cmd.OutOrStdout(), f.format.value)
 	if err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
@@ -199,7 +203,7 @@ func exportAudit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 	case f.follow || f.newest || f.limit != 0 || f.kind != "" || f.typ != "":
 		return errors.New("--export covers whole consultations: leave out --follow, --newest, --limit, --kind and --type")
 	}
-	format := f.format
+	format := f.format.value
 	if !cmd.Flags().Changed("format") {
 		format = "md"
 	}

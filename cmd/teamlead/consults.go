@@ -17,8 +17,9 @@ import (
 )
 
 type consultFlags struct {
-	agent, decision, status, since, until, format string
-	limit                                         int
+	agent, decision, status, since, until string
+	format                                *formatFlag
+	limit                                 int
 }
 
 func newConsultsCmd(g *globals) *cobra.Command {
@@ -36,12 +37,14 @@ func newConsultsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if f.format != "table" && f.format != "json" {
-				return fmt.Errorf("--format: %q: use table or json", f.format)
+			if err := f.format.check(); err != nil {
+				return err
 			}
 			var cs []consult.Consultation
 			stats, err := queryConsults(g, filter, func(doc []byte) error {
-				if f.format == "json" {
+				if f.format.json() {
+					// Stored with the JSON a listing prints (snake_case, zero
+					// times left out): passed through as it is.
 					_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", doc)
 					return err
 				}
@@ -52,7 +55,7 @@ func newConsultsCmd(g *globals) *cobra.Command {
 				cs = append(cs, c)
 				return nil
 			})
-			if err != nil || f.format == "json" {
+			if err != nil || f.format.json() {
 				return err
 			}
 			return printConsults(cmd.OutOrStdout(), cs, stats, now)
@@ -64,7 +67,7 @@ func newConsultsCmd(g *globals) *cobra.Command {
 	fl.StringVar(&f.status, "status", "", "pending, escalated, approved, concerns-raised, rejected, resolved or superseded")
 	fl.StringVar(&f.since, "since", "", "created from this time on")
 	fl.StringVar(&f.until, "until", "", "created before this time")
-	fl.StringVar(&f.format, "format", "table", "table or json (one per line)")
+	f.format = addFormat(cmd)
 	fl.IntVar(&f.limit, "limit", 100, "list at most this many, the newest (0: all); the summary counts every match")
 	return cmd
 }

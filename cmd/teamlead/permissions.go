@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/permit"
 )
 
@@ -102,19 +101,61 @@ Exit status: 0 allow, 2 ask, 3 deny; 1 when the action, the policy or a flag is 
 }
 
 func permListCmd(f *permFlags) *cobra.Command {
-	return &cobra.Command{
+	var format *formatFlag
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the rules in the order they are checked for an agent, the default, and the floor",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := format.check(); err != nil {
+				return err
+			}
 			p, err := f.load()
 			if err != nil {
 				return err
 			}
-			printRules(cmd.OutOrStdout(), p, f.agent)
-			return nil
+			w := cmd.OutOrStdout()
+			return printList(w, format, ruleRows(p, f.agent), nil, func() error {
+				printRules(w, p, f.agent)
+				return nil
+			})
 		},
 	}
+	format = addFormat(cmd)
+	return cmd
+}
+
+// ruleJSON is one line of `teamlead permissions list --format json`: a
+// rule (in the order they are checked), the default, or a floor entry.
+type ruleJSON struct {
+	Kind        string `json:"kind"` // rule, default or floor
+	Order       int    `json:"order,omitempty"`
+	Decide      string `json:"decide,omitempty"`
+	Rule        string `json:"rule,omitempty"`
+	ID          string `json:"id,omitempty"` // a floor entry's
+	Risk        string `json:"risk,omitempty"`
+	WorkdirOnly bool   `json:"workdir_only,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+	File        string `json:"file,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	Why         string `json:"why,omitempty"`
+}
+
+func ruleRows(p *permit.Policy, agent string) []ruleJSON {
+	var out []ruleJSON
+	for i, e := range p.Effective(agent) {
+		r := ruleJSON{Kind: "rule", Order: i + 1, Decide: e.Decide.String(), Rule: e.Rule.Text, WorkdirOnly: e.Paths == permit.PathsWorkdir,
+			Agent: e.Agent, File: e.File, Line: e.Line, Why: e.Why}
+		if e.Risk != 0 {
+			r.Risk = e.Risk.String()
+		}
+		out = append(out, r)
+	}
+	out = append(out, ruleJSON{Kind: "default", Decide: p.Default.String(), File: p.File, Line: p.DefaultLine})
+	for _, e := range permit.Floor() {
+		out = append(out, ruleJSON{Kind: "floor", ID: e.ID, Risk: e.Risk.String(), Why: e.Reason})
+	}
+	return out
 }
 
 func permAllowCmd(g *globals, f *permFlags) *cobra.Command {
@@ -203,11 +244,11 @@ func (f *permFlags) env(g *globals) (permit.Env, error) {
 	home, _ := os.UserHomeDir()
 	dir := f.workdir
 	var own []string
-	if team, err := config.LoadTeam(g.config); err == nil {
+	if team, err := g.team(); err == nil {
 		own = team.OwnFiles()
 	}
 	if dir == "" && f.agent != "" {
-		team, err := config.LoadTeam(g.config)
+		team, err := g.team()
 		if err != nil {
 			return permit.Env{}, fmt.Errorf("--agent %s: %w; or pass --workdir DIR", f.agent, err)
 		}

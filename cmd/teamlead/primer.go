@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/primer"
 )
 
@@ -19,7 +18,7 @@ func newPrimerCmd(g *globals) *cobra.Command {
 			"handoff to QA (and, for a QA agent, the review contract) and permission requests.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			team, err := config.LoadTeam(g.config)
+			team, err := g.team()
 			if err != nil {
 				return err
 			}

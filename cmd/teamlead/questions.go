@@ -46,12 +46,15 @@ func newAskCmd(g *globals) *cobra.Command {
 }
 
 func newQuestionsCmd(g *globals) *cobra.Command {
-	var format string
+	var format *formatFlag
 	cmd := &cobra.Command{
 		Use:   "questions [pending|answered|timeout|dropped|all|ID]",
 		Short: "List questions (pending by default), or show one",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := format.check(); err != nil {
+				return err
+			}
 			status, id := "pending", ""
 			if len(args) == 1 {
 				if qid, ok := questions.ParseID(args[0]); ok {
@@ -64,18 +67,16 @@ func newQuestionsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			switch {
-			case format == "json":
-				return writeJSONLines(cmd.OutOrStdout(), qs)
-			case format != "table":
-				return fmt.Errorf("--format: %q: use table or json", format)
-			case id != "" && len(qs) == 1:
-				return printQuestion(cmd.OutOrStdout(), qs[0])
-			}
-			return printQuestions(cmd.OutOrStdout(), qs, time.Now())
+			w := cmd.OutOrStdout()
+			return printList(w, format, qs, nil, func() error {
+				if id != "" && len(qs) == 1 {
+					return printQuestion(w, qs[0])
+				}
+				return printQuestions(w, qs, time.Now())
+			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "table", "table or json (one question per line)")
+	format = addFormat(cmd)
 	return cmd
 }
 

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,13 +10,24 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
 )
 
-// globals are the flags every subcommand shares.
+// globals are the flags every subcommand shares, and the console the
+// command line found for the folder it runs in.
 type globals struct {
 	config string
 	state  string
+	// configSet and stateSet say the user named the team file or the state
+	// folder (flag or environment); discover that the command line was
+	// parsed by the root command, so what was not named may be looked up
+	// (tests that build one command leave it off).
+	configSet, stateSet, discover bool
+	resolved                      bool
+	resolveErr                    error
+	// found is the console recorded for this folder (running or stopped).
+	found *control.Registration
 }
 
 func newRootCmd() *cobra.Command {
@@ -27,9 +38,14 @@ func newRootCmd() *cobra.Command {
 		Long:          "teamlead runs agent CLIs (Claude Code, Codex, Gemini CLI, Aider, any program) over PTYs,\nrelays [ROUTE] messages between them, and keeps every message in an embedded store.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			g.discover = true
+			g.configSet = cmd.Flags().Changed("config") || os.Getenv("TEAMLEAD_CONFIG") != ""
+			g.stateSet = cmd.Flags().Changed("state") || os.Getenv("TEAMLEAD_STATE") != ""
+		},
 	}
-	root.PersistentFlags().StringVar(&g.config, "config", envOr("TEAMLEAD_CONFIG", "configs/team.yaml"), "team file (env TEAMLEAD_CONFIG)")
-	root.PersistentFlags().StringVar(&g.state, "state", envOr("TEAMLEAD_STATE", defaultState()), "state directory: store and control socket (env TEAMLEAD_STATE)")
+	root.PersistentFlags().StringVar(&g.config, "config", envOr("TEAMLEAD_CONFIG", "configs/team.yaml"), "team file (env TEAMLEAD_CONFIG; default: the running console's for this folder, else configs/team.yaml)")
+	root.PersistentFlags().StringVar(&g.state, "state", envOr("TEAMLEAD_STATE", defaultState()), "state directory: store and control socket (env TEAMLEAD_STATE; default: the running console's for this folder, else this)")
 	root.AddCommand(newRunCmd(g), newAgentsCmd(g), newSendCmd(g), newInboxCmd(g), newAskCmd(g), newQuestionsCmd(g), newValidateCmd(g), newProgressCmd(g), newConsultsCmd(g), newTasksCmd(g), newHookCmd(g), newAuditCmd(g), newPrimerCmd(g), newInitCmd(), newVersionCmd())
 	root.AddCommand(actionCmds(g)...)
 	root.AddCommand(newPermissionsCmd(g))
@@ -55,31 +71,127 @@ func defaultState() string {
 	return ".teamlead"
 }
 
-// client connects to the running console: through TEAMLEAD_SOCKET inside
-// an agent (the console sets it), else the state directory's socket.
-func (g *globals) client() (*control.Client, error) {
-	if sock := os.Getenv("TEAMLEAD_SOCKET"); sock != "" && os.Getenv("TEAMLEAD_STATE") == "" {
-		return control.NewClientAt(sock)
-	}
-	return control.NewClient(g.state)
+// insideAgent reports whether the command runs in an agent's shell, where
+// the console's socket is given (TEAMLEAD_SOCKET).
+func insideAgent() bool {
+	return os.Getenv("TEAMLEAD_SOCKET") != "" && os.Getenv("TEAMLEAD_STATE") == ""
 }
 
-// running is client for commands that need a running console: its error
-// says how to start one.
-func (g *globals) running() (*control.Client, error) {
-	c, err := g.client()
+// resolve finds the console for the folder the command runs in, unless
+// --state (or TEAMLEAD_STATE) names one: a console records where it runs
+// (control.Register), so a command run in the same folder, or one below,
+// or with the same --config, finds its state folder and team file.
+func (g *globals) resolve() error {
+	if !g.discover || g.resolved {
+		return g.resolveErr
+	}
+	g.resolved = true
+	if g.stateSet || insideAgent() {
+		return nil
+	}
+	dir, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("%w; start one with: teamlead run", err)
+		return nil
 	}
-	return c, nil
+	config, _ := filepath.Abs(g.config)
+	r, _, ok, err := control.Find(dir, config, g.configSet)
+	if err != nil {
+		g.resolveErr = err
+		return err
+	}
+	if ok {
+		g.found, g.state = &r, r.State
+		if !g.configSet {
+			g.config = r.Config
+		}
+	}
+	return nil
 }
 
-// storeDir is where the Badger store lives inside the state directory.
+// client connects to the running console: through TEAMLEAD_SOCKET inside
+// an agent (the console sets it), else the socket of the console found for
+// this folder or named by --state. Its ErrNoConsole says where it looked.
+func (g *globals) client() (*control.Client, error) {
+	if insideAgent() {
+		return control.NewClientAt(os.Getenv("TEAMLEAD_SOCKET"))
+	}
+	if err := g.resolve(); err != nil {
+		return nil, err
+	}
+	c, err := control.NewClient(g.state)
+	if errors.Is(err, control.ErrNoConsole) {
+		return nil, g.notFound(err, false)
+	}
+	return c, err
+}
+
+// running is client for commands that need a running console.
+func (g *globals) running() (*control.Client, error) { return g.client() }
+
+// notFound says that no console runs (noStore: and there is no store to
+// read either), where the command looked, and what to do; it wraps cause.
+func (g *globals) notFound(cause error, noStore bool) error {
+	state := g.state
+	if abs, err := filepath.Abs(state); err == nil {
+		state = abs
+	}
+	var what string
+	switch {
+	case g.found != nil:
+		what = fmt.Sprintf("no console is running for this folder: the last one started in %s (team file %s, state %s) has stopped", g.found.Dir, g.found.Config, g.found.State)
+		if noStore {
+			what += ", and its state folder holds no store"
+		}
+		what += fmt.Sprintf("; start it again with `teamlead run --config %s --state %s`", g.found.Config, g.found.State)
+	case g.stateSet:
+		what = fmt.Sprintf("no console is running on %s", filepath.Join(state, control.SocketName))
+		if noStore {
+			what += fmt.Sprintf(" and %s holds no store", state)
+		}
+		what += fmt.Sprintf("; start one with `teamlead run --state %s`, or pass the --state of the console you mean", g.state)
+	default:
+		dir, _ := os.Getwd()
+		reg, err := control.RegistryDir()
+		if err != nil {
+			reg = "(no registry folder: " + err.Error() + ")"
+		}
+		what = fmt.Sprintf("no console is running for this folder (%s): none was started here or in a folder above (looked in %s), and none runs on the default state folder %s", dir, reg, state)
+		if noStore {
+			what += ", which holds no store"
+		}
+		what += "; start one with `teamlead run`, or pass --state DIR"
+	}
+	return &notFoundError{msg: what, cause: cause}
+}
+
+// notFoundError is notFound's error: its message says it all, and it
+// still is its cause (control.ErrNoConsole, store.ErrNoStore).
+type notFoundError struct {
+	msg   string
+	cause error
+}
+
+func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Unwrap() error { return e.cause }
+
+// team loads the team file: --config, else the running console's.
+func (g *globals) team() (*config.Team, error) {
+	if !g.configSet {
+		if err := g.resolve(); err != nil {
+			return nil, err
+		}
+	}
+	return config.LoadTeam(g.config)
+}
+
+// storeDir is where the Badger store lives inside the state directory
+// (after resolve, for a command that reads it).
 func (g *globals) storeDir() string { return filepath.Join(g.state, "store") }
 
-// consoleCmd is a command that asks the running console one thing: do gets
-// the client and the arguments.
-func consoleCmd(g *globals, use, short string, args cobra.PositionalArgs, do func(c *control.Client, args []string) error) *cobra.Command {
+// consoleCmd is a command that asks the running console to change one
+// thing: do gets the client and the arguments and returns what changed, in
+// a line, which is printed on success.
+func consoleCmd(g *globals, use, short string, args cobra.PositionalArgs, do func(c *control.Client, args []string) (string, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -89,45 +201,48 @@ func consoleCmd(g *globals, use, short string, args cobra.PositionalArgs, do fun
 			if err != nil {
 				return err
 			}
-			return do(c, a)
+			done, err := do(c, a)
+			if err != nil {
+				return err
+			}
+			return printDone(cmd.OutOrStdout(), done, cmd.Name()+" "+a[0])
 		},
 	}
+}
+
+// printDone prints what an operation changed; a console older than this
+// command says nothing, and then the command's words stand in.
+func printDone(w io.Writer, done, fallback string) error {
+	if done == "" {
+		done = fallback + ": done"
+	}
+	_, err := fmt.Fprintln(w, done)
+	return err
 }
 
 // actionCmds are the commands that act on one item through the console.
 func actionCmds(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		consoleCmd(g, "answer ID TEXT...", "Answer a question (q-…), an inbox item (m-…), a consultation (c-…: approve|concerns|reject|acknowledge …) or a permission request (p-…: approve|always [scope] [all]|deny …)",
-			cobra.MinimumNArgs(2), func(c *control.Client, a []string) error { return c.Answer(a[0], strings.Join(a[1:], " ")) }),
+			cobra.MinimumNArgs(2), func(c *control.Client, a []string) (string, error) { return c.Answer(a[0], strings.Join(a[1:], " ")) }),
 		consoleCmd(g, "approve PERMISSION-ID [exact|prefix|dir|tool] [all]", "Approve a permission request once; with a scope, approve always: a rule for this agent (all: every agent) is added to the policy file",
-			cobra.RangeArgs(1, 3), func(c *control.Client, a []string) error {
+			cobra.RangeArgs(1, 3), func(c *control.Client, a []string) (string, error) {
 				if len(a) == 1 {
 					return c.Answer(a[0], "approve")
 				}
 				return c.Answer(a[0], "always "+strings.Join(a[1:], " "))
 			}),
 		consoleCmd(g, "deny PERMISSION-ID [MESSAGE...]", "Deny a permission request; the message reaches the agent",
-			cobra.MinimumNArgs(1), func(c *control.Client, a []string) error {
+			cobra.MinimumNArgs(1), func(c *control.Client, a []string) (string, error) {
 				return c.Answer(a[0], strings.TrimSpace("deny "+strings.Join(a[1:], " ")))
 			}),
 		consoleCmd(g, "escalate ID", "Escalate a question or a consultation now, to the next step of its chain",
-			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Escalate(a[0]) }),
+			cobra.ExactArgs(1), func(c *control.Client, a []string) (string, error) { return c.Escalate(a[0]) }),
 		consoleCmd(g, "reassign ID ANSWERER", "Give a question to another answerer (agent/x, human/y, team/z, tool/w), or a consultation to another agent of its role",
-			cobra.ExactArgs(2), func(c *control.Client, a []string) error { return c.Reassign(a[0], a[1]) }),
+			cobra.ExactArgs(2), func(c *control.Client, a []string) (string, error) { return c.Reassign(a[0], a[1]) }),
 		consoleCmd(g, "drop ID [REASON...]", "Drop a question (q-…) or an inbox item (m-…, u-…) without answering it, e.g. when the agent that asked has exited; nothing is typed into anyone",
-			cobra.MinimumNArgs(1), func(c *control.Client, a []string) error { return c.Drop(a[0], strings.Join(a[1:], " ")) }),
+			cobra.MinimumNArgs(1), func(c *control.Client, a []string) (string, error) { return c.Drop(a[0], strings.Join(a[1:], " ")) }),
 		consoleCmd(g, "acknowledge CONSULT-ID", "Accept the concerns raised on a consultation, so they no longer hold the decision",
-			cobra.ExactArgs(1), func(c *control.Client, a []string) error { return c.Acknowledge(a[0]) }),
+			cobra.ExactArgs(1), func(c *control.Client, a []string) (string, error) { return c.Acknowledge(a[0]) }),
 	}
-}
-
-// writeJSONLines writes each of xs as one line of JSON (--format json).
-func writeJSONLines[T any](w io.Writer, xs []T) error {
-	enc := json.NewEncoder(w)
-	for _, x := range xs {
-		if err := enc.Encode(x); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -56,6 +56,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		// approvals for yours.
 		return fmt.Errorf("refusing to run a console here: %s; start the console from your own terminal", why)
 	}
+	// A console runs on the state folder and team file it is given (or
+	// the defaults): it does not look for another console's.
+	g.discover = false
 	team, err := config.LoadTeam(g.config)
 	if err != nil {
 		return err
@@ -121,6 +124,14 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return err
 	}
 	defer srv.Close()
+	// Record where this console runs, so that teamlead commands run in
+	// this folder (or below it, or with this --config) find it without
+	// --state.
+	if stopped, err := register(g, socket); err != nil {
+		eng.Warn(fmt.Sprintf("%v: teamlead commands need --state %s to find this console", err, g.state))
+	} else {
+		defer stopped()
+	}
 	if f.headless {
 		fmt.Fprintf(out, "teamlead: running %d agents from %s; state in %s; Ctrl-C stops\n", len(team.Agents), team.File, g.state)
 		<-eng.Done()
@@ -150,4 +161,21 @@ func printEvents(w io.Writer, eng *engine.Engine, after uint64) {
 			return
 		}
 	}
+}
+
+// register records that the console of g runs on socket (control.Register).
+func register(g *globals, socket string) (func(), error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	state, err := filepath.Abs(g.state)
+	if err != nil {
+		return nil, err
+	}
+	config, err := filepath.Abs(g.config)
+	if err != nil {
+		return nil, err
+	}
+	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now()})
 }

@@ -27,7 +27,11 @@ func newSendCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.Send(args[0], text)
+			done, err := c.Send(args[0], text)
+			if err != nil {
+				return err
+			}
+			return printDone(cmd.OutOrStdout(), done, "sent to "+args[0])
 		},
 	}
 }

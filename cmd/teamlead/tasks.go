@@ -18,12 +18,16 @@ import (
 )
 
 func newTasksCmd(g *globals) *cobra.Command {
-	var format, state string
+	var state string
+	var format *formatFlag
 	cmd := &cobra.Command{
 		Use:   "tasks [ID]",
 		Short: "List tasks and their state (in-progress, in-review, passed, failed, blocked), or show one's history",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := format.check(); err != nil {
+				return err
+			}
 			all, err := listTasks(g)
 			if err != nil {
 				return err
@@ -35,20 +39,19 @@ func newTasksCmd(g *globals) *cobra.Command {
 				}
 			}
 			sort.SliceStable(ts, func(i, j int) bool { return ts[i].Updated.After(ts[j].Updated) })
-			switch {
-			case format == "json":
-				return writeJSONLines(cmd.OutOrStdout(), ts)
-			case format != "table":
-				return fmt.Errorf("--format: %q: use table or json", format)
-			case len(args) == 1 && len(ts) == 0:
+			if len(args) == 1 && len(ts) == 0 {
 				return fmt.Errorf("no task %s", args[0])
-			case len(args) == 1:
-				return printTask(cmd.OutOrStdout(), ts[0])
 			}
-			return printTasks(cmd.OutOrStdout(), ts, time.Now())
+			w := cmd.OutOrStdout()
+			return printList(w, format, ts, nil, func() error {
+				if len(args) == 1 {
+					return printTask(w, ts[0])
+				}
+				return printTasks(w, ts, time.Now())
+			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "table", "table or json (one task per line)")
+	format = addFormat(cmd)
 	cmd.Flags().StringVar(&state, "status", "", "only tasks in this state: in-progress, in-review, passed, failed or blocked")
 	return cmd
 }

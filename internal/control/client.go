@@ -91,9 +91,23 @@ func (c *Client) Agents() ([]engine.AgentInfo, error) {
 	return out, err
 }
 
-// Send types text into agent as the human.
-func (c *Client) Send(agent, text string) error {
-	return c.do(Request{Cmd: "send", Agent: agent, Text: text}, func(Reply) error { return nil })
+// Send types text into agent as the human. Like every operation of the
+// human's, it returns what it changed, in a line (empty from an older
+// console).
+func (c *Client) Send(agent, text string) (string, error) {
+	return c.act(Request{Cmd: "send", Agent: agent, Text: text})
+}
+
+// act sends an operation and returns what it changed (Reply.Done).
+func (c *Client) act(req Request) (string, error) {
+	var done string
+	err := c.do(req, func(r Reply) error {
+		if r.Done != "" {
+			done = r.Done
+		}
+		return nil
+	})
+	return done, err
 }
 
 // Inbox lists what waits for the human.
@@ -168,8 +182,8 @@ func (c *Client) Tasks() ([]tasks.Task, error) {
 }
 
 // Escalate escalates question id now.
-func (c *Client) Escalate(id string) error {
-	return c.do(Request{Cmd: "escalate", ID: id}, func(Reply) error { return nil })
+func (c *Client) Escalate(id string) (string, error) {
+	return c.act(Request{Cmd: "escalate", ID: id})
 }
 
 // Consults lists every consultation, newest first.
@@ -202,23 +216,24 @@ func (c *Client) QueryConsults(f engine.ConsultFilter, fn func(doc []byte) error
 }
 
 // Acknowledge accepts the concerns raised on consultation id.
-func (c *Client) Acknowledge(id string) error {
-	return c.do(Request{Cmd: "acknowledge", ID: id}, func(Reply) error { return nil })
+func (c *Client) Acknowledge(id string) (string, error) {
+	return c.act(Request{Cmd: "acknowledge", ID: id})
 }
 
 // Reassign gives question id to answerer (kind/name).
-func (c *Client) Reassign(id, answerer string) error {
-	return c.do(Request{Cmd: "reassign", ID: id, Text: answerer}, func(Reply) error { return nil })
+func (c *Client) Reassign(id, answerer string) (string, error) {
+	return c.act(Request{Cmd: "reassign", ID: id, Text: answerer})
 }
 
 // Drop closes an inbox item or a question (q-…) without answering it.
-func (c *Client) Drop(id, reason string) error {
-	return c.do(Request{Cmd: "drop", ID: id, Text: reason}, func(Reply) error { return nil })
+func (c *Client) Drop(id, reason string) (string, error) {
+	return c.act(Request{Cmd: "drop", ID: id, Text: reason})
 }
 
-// Answer answers an inbox item (m-…) or a question (q-…).
-func (c *Client) Answer(id, text string) error {
-	return c.do(Request{Cmd: "answer", ID: id, Text: text}, func(Reply) error { return nil })
+// Answer answers an inbox item (m-…) or a question (q-…), gives a verdict
+// on a consultation (c-…) or decides a permission request (p-…).
+func (c *Client) Answer(id, text string) (string, error) {
+	return c.act(Request{Cmd: "answer", ID: id, Text: text})
 }
 
 // Audit streams the audit records matching q.

@@ -75,7 +75,10 @@ type Reply struct {
 	Docs []json.RawMessage `json:"docs,omitempty"`
 	// ConsultStats summarises every match of a consult-query (its last line).
 	ConsultStats *engine.ConsultStats `json:"consult_stats,omitempty"`
-	End          bool                 `json:"end,omitempty"`
+	// Done says what an operation changed, in a line for the human: send,
+	// answer, escalate, reassign, acknowledge, drop.
+	Done string `json:"done,omitempty"`
+	End  bool   `json:"end,omitempty"`
 }
 
 // docsPerReply is how many consultations one consult-query reply line carries.
@@ -253,7 +256,7 @@ func (s *Server) serve(c net.Conn) {
 			fail(err)
 			return
 		}
-		_ = enc.Encode(Reply{End: true})
+		_ = enc.Encode(Reply{Done: fmt.Sprintf("sent to %s: %s", req.Agent, clip(req.Text, 60)), End: true})
 	case "inbox":
 		_ = enc.Encode(Reply{Inbox: s.console.Inbox(), End: true})
 	case "ask":
@@ -313,28 +316,35 @@ func (s *Server) serve(c net.Conn) {
 		}
 		_ = enc.Encode(Reply{Questions: qs, End: true})
 	case "escalate", "reassign", "acknowledge", "drop":
+		it := s.item(req.ID)
 		var err error
+		var done string
 		switch req.Cmd {
 		case "escalate":
-			err = s.console.Escalate(req.ID)
+			if err = s.console.Escalate(req.ID); err == nil {
+				done = s.escalated(req.ID, it)
+			}
 		case "drop":
-			err = s.console.Drop(req.ID, req.Text)
+			if err = s.console.Drop(req.ID, req.Text); err == nil {
+				done = dropped(it, req.Text)
+			}
 		case "reassign":
-			err = s.console.Reassign(req.ID, req.Text)
+			err, done = s.console.Reassign(req.ID, req.Text), "reassigned "+it.subject+" to "+req.Text
 		default:
-			err = s.console.Acknowledge(req.ID)
+			err, done = s.console.Acknowledge(req.ID), "acknowledged the concerns on "+it.subject
 		}
 		if err != nil {
 			fail(err)
 			return
 		}
-		_ = enc.Encode(Reply{End: true})
+		_ = enc.Encode(Reply{Done: done, End: true})
 	case "answer":
+		it := s.item(req.ID)
 		if err := s.console.AnswerAny(req.ID, req.Text); err != nil {
-			fail(err)
+			fail(s.withPending(err))
 			return
 		}
-		_ = enc.Encode(Reply{End: true})
+		_ = enc.Encode(Reply{Done: s.answered(req.ID, it, req.Text), End: true})
 	case "audit":
 		err := s.console.Store().Scan(req.Query, func(r store.Record) error {
 			return enc.Encode(Reply{Record: &r})

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,10 +85,39 @@ func (f *fakeConsole) record(s string) {
 }
 
 func (f *fakeConsole) AnswerAny(id, text string) error {
+	if strings.HasPrefix(id, "p-") {
+		return f.decide(id, text)
+	}
+	if lead.IsQuestionID(id) {
+		return nil
+	}
 	if id != "m-3" {
-		return fmt.Errorf("no such pending item %q", id)
+		return fmt.Errorf("%w: %q", lead.ErrNoItem, id)
 	}
 	return f.Send("dev", "answer "+id+": "+text)
+}
+
+// decide decides the stored permission request id as the human: approve,
+// always SCOPE, or deny MESSAGE.
+func (f *fakeConsole) decide(id, text string) error {
+	v, ok, err := f.st.Meta(lead.MetaPermission + id)
+	if err != nil || !ok {
+		return fmt.Errorf("no permission request %s", id)
+	}
+	var r approvals.Request
+	if err := json.Unmarshal([]byte(v), &r); err != nil {
+		return err
+	}
+	word, rest, _ := strings.Cut(text, " ")
+	r.Status, r.DecidedBy = approvals.Approved, "human"
+	switch word {
+	case "always":
+		r.Note = "approved always: Bash(npm install:*) added to permissions.yaml"
+	case "deny":
+		r.Status, r.Note = approvals.Denied, rest
+	}
+	b, _ := json.Marshal(r)
+	return f.st.Commit(&store.Batch{Meta: map[string]string{lead.MetaPermission + id: string(b)}})
 }
 
 func (f *fakeConsole) Store() *store.Store { return f.st }
@@ -143,20 +173,20 @@ func TestSocketRoundTrip(t *testing.T) {
 	if err != nil || len(agents) != 1 || agents[0].Pid != 42 {
 		t.Fatalf("agents %+v %v", agents, err)
 	}
-	if err := c.Send("dev", "carry on"); err != nil {
-		t.Fatal(err)
+	if done, err := c.Send("dev", "carry on"); err != nil || done != "sent to dev: carry on" {
+		t.Fatal(done, err)
 	}
-	if err := c.Send("ghost", "x"); !errors.Is(err, ErrRemote) || !strings.Contains(err.Error(), `unknown agent "ghost"`) {
+	if _, err := c.Send("ghost", "x"); !errors.Is(err, ErrRemote) || !strings.Contains(err.Error(), `unknown agent "ghost"`) {
 		t.Errorf("send to unknown agent: %v", err)
 	}
 	inbox, err := c.Inbox()
 	if err != nil || len(inbox) != 1 || inbox[0].ID != "m-3" {
 		t.Fatalf("inbox %+v %v", inbox, err)
 	}
-	if err := c.Answer("m-3", "yes"); err != nil {
-		t.Fatal(err)
+	if done, err := c.Answer("m-3", "yes"); err != nil || done != "answered m-3 (dev's question: ship it?); the answer goes to dev" {
+		t.Fatal(done, err)
 	}
-	if err := c.Answer("m-9", "yes"); err == nil || !strings.Contains(err.Error(), "no such pending item") {
+	if _, err := c.Answer("m-9", "yes"); err == nil || !strings.Contains(err.Error(), "no such pending item") {
 		t.Errorf("answer to unknown item: %v", err)
 	}
 	con.mu.Lock()
@@ -384,5 +414,53 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 	}
 	if refusals != 10 {
 		t.Errorf("%d refusals recorded, want 10: %q", refusals, con.sent)
+	}
+}
+
+// Each of the human's operations says what it changed, naming the item as
+// the human knows it; an answer to an item that is not pending names the
+// questions waiting for the human.
+func TestOperationsSayWhatTheyChanged(t *testing.T) {
+	con, dir := newConsole(t)
+	now := time.Now()
+	meta := map[string]string{}
+	for i, action := range []string{"Bash(rm -rf /srv/x)", "Bash(npm install left-pad)", "Bash(git push --force)"} {
+		r := approvals.Request{ID: fmt.Sprintf("p-%d", i+2), Agent: "dev", Action: action, Status: approvals.Pending, Created: now}
+		b, _ := json.Marshal(r)
+		meta[lead.MetaPermission+r.ID] = string(b)
+	}
+	q := questions.Question{ID: "q-0001", Topic: "staging", Text: "May I run the load test tonight?", Asker: "qa", Status: questions.Pending,
+		Answerer: "human/requester", Created: now}
+	b, _ := json.Marshal(q)
+	meta[lead.QuestionKey(q.ID)] = string(b)
+	meta[lead.StatusPrefix(questions.Pending)+q.ID] = ""
+	if err := con.st.Commit(&store.Batch{Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	listen(t, con, dir)
+	c, err := NewClient(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		do   func() (string, error)
+		want string
+	}{
+		{func() (string, error) { return c.Answer("p-2", "approve") }, "approved p-2 (dev: Bash(rm -rf /srv/x)) once"},
+		{func() (string, error) { return c.Answer("p-3", "always prefix") }, "approved p-3 (dev: Bash(npm install left-pad)) always: Bash(npm install:*) added to permissions.yaml"},
+		{func() (string, error) { return c.Answer("p-4", "deny not on main") }, "denied p-4 (dev: Bash(git push --force)); dev is told: not on main"},
+		{func() (string, error) { return c.Answer("q-0001", "Yes, after 22:00 UTC.") }, "answered q-0001 (qa, staging: May I run the load test tonight?); the answer goes to qa"},
+		{func() (string, error) { return c.Drop("m-3", "asked twice") }, "dropped m-3 (dev's question: ship it?) (asked twice); nothing was typed into anyone"},
+		{func() (string, error) { return c.Escalate("q-0001") }, "escalated q-0001 (qa, staging: May I run the load test tonight?); it now waits for human/requester"},
+		{func() (string, error) { return c.Reassign("q-0001", "human/lead") }, "reassigned q-0001 (qa, staging: May I run the load test tonight?) to human/lead"},
+		{func() (string, error) { return c.Send("dev", "please also\nwrite a test") }, "sent to dev: please also write a test"},
+	} {
+		got, err := tc.do()
+		if err != nil || got != tc.want {
+			t.Errorf("got %q, %v\nwant %q", got, err, tc.want)
+		}
+	}
+	if _, err := c.Answer("m-6", "yes"); err == nil || !strings.Contains(err.Error(), "questions waiting for you: q-0001") {
+		t.Errorf("answer to m-6: %v", err)
 	}
 }

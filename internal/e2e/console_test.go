@@ -25,8 +25,8 @@ func (tm *team) startInTmux(cols, rows int) *tmuxConsole {
 		tm.t.Skip("tmux is not installed (.ci/run installs it)")
 	}
 	c := &tmuxConsole{t: tm.t, socket: fmt.Sprintf("teamlead-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), tm: tm}
-	shell := fmt.Sprintf("TEAMLEAD_STATE= TEAMLEAD_CONFIG= %s run --config %s --state %s --grace 2s; echo console-exited-$?; sleep 600",
-		bin.teamlead, tm.config, tm.state)
+	shell := fmt.Sprintf("TEAMLEAD_STATE= TEAMLEAD_CONFIG= XDG_STATE_HOME=%s %s run --config %s --state %s --grace 2s; echo console-exited-$?; sleep 600",
+		filepath.Join(tm.dir, "xdg-state"), bin.teamlead, tm.config, tm.state)
 	c.tmux("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), shell)
 	tm.t.Cleanup(func() { _ = exec.Command("tmux", "-L", c.socket, "kill-server").Run() })
 	c.waitScreen("the console", "Agents (")

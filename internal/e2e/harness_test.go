@@ -46,6 +46,15 @@ type team struct {
 	config string
 	state  string
 	extra  string // YAML appended to the team file (questions:, ui:, ...)
+	// cwd is the folder the console starts in (default: the test's).
+	cwd string
+}
+
+// env is the environment of the team's console and commands: no TEAMLEAD_*
+// from the test's, and the team's own record of running consoles
+// (XDG_STATE_HOME), so a test never finds another test's console.
+func (tm *team) env() []string {
+	return append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=", "TEAMLEAD_SOCKET=", "XDG_STATE_HOME="+filepath.Join(tm.dir, "xdg-state"))
 }
 
 func newTeam(t *testing.T, agents ...agentDef) *team {
@@ -149,7 +158,7 @@ func (tm *team) start(extra ...string) *console {
 	args := append([]string{"run", "--headless", "--config", tm.config, "--state", tm.state, "--grace", "3s"}, extra...)
 	c := &console{t: tm.t, cmd: exec.Command(bin.teamlead, args...), out: &testbin.Buffer{}, done: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
-	c.cmd.Env = append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=")
+	c.cmd.Env, c.cmd.Dir = tm.env(), tm.cwd
 	if err := c.cmd.Start(); err != nil {
 		tm.t.Fatal(err)
 	}
@@ -201,7 +210,16 @@ func (c *console) kill() {
 func (tm *team) cli(args ...string) (string, error) {
 	full := append(append([]string{}, args...), "--state", tm.state, "--config", tm.config)
 	cmd := exec.Command(bin.teamlead, full...)
-	cmd.Env = append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=")
+	cmd.Env = tm.env()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// cliIn runs a teamlead subcommand in folder dir as a person would type it:
+// without --state or --config.
+func (tm *team) cliIn(dir string, args ...string) (string, error) {
+	cmd := exec.Command(bin.teamlead, args...)
+	cmd.Env, cmd.Dir = tm.env(), dir
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

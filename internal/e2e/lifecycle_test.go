@@ -110,7 +110,7 @@ func TestBadConfigAndSecondConsole(t *testing.T) {
 	if out, err := good.cli("send", "nobody", "hi"); err == nil || !strings.Contains(out, `unknown agent: "nobody"`) {
 		t.Errorf("send to unknown agent: %v\n%s", err, out)
 	}
-	if out, err := good.cli("audit", "--format", "xml"); err == nil || !strings.Contains(out, "unknown format") {
+	if out, err := good.cli("audit", "--format", "xml"); err == nil || !strings.Contains(out, `--format: "xml": use table, json or csv`) {
 		t.Errorf("bad format: %v\n%s", err, out)
 	}
 	c.stop()

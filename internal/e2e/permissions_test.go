@@ -129,7 +129,7 @@ func TestAgentsGetAnAbsoluteSocket(t *testing.T) {
 	tm := newTeam(t, agentDef{name: "a", dir: work, command: []string{"/bin/sh", "-c", "echo ready; echo $TEAMLEAD_SOCKET > " + out + "; exec sleep 600"}})
 	cmd := exec.Command(bin.teamlead, "run", "--headless", "--config", tm.config, "--state", "relative-state", "--grace", "1s")
 	cmd.Dir = tm.dir
-	cmd.Env = append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=")
+	cmd.Env = tm.env()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,221 @@
+package control
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A running console records where it runs, so that the CLI run in the
+// same project finds it without --state: one small file per state folder
+// in the user's registry folder ($XDG_STATE_HOME/teamlead/consoles, else
+// ~/.local/state/teamlead/consoles; the folder 0700, the files 0600). The
+// file stays when the console stops (marked stopped), so the CLI still
+// reads that project's store; one whose state folder is gone is removed.
+
+// Registration is where a console runs, or ran.
+type Registration struct {
+	// Dir is the folder the console was started in; Config its team file;
+	// State its state folder; Socket its control socket. All absolute.
+	Dir    string `json:"dir"`
+	Config string `json:"config"`
+	State  string `json:"state"`
+	Socket string `json:"socket"`
+	PID    int    `json:"pid,omitempty"`
+	// Started is when it started; Stopped when it stopped (zero while it
+	// runs, or when it was killed).
+	Started time.Time `json:"started"`
+	Stopped time.Time `json:"stopped,omitzero"`
+}
+
+// RegistryDir is the folder of the registrations.
+func RegistryDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "teamlead", "consoles"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no folder to record the running consoles in: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "teamlead", "consoles"), nil
+}
+
+// registrationFile is r's file: one per state folder.
+func registrationFile(dir, state string) string {
+	sum := sha256.Sum256([]byte(state))
+	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")
+}
+
+// Register records that a console runs as r says; the function it returns
+// marks it stopped.
+func Register(r Registration) (stopped func(), err error) {
+	dir, err := RegistryDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("recording where the console runs: %w", err)
+	}
+	path := registrationFile(dir, r.State)
+	if err := writeRegistration(path, r); err != nil {
+		return nil, err
+	}
+	return func() {
+		r.PID, r.Stopped = 0, time.Now()
+		_ = writeRegistration(path, r)
+	}, nil
+}
+
+// writeRegistration writes r to path atomically.
+func writeRegistration(path string, r Registration) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".reg-*")
+	if err != nil {
+		return fmt.Errorf("recording where the console runs: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("recording where the console runs: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("recording where the console runs: %w", err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Registrations lists the recorded consoles, removing the records of state
+// folders that no longer exist.
+func Registrations() ([]Registration, error) {
+	dir, err := RegistryDir()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Registration
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var r Registration
+		if json.Unmarshal(b, &r) != nil || r.State == "" {
+			continue
+		}
+		if _, err := os.Stat(r.State); errors.Is(err, os.ErrNotExist) {
+			_ = os.Remove(path)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Live reports whether a console answers on r's socket.
+func (r Registration) Live() bool {
+	if r.Socket == "" {
+		return false
+	}
+	c, err := net.DialTimeout("unix", r.Socket, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// ErrAmbiguous means more than one running console matches a folder.
+var ErrAmbiguous = errors.New("more than one console runs for this folder")
+
+// Find picks the console for a command run in folder dir with team file
+// config (absolute; configSet when the user named it): a console started
+// with that team file, or (unless configSet) one started in dir or a folder
+// above it. A running one comes first (the one started closest to dir);
+// else the last one stopped, whose store the command can read. ok is false
+// when none matches.
+func Find(dir, config string, configSet bool) (r Registration, live, ok bool, err error) {
+	regs, err := Registrations()
+	if err != nil {
+		return r, false, false, err
+	}
+	type cand struct {
+		r     Registration
+		score int
+	}
+	var running, stopped []cand
+	for _, reg := range regs {
+		score := 0
+		if reg.Dir == dir {
+			score += 4
+		} else if within(dir, reg.Dir) {
+			score++
+		}
+		if reg.Config == config {
+			score += 2
+		}
+		if reg.Config != config && (configSet || score == 0) {
+			continue
+		}
+		if reg.Live() {
+			running = append(running, cand{reg, score})
+		} else {
+			stopped = append(stopped, cand{reg, score})
+		}
+	}
+	better := func(a, b cand) int { // the better first
+		if a.score != b.score {
+			return b.score - a.score
+		}
+		return len(b.r.Dir) - len(a.r.Dir)
+	}
+	if len(running) > 0 {
+		slices.SortStableFunc(running, better)
+		if len(running) > 1 && better(running[0], running[1]) == 0 {
+			var where []string
+			for _, c := range running {
+				if better(c, running[0]) == 0 {
+					where = append(where, fmt.Sprintf("--state %s (team file %s)", c.r.State, c.r.Config))
+				}
+			}
+			return r, false, false, fmt.Errorf("%w (%s): pass one of %s", ErrAmbiguous, dir, strings.Join(where, ", "))
+		}
+		return running[0].r, true, true, nil
+	}
+	if len(stopped) == 0 {
+		return r, false, false, nil
+	}
+	slices.SortStableFunc(stopped, func(a, b cand) int {
+		if c := better(a, b); c != 0 {
+			return c
+		}
+		return b.r.Started.Compare(a.r.Started)
+	})
+	return stopped[0].r, false, true, nil
+}
+
+// within reports whether path is inside folder (or is it).
+func within(path, folder string) bool {
+	rel, err := filepath.Rel(folder, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}

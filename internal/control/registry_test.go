@@ -1,0 +1,58 @@
+package control
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Find prefers a running console to a stopped one and the one started
+// closest to the folder; two running for the same folder are ambiguous; a
+// record whose state folder is gone is removed.
+func TestFindTheConsoleOfAFolder(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	project := t.TempDir()
+	sub := filepath.Join(project, "svc")
+	register := func(dir, config string, live bool) Registration {
+		t.Helper()
+		con, state := newConsole(t)
+		r := Registration{Dir: dir, Config: config, State: state, Socket: filepath.Join(state, SocketName), Started: time.Now()}
+		if live {
+			listen(t, con, state)
+		}
+		if _, err := Register(r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	check := func(what, dir, config string, configSet bool, want Registration, wantLive bool) {
+		t.Helper()
+		got, live, ok, err := Find(dir, config, configSet)
+		if err != nil || !ok || got.State != want.State || live != wantLive {
+			t.Errorf("%s: got %+v live %v ok %v %v, want %s live %v", what, got, live, ok, err, want.State, wantLive)
+		}
+	}
+	stoppedHere := register(project, filepath.Join(project, "team.yaml"), false)
+	check("only a stopped one", filepath.Join(project, "a", "b"), "configs/team.yaml", false, stoppedHere, false)
+	runningHere := register(project, filepath.Join(project, "team.yaml"), true)
+	check("a running one first", filepath.Join(project, "a"), "configs/team.yaml", false, runningHere, true)
+	runningSub := register(sub, filepath.Join(sub, "team.yaml"), true)
+	check("the closest", filepath.Join(sub, "x"), "configs/team.yaml", false, runningSub, true)
+	check("the team file named", filepath.Join(sub, "x"), filepath.Join(project, "team.yaml"), true, runningHere, true)
+	if _, _, ok, err := Find(t.TempDir(), "configs/team.yaml", false); ok || err != nil {
+		t.Errorf("another folder: found %v, %v", ok, err)
+	}
+	register(sub, filepath.Join(sub, "other.yaml"), true)
+	if _, _, _, err := Find(sub, "configs/team.yaml", false); !errors.Is(err, ErrAmbiguous) {
+		t.Errorf("two running in the same folder: %v", err)
+	}
+	if err := os.RemoveAll(stoppedHere.State); err != nil {
+		t.Fatal(err)
+	}
+	regs, err := Registrations()
+	if err != nil || len(regs) != 3 {
+		t.Errorf("after its state folder went: %d registrations, %v", len(regs), err)
+	}
+}
