@@ -219,7 +219,7 @@ func TestInboxListsQuestions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, out)
 	}
-	row := lineOf(out, "q-0001")
+	row := lineContaining(out, "q-0001")
 	for _, want := range []string{"dev", "question", "T-1", "May I run the load test tonight?", "topic staging"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("the row of q-0001 lacks %q:\n%s", want, out)
@@ -247,7 +247,7 @@ func TestInboxSeparatesTextFromNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, out)
 	}
-	header, row := lineOf(out, "ID "), lineOf(out, "p-2")
+	header, row := lineContaining(out, "ID "), lineContaining(out, "p-2")
 	text, note := strings.Index(header, "TEXT"), strings.Index(header, "NOTE")
 	if text < 0 || note < 0 || len(row) < note {
 		t.Fatalf("no TEXT and NOTE columns:\n%s", out)
@@ -268,7 +268,7 @@ func TestInboxSeparatesTextFromNote(t *testing.T) {
 }
 
 // lineOf is the first line of out containing s.
-func lineOf(out, s string) string {
+func lineContaining(out, s string) string {
 	for _, l := range strings.Split(out, "\n") {
 		if strings.Contains(l, s) {
 			return l
