@@ -59,10 +59,12 @@ type agentJSON struct {
 	LastOutput time.Time `json:"last_output,omitzero"`
 	// Live is false when no console runs: the state is the last recorded.
 	Live bool `json:"live"`
+	// Error says why the agent failed or died, and what to do.
+	Error string `json:"error,omitempty"`
 }
 
 func agentView(a agentRow, live bool, now time.Time) agentJSON {
-	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live}
+	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live, Error: a.Err}
 	if live {
 		v.Pid = a.Pid
 		if a.State == "running" {
@@ -77,6 +79,7 @@ func agentView(a agentRow, live bool, now time.Time) agentJSON {
 }
 
 func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
+	var failed []string
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
 	for _, a := range list {
@@ -98,10 +101,21 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, doing, pid, a.Restarts)
 	}
+	for _, a := range list {
+		if a.Err != "" && (a.State == "failed" || a.last == "failed" || a.State == "exited") {
+			failed = append(failed, a.Name+": "+a.Err)
+		}
+	}
 	if !live {
 		fmt.Fprintln(tw, "(no console is running; states are the last ones recorded)")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, f := range failed { // below the table: the fix is a sentence, not a cell
+		fmt.Fprintln(w, f)
+	}
+	return nil
 }
 
 // agentRow is an agent as `teamlead agents` lists it: with no console
@@ -143,6 +157,7 @@ func listAgents(g *globals) ([]agentRow, bool, error) {
 		if n := len(recs); n > 0 {
 			last := recs[n-1]
 			info.last = last.Reason
+			info.Err = last.Fields["error"]
 			fmt.Sscan(last.Fields["restarts"], &info.Restarts)
 		}
 		out = append(out, info)

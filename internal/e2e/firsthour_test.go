@@ -3,6 +3,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAgentThatCannotStartSaysWhy: an agent whose CLI is not installed
@@ -34,5 +35,27 @@ func TestAgentThatCannotStartSaysWhy(t *testing.T) {
 	s := c.waitScreen("the fix at 80 columns", "dev could not start", "full path")
 	if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(s, "│", " ")), " "), "install it, or set the agent's command") {
 		t.Fatalf("the fix is cut at 80 columns:\n%s", s)
+	}
+}
+
+// TestAgentsListSaysWhyAnAgentFailed: teamlead agents prints the failure
+// and its fix below the table, with the console running and after it.
+func TestAgentsListSaysWhyAnAgentFailed(t *testing.T) {
+	tm := newTeam(t,
+		agentDef{name: "dev", role: "developer", command: []string{"no-such-agent-cli-xyz"}},
+		agentDef{name: "qa", role: "qa", script: "idle\n"},
+	)
+	c := tm.start()
+	want := `dev: "no-such-agent-cli-xyz" is not on PATH: install it`
+	waitFor(t, 20*time.Second, "the failure in teamlead agents", func() bool {
+		out, _ := tm.cli("agents")
+		return strings.Contains(out, want)
+	})
+	if out := tm.mustCLI("agents", "--format", "json"); !strings.Contains(out, `"error":"\"no-such-agent-cli-xyz\" is not on PATH`) {
+		t.Errorf("agents --format json has no error:\n%s", out)
+	}
+	c.stop()
+	if out := tm.mustCLI("agents"); !strings.Contains(out, want) {
+		t.Errorf("with the console stopped, teamlead agents does not say why dev failed:\n%s", out)
 	}
 }
