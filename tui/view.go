@@ -213,6 +213,10 @@ func (m Model) statusBar() string {
 			waiting = strings.TrimSuffix(waiting, " for you")
 		}
 		right += m.st.Badge.Render(waiting)
+		if m.width < 120 {
+			// The key help gives way to what waits; the key to all keys stays.
+			right += " " + m.st.Muted.Render(m.keys.Help.Help().Key+" help")
+		}
 	}
 	var left string
 	switch {
