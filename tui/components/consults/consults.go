@@ -255,7 +255,11 @@ func (m Model) blockLine(b Block) string {
 	}
 	var held []string
 	for _, c := range b.Held {
-		held = append(held, fmt.Sprintf("%s (%s: %s %s)", c.ID, c.Consulted, c.Status, report.Age(m.now().Sub(c.Created))))
+		who := c.Consulted
+		if n := len(c.Verdicts); n > 0 && c.Verdicts[n-1].By != "" {
+			who = c.Verdicts[n-1].By // the human, when it was they who rejected
+		}
+		held = append(held, fmt.Sprintf("%s (%s: %s %s)", c.ID, who, c.Status, report.Age(m.now().Sub(c.Created))))
 	}
 	return fmt.Sprintf("BLOCKED: %s's %s decision on %s — held by %s", b.Requester, b.Decision, task, strings.Join(held, ", "))
 }
@@ -337,7 +341,7 @@ func (c columns) header() string {
 		who = "requester → consulted"
 	}
 	h := fmt.Sprintf("  %s %s %s %s %s %*s %s %s", layout.Cell("id", c.id), layout.Cell("status", c.status), layout.Cell("decision", c.decision), layout.Cell("task", c.task),
-		layout.Cell(who, c.who), c.age, "age", layout.Cell("deadline", c.deadline), "M")
+		layout.Cell(who, c.who), c.age, "age", layout.Cell("deadline", c.deadline), "●")
 	if c.prio > 0 {
 		h += " " + layout.Cell("prio", c.prio)
 	}

@@ -1,6 +1,7 @@
 package consults
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +177,16 @@ func joinSep(s []string, sep string) string {
 		out += x
 	}
 	return out
+}
+
+// TestBlockNamesWhoRejected: a decision the human rejected is held by the
+// human's verdict, and the line says so (not the consulted agent's name).
+func TestBlockNamesWhoRejected(t *testing.T) {
+	m := newBoard()
+	b := Block{Requester: "architect", Decision: "infrastructure", Task: "T-1", Held: []consult.Consultation{{
+		ID: "c-1", Consulted: "security", Status: consult.Rejected, Created: at(11, 0), Mandatory: true,
+		Verdicts: []consult.Verdict{{By: "human", Verdict: consult.Rejected, At: at(11, 30)}}}}}
+	if got := m.blockLine(b); !strings.Contains(got, "held by c-1 (human: rejected") {
+		t.Errorf("blockLine = %q, want the human named as the one who rejected", got)
+	}
 }
