@@ -43,12 +43,12 @@ func newAuditCmd(g *globals) *cobra.Command {
 		Short: "Show the audit trail: messages, deliveries, refusals, agent lifecycle; or export consultations for compliance",
 		Long: "Audit prints the append-only audit log, filtered. --since and --until take RFC 3339\n" +
 			"(2026-11-21T10:00:00Z), a date (2026-11-21), or a duration meaning that long ago (90m, 7d).\n\n" +
-			"--export writes a compliance export of the consultations created in the period (seed 002):\n" +
+			"--export writes a compliance export of the consultations created in the period:\n" +
 			"each with its participants, request, verdicts, events, conditions, resolution, lineage and\n" +
 			"the decisions it held, under a header with the period, the filters, the time of the export,\n" +
-			"summary statistics and the records lacking what SC-008 requires. --format md (the default),\n" +
-			"json (one document) or csv (one row per consultation, no header block); --out FILE writes\n" +
-			"the file atomically. Filters: --agent, --task, --decision, --status, --since, --until.",
+			"summary statistics and the consultations missing an agent, their decision, a response or a\n" +
+			"resolution time. --format md (the default), json (one document) or csv (one row per\n" +
+			"consultation, no header block); --out FILE writes the file atomically. Filters: --agent, --task, --decision, --status, --since, --until.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.export {
@@ -70,7 +70,7 @@ func newAuditCmd(g *globals) *cobra.Command {
 	fl.BoolVar(&f.newest, "newest", false, "newest first (with --limit: the latest records)")
 	fl.BoolVar(&f.follow, "follow", false, "keep printing new records as they happen (needs a running console)")
 	fl.BoolVar(&f.export, "export", false, "write a compliance export of the consultations (see above)")
-	fl.BoolVar(&f.compliance, "compliance", false, "check that the Team Lead only assigned, relayed, reported status, requested approval and closed (seed 001)")
+	fl.BoolVar(&f.compliance, "compliance", false, "check that the Team Lead only assigned, relayed, reported status, requested approval and closed")
 	fl.StringVar(&f.out, "out", "", "with --export: write to this file (atomically) instead of stdout")
 	fl.StringVar(&f.decision, "decision", "", "with --export: only this decision type")
 	fl.StringVar(&f.status, "status", "", "with --export: only consultations with this status")

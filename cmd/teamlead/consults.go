@@ -26,7 +26,7 @@ func newConsultsCmd(g *globals) *cobra.Command {
 	f := &consultFlags{}
 	cmd := &cobra.Command{
 		Use:   "consults",
-		Short: "List consultations (seed 002), newest first, with summary statistics",
+		Short: "List consultations (one agent's request for another role's review of a decision), newest first, with summary statistics",
 		Long: "Consults lists consultations, newest first, and summarises every one that matched\n" +
 			"(also those past --limit). --since and --until bound the creation time and take RFC 3339\n" +
 			"(2026-11-21T10:00:00Z), a date (2026-11-21), or a duration meaning that long ago (90m, 7d).",

@@ -16,7 +16,7 @@ func newProgressCmd(g *globals) *cobra.Command {
 	var format *formatFlag
 	cmd := &cobra.Command{
 		Use:   "progress",
-		Short: "Show each agent's workflow progress file (seed 003): steps, next step, errors, stalls",
+		Short: "Show each agent's workflow progress file: steps, next step, errors, stalls",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := format.check(); err != nil {

@@ -124,6 +124,10 @@ func TestStarterDemoWhenNothingFound(t *testing.T) {
 	if !strings.Contains(string(text), "No agent CLI was found on PATH (looked for claude, codex, gemini, aider)") {
 		t.Errorf("team.yaml:\n%s", text)
 	}
+	// The comment counts the agents the file holds.
+	if !strings.Contains(string(text), "demo team: four scripted agents") {
+		t.Errorf("the comment does not say four agents:\n%s", text)
+	}
 }
 
 // The mockagent of the demo: on PATH it is named plainly.
