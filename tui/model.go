@@ -673,6 +673,8 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case paneActivity:
 		switch {
+		case key.Matches(k, ks.Cancel) && m.activity.Filter() != "":
+			m.activity.SetFilter("") // esc clears the filter the title shows
 		case key.Matches(k, ks.Up):
 			m.activity.Scroll(1)
 		case key.Matches(k, ks.Down):

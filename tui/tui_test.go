@@ -614,3 +614,38 @@ func TestOldStatusGivesWayToHelp(t *testing.T) {
 		t.Fatal("an armed approval lost its prompt")
 	}
 }
+
+// TestActivityFilterPromptAndEsc: the filter prompt takes the status bar's
+// line (the Activity pane keeps its border), and esc in the pane clears
+// the filter its title shows.
+func TestActivityFilterPromptAndEsc(t *testing.T) {
+	mm, _ := newModel(newFake()).Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m := mm.(Model)
+	send := func(msg tea.Msg) {
+		mm, cmd := m.Update(msg)
+		m = mm.(Model)
+		for cmd != nil {
+			out := cmd()
+			if _, ok := out.(filterMsg); !ok {
+				break
+			}
+			mm, cmd = m.Update(out)
+			m = mm.(Model)
+		}
+	}
+	send(runes("3"))
+	send(runes("/"))
+	send(runes("deliv"))
+	lines := strings.Split(m.View(), "\n")
+	if n := len(lines); n != 30 || !strings.HasPrefix(strings.TrimSpace(lines[n-2]), "╰") || !strings.Contains(lines[n-1], "filter activity: deliv") {
+		t.Fatalf("the prompt is not on the last line, below the pane's border:\n%s", strings.Join(lines[max(n-3, 0):], "\n"))
+	}
+	send(tea.KeyMsg{Type: tea.KeyEnter})
+	if m.activity.Filter() != "deliv" {
+		t.Fatalf("filter = %q", m.activity.Filter())
+	}
+	send(tea.KeyMsg{Type: tea.KeyEsc})
+	if f := m.activity.Filter(); f != "" {
+		t.Fatalf("esc left the filter %q", f)
+	}
+}

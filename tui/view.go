@@ -100,7 +100,9 @@ func (m Model) View() string {
 		if m.prompt.multiline {
 			body = overlayBottom(body, m.box(m.prompt.label, m.editor.View(), m.width, 6, true))
 		} else {
-			body = overlayBottom(body, m.input.View())
+			// A one-line prompt takes the status bar's line, not the
+			// bottom border of the pane above it.
+			return body + "\n" + ansi.Truncate(m.input.View(), m.width, "…")
 		}
 	}
 	return body + "\n" + m.statusBar()
