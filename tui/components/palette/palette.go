@@ -145,12 +145,19 @@ func Fuzzy(q, s string) (int, bool) {
 // View renders the input and up to 10 matches.
 func (m Model) View() string {
 	lines := []string{m.input.View()}
+	// Columns as wide as what they show, the same while filtering (a long
+	// usage is cut, never pushes the description out of line).
+	nameW, usageW := 0, 0
+	for _, e := range m.entries {
+		nameW, usageW = max(nameW, ansi.StringWidth(e.Name)), max(usageW, ansi.StringWidth(e.Usage))
+	}
+	nameW, usageW = min(nameW, 18), min(usageW, max(m.width/3, 12))
 	for i, e := range m.matches {
 		if i >= 10 {
 			lines = append(lines, m.st.Muted.Render("  …"))
 			break
 		}
-		line := ansi.Truncate("  "+layout.Pad(e.Name, 16)+" "+layout.Pad(e.Usage, 28)+" "+e.Desc, max(m.width-2, 10), "…")
+		line := ansi.Truncate("  "+layout.Pad(ansi.Truncate(e.Name, nameW, "…"), nameW)+" "+layout.Pad(ansi.Truncate(e.Usage, usageW, "…"), usageW)+" "+e.Desc, max(m.width-2, 10), "…")
 		if i == m.sel {
 			line = m.st.Selected.Render(line)
 		}

@@ -1,6 +1,7 @@
 package palette
 
 import (
+	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -53,5 +54,29 @@ func TestFuzzy(t *testing.T) {
 	b, _ := Fuzzy("sho", "a-show")
 	if a <= b {
 		t.Errorf("prefix match should score higher: %d vs %d", a, b)
+	}
+}
+
+// TestLongUsageKeepsColumns: a usage longer than its column is cut, and
+// every description starts in the same column.
+func TestLongUsageKeepsColumns(t *testing.T) {
+	th, _ := themes.Load("dark")
+	long := append([]Entry{{Name: "/reassign", Usage: "<q-id> <kind/name> | <c-id> <agent> and more words", Desc: "DESC give it away"}}, entries...)
+	for i := range long {
+		long[i].Desc = "DESC " + long[i].Desc
+	}
+	m := New(style.New(th, true), long)
+	m.SetWidth(90)
+	col := -1
+	for _, line := range strings.Split(m.View(), "\n")[1:] {
+		i := strings.Index(line, "DESC")
+		if i < 0 {
+			t.Fatalf("a description is cut off: %q", line)
+		}
+		if i = len([]rune(line[:i])); col == -1 {
+			col = i
+		} else if i != col {
+			t.Errorf("description at column %d, not %d: %q", i, col, line)
+		}
 	}
 }
