@@ -52,6 +52,9 @@ func VerifyServer(c *net.UnixConn) error {
 		return fmt.Errorf("the ancestry of %s, serving the control socket, could not be read for sure (%v): nothing was sent to it", who, err)
 	}
 	for _, s := range chain[1:] {
+		if s.pid == os.Getpid() {
+			break // a console this very process started (a test harness): ours
+		}
 		if e, err := os.Readlink("/proc/" + strconv.Itoa(s.pid) + "/exe"); err == nil && isTeamlead(s.pid, e) {
 			return fmt.Errorf("the control socket is served by %s, which descends from teamlead pid %d: a console's agent started it, so it is not your console; nothing was sent to it", who, s.pid)
 		}

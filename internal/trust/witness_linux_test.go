@@ -33,6 +33,15 @@ func TestMain(m *testing.M) {
 		_, _ = c.Read(make([]byte, 1)) // until the test closes its side
 		os.Exit(0)
 	}
+	if path := os.Getenv("TRUST_TEST_SERVE_BELOW"); path != "" {
+		// A teamlead-like process (this executable) starting the stand-in:
+		// a console's agent, as the CLI sees it.
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "TRUST_TEST_SERVE="+path, "TRUST_TEST_SERVE_BELOW=")
+		cmd.Stdout = os.Stdout
+		_ = cmd.Run()
+		os.Exit(0)
+	}
 	if path := os.Getenv("TRUST_TEST_SERVE"); path != "" {
 		// A process listening where a console's socket was: an agent's
 		// stand-in for the console.
@@ -245,12 +254,16 @@ func TestReadStatOddCommand(t *testing.T) {
 }
 
 // serveFake starts the test binary as a server on a new socket, with
-// attr (a user namespace, or nothing), and returns the socket's path.
-func serveFake(t *testing.T, attr *syscall.SysProcAttr) string {
+// attr (a user namespace, or nothing), and returns the socket's path;
+// below, it is started by another copy of the test binary.
+func serveFake(t *testing.T, attr *syscall.SysProcAttr, below bool) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "teamlead.sock")
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "TRUST_TEST_SERVE="+path)
+	if below {
+		cmd.Env = append(os.Environ(), "TRUST_TEST_SERVE_BELOW="+path)
+	}
 	cmd.SysProcAttr = attr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -289,14 +302,20 @@ func TestVerifyServerRefusesAStandIn(t *testing.T) {
 	uid, gid := os.Getuid(), os.Getgid()
 	path := serveFake(t, &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}})
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}}, false)
 	if err := VerifyServer(dialUnix(t, path)); err == nil || !strings.Contains(err.Error(), "another user namespace") {
 		t.Errorf("a server in another user namespace: %v", err)
 	}
-	// Below teamlead (the test binary counts as this teamlead executable).
-	path = serveFake(t, nil)
+	// Below teamlead (another copy of the test binary counts as this
+	// teamlead executable).
+	path = serveFake(t, nil, true)
 	if err := VerifyServer(dialUnix(t, path)); err == nil || !strings.Contains(err.Error(), "descends from teamlead") {
 		t.Errorf("a server below teamlead: %v", err)
+	}
+	// A console this process started itself (a test harness does): ours.
+	path = serveFake(t, nil, false)
+	if err := VerifyServer(dialUnix(t, path)); err != nil {
+		t.Errorf("a console started by the CLI's own process refused: %v", err)
 	}
 	// The console itself: a listener of this very process.
 	own, _ := listen(t)
