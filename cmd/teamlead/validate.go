@@ -111,7 +111,7 @@ func checkRoutes(team *config.Team, routes *questions.Routes) (errs, warnings []
 		return "", ""
 	}
 	var routeNodes []*yaml.Node
-	if rn := childNode(root, "routes"); rn != nil && rn.Kind == yaml.SequenceNode {
+	if rn := config.Child(root, "routes"); rn != nil && rn.Kind == yaml.SequenceNode {
 		routeNodes = rn.Content
 	}
 	each := func(n *yaml.Node, field string, rt questions.Route) {
@@ -143,23 +143,10 @@ func checkRoutes(team *config.Team, routes *questions.Routes) (errs, warnings []
 		}
 		each(n, fmt.Sprintf("routes[%d]", i), rt)
 	}
-	if dn := childNode(root, "default"); dn != nil {
+	if dn := config.Child(root, "default"); dn != nil {
 		each(dn, "default", routes.Default)
 	}
 	return errs, warnings
-}
-
-// childNode is the value of key in mapping n, or nil.
-func childNode(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // lineOf is the line of key in mapping n, else of n, else 1.

@@ -171,6 +171,10 @@ func lineOf(n *yaml.Node, key string) int {
 	return n.Line
 }
 
+// Child returns the value node of key inside mapping n, or nil (for the
+// checks of other packages' YAML files).
+func Child(n *yaml.Node, key string) *yaml.Node { return child(n, key) }
+
 // child returns the value node of key inside mapping n, or nil.
 func child(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
