@@ -33,8 +33,8 @@ const (
 // what was found and, when something needs doing, the fix.
 type Check struct {
 	// Check names what was checked: team file, agent, agent CLI, agent
-	// folder, state folder, disk space, console, terminal, terminal size,
-	// colours, tmux/screen, machine trust.
+	// folder, state folder, disk space, console, gemini hooks, terminal,
+	// terminal size, colours, tmux/screen, machine trust.
 	Check string `json:"check"`
 	// Subject is what it was checked on: an agent's name, a CLI, a folder.
 	Subject string `json:"subject,omitempty"`
