@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/teamlead/teamlead/internal/permit"
+	"github.com/teamlead/teamlead/internal/textdist"
 )
 
 // ErrInvalid is wrapped by every validation error of a config file.
@@ -322,7 +323,7 @@ func describe(n *yaml.Node) string {
 func didYouMean[V any](key string, known map[string]V) string {
 	best, bestD := "", 3
 	for k := range known {
-		if d := editDistance(strings.ToLower(key), k); d < bestD || d == bestD && best != "" && k < best {
+		if d := textdist.Levenshtein(strings.ToLower(key), k); d < bestD || d == bestD && best != "" && k < best {
 			best, bestD = k, d
 		}
 	}
@@ -330,27 +331,6 @@ func didYouMean[V any](key string, known map[string]V) string {
 		return ""
 	}
 	return "did you mean " + best + "? "
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // typeErrors adds yaml's "line N: cannot unmarshal ..." errors on lines the

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/teamlead/teamlead/internal/textdist"
 )
 
 // doc is one YAML file being read: its name, its bytes and the first
@@ -234,28 +236,12 @@ func nearMiss(key string, known []string) string {
 }
 
 // editDistance is the Levenshtein distance between a and b, or max when it
-// is at least max.
+// is at least max (a length difference that large is not measured).
 func editDistance(a, b string, max int) int {
 	if d := len(a) - len(b); d >= max || -d >= max {
 		return max
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], max)
+	return min(textdist.Levenshtein(a, b), max)
 }
 
 // parseTime reads the timestamps agents write; zero when unreadable.
