@@ -149,7 +149,14 @@ func outputFiles(name string, args []Word) []Word {
 	}
 	out := optionFiles(args, outputOpts[name])
 	switch name {
-	case "golangci-lint": // --output.text.path=FILE and its siblings
+	case "golangci-lint": // --output.text.path=FILE and its siblings; v1's --out-format FORMAT:FILE,…
+		for _, w := range optionFiles(args, []string{"--out-format"}) {
+			for _, f := range strings.Split(w.Value, ",") {
+				if _, p, ok := strings.Cut(f, ":"); ok && p != "" && p != "stdout" && p != "stderr" {
+					out = append(out, pathWord(p))
+				}
+			}
+		}
 		for i, a := range args {
 			k, val, eq := strings.Cut(a.Value, "=")
 			if !strings.HasPrefix(k, "--output.") || !strings.HasSuffix(k, ".path") {

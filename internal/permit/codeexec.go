@@ -70,12 +70,42 @@ func goCodeFlag(args []string, i int) (string, bool) {
 	if goExecFlags[name] {
 		return a, true
 	}
+	if name == "mod" {
+		if !eq && i+1 < len(args) {
+			val = args[i+1]
+		}
+		if val == "mod" { // resolves any import the agent wrote: downloads it, and the path can carry data
+			return "-mod=mod", true
+		}
+	}
 	if name == "ldflags" {
 		if !eq && i+1 < len(args) {
 			val = args[i+1]
 		}
 		if strings.Contains(val, "extld") || strings.Contains(val, "linkmode") || strings.Contains(val, "-B") {
 			return a + " " + val, true
+		}
+	}
+	return "", false
+}
+
+// goProxyQuery returns the module path of a go list or go mod download
+// that asks the module proxy about it: a path@version, or any module path
+// with go list -m -versions, -u or -retracted (which look up versions).
+func goProxyQuery(sub string, args []string) (string, bool) {
+	lookup := false
+	for _, a := range args {
+		switch strings.TrimLeft(a, "-") {
+		case "versions", "u", "retracted":
+			lookup = sub == "list"
+		}
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if strings.Contains(a, "@") || lookup && a != "all" && a != "." {
+			return a, true
 		}
 	}
 	return "", false
@@ -109,6 +139,12 @@ var jsCodeOpts = []string{"--config", "-c", "--globalSetup", "--globalTeardown",
 var jsRunners = map[string]bool{"npm": true, "npx": true, "pnpm": true, "pnpx": true, "yarn": true, "bun": true,
 	"bunx": true, "jest": true, "vitest": true, "eslint": true, "prettier": true, "mocha": true, "ava": true,
 	"playwright": true, "tsc": true, "node": false}
+
+// lintConfigOpts name a linter's configuration on the command line: it
+// can load plugins (golangci-lint's Go plugins, flake8's local-plugins) or
+// move its cache and reports (ruff's inline --config 'cache-dir = …').
+var lintConfigOpts = map[string][]string{"golangci-lint": {"-c", "--config"},
+	"flake8": {"--config", "--append-config"}, "ruff": {"--config"}}
 
 // pytestCodeOpts load plugins, configuration or a debugger class.
 var pytestCodeOpts = []string{"-c", "--config-file", "-o", "--override-ini", "--pdbcls", "--rootdir-plugin"}
@@ -184,11 +220,8 @@ func execHits(c Command, v view) []hit {
 			}
 		}
 		if sub == "list" || sub == "mod" && len(args) > 1 && args[1] == "download" {
-			for _, a := range args[1:] {
-				if !strings.HasPrefix(a, "-") && strings.Contains(a, "@") {
-					hs = append(hs, hit{id: FloorURLData, detail: "go " + sub + " " + a + " asks the module proxy for a path the command names, which can carry data"})
-					break
-				}
+			if a, ok := goProxyQuery(sub, args[1:]); ok {
+				hs = append(hs, hit{id: FloorURLData, detail: "go " + sub + " " + a + " asks the module proxy for a path the command names, which can carry data"})
 			}
 		}
 		if sub == "run" || sub == "install" || sub == "get" || sub == "tool" {
@@ -233,8 +266,14 @@ func execHits(c Command, v view) []hit {
 		}
 	case v.name == "mypy" || isPyModule(v.args, "mypy"):
 		for i := range args {
-			if o, ok := optIn(args, i, []string{"--python-executable", "--install-types"}); ok {
-				add("mypy " + o + " runs another program or installs packages")
+			if o, ok := optIn(args, i, []string{"--python-executable", "--install-types", "--config-file"}); ok {
+				add("mypy " + o + " runs another program, installs packages or loads a configuration (whose plugins are code)")
+			}
+		}
+	case lintConfigOpts[v.name] != nil:
+		for i := range args {
+			if o, ok := optIn(args, i, lintConfigOpts[v.name]); ok {
+				add(v.name + " " + o + " loads a configuration the project does not hold where the tool looks, which can load plugins (code) or send its files elsewhere")
 			}
 		}
 	case v.name == "git":

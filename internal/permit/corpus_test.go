@@ -41,7 +41,11 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/node_modules/.bin/prettier": "", wd + "/node_modules/.bin/jest": "", wd + "/node_modules/.bin/vitest": "", wd + "/a/b/c/d/x": "", wd + "/tok/README": "",
 		wd + "/tok/.git/HEAD":   "ref: refs/heads/main\n",
 		wd + "/tok/.git/config": "[remote \"origin\"]\n\turl = https://x-access-token:ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/o/r.git\n",
-		home + "/.ssh/id_rsa":   "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		wd + "/.mcp.json":       `{"mcpServers":{"gh":{"command":"npx","env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}}}`,
+		wd + "/.yarnrc.yml":     "npmAuthToken: \"abcd1234efgh5678ijkl\"\n", wd + "/pip.conf": "[global]\nindex-url = https://me:hunter2pass@pypi.example.com/simple\n",
+		wd + "/terraform.tfvars": "db_password = \"hunter2hunter2\"\n", wd + "/gradle.properties": "signing.password=s3cr3tpassw0rd\n",
+		wd + "/config/app.yaml": "db:\n  password: ${DB_PASSWORD}\n  token: <your token here>\n", wd + "/src/theme/tokens.json": `{"color":{"primary":"#ff0000"}}`,
+		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {

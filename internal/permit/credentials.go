@@ -169,10 +169,53 @@ func credentialIn(w Word, cwds cwdSet) (string, bool) {
 // token), a password or token key.
 var configSecret = regexp.MustCompile(`(?im)://[^/\s@:]*:[^/\s@]+@|://[^/\s@:]{16,}@|extraheader\s*=|^\s*(password|token|oauthtoken)\s*=`)
 
-// secretFile reports a file that is a credential by its name, or a git
-// configuration holding one (a clone's token in its remote URL).
+// secretFile reports a file that is a credential by its name, a git
+// configuration holding one (a clone's token in its remote URL), or a
+// configuration file with a key or token written into it.
 func (e Env) secretFile(abs string) bool {
-	return isCredential(abs) || e.gitConfigSecret(abs)
+	return isCredential(abs) || e.gitConfigSecret(abs) || e.configHoldsSecret(abs)
+}
+
+// configExts are the endings of files that configure tools and services:
+// where tokens get pasted (.mcp.json's env, .yarnrc.yml's npmAuthToken,
+// pip.conf's index-url, terraform.tfvars, gradle.properties).
+var configExts = []string{".json", ".yml", ".yaml", ".toml", ".conf", ".cfg", ".ini", ".properties",
+	".xml", ".tfvars", ".dockerconfigjson", ".config"}
+
+// configSecretValue is a key or token in a configuration: a well-known
+// token's shape, a URL with a password, or a secret-named key with a
+// literal value (not a ${VAR} or <placeholder>).
+var configSecretValue = regexp.MustCompile(`(?i)(sk-(proj-|ant-|live_)?|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA|AIza|npm_|pypi-)[A-Za-z0-9_\-]{8}` +
+	`|://[^/\s@:"']*:[^/\s@"'$]+@` +
+	`|(password|passwd|secret|token|api[_-]?key|apikey|auth|credentials?|private[_-]?key)[A-Za-z_]*["']?\s*[:=]\s*["']?[^\s"'$<{][^\s"']{7,}`)
+
+// maxConfigScan bounds how much of a configuration file is looked at.
+const maxConfigScan = 256 << 10
+
+// configHoldsSecret reports a configuration file (by its ending) whose
+// first maxConfigScan bytes hold a key or token.
+func (e Env) configHoldsSecret(abs string) bool {
+	if e.FS == nil || !isConfigName(path.Base(abs)) {
+		return false
+	}
+	body, err := e.FS.ReadFile(e.realPath(abs))
+	if err != nil {
+		return false
+	}
+	return configSecretValue.Match(body[:min(len(body), maxConfigScan)])
+}
+
+func isConfigName(base string) bool {
+	low := strings.ToLower(base)
+	if strings.HasPrefix(low, ".") && strings.HasSuffix(low, "rc") { // .yarnrc, .bowerrc
+		return true
+	}
+	for _, x := range configExts {
+		if strings.HasSuffix(low, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // gitConfigSecret reports a git configuration file that holds a credential.

@@ -1,10 +1,12 @@
 package permit
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"syscall"
 )
 
 // FS is the file system the policy looks paths up on: symbolic links,
@@ -34,13 +36,18 @@ func (OSFS) Readlink(name string) (string, error) { return os.Readlink(name) }
 // ReadDir is os.ReadDir.
 func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 
-// ReadFile reads at most the first MiB of a file.
+// ReadFile reads at most the first MiB of a regular file. Anything else is
+// refused without waiting: an agent's FIFO named .env would otherwise hold
+// the policy (and every permission request behind it) until a writer came.
 func (OSFS) ReadFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
+	}
 	return io.ReadAll(io.LimitReader(f, 1<<20))
 }
 

@@ -215,7 +215,7 @@ func globCredential(w Word, cwds cwdSet) (string, bool) {
 			p = env.Home + p[1:]
 		}
 		for _, m := range expandGlob(env, base, p, 2000) {
-			if isCredential(m) {
+			if env.secretFile(m) {
 				return w.Raw + " matches " + m, true
 			}
 		}
@@ -292,7 +292,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 			continue
 		}
 		if !fi.IsDir() {
-			if isCredential(d) && keep(d) {
+			if env.secretFile(d) && keep(d) {
 				return d, true
 			}
 			continue
@@ -311,7 +311,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				continue
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
-				if r := env.realPath(full); isCredential(r) && keep(r) {
+				if r := env.realPath(full); env.secretFile(r) && keep(r) {
 					return full + " -> " + r, true
 				}
 				continue
@@ -320,7 +320,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				queue = append(queue, full)
 				continue
 			}
-			if isCredential(full) && keep(full) {
+			if env.secretFile(full) && keep(full) {
 				return full, true
 			}
 		}

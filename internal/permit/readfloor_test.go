@@ -3,7 +3,10 @@ package permit
 import (
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestTreeCredentials: a walk finds a credential file in a subfolder,
@@ -84,5 +87,44 @@ func TestRealPath(t *testing.T) {
 	}
 	if got := env.realPath(root + "/w/loop1/x"); got == "" {
 		t.Error("a loop must end")
+	}
+}
+
+// TestFifoDoesNotHoldThePolicy: an agent's FIFO named like a credential or
+// a configuration is never read (the read would wait for a writer, and
+// every permission request behind it with it); the decisions still come.
+func TestFifoDoesNotHoldThePolicy(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{".env", "app.json"} {
+		if err := syscall.Mkfifo(filepath.Join(root, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Workdir: root, FS: OSFS{}}
+	done := make(chan string)
+	go func() {
+		var out []string
+		for _, a := range []string{"Bash(grep -r KEY .)", "Read(app.json)", "Bash(cat a*)"} {
+			out = append(out, a+" "+p.Check(a, "dev", env).Decide.String())
+		}
+		done <- strings.Join(out, "; ")
+	}()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "grep -r KEY .) ask") {
+			t.Errorf("a search of a tree holding .env (a FIFO) must still ask: %s", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the policy is still reading a FIFO after 20 s")
+	}
+	if _, err := (OSFS{}).ReadFile(filepath.Join(root, ".env")); err == nil {
+		t.Error("ReadFile of a FIFO gave no error")
 	}
 }
