@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -597,5 +598,66 @@ func TestHoldKeepsMessagesUntilReleased(t *testing.T) {
 	data, _ := os.ReadFile(recFile)
 	if got := string(data); !strings.Contains(got, "first\rsecond\r") {
 		t.Errorf("typed %q", got)
+	}
+}
+
+// TestNoticesWaitingTogetherAreTypedAsOne: notices side by side in the
+// queue go in as one paste, at most MaxMergedNotices of them; other
+// messages are never merged and keep their place; every done is called,
+// in queue order.
+func TestNoticesWaitingTogetherAreTypedAsOne(t *testing.T) {
+	recFile := filepath.Join(t.TempDir(), "input")
+	a, rec := start(t, Spec{
+		Command: mock("say ready\nidle", "--bracketed-paste", "--record", recFile),
+		Preset:  Preset{Paste: PasteAuto, Submit: "\r", SubmitDelay: time.Millisecond},
+	})
+	eventually(t, "ready and bracketed paste on", rec.diag, func() bool {
+		return rec.has("ready") && a.Info().BracketedPaste
+	})
+	a.Hold(true)
+	var mu sync.Mutex
+	var order []string
+	var dones []*doneRec
+	queue := func(notice bool, text string) {
+		d := newDone()
+		dones = append(dones, d)
+		fn := func(err error) {
+			mu.Lock()
+			order = append(order, text)
+			mu.Unlock()
+			d.fn(err)
+		}
+		if notice {
+			a.Notice(text, fn)
+		} else {
+			a.Type(text, fn)
+		}
+	}
+	var want []string
+	queue(false, "first")
+	for i := range 3 {
+		queue(true, fmt.Sprintf("n%d", i))
+	}
+	queue(false, "relay")
+	for i := range MaxMergedNotices + 4 {
+		queue(true, fmt.Sprintf("m%d", i))
+	}
+	a.Hold(false)
+	for i, d := range dones {
+		if err := d.wait(t, rec); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	paste := func(parts ...string) string { return "\x1b[200~" + strings.Join(parts, "\n\n") + "\x1b[201~\r" }
+	var ms []string
+	for i := range MaxMergedNotices + 4 {
+		ms = append(ms, fmt.Sprintf("m%d", i))
+	}
+	want = append(want, paste("first"), paste("n0", "n1", "n2"), paste("relay"), paste(ms[:MaxMergedNotices]...), paste(ms[MaxMergedNotices:]...))
+	fileIs(t, recFile, strings.Join(want, ""), rec)
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(order, " "); got != "first n0 n1 n2 relay "+strings.Join(ms, " ") {
+		t.Fatalf("done order: %s", got)
 	}
 }

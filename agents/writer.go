@@ -22,7 +22,21 @@ type message struct {
 	resubmit bool
 	// settled is closed once done(nil) has returned for a read message.
 	settled chan struct{}
+	// notice marks a short word from the console (Notice): notices
+	// waiting side by side are typed as one message.
+	notice bool
+	// parts are the notices a merged message carries.
+	parts []*message
 }
+
+// Notices waiting side by side are joined into one message of at most
+// MaxMergedNotices of them and maxMergedBytes of text: a burst of
+// acknowledgements costs the agent one read (and a CLI one prompt)
+// instead of one each.
+const (
+	MaxMergedNotices = 16
+	maxMergedBytes   = 8 << 10
+)
 
 // Type enqueues text to be typed into the agent as one message and returns
 // at once. The writer goroutine types messages one at a time in enqueue
@@ -40,11 +54,20 @@ type message struct {
 // program still ran). While the agent restarts, messages wait for the new
 // process; a message cut short by the process exiting, or typed but not
 // read when it exited, is typed again, whole, into the next one.
-func (a *Agent) Type(text string, done func(error)) {
+func (a *Agent) Type(text string, done func(error)) { a.enqueue(text, done, false) }
+
+// Notice is Type for a short word from the console (an acknowledgement, a
+// refusal): notices that wait next to each other in the queue are typed as
+// one message, their texts a blank line apart, and each one's done is
+// called in order once it is read. Up to MaxMergedNotices may so be read
+// before the first is recorded.
+func (a *Agent) Notice(text string, done func(error)) { a.enqueue(text, done, true) }
+
+func (a *Agent) enqueue(text string, done func(error), notice bool) {
 	if done == nil {
 		done = func(error) {}
 	}
-	m := &message{text: text, done: done, settled: make(chan struct{})}
+	m := &message{text: text, done: done, settled: make(chan struct{}), notice: notice}
 	a.mu.Lock()
 	if a.final {
 		a.mu.Unlock()
@@ -111,9 +134,10 @@ func (a *Agent) next() *message {
 	for {
 		a.mu.Lock()
 		if len(a.queue) > 0 && !a.held {
-			m := a.queue[0]
-			a.queue[0] = nil
-			a.queue = a.queue[1:]
+			n := mergeable(a.queue)
+			m := merge(a.queue[:n])
+			clear(a.queue[:n])
+			a.queue = a.queue[n:]
 			a.mu.Unlock()
 			return m
 		}
@@ -127,6 +151,46 @@ func (a *Agent) next() *message {
 		case <-a.done:
 		}
 	}
+}
+
+// mergeable returns how many messages at the head of q go as one: the
+// notices there, within the bounds (a merged message typed again after a
+// restart counts as its parts); otherwise one.
+func mergeable(q []*message) int {
+	n, count, size := 1, q[0].count(), len(q[0].text)
+	for q[0].notice && n < len(q) && q[n].notice && count+q[n].count() <= MaxMergedNotices && size+len(q[n].text) <= maxMergedBytes {
+		count += q[n].count()
+		size += len(q[n].text)
+		n++
+	}
+	return n
+}
+
+// count is how many notices m carries.
+func (m *message) count() int { return max(1, len(m.parts)) }
+
+// merge makes one message of ms: their texts a blank line apart, their
+// dones called in order.
+func merge(ms []*message) *message {
+	if len(ms) == 1 {
+		return ms[0]
+	}
+	texts := make([]string, len(ms))
+	var parts []*message
+	for i, m := range ms {
+		texts[i] = strings.TrimRight(m.text, "\r\n")
+		if m.parts != nil {
+			parts = append(parts, m.parts...)
+		} else {
+			parts = append(parts, m)
+		}
+	}
+	return &message{text: strings.Join(texts, "\n\n"), settled: make(chan struct{}), notice: true, parts: parts,
+		done: func(err error) {
+			for _, m := range parts {
+				m.done(err)
+			}
+		}}
 }
 
 // deliver types m into the running process, waiting for one, and retries

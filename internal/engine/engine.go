@@ -229,15 +229,20 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	// Each agent types one message at a time and the next only once the
 	// last is recorded delivered, so of an agent's pending deliveries only
-	// its first may have been read before the last run ended. That one is
-	// typed again (at most one duplicate per agent per crash), unless it is
-	// a relay acknowledgement: an acknowledgement is never sent twice, so
-	// one that may have been read is recorded as not repeated instead.
-	first := map[string]bool{}
+	// the first message typed may have been read before the last run
+	// ended: its first delivery, or, when that is a notice, the notices
+	// after it that were typed with it (agents.MaxMergedNotices at most).
+	// Those are typed again (at most one duplicate per agent per crash),
+	// except relay acknowledgements: an acknowledgement is never sent
+	// twice, so one that may have been read is recorded as not repeated.
+	heads := map[string]*headRun{}
 	for _, d := range pending {
-		head := !first[d.Agent]
-		first[d.Agent] = true
-		if head && d.Kind == lead.DeliverAck {
+		h := heads[d.Agent]
+		if h == nil {
+			h = &headRun{open: true}
+			heads[d.Agent] = h
+		}
+		if h.mayHaveBeenRead(d) && d.Kind == lead.DeliverAck {
 			go e.send(input{kind: inUndeliverable, delivery: d, reason: "not repeated: it may have been read before the console stopped, and an acknowledgement is never sent twice"})
 			continue
 		}
@@ -621,6 +626,26 @@ func stateFields(ev agents.StateEvent) map[string]string {
 	return f
 }
 
+// headRun walks one agent's pending deliveries in order and tells which
+// may have been read in the first message typed.
+type headRun struct {
+	seen int
+	open bool // still inside the first message's run
+}
+
+func (h *headRun) mayHaveBeenRead(d store.Delivery) bool {
+	h.seen++
+	read := h.open && (h.seen == 1 || isNotice(d) && h.seen <= agents.MaxMergedNotices)
+	h.open = read && isNotice(d)
+	return read
+}
+
+// isNotice reports a delivery typed as a notice: the console's short
+// words, which the agent joins with the notices next to them.
+func isNotice(d store.Delivery) bool {
+	return d.Kind == lead.DeliverAck || d.Kind == lead.DeliverNotice
+}
+
 // dispatch types d into its agent; the outcome comes back as an input.
 func (e *Engine) dispatch(d store.Delivery) {
 	a := e.agent(d.Agent)
@@ -628,7 +653,11 @@ func (e *Engine) dispatch(d store.Delivery) {
 		go e.send(input{kind: inUndeliverable, delivery: d, reason: "no such agent"})
 		return
 	}
-	a.Type(d.Text, func(err error) {
+	typeFn := a.Type
+	if isNotice(d) {
+		typeFn = a.Notice
+	}
+	typeFn(d.Text, func(err error) {
 		if err != nil {
 			e.send(input{kind: inUndeliverable, delivery: d, reason: err.Error()})
 			return

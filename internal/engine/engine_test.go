@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
@@ -197,5 +198,40 @@ func TestStartAndStopManyAgentsAskingCursorPosition(t *testing.T) {
 	}
 	if len(stopped) != n {
 		t.Errorf("%d agents recorded as stopped, want %d", len(stopped), n)
+	}
+}
+
+// TestHeadRunAfterACrash: of an agent's pending deliveries, the first may
+// have been read before the crash, and when it is a notice so may the
+// notices typed with it (MaxMergedNotices at most); nothing after a
+// message that is not a notice, or past the bound.
+func TestHeadRunAfterACrash(t *testing.T) {
+	d := func(kind string) store.Delivery { return store.Delivery{Agent: "a", Kind: kind} }
+	for _, tc := range []struct {
+		kinds []string
+		want  string
+	}{
+		{[]string{lead.DeliverRelay, lead.DeliverAck, lead.DeliverAck}, "yes no no"},
+		{[]string{lead.DeliverAck, lead.DeliverNotice, lead.DeliverAck, lead.DeliverRelay, lead.DeliverAck}, "yes yes yes no no"},
+		{[]string{lead.DeliverHuman}, "yes"},
+	} {
+		h := &headRun{open: true}
+		var got []string
+		for _, k := range tc.kinds {
+			got = append(got, map[bool]string{true: "yes", false: "no"}[h.mayHaveBeenRead(d(k))])
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%v: %v, want %s", tc.kinds, got, tc.want)
+		}
+	}
+	h := &headRun{open: true}
+	n := 0
+	for range agents.MaxMergedNotices + 3 {
+		if h.mayHaveBeenRead(d(lead.DeliverAck)) {
+			n++
+		}
+	}
+	if n != agents.MaxMergedNotices {
+		t.Errorf("%d acknowledgements in a row may have been read, want %d", n, agents.MaxMergedNotices)
 	}
 }
