@@ -6,13 +6,27 @@ import (
 
 // safeEnv are variables whose assignment before a command changes nothing a
 // rule cares about; they are dropped before matching (GOOS=linux go build
-// matches Bash(go build:*)). Any other assignment (PATH=, LD_PRELOAD=,
+// matches Bash(go build:*)), and within tools' namespaces they are the only
+// ones the floor lets pass (isCodeVar). Any other assignment (PATH=, LD_PRELOAD=,
 // NODE_OPTIONS=...) stays part of the text, so ordinary rules miss it.
-var safeEnv = map[string]bool{"GOOS": true, "GOARCH": true, "CGO_ENABLED": true, "GOFLAGS": true,
-	"GOEXPERIMENT": true, "GOMAXPROCS": true, "GOGC": true, "GODEBUG": true, "GOTOOLCHAIN": true,
-	"NODE_ENV": true, "CI": true, "DEBUG": true, "RUST_BACKTRACE": true, "RUST_LOG": true, "LOG_LEVEL": true,
-	"LANG": true, "LC_ALL": true, "TZ": true, "NO_COLOR": true, "FORCE_COLOR": true, "TERM": true,
-	"COLUMNS": true, "PYTHONDONTWRITEBYTECODE": true, "PYTHONUNBUFFERED": true, "CARGO_TERM_COLOR": true, "TESTING": true, "VERBOSE": true}
+var safeEnv = map[string]bool{
+	"GOOS": true, "GOARCH": true, "CGO_ENABLED": true, "GOFLAGS": true, "GOEXPERIMENT": true,
+	"GOMAXPROCS": true, "GOGC": true, "GODEBUG": true, "NODE_ENV": true, "CI": true, "DEBUG": true,
+	"RUST_BACKTRACE": true, "RUST_LOG": true, "LOG_LEVEL": true, "LANG": true, "LC_ALL": true, "TZ": true,
+	"NO_COLOR": true, "FORCE_COLOR": true, "TERM": true, "COLUMNS": true, "PYTHONDONTWRITEBYTECODE": true,
+	"PYTHONUNBUFFERED": true, "CARGO_TERM_COLOR": true, "TESTING": true, "VERBOSE": true,
+	"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true, "GIT_COMMITTER_NAME": true,
+	"GIT_COMMITTER_EMAIL": true, "GIT_COMMITTER_DATE": true, "GIT_TERMINAL_PROMPT": true,
+	"GIT_OPTIONAL_LOCKS": true, "GIT_FLUSH": true, "GIT_MERGE_AUTOEDIT": true, "GIT_LITERAL_PATHSPECS": true,
+	"GIT_GLOB_PATHSPECS": true, "GIT_NOGLOB_PATHSPECS": true, "GIT_ICASE_PATHSPECS": true, "GIT_ADVICE": true,
+	"NODE_DEBUG": true, "NODE_NO_WARNINGS": true, "PYTHONHASHSEED": true, "PYTHONIOENCODING": true,
+	"PYTHONUTF8": true, "PYTHONFAULTHANDLER": true, "PYTHONDEVMODE": true, "PYTHONOPTIMIZE": true,
+	"PYTHONTRACEMALLOC": true, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": true, "PYTEST_XDIST_AUTO_NUM_WORKERS": true,
+	"GOARM": true, "GOAMD64": true, "GO386": true, "GOARM64": true, "GOMIPS": true, "GOWASM": true,
+	"GOTRACEBACK": true, "GOMEMLIMIT": true, "GO111MODULE": true, "GOTESTSUM_FORMAT": true,
+	"CARGO_TERM_VERBOSE": true, "CARGO_TERM_QUIET": true, "CARGO_TERM_PROGRESS_WHEN": true,
+	"CARGO_INCREMENTAL": true, "MAKELEVEL": true, "YARN_ENABLE_PROGRESS_BARS": true,
+	"CARGO_NET_OFFLINE": true}
 
 // isSafeAssign reports NAME=value with a harmless NAME and a value known before it runs.
 func isSafeAssign(w Word) bool {

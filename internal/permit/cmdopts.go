@@ -6,7 +6,7 @@ import "strings"
 // floor and the rules check that command as a part of its own.
 var cmdOptions = map[string][]string{
 	"sort":  {"--compress-program"},
-	"rg":    {"--pre"},
+	"rg":    {"--pre", "--hostname-bin"},
 	"tar":   {"--use-compress-program", "-I", "--to-command", "--info-script", "--new-volume-script", "-F"},
 	"rsync": {"-e", "--rsh", "--rsync-path"},
 	"zip":   {"-TT", "--unzip-command"},

@@ -40,13 +40,33 @@ var codeVarPrefixes = []string{"DYLD_", "LD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VA
 	"CARGO_BUILD_", "CARGO_TARGET_", "CARGO_HOST_", "CARGO_REGISTRIES_", "CARGO_SOURCE_", "CARGO_ALIAS_",
 	"CARGO_REGISTRY_", "PIP_", "BASH_FUNC_", "TOX_", "POETRY_REPOSITORIES_"}
 
-// isCodeVar reports a variable that makes a command run other code.
+// toolVarPrefixes are the namespaces of tools' own variables. A tool reads
+// its variables for what it runs, loads and writes (GIT_TRACE=FILE writes
+// anywhere, PYTHONWARNINGS imports a module, NODE_V8_COVERAGE picks a
+// folder), and new ones come with every release; so within these
+// namespaces only the variables known to be harmless (safeEnv) pass.
+var toolVarPrefixes = []string{"GIT_", "NODE_", "NPM_", "PYTHON", "PIP_", "PYTEST_", "MYPY", "RUFF_", "UV_",
+	"POETRY_", "TOX_", "CONDA_", "CARGO_", "RUSTC", "RUSTDOC", "RUSTUP_", "GO", "CGO_", "MAKE", "GNUMAKE", "LD_",
+	"DYLD_", "JAVA", "JDK_", "MAVEN_", "GRADLE_", "YARN_", "PNPM_", "BUN_", "DENO_", "PERL", "RUBY", "GEM_",
+	"BUNDLE_", "RIPGREP_", "JQ_", "LESS", "GREP_", "SSH_", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+	"FTP_PROXY", "CURL_", "WGET", "ESLINT_", "PRETTIER_", "JEST_", "VITEST_", "TS_", "TSC_"}
+
+// isCodeVar reports a variable that makes a command run other code, or
+// run it, read or write somewhere else.
 func isCodeVar(name string) bool {
 	if codeVars[name] {
 		return true
 	}
 	up := strings.ToUpper(name)
 	for _, p := range codeVarPrefixes {
+		if strings.HasPrefix(up, p) {
+			return true
+		}
+	}
+	if safeEnv[up] {
+		return false
+	}
+	for _, p := range toolVarPrefixes {
 		if strings.HasPrefix(up, p) {
 			return true
 		}
