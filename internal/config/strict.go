@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/config/fielderr"
 	"reflect"
 	"slices"
 	"sort"
@@ -18,26 +19,18 @@ import (
 	"github.com/teamlead/teamlead/internal/textdist"
 )
 
-// ErrInvalid is wrapped by every validation error of a config file.
-var ErrInvalid = errors.New("invalid config")
+// The errors of config files are defined in fielderr, which the
+// configuration readers outside this package (questions' answerers.yaml)
+// share without linking the presets and the terminal emulator.
+var (
+	// ErrInvalid is wrapped by every validation error of a config file.
+	ErrInvalid = fielderr.ErrInvalid
+	// SyntaxError turns a YAML syntax error into a FieldError at the real line.
+	SyntaxError = fielderr.SyntaxError
+)
 
 // FieldError is a problem at one place of a config file.
-type FieldError struct {
-	File  string
-	Line  int
-	Field string // dotted path, e.g. agents[1].preset; "" for the file as a whole
-	Msg   string
-}
-
-func (e *FieldError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
-}
-
-// Unwrap lets errors.Is(err, ErrInvalid) match.
-func (e *FieldError) Unwrap() error { return ErrInvalid }
+type FieldError = fielderr.FieldError
 
 // decodeStrict decodes the YAML document data into out (a pointer to a
 // struct), first checking every mapping key against the yaml tags of the

@@ -24,9 +24,10 @@ import (
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
+	"github.com/teamlead/teamlead/internal/progresswatch"
 	"github.com/teamlead/teamlead/internal/protocol"
+	"github.com/teamlead/teamlead/internal/querywatch"
 	"github.com/teamlead/teamlead/internal/questions"
-	"github.com/teamlead/teamlead/internal/spc"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
@@ -78,12 +79,12 @@ type Engine struct {
 	errMu sync.Mutex
 	err   error
 	// watcher watches the progress files.
-	watcher *progress.Watcher
+	watcher *progresswatch.Watcher
 	// queries watches the query files; files carries their changes to the
 	// writer goroutine.
 	// perm holds the permission policy and the hooks waiting on it.
 	perm      *permissions
-	queries   *spc.Watcher
+	queries   *querywatch.Watcher
 	files     chan lead.FileOp
 	filesDone chan struct{}
 	// blocked names the agents waiting on a blocking question (rebuilt on

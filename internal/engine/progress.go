@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/teamlead/teamlead/internal/progress"
+	"github.com/teamlead/teamlead/internal/progresswatch"
 )
 
 // watchProgress watches every agent's progress file and the extra paths.
@@ -9,7 +10,7 @@ import (
 // over, so that unfinished workflows are offered for resumption rather
 // than reported as new.
 func (e *Engine) watchProgress() error {
-	w, err := progress.NewWatcher(func(st progress.State) { e.send(input{kind: inProgress, progress: st}) })
+	w, err := progresswatch.NewWatcher(func(st progress.State) { e.send(input{kind: inProgress, progress: st}) })
 	if err != nil {
 		return err
 	}

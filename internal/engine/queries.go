@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/querywatch"
 	"github.com/teamlead/teamlead/internal/spc"
 )
 
@@ -25,7 +26,7 @@ func (e *Engine) watchQueries() error {
 	for _, d := range e.opts.Team.Consultations.Queries {
 		owners[d] = nil // shared: any agent of the team may write there
 	}
-	w, err := spc.NewWatcher(func(ev spc.Event) {
+	w, err := querywatch.NewWatcher(func(ev querywatch.Event) {
 		e.send(input{kind: inQuery, query: lead.QueryFile{Path: ev.Path, Owners: owners[ev.Dir], Query: ev.Query, Err: ev.Err}})
 	})
 	if err != nil {

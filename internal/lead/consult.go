@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/protocol"
-	"github.com/teamlead/teamlead/internal/store"
 )
 
 // Record kinds of consultations (seed 002).
@@ -94,7 +94,7 @@ func (l *Lead) checkCycle(out *Output, c *consult.Consultation, now time.Time) {
 	l.recordConsult(out, c, now)
 	path := strings.Join(circle, " → ")
 	body := fmt.Sprintf("circular consultation: %s each wait for the next one's verdict (closed by %s). A verdict from any of them, or from the human, breaks the circle.", path, c.ID)
-	l.toInbox(out, store.Record{Time: now, Agent: c.Requester, From: protocol.TeamLead, Type: protocol.TypeConsult, Task: c.Task,
+	l.toInbox(out, wire.Record{Time: now, Agent: c.Requester, From: protocol.TeamLead, Type: protocol.TypeConsult, Task: c.Task,
 		MsgID: c.ID, Body: body, Fields: map[string]string{"consult": c.ID, "cycle": path}})
 	seen := map[string]bool{}
 	for _, a := range circle {
@@ -191,7 +191,7 @@ func (l *Lead) recordConsult(out *Output, c *consult.Consultation, now time.Time
 			out.Meta[MetaConsult+old.ID] = string(ob)
 		}
 	}
-	out.record(store.Record{Time: now, Kind: KindConsult, Subject: "consult." + c.ID, Agent: c.Requester, From: c.Requester,
+	out.record(wire.Record{Time: now, Kind: KindConsult, Subject: "consult." + c.ID, Agent: c.Requester, From: c.Requester,
 		To: []string{c.Consulted}, Type: protocol.TypeConsult, Task: c.Task, MsgID: c.ID, Body: c.Body,
 		Fields: map[string]string{"decision": c.Decision, "status": string(c.Status), "consulted": c.Consulted,
 			"consulted_role": c.ConsultedRole, "supersedes": c.Supersedes, "mandatory": fmt.Sprint(c.Mandatory)}})
@@ -201,7 +201,7 @@ func (l *Lead) verdict(out *Output, sender string, env *protocol.Envelope, now t
 	task, id := env.Get("task"), strings.TrimSpace(env.Get("consult"))
 	if id == "" {
 		l.notice(out, sender, task, "verdict not taken: the block has no `consult:` header; name the consultation it answers (consult: c-<n>)", now)
-		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: protocol.TypeVerdict, Task: task, Body: env.Body, Reason: "verdict without a consult: header"})
 		return
 	}
@@ -209,7 +209,7 @@ func (l *Lead) verdict(out *Output, sender string, env *protocol.Envelope, now t
 	if err != nil {
 		l.notice(out, sender, task, "verdict not taken: "+err.Error(), now)
 		// The refusal is audited with who tried what, and why.
-		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: protocol.TypeVerdict, Task: task, MsgID: id, Body: env.Body,
 			Reason: fmt.Sprintf("verdict %q by %s on %s not taken: %v", env.Get("verdict"), sender, id, err)})
 		return
@@ -240,7 +240,7 @@ func (l *Lead) closeItem(out *Output, id, by, what string, now time.Time) {
 		return
 	}
 	delete(l.inbox, id)
-	out.record(store.Record{Time: now, Kind: KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: by,
+	out.record(wire.Record{Time: now, Kind: KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: by,
 		Type: it.Type, Task: it.Task, MsgID: id, Body: what})
 }
 
@@ -333,7 +333,7 @@ func (l *Lead) escalated(out *Output, e consult.Escalation, now time.Time) {
 	switch e.To {
 	case "":
 	case consult.Human:
-		l.toInbox(out, store.Record{Time: now, Agent: c.Requester, From: c.Requester, Type: protocol.TypeConsult, Task: c.Task, MsgID: c.ID,
+		l.toInbox(out, wire.Record{Time: now, Agent: c.Requester, From: c.Requester, Type: protocol.TypeConsult, Task: c.Task, MsgID: c.ID,
 			Body: fmt.Sprintf("%s asks %s (%s) to approve the %s decision: %s — %s. Give the verdict: approve, concerns or reject, then your reasons.",
 				c.Requester, c.Consulted, c.ConsultedRole, c.Decision, c.Body, e.Why),
 			Fields: map[string]string{"consult": c.ID, "decision": c.Decision, "consulted": c.Consulted}})
@@ -380,7 +380,7 @@ func (l *Lead) decide(out *Output, sender, decision, task, context string, now t
 			holds = append(holds, fmt.Sprintf("%s (%s, %s): %s", c.ID, c.Consulted, c.ConsultedRole, c.Status))
 		}
 	}
-	rec := store.Record{Time: now, Subject: "decision." + sender, Agent: sender, From: sender, Type: protocol.TypeDecision,
+	rec := wire.Record{Time: now, Subject: "decision." + sender, Agent: sender, From: sender, Type: protocol.TypeDecision,
 		Task: task, Body: context, Fields: map[string]string{"decision": decision}}
 	if !ok {
 		rec.Kind, rec.Reason = KindDecisionBlocked, strings.Join(holds, "; ")

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // Record kinds of flood control.
@@ -27,9 +27,9 @@ func (l *Lead) Flood(agent string, rate float64, burst int, now time.Time) Outpu
 	body := fmt.Sprintf("flood: %s sends blocks faster than %s a second (after a burst of %d); the excess waits and is relayed in order at that rate, nothing is dropped. Set lead.relay_rate and lead.relay_burst in the team file to change the limit; drop this item once read.",
 		agent, rateText, burst)
 	id := "f-" + agent + "-" + strconv.FormatInt(now.UnixMilli(), 10)
-	out.record(store.Record{Time: now, Kind: KindFlood, Subject: "lead.flood." + agent, Agent: agent, From: agent, Reason: body,
+	out.record(wire.Record{Time: now, Kind: KindFlood, Subject: "lead.flood." + agent, Agent: agent, From: agent, Reason: body,
 		Fields: map[string]string{"rate": rateText, "burst": strconv.Itoa(burst)}})
-	l.toInbox(&out, store.Record{Time: now, Agent: agent, From: agent, Type: KindFlood, MsgID: id, Body: body})
+	l.toInbox(&out, wire.Record{Time: now, Agent: agent, From: agent, Type: KindFlood, MsgID: id, Body: body})
 	l.notice(&out, agent, "-", fmt.Sprintf("slow down: you send messages faster than %s a second; the rest wait and are relayed in order, none is dropped, but each waits its turn.", rateText), now)
 	return out
 }
@@ -41,7 +41,7 @@ func (l *Lead) FloodOver(agent string, held int, waited time.Duration, now time.
 	if l.members[agent] == nil {
 		return out
 	}
-	out.record(store.Record{Time: now, Kind: KindFloodOver, Subject: "lead.flood." + agent, Agent: agent, From: agent,
+	out.record(wire.Record{Time: now, Kind: KindFloodOver, Subject: "lead.flood." + agent, Agent: agent, From: agent,
 		Reason: fmt.Sprintf("flood over: %d blocks from %s waited and were taken in order, the last after %s", held, agent, waited.Round(time.Millisecond)),
 		Fields: map[string]string{"held": strconv.Itoa(held)}})
 	return out

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/protocol"
-	"github.com/teamlead/teamlead/internal/store"
 )
 
 // KindAnswered records the human's answer to an inbox item.
@@ -30,7 +30,7 @@ type InboxItem struct {
 
 // RestoreInbox rebuilds the pending items from the audit log: every inbox
 // record without an answered record for the same id.
-func RestoreInbox(recs []store.Record) []InboxItem {
+func RestoreInbox(recs []wire.Record) []InboxItem {
 	pending := map[string]InboxItem{}
 	for _, r := range recs {
 		switch r.Kind {
@@ -48,12 +48,12 @@ func RestoreInbox(recs []store.Record) []InboxItem {
 	return out
 }
 
-func itemFrom(r store.Record) InboxItem {
+func itemFrom(r wire.Record) InboxItem {
 	return InboxItem{ID: r.MsgID, From: r.From, Type: r.Type, Task: r.Task, Body: r.Body, Since: r.Time, Extra: r.Fields}
 }
 
 // toInbox records an item for the human and keeps it pending.
-func (l *Lead) toInbox(out *Output, r store.Record) {
+func (l *Lead) toInbox(out *Output, r wire.Record) {
 	r.Kind = KindInbox
 	r.Subject = "human.inbox"
 	out.record(r)
@@ -93,7 +93,7 @@ func (l *Lead) Answer(id, text string, now time.Time) (Output, error) {
 	}
 	delete(l.inbox, id)
 	env := answerEnvelope(it, id, text)
-	out.record(store.Record{Time: now, Kind: KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: "human",
+	out.record(wire.Record{Time: now, Kind: KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: "human",
 		To: []string{it.From}, Type: protocol.TypeAnswer, Task: it.Task, MsgID: id, Body: text})
 	l.deliver(&out, it.From, DeliverAnswer, id, &env, now)
 	return out, nil

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
-	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
 
@@ -85,8 +85,8 @@ type Config struct {
 // Output is everything one input produced. The engine commits Records,
 // Deliveries and Meta in one transaction, then types the deliveries.
 type Output struct {
-	Records    []store.Record
-	Deliveries []store.Delivery
+	Records    []wire.Record
+	Deliveries []wire.Delivery
 	Meta       map[string]string
 	MetaDel    []string
 	// Notify and Tools are for the engine to carry out after the commit.
@@ -100,7 +100,7 @@ type Output struct {
 	Resolved []approvals.Request
 }
 
-func (o *Output) record(r store.Record) { o.Records = append(o.Records, r) }
+func (o *Output) record(r wire.Record) { o.Records = append(o.Records, r) }
 
 // Empty reports whether the input produced nothing.
 func (o *Output) Empty() bool {
@@ -192,7 +192,7 @@ func (l *Lead) Block(agent string, ev protocol.Event, now time.Time) Output {
 			// The console's own words read back (an echo its memory did not
 			// match, or the agent quoting a notice): recorded, never answered,
 			// so no notice can cause a notice.
-			out.record(store.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + agent, Agent: agent, From: agent,
+			out.record(wire.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + agent, Agent: agent, From: agent,
 				Task: ev.Envelope.Get("task"), Reason: ev.Reason + " (text signed by the console: not answered)", Body: ev.Raw})
 			return out
 		}
@@ -212,7 +212,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	task := strings.TrimSpace(env.Get("task"))
 	if problems := protocol.Problems(&env, ev.HasBody); len(problems) > 0 {
 		if consoleWords(&env) {
-			out.record(store.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+			out.record(wire.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 				Task: task, Reason: strings.Join(problems, "; ") + " (text signed by the console: not answered)", Body: ev.Raw})
 			return
 		}
@@ -221,7 +221,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	}
 	if from := strings.TrimSpace(env.Get("from")); from != "" && !strings.EqualFold(from, sender) {
 		reason := fmt.Sprintf("spoofed sender: the block says from: %s but came from %s", from, sender)
-		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, Body: env.Body, Reason: reason, Fields: extraFields(&env)})
 		if !consoleWords(&env) {
 			l.notice(out, sender, task, "refused: "+reason+". The console stamps your name on every message; leave from: out or write from: "+sender+".", now)
@@ -260,7 +260,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 		}
 		relayed = append(relayed, r)
 	}
-	out.record(store.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender,
+	out.record(wire.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender,
 		To: recipients, Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Fields: extraFields(&env)})
 
 	var delivered []string
@@ -268,7 +268,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 		if _, gone := l.gone(r); gone {
 			st := l.members[r].state
 			l.notice(out, sender, task, fmt.Sprintf("not delivered: %s has exited (%s) and is not restarting; message %s was not delivered to it.", r, st, id), now)
-			out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + r, Agent: r, From: sender, To: []string{r},
+			out.record(wire.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + r, Agent: r, From: sender, To: []string{r},
 				Type: env.Get("type"), Task: task, MsgID: id, Reason: r + " is " + st})
 			continue
 		}
@@ -277,7 +277,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	}
 	for _, u := range unknown {
 		l.notice(out, sender, task, fmt.Sprintf("not delivered: unknown recipient %q in message %s. Known agents: %s; or use team-lead or role:<role>.", u, id, strings.Join(l.order, ", ")), now)
-		out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, MsgID: id, Reason: "unknown recipient " + u})
 	}
 	if toLead {
@@ -344,7 +344,7 @@ func (l *Lead) forLead(out *Output, sender, id string, env *protocol.Envelope, n
 		}
 		l.ack(out, sender, task, id, fmt.Sprintf("received %s as question %s, routed to %s", id, q.ID, q.Answerer), now)
 	case protocol.TypeBlocker:
-		l.toInbox(out, store.Record{Time: now, Agent: sender, From: sender,
+		l.toInbox(out, wire.Record{Time: now, Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Fields: extraFields(env)})
 		l.ack(out, sender, task, id, "received "+id+"; it is in the human's queue", now)
 	default:
@@ -366,7 +366,7 @@ func (l *Lead) refuseCoding(out *Output, sender, id string, env *protocol.Envelo
 		}
 	}
 	reason := "coordination-only role"
-	out.record(store.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+	out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 		Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Reason: reason, Fields: map[string]string{"delegate": target}})
 	if target == "" {
 		l.notice(out, sender, task, fmt.Sprintf("refused: %s. The Team Lead does not write code or run tests, and no running agent has role %s to delegate %s (task %s) to.", reason, l.delegate, id, task), now)
@@ -385,7 +385,7 @@ func (l *Lead) refuseCoding(out *Output, sender, id string, env *protocol.Envelo
 
 func (l *Lead) gap(out *Output, sender string, ev protocol.Event, now time.Time) {
 	g := ev.Gap
-	out.record(store.Record{Time: now, Kind: KindGap, Subject: "gap." + sender, Agent: sender, From: sender,
+	out.record(wire.Record{Time: now, Kind: KindGap, Subject: "gap." + sender, Agent: sender, From: sender,
 		Type: protocol.TypeQuestion, Body: g.Question, Fields: map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}})
 	q, err := l.ask(out, questions.Ask{Asker: sender, Topic: g.Topic, Text: g.Question, Context: g.Context, Urgency: g.Urgency}, now)
 	if err != nil {
@@ -399,7 +399,7 @@ func (l *Lead) gap(out *Output, sender string, ev protocol.Event, now time.Time)
 }
 
 func (l *Lead) reformat(out *Output, sender, block, task, reason, raw string, now time.Time) {
-	out.record(store.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+	out.record(wire.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 		Task: task, Reason: reason, Body: raw})
 	if block == "gap" {
 		l.notice(out, sender, task, "reformat: your <gap> block was not accepted: "+reason+
@@ -448,7 +448,7 @@ func (l *Lead) deliver(out *Output, agent, kind, id string, env *protocol.Envelo
 	// Text of other agents it carries must not close it or open another.
 	protocol.Defuse(env)
 	l.echo[agent].add(protocol.Fingerprint(env))
-	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, MsgID: id, Kind: kind, From: env.Get("from"),
+	out.Deliveries = append(out.Deliveries, wire.Delivery{Agent: agent, MsgID: id, Kind: kind, From: env.Get("from"),
 		Task: env.Get("task"), Type: env.Get("type"), Text: protocol.Format(env), Time: now})
 }
 
@@ -488,9 +488,9 @@ func (l *Lead) Primer(agent, text string, now time.Time) Output {
 		return out
 	}
 	l.Typing(agent, text)
-	out.record(store.Record{Time: now, Kind: KindPrimer, Subject: "agent." + agent + ".primer", Agent: agent, From: protocol.TeamLead,
+	out.record(wire.Record{Time: now, Kind: KindPrimer, Subject: "agent." + agent + ".primer", Agent: agent, From: protocol.TeamLead,
 		To: []string{agent}, Body: fmt.Sprintf("protocol primer typed (%d bytes)", len(text))})
-	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, Kind: DeliverPrimer, From: protocol.TeamLead, Text: text, Time: now})
+	out.Deliveries = append(out.Deliveries, wire.Delivery{Agent: agent, Kind: DeliverPrimer, From: protocol.TeamLead, Text: text, Time: now})
 	return out
 }
 
@@ -504,25 +504,25 @@ func (l *Lead) HumanSend(agent, text string, now time.Time) (Output, error) {
 		return out, notRunning(agent, how, "not sent", "")
 	}
 	l.Typing(agent, text)
-	out.record(store.Record{Time: now, Kind: KindHuman, Subject: "human.send." + agent, Agent: agent, From: "human", To: []string{agent}, Body: text})
-	out.Deliveries = append(out.Deliveries, store.Delivery{Agent: agent, Kind: DeliverHuman, From: "human", Text: text, Time: now})
+	out.record(wire.Record{Time: now, Kind: KindHuman, Subject: "human.send." + agent, Agent: agent, From: "human", To: []string{agent}, Body: text})
+	out.Deliveries = append(out.Deliveries, wire.Delivery{Agent: agent, Kind: DeliverHuman, From: "human", Text: text, Time: now})
 	return out, nil
 }
 
 // Delivered records that d was typed into its agent and removes it from the
 // outbox (the engine adds d.ID to the batch's dequeue list).
-func (l *Lead) Delivered(d store.Delivery, now time.Time) Output {
+func (l *Lead) Delivered(d wire.Delivery, now time.Time) Output {
 	var out Output
-	out.record(store.Record{Time: now, Kind: KindDelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
+	out.record(wire.Record{Time: now, Kind: KindDelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
 		Type: d.Type, Task: d.Task, MsgID: d.MsgID, Fields: map[string]string{"delivery": d.Kind, "outbox": strconv.FormatUint(d.ID, 10)}})
 	return out
 }
 
 // Undeliverable records that d could not be typed (its agent is gone) and,
 // for a relayed message, tells the original sender.
-func (l *Lead) Undeliverable(d store.Delivery, reason string, now time.Time) Output {
+func (l *Lead) Undeliverable(d wire.Delivery, reason string, now time.Time) Output {
 	var out Output
-	out.record(store.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
+	out.record(wire.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
 		Type: d.Type, Task: d.Task, MsgID: d.MsgID, Reason: reason, Fields: map[string]string{"delivery": d.Kind}})
 	switch {
 	case d.Kind == DeliverRelay && l.members[d.From] != nil:
@@ -544,7 +544,7 @@ func (l *Lead) AgentState(agent, state string, fields map[string]string, now tim
 	m.restarting = fields["final"] == "false"
 	// The echo memory is kept across a restart: envelopes queued but not
 	// yet typed are typed into the new process, which echoes them.
-	out.record(store.Record{Time: now, Kind: KindAgent, Subject: "agent." + agent + ".state", Agent: agent, Reason: state, Fields: fields})
+	out.record(wire.Record{Time: now, Kind: KindAgent, Subject: "agent." + agent + ".state", Agent: agent, Reason: state, Fields: fields})
 	return out
 }
 

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
-	"github.com/teamlead/teamlead/internal/store"
 )
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
@@ -34,8 +34,8 @@ func parse1(t *testing.T, text string) protocol.Event {
 	return evs[0]
 }
 
-func deliveriesTo(out Output, agent string) []store.Delivery {
-	var ds []store.Delivery
+func deliveriesTo(out Output, agent string) []wire.Delivery {
+	var ds []wire.Delivery
 	for _, d := range out.Deliveries {
 		if d.Agent == agent {
 			ds = append(ds, d)

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
-	"github.com/teamlead/teamlead/internal/store"
 )
 
 // KindPermission records a permission request and every decision on it.
@@ -162,7 +162,7 @@ func (l *Lead) permissionAsked(out *Output, r *approvals.Request, body string, n
 	if body != "" && body != r.Action {
 		text += "\n" + body
 	}
-	l.toInbox(out, store.Record{Time: now, Agent: r.Agent, From: r.Agent, Type: protocol.TypePermission, Task: r.Task, MsgID: r.ID, Body: text,
+	l.toInbox(out, wire.Record{Time: now, Agent: r.Agent, From: r.Agent, Type: protocol.TypePermission, Task: r.Task, MsgID: r.ID, Body: text,
 		Fields: map[string]string{"permission": r.ID, "action": r.Action, "risk": r.Risk, "rule": r.Rule, "source": string(r.Source)}})
 	if r.Source == approvals.FromRoute {
 		l.ack(out, r.Agent, r.Task, r.ID, fmt.Sprintf("permission %s for %s is waiting for the human (%s)", r.ID, r.Action, r.Why), now)
@@ -244,7 +244,7 @@ func (l *Lead) recordPermission(out *Output, r *approvals.Request, body string, 
 	}
 	b, _ := json.Marshal(r)
 	out.Meta[MetaPermission+r.ID] = string(b)
-	out.record(store.Record{Time: now, Kind: KindPermission, Subject: "permission.request." + r.Agent, Agent: r.Agent, From: r.Agent,
+	out.record(wire.Record{Time: now, Kind: KindPermission, Subject: "permission.request." + r.Agent, Agent: r.Agent, From: r.Agent,
 		Type: protocol.TypePermission, Task: r.Task, MsgID: r.ID, Body: body,
 		Fields: map[string]string{"action": r.Action, "source": string(r.Source), "policy": r.Policy, "rule": r.Rule, "risk": r.Risk,
 			"status": string(r.Status), "decided_by": r.DecidedBy, "escalated": fmt.Sprint(r.Escalated)}})

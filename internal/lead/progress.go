@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/protocol"
-	"github.com/teamlead/teamlead/internal/store"
 )
 
 // Record kinds of workflow progress (seed 003).
@@ -40,7 +40,7 @@ func (l *Lead) Progress(st progress.State, now time.Time) Output {
 	if st.Err != nil {
 		seen.err = st.Err.Error()
 		if prev == nil || prev.err != seen.err {
-			out.record(store.Record{Time: now, Kind: KindProgress, Subject: "progress." + orDash(st.Agent), Agent: st.Agent,
+			out.record(wire.Record{Time: now, Kind: KindProgress, Subject: "progress." + orDash(st.Agent), Agent: st.Agent,
 				Reason: fmt.Sprintf("%s: %v", st.Path, st.Err)})
 		}
 		if prev != nil {
@@ -71,7 +71,7 @@ func (l *Lead) Progress(st progress.State, now time.Time) Output {
 
 func (l *Lead) workflowEvents(out *Output, st progress.State, before, cur *progress.Workflow, now time.Time) {
 	rec := func(kind, body string) {
-		out.record(store.Record{Time: now, Kind: kind, Subject: "progress." + orDash(st.Agent) + "." + orDash(cur.WorkflowID),
+		out.record(wire.Record{Time: now, Kind: kind, Subject: "progress." + orDash(st.Agent) + "." + orDash(cur.WorkflowID),
 			Agent: st.Agent, Task: cur.WorkflowID, Body: body,
 			Fields: map[string]string{"workflow": cur.WorkflowID, "status": cur.Status, "step": strconv.Itoa(cur.CurrentStep),
 				"steps": strconv.Itoa(cur.TotalSteps), "path": st.Path}})
@@ -82,7 +82,7 @@ func (l *Lead) workflowEvents(out *Output, st progress.State, before, cur *progr
 	case before == nil && cur.Status != "completed" && cur.Status != "failed":
 		// Seen at start-up, not finished: offer it for resumption.
 		rec(KindWorkflow, fmt.Sprintf("workflow %s found unfinished at step %d of %d", cur.WorkflowID, cur.CurrentStep, cur.TotalSteps))
-		l.toInbox(out, store.Record{Time: now, Agent: st.Agent, From: orDash(st.Agent), Type: "resume", Task: cur.WorkflowID,
+		l.toInbox(out, wire.Record{Time: now, Agent: st.Agent, From: orDash(st.Agent), Type: "resume", Task: cur.WorkflowID,
 			MsgID: "w-" + cur.WorkflowID,
 			Body: fmt.Sprintf("Workflow %s (%s) stopped at step %d of %d; answer to tell %s how to resume from step %d.",
 				cur.WorkflowID, cur.Task, cur.CurrentStep, cur.TotalSteps, orDash(st.Agent), cur.CurrentStep)})
@@ -121,7 +121,7 @@ func (l *Lead) handoff(out *Output, st progress.State, wf *progress.Workflow, ne
 	}
 	id := l.newID(out)
 	env.Set("id", id)
-	out.record(store.Record{Time: now, Kind: KindHandoff, Subject: "progress.handoff." + next.Expert, Agent: next.Expert,
+	out.record(wire.Record{Time: now, Kind: KindHandoff, Subject: "progress.handoff." + next.Expert, Agent: next.Expert,
 		From: orDash(st.Agent), To: []string{next.Expert}, Type: protocol.TypeHandoff, Task: task, MsgID: id, Body: env.Body,
 		Fields: map[string]string{"workflow": wf.WorkflowID, "step": strconv.Itoa(next.Number), "action": next.Action}})
 	l.deliver(out, next.Expert, DeliverRelay, id, &env, now)
@@ -137,7 +137,7 @@ func (l *Lead) Stalled(st progress.State, after time.Duration, now time.Time) Ou
 	}
 	seen.stalled = true
 	wf := seen.wf
-	out.record(store.Record{Time: now, Kind: KindStalled, Subject: "progress.stalled." + orDash(st.Agent), Agent: st.Agent,
+	out.record(wire.Record{Time: now, Kind: KindStalled, Subject: "progress.stalled." + orDash(st.Agent), Agent: st.Agent,
 		Task: wf.WorkflowID, Body: fmt.Sprintf("workflow %s has not moved for %s (step %d of %d: %s)", wf.WorkflowID,
 			after, wf.CurrentStep, wf.TotalSteps, nextAction(wf)), Fields: map[string]string{"workflow": wf.WorkflowID}})
 	return out

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/spc"
-	"github.com/teamlead/teamlead/internal/store"
 )
 
 // Record kinds of query files (seed 000).
@@ -100,7 +100,7 @@ func (l *Lead) Query(f QueryFile, now time.Time) Output {
 	if len(opened) == 0 {
 		return out
 	}
-	out.record(store.Record{Time: now, Kind: KindQuery, Subject: "query." + from, Agent: from, From: from, Task: task,
+	out.record(wire.Record{Time: now, Kind: KindQuery, Subject: "query." + from, Agent: from, From: from, Task: task,
 		MsgID: q.ID, Body: q.Question, Fields: map[string]string{"file": f.Path, "consults": strings.Join(opened, ","), "priority": string(q.Priority)}})
 	entry := spc.NewIndexEntry(q)
 	entry.Consult = strings.Join(opened, ",")
@@ -136,7 +136,7 @@ func (l *Lead) queryError(out *Output, f QueryFile, from, why string, now time.T
 	if from == "" && len(f.Owners) == 1 {
 		from = f.Owners[0]
 	}
-	out.record(store.Record{Time: now, Kind: KindQueryError, Subject: "query.error", Agent: from, From: from,
+	out.record(wire.Record{Time: now, Kind: KindQueryError, Subject: "query.error", Agent: from, From: from,
 		Body: f.Path, Reason: why, Fields: map[string]string{"file": f.Path}})
 	if from != "" {
 		l.notice(out, from, "-", fmt.Sprintf("query file %s not taken: %s", filepath.Base(f.Path), why), now)
@@ -147,7 +147,7 @@ func (l *Lead) queryError(out *Output, f QueryFile, from, why string, now time.T
 func (l *Lead) queryResolved(out *Output, f QueryFile, now time.Time) {
 	entry := spc.NewIndexEntry(f.Query)
 	out.Files = append(out.Files, FileOp{Query: f.Path, Index: entry})
-	out.record(store.Record{Time: now, Kind: KindQuery, Subject: "query." + f.Query.From, Agent: f.Query.From, From: f.Query.From,
+	out.record(wire.Record{Time: now, Kind: KindQuery, Subject: "query." + f.Query.From, Agent: f.Query.From, From: f.Query.From,
 		MsgID: f.Query.ID, Body: "resolved", Fields: map[string]string{"file": f.Path, "status": string(spc.StatusResolved)}})
 }
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/protocol"
-	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
 
@@ -42,7 +42,7 @@ func (l *Lead) recordTask(out *Output, t tasks.Task, by, why string, now time.Ti
 	}
 	b, _ := json.Marshal(t)
 	out.Meta[MetaTask+t.ID] = string(b)
-	out.record(store.Record{Time: now, Kind: KindTask, Subject: "task." + t.ID, Agent: by, From: by, Task: t.ID, Body: why,
+	out.record(wire.Record{Time: now, Kind: KindTask, Subject: "task." + t.ID, Agent: by, From: by, Task: t.ID, Body: why,
 		Fields: map[string]string{"state": string(t.State), "developer": t.Developer, "qa": t.QA}})
 }
 
@@ -57,7 +57,7 @@ func (l *Lead) assignQA(out *Output, sender string, env *protocol.Envelope, now 
 	qa := l.pickQA(sender, env)
 	if qa == "" {
 		id := l.newID(out)
-		l.toInbox(out, store.Record{Time: now, Agent: sender, From: sender, Type: protocol.TypeHandoff, Task: task, MsgID: id, Body: env.Body})
+		l.toInbox(out, wire.Record{Time: now, Agent: sender, From: sender, Type: protocol.TypeHandoff, Task: task, MsgID: id, Body: env.Body})
 		l.notice(out, sender, task, fmt.Sprintf("no running agent has role %s to review %s; your handoff %s is in the human's queue", tasks.QARole, task, id), now)
 		return true
 	}
@@ -74,7 +74,7 @@ func (l *Lead) assignQA(out *Output, sender string, env *protocol.Envelope, now 
 	fwd.Set("id", id)
 	fwd.Set("assigned-by", protocol.TeamLead)
 	fwd.Set("reply-with", "type: review, with commands, steps, evidence, regression or env_blocker for each failed command, and decision: PASS, FAIL or BLOCKED")
-	out.record(store.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender, To: []string{qa},
+	out.record(wire.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender, To: []string{qa},
 		Type: protocol.TypeHandoff, Task: task, MsgID: id, Body: env.Body, Fields: extraFields(&fwd)})
 	l.deliver(out, qa, DeliverRelay, id, &fwd, now)
 	l.recordTask(out, t, sender, "handed off by "+sender+"; assigned to "+qa+" for review", now)
@@ -132,7 +132,7 @@ func (l *Lead) review(out *Output, sender string, env *protocol.Envelope, now ti
 		return true
 	case errors.Is(err, tasks.ErrIncompleteReview):
 		l.recordTask(out, t, sender, "review incomplete", now)
-		out.record(store.Record{Time: now, Kind: KindReviewIncomplete, Subject: "task." + task, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: KindReviewIncomplete, Subject: "task." + task, Agent: sender, From: sender,
 			Type: protocol.TypeReview, Task: task, Body: env.Body, Reason: strings.Join(r.Missing, "; ")})
 		l.notice(out, sender, task, r.Feedback(), now)
 		return true
@@ -147,7 +147,7 @@ func (l *Lead) review(out *Output, sender string, env *protocol.Envelope, now ti
 	fwd.Set("id", id)
 	fwd.Set("decision", string(r.Decision))
 	fwd.Set("task-state", string(t.State))
-	out.record(store.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender, To: []string{t.Developer},
+	out.record(wire.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender, To: []string{t.Developer},
 		Type: protocol.TypeReview, Task: task, MsgID: id, Body: env.Body, Fields: extraFields(&fwd)})
 	why := fmt.Sprintf("review %s by %s", r.Decision, sender)
 	if t.State == tasks.StatePassed {

@@ -3,7 +3,7 @@ package lead
 import (
 	"time"
 
-	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // KindImpersonation records a process of an agent refused an operation
@@ -21,7 +21,7 @@ func (l *Lead) Impersonation(agent, op, why string, fields map[string]string, no
 	if who == "" {
 		who = "unknown"
 	}
-	out.record(store.Record{Time: now, Kind: KindImpersonation, Subject: "lead.refusal." + who, Agent: agent, From: agent,
+	out.record(wire.Record{Time: now, Kind: KindImpersonation, Subject: "lead.refusal." + who, Agent: agent, From: agent,
 		Body: "refused: " + op, Reason: why, Fields: fields})
 	return out
 }
@@ -34,6 +34,6 @@ const KindWarning = "warning"
 // Warning records text for the human.
 func (l *Lead) Warning(text string, now time.Time) Output {
 	var out Output
-	out.record(store.Record{Time: now, Kind: KindWarning, Subject: "lead.warning", Body: text})
+	out.record(wire.Record{Time: now, Kind: KindWarning, Subject: "lead.warning", Body: text})
 	return out
 }

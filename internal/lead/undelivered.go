@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
-	"github.com/teamlead/teamlead/internal/store"
 )
 
 // KindDropped records an inbox item or question the human dropped.
@@ -83,7 +83,7 @@ func (l *Lead) dropItem(out *Output, id, reason string, now time.Time) {
 		return
 	}
 	delete(l.inbox, id)
-	out.record(store.Record{Time: now, Kind: KindDropped, Subject: "human.drop." + it.From, Agent: it.From, From: "human",
+	out.record(wire.Record{Time: now, Kind: KindDropped, Subject: "human.drop." + it.From, Agent: it.From, From: "human",
 		Type: it.Type, Task: it.Task, MsgID: id, Reason: reason})
 }
 
@@ -91,14 +91,14 @@ func (l *Lead) dropItem(out *Output, id, reason string, now time.Time) {
 // (its agent exited meanwhile) in front of the human, so that it is not
 // taken as delivered: the item stays until the human answers it (which
 // types the answer into the agent once it runs) or drops it.
-func (l *Lead) undeliveredItem(out *Output, d store.Delivery, reason string, now time.Time) {
+func (l *Lead) undeliveredItem(out *Output, d wire.Delivery, reason string, now time.Time) {
 	what := "your text"
 	if d.Kind == DeliverAnswer {
 		what = "the answer to " + d.MsgID
 	}
 	body := fmt.Sprintf("undelivered: %s could not be typed into %s (%s), so %s does not have it. Answer this item to send it again once %s runs, or drop it.\n---\n%s",
 		what, d.Agent, reason, d.Agent, d.Agent, d.Text)
-	l.toInbox(out, store.Record{Time: now, Agent: d.Agent, From: d.Agent, Type: "undelivered", Task: d.Task,
+	l.toInbox(out, wire.Record{Time: now, Agent: d.Agent, From: d.Agent, Type: "undelivered", Task: d.Task,
 		MsgID: "u-" + strconv.FormatUint(d.ID, 10), Body: body, Fields: map[string]string{"delivery": d.Kind, "reply-to": d.MsgID}})
 }
 

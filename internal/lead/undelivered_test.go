@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/questions"
-	"github.com/teamlead/teamlead/internal/store"
 )
 
 // Issue 12 item 7: an answer for an agent that has exited is not taken as
@@ -107,7 +107,7 @@ func TestHumanSendToExitedAgentFails(t *testing.T) {
 // exited while it waited) comes back to the human's queue.
 func TestUndeliverableHumanTextComesBackToTheInbox(t *testing.T) {
 	l := team()
-	out := l.Undeliverable(store.Delivery{ID: 7, Agent: "qa", Kind: DeliverAnswer, MsgID: "q-0001", From: "team-lead", Text: "the answer text"}, "agent gone", t0)
+	out := l.Undeliverable(wire.Delivery{ID: 7, Agent: "qa", Kind: DeliverAnswer, MsgID: "q-0001", From: "team-lead", Text: "the answer text"}, "agent gone", t0)
 	items := l.Inbox()
 	if len(items) != 1 || items[0].ID != "u-7" || !strings.Contains(items[0].Body, "the answer to q-0001 could not be typed into qa (agent gone)") ||
 		!strings.Contains(items[0].Body, "the answer text") {

@@ -144,3 +144,19 @@ func Parse(data []byte) (*Workflow, error) {
 	w.Version = version
 	return w, nil
 }
+
+// State is what is known of one progress file (progresswatch reports it).
+type State struct {
+	// Agent is the agent whose directory it is ("" for extra paths).
+	Agent string
+	// Path is the progress file's absolute path.
+	Path string
+	// Workflow is the parsed file, nil when missing or unreadable.
+	Workflow *Workflow
+	// Err is the problem, shown on the agent; nil when missing or fine.
+	Err error
+	// ModTime is when the file last changed (zero when missing).
+	ModTime time.Time
+	// Missing is true when there is no file at Path.
+	Missing bool
+}

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // Status is a question's lifecycle state.
@@ -103,9 +103,9 @@ type Effects struct {
 	// Questions are the changed questions, to persist.
 	Questions []Question
 	// Records go to the audit log and the bus.
-	Records []store.Record
+	Records []wire.Record
 	// Deliveries are typed into agents.
-	Deliveries []store.Delivery
+	Deliveries []wire.Delivery
 	// Notify are notifications to send.
 	Notify []Notification
 	// Tools are tool answerers to run.
@@ -219,7 +219,7 @@ func (m *Machine) assign(q *Question, route Route, answerer, why string, now tim
 	switch a.Kind {
 	case KindAgent:
 		eff.Records = append(eff.Records, m.record(q, "question-task", "agent.task.question-answerer", now, "asked "+a.Name))
-		eff.Deliveries = append(eff.Deliveries, store.Delivery{Agent: a.Name, Kind: "question", MsgID: q.ID, From: "team-lead",
+		eff.Deliveries = append(eff.Deliveries, wire.Delivery{Agent: a.Name, Kind: "question", MsgID: q.ID, From: "team-lead",
 			Task: q.Task, Type: "question", Text: QuestionText(q, a.Name), Time: now})
 	case KindTool:
 		eff.Records = append(eff.Records, m.record(q, "question-task", "tool.task."+a.Name, now, "asked "+answerer))
@@ -350,7 +350,7 @@ func (m *Machine) Answer(id, by, text string, now time.Time) (Question, Effects,
 	eff.Questions = append(eff.Questions, *q)
 	eff.Records = append(eff.Records, m.record(q, "question-answer", "question.answer."+q.ID, now, q.Answer))
 	if q.Asker != "" && q.Asker != "human" {
-		eff.Deliveries = append(eff.Deliveries, store.Delivery{Agent: q.Asker, Kind: "answer", MsgID: q.ID, From: "team-lead",
+		eff.Deliveries = append(eff.Deliveries, wire.Delivery{Agent: q.Asker, Kind: "answer", MsgID: q.ID, From: "team-lead",
 			Task: q.Task, Type: "answer", Text: AnswerText(q), Time: now})
 	}
 	return *q, eff, nil
@@ -432,12 +432,12 @@ func SortForHuman(qs []Question) {
 	})
 }
 
-func (m *Machine) record(q *Question, kind, subject string, now time.Time, body string) store.Record {
+func (m *Machine) record(q *Question, kind, subject string, now time.Time, body string) wire.Record {
 	f := map[string]string{"topic": q.Topic, "answerer": q.Answerer, "urgency": q.Urgency, "status": string(q.Status)}
 	if !q.Deadline.IsZero() {
 		f["deadline"] = q.Deadline.UTC().Format(time.RFC3339Nano)
 	}
-	return store.Record{Time: now, Kind: kind, Subject: subject, Agent: q.Asker, From: q.Asker, Type: "question",
+	return wire.Record{Time: now, Kind: kind, Subject: subject, Agent: q.Asker, From: q.Asker, Type: "question",
 		Task: q.Task, MsgID: q.ID, Body: body, Fields: f}
 }
 

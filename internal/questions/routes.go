@@ -40,7 +40,7 @@ import (
 	"github.com/gobwas/glob"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/config/fielderr"
 )
 
 // AnswererKind is the part of an answerer before the slash: agent, team,
@@ -158,8 +158,8 @@ func DefaultRoutes() *Routes {
 }
 
 // LoadRoutes reads and validates an answerers.yaml file. It reports every
-// problem at once: the error is an errors.Join of *config.FieldError (each
-// naming file, line and field, and wrapping config.ErrInvalid). A file that
+// problem at once: the error is an errors.Join of *fielderr.FieldError (each
+// naming file, line and field, and wrapping fielderr.ErrInvalid). A file that
 // cannot be read gives the os error (errors.Is(err, fs.ErrNotExist) when
 // missing: use DefaultRoutes then).
 func LoadRoutes(path string) (*Routes, error) {
@@ -178,7 +178,7 @@ func ParseRoutes(file string, data []byte) (*Routes, error) {
 	p := &rtParser{file: file}
 	r := p.parse(data)
 	if len(p.errs) > 0 {
-		slices.SortStableFunc(p.errs, func(a, b *config.FieldError) int { return a.Line - b.Line })
+		slices.SortStableFunc(p.errs, func(a, b *fielderr.FieldError) int { return a.Line - b.Line })
 		errs := make([]error, len(p.errs))
 		for i, e := range p.errs {
 			errs[i] = e
@@ -569,7 +569,7 @@ func (m *rtMatcher) match(topic string) int {
 // rtParser collects every problem of one answerers.yaml.
 type rtParser struct {
 	file string
-	errs []*config.FieldError
+	errs []*fielderr.FieldError
 	pats []rtPat // the valid patterns, in file order, for checkShadowing
 }
 
@@ -581,7 +581,7 @@ type rtPat struct {
 }
 
 func (p *rtParser) fail(line int, field, msg string) {
-	p.errs = append(p.errs, &config.FieldError{File: p.file, Line: line, Field: field, Msg: msg})
+	p.errs = append(p.errs, &fielderr.FieldError{File: p.file, Line: line, Field: field, Msg: msg})
 }
 
 var (
@@ -593,7 +593,7 @@ var (
 func (p *rtParser) parse(data []byte) *Routes {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.errs = append(p.errs, config.SyntaxError(p.file, data, err)) // at the line of the problem
+		p.errs = append(p.errs, fielderr.SyntaxError(p.file, data, err)) // at the line of the problem
 		return nil
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {

@@ -17,11 +17,11 @@ const maxFileSize = 1 << 20
 // errChanged: the file changed between reading it and replacing it.
 var errChanged = errors.New("the file changed while it was being updated")
 
-// errNotRegular: the path names a folder or a device, not a file.
-var errNotRegular = errors.New("not a regular file")
+// ErrNotRegular: the path names a folder or a device, not a file.
+var ErrNotRegular = errors.New("not a regular file")
 
-// readFile reads a regular file of at most maxFileSize bytes, with its mode.
-func readFile(path string) ([]byte, fs.FileMode, error) {
+// ReadFile reads a regular file of at most maxFileSize bytes, with its mode.
+func ReadFile(path string) ([]byte, fs.FileMode, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -32,7 +32,7 @@ func readFile(path string) ([]byte, fs.FileMode, error) {
 		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s: %w", path, errNotRegular)
+		return nil, 0, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err == nil && len(data) > maxFileSize {
@@ -50,7 +50,7 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, before []byte) erro
 		return fsutil.WriteFileAtomic(path, data, perm)
 	}
 	return fsutil.WriteFileAtomicIf(path, data, perm, func() error {
-		now, _, err := readFile(path)
+		now, _, err := ReadFile(path)
 		if err != nil {
 			return err
 		}

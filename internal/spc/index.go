@@ -59,7 +59,7 @@ func NewIndexEntry(q *Query) IndexEntry {
 // as a list of entries.
 func LoadIndex(dir string) ([]IndexEntry, error) {
 	path := IndexPath(dir)
-	data, _, err := readFile(path)
+	data, _, err := ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

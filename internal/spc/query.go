@@ -119,7 +119,7 @@ func ParseQuery(name string, data []byte) (*Query, error) {
 
 // ReadQuery reads and parses the query file at path.
 func ReadQuery(path string) (*Query, error) {
-	data, _, err := readFile(path)
+	data, _, err := ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("spc: %w", err)
 	}

@@ -139,7 +139,7 @@ func ParseResponse(name string, data []byte) (*Response, error) {
 
 // ReadResponse reads and parses the response file at path.
 func ReadResponse(path string) (*Response, error) {
-	data, _, err := readFile(path)
+	data, _, err := ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("spc: %w", err)
 	}

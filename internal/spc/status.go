@@ -21,7 +21,7 @@ func SetStatus(path string, status Status) error {
 		return fmt.Errorf("spc: status %q is not one of pending, answered, resolved: %w", status, ErrInvalid)
 	}
 	for range 5 {
-		data, perm, err := readFile(path)
+		data, perm, err := ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("spc: %w", err)
 		}

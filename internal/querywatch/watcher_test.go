@@ -1,10 +1,12 @@
-package spc
+package querywatch
 
 import (
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/spc"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,7 +199,7 @@ func TestWatcherExistingAndNewFiles(t *testing.T) {
 	e := r.waitEvent(t, "the query already there", isQuery(seed, "query-20260115-001"))
 	assertEqual(t, e.Dir, dir)
 	assertEqual(t, e.Owner, "developer")
-	assertEqual(t, e.Query.Priority, PriorityBlocker)
+	assertEqual(t, e.Query.Priority, spc.PriorityBlocker)
 
 	next := filepath.Join(dir, "query-20260115-002.yaml")
 	writeFile(t, next, query("query-20260115-002"))
@@ -205,7 +207,7 @@ func TestWatcherExistingAndNewFiles(t *testing.T) {
 
 	writeFile(t, next, strings.Replace(query("query-20260115-002"), "high", "low", 1))
 	e = r.waitEvent(t, "the changed query", isQuery(next, "query-20260115-002"))
-	assertEqual(t, e.Query.Priority, PriorityLow)
+	assertEqual(t, e.Query.Priority, spc.PriorityLow)
 }
 
 func TestWatcherTwoParts(t *testing.T) {
@@ -247,7 +249,7 @@ func TestWatcherIncompleteReportedWhenItStays(t *testing.T) {
 	path := filepath.Join(dir, "query-b.yaml")
 	writeFile(t, path, "id: q-b\nfrom: qa\n")
 	e := r.waitEvent(t, "the incomplete query", func(e Event) bool { return e.Path == path })
-	if !errors.Is(e.Err, ErrMissingField) || !errors.Is(e.Err, ErrIncomplete) || e.Query != nil {
+	if !errors.Is(e.Err, spc.ErrMissingField) || !errors.Is(e.Err, spc.ErrIncomplete) || e.Query != nil {
 		t.Fatalf("event %+v", e)
 	}
 	writeFile(t, path, "id: q-b\nfrom: qa\n") // same content: not again
@@ -359,7 +361,7 @@ func TestWatcherBadYAMLReportedOnce(t *testing.T) {
 	const bad = "id: q-g\nfrom: designer\nto: pm\nquestion: Which: A or B?\n"
 	writeFile(t, path, bad)
 	e := r.waitEvent(t, "the bad query", func(e Event) bool { return e.Path == path })
-	if !errors.Is(e.Err, ErrBadYAML) || errors.Is(e.Err, ErrIncomplete) || e.Query != nil {
+	if !errors.Is(e.Err, spc.ErrBadYAML) || errors.Is(e.Err, spc.ErrIncomplete) || e.Query != nil {
 		t.Fatalf("event %+v", e)
 	}
 	if !strings.Contains(e.Err.Error(), "query-g.yaml:4:") {
@@ -376,7 +378,7 @@ func TestWatcherBadYAMLReportedOnce(t *testing.T) {
 	}
 	writeFile(t, path, bad+"priority: urgent\n")
 	e = r.waitEvent(t, "the other bad query", func(e Event) bool { return e.Path == path })
-	if !errors.Is(e.Err, ErrBadYAML) {
+	if !errors.Is(e.Err, spc.ErrBadYAML) {
 		t.Errorf("event %+v", e)
 	}
 }
@@ -391,10 +393,10 @@ func TestWatcherIgnoresOtherFiles(t *testing.T) {
 	writeFile(t, queryPath, query("q-h"))
 	r.waitEvent(t, "the query", isQuery(queryPath, "q-h"))
 
-	if _, err := WriteResponse(queryPath, Response{QueryID: "q-h", From: "architect", Answer: "SSE"}); err != nil {
+	if _, err := spc.WriteResponse(queryPath, spc.Response{QueryID: "q-h", From: "architect", Answer: "SSE"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := UpsertIndex(dir, IndexEntry{ID: "q-h", File: "query-h.yaml"}); err != nil {
+	if _, err := spc.UpsertIndex(dir, spc.IndexEntry{ID: "q-h", File: "query-h.yaml"}); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "notes.txt"), "x")
@@ -403,11 +405,11 @@ func TestWatcherIgnoresOtherFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The status update is a change to the query: reported, as answered.
-	if err := SetStatus(queryPath, StatusAnswered); err != nil {
+	if err := spc.SetStatus(queryPath, spc.StatusAnswered); err != nil {
 		t.Fatal(err)
 	}
 	e := r.waitEvent(t, "the answered query", isQuery(queryPath, "q-h"))
-	assertEqual(t, e.Query.Status, StatusAnswered)
+	assertEqual(t, e.Query.Status, spc.StatusAnswered)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -483,7 +485,7 @@ func TestWatcherClose(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if err := w.Add(dir, ""); !errors.Is(err, ErrClosed) {
+	if err := w.Add(dir, ""); !errors.Is(err, spc.ErrClosed) {
 		t.Errorf("Add after Close: %v", err)
 	}
 	writeFile(t, filepath.Join(dir, "query-late.yaml"), query("late"))
@@ -500,7 +502,7 @@ func TestWatcherGarbage(t *testing.T) {
 		{0xff, 0xfe, 0x00, 0x01},
 		[]byte("a: &x [*x]\nid: *x\n"),
 		[]byte(strings.Repeat("- ", 5000)),
-		[]byte("id: q\nfrom: a\nto: b\nquestion: x\n" + strings.Repeat("x", maxFileSize)),
+		[]byte("id: q\nfrom: a\nto: b\nquestion: x\n" + strings.Repeat("x", 1<<20)), // spc reads at most 1 MiB,
 	}
 	for i, data := range garbage {
 		path := filepath.Join(dir, fmt.Sprintf("query-garbage-%d.yaml", i))
@@ -512,5 +514,36 @@ func TestWatcherGarbage(t *testing.T) {
 			t.Errorf("garbage %d: %+v", i, e)
 		}
 		t.Logf("garbage %d: %.200v", i, e.Err)
+	}
+}
+
+// seedQuery and seedResponse are files of spc's test data.
+const (
+	seedQuery    = "query-20260115-001.yaml"
+	seedResponse = "query-20260115-001-response.yaml"
+)
+
+// readTestdata returns a file from spc's testdata.
+func readTestdata(tb testing.TB, name string) []byte {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "spc", "testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// writeFile writes a file, failing the test on error.
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func assertEqual[T any](t *testing.T, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
 	}
 }

@@ -1,9 +1,10 @@
-package progress
+package progresswatch
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/progress"
 	"io"
 	"io/fs"
 	"os"
@@ -18,22 +19,6 @@ import (
 	"github.com/teamlead/teamlead/internal/dirwatch"
 )
 
-// State is what the watcher reports for one file.
-type State struct {
-	// Agent is the agent whose directory it is ("" for extra paths).
-	Agent string
-	// Path is the progress file's absolute path.
-	Path string
-	// Workflow is the parsed file, nil when missing or unreadable.
-	Workflow *Workflow
-	// Err is the problem, shown on the agent; nil when missing or fine.
-	Err error
-	// ModTime is when the file last changed (zero when missing).
-	ModTime time.Time
-	// Missing is true when there is no file at Path.
-	Missing bool
-}
-
 // ErrClosed is returned by Add after Close.
 var ErrClosed = errors.New("progress: watcher closed")
 
@@ -47,9 +32,9 @@ const maxFileSize = 8 << 20
 // Watcher watches progress files. It watches each file's folder (editors
 // and atomic writers replace a file by rename), or the nearest existing
 // ancestor until that folder exists. It calls fn from its own goroutine,
-// never concurrently, with a file's new State after a change has settled.
+// never concurrently, with a file's new progress.State after a change has settled.
 type Watcher struct {
-	fn   func(State)
+	fn   func(progress.State)
 	loop *dirwatch.Loop[fireMsg]
 
 	mu     sync.Mutex
@@ -60,7 +45,7 @@ type Watcher struct {
 
 // entry is one watched file.
 type entry struct {
-	state    State
+	state    progress.State
 	data     []byte         // the bytes last read, to skip reporting unchanged files
 	dir      string         // the folder watched for it ("" when none)
 	timer    dirwatch.Timer // a superseded timer's fire is ignored
@@ -75,7 +60,7 @@ type fireMsg struct {
 
 // NewWatcher starts a watcher that reports to fn. Call Close when done; fn
 // must not call Close.
-func NewWatcher(fn func(State)) (*Watcher, error) {
+func NewWatcher(fn func(progress.State)) (*Watcher, error) {
 	loop, err := dirwatch.NewLoop[fireMsg]()
 	if err != nil {
 		return nil, fmt.Errorf("progress: %w", err)
@@ -133,9 +118,9 @@ func (w *Watcher) Close() error {
 }
 
 // States returns the latest state of every watched file, by agent then path.
-func (w *Watcher) States() []State {
+func (w *Watcher) States() []progress.State {
 	w.mu.Lock()
-	out := make([]State, 0, len(w.files))
+	out := make([]progress.State, 0, len(w.files))
 	for _, e := range w.files {
 		out = append(out, e.state)
 	}
@@ -234,8 +219,8 @@ func (w *Watcher) forgetDir(dir string) {
 }
 
 // readState reads and parses the file at path.
-func readState(agent, path string) (State, []byte) {
-	s := State{Agent: agent, Path: path}
+func readState(agent, path string) (progress.State, []byte) {
+	s := progress.State{Agent: agent, Path: path}
 	data, mod, err := readFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
@@ -244,7 +229,7 @@ func readState(agent, path string) (State, []byte) {
 		s.Err, s.ModTime = err, mod
 	default:
 		s.ModTime = mod
-		s.Workflow, s.Err = Parse(data)
+		s.Workflow, s.Err = progress.Parse(data)
 	}
 	return s, data
 }
@@ -272,7 +257,7 @@ func readFile(path string) ([]byte, time.Time, error) {
 }
 
 // sameState reports whether a new read shows nothing new.
-func sameState(a State, adata []byte, b State, bdata []byte) bool {
+func sameState(a progress.State, adata []byte, b progress.State, bdata []byte) bool {
 	return a.Missing == b.Missing && a.ModTime.Equal(b.ModTime) &&
 		errText(a.Err) == errText(b.Err) && bytes.Equal(adata, bdata)
 }

@@ -1,9 +1,10 @@
-package spc
+package querywatch
 
 import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/spc"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,9 +26,9 @@ type Event struct {
 	// Path is the query file (absolute).
 	Path string
 	// Query is the parsed file, nil when Err is set.
-	Query *Query
+	Query *spc.Query
 	// Err is why the file cannot be read as a query. It matches
-	// ErrIncomplete only for a file left incomplete for a while (see NewWatcher).
+	// spc.ErrIncomplete only for a file left incomplete for a while (see NewWatcher).
 	Err error
 }
 
@@ -82,7 +83,7 @@ type fireMsg struct {
 // whenever the content changes. Responses, the index and other files are
 // ignored; a deleted file is not reported. A file that looks half-written
 // is read again when it changes, and reported (with an error matching
-// ErrIncomplete) only if it stays so for a few seconds. Call Close when
+// spc.ErrIncomplete) only if it stays so for a few seconds. Call Close when
 // done; fn must not call Close.
 func NewWatcher(fn func(Event)) (*Watcher, error) {
 	return newWatcher(fn, staleAfter, nil)
@@ -118,7 +119,7 @@ func (w *Watcher) Add(dir, owner string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return ErrClosed
+		return spc.ErrClosed
 	}
 	d, known := w.dirs[abs]
 	if !known {
@@ -161,7 +162,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		w.forgetWatch(name)
 	}
 	parent := filepath.Dir(name)
-	if d, ok := w.dirs[parent]; ok && d.watching == parent && IsQueryFile(name) {
+	if d, ok := w.dirs[parent]; ok && d.watching == parent && spc.IsQueryFile(name) {
 		w.schedule(name, debounce, false)
 	}
 	for path, d := range w.dirs {
@@ -194,7 +195,7 @@ func (w *Watcher) scan(dir string) {
 		return // gone again; its removal moves the watch
 	}
 	for _, e := range entries {
-		if !e.IsDir() && IsQueryFile(e.Name()) {
+		if !e.IsDir() && spc.IsQueryFile(e.Name()) {
 			w.schedule(filepath.Join(dir, e.Name()), debounce, false)
 		}
 	}
@@ -222,12 +223,12 @@ func (w *Watcher) refresh(m fireMsg) {
 	ev := Event{Dir: filepath.Dir(m.path), Owner: d.owner, Path: m.path}
 	w.mu.Unlock()
 
-	data, _, err := readFile(m.path)
-	gone := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, errNotRegular)
+	data, _, err := spc.ReadFile(m.path)
+	gone := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, spc.ErrNotRegular)
 	var sum [32]byte
 	if err == nil {
 		sum = sha256.Sum256(data)
-		ev.Query, ev.Err = ParseQuery(m.path, data)
+		ev.Query, ev.Err = spc.ParseQuery(m.path, data)
 	} else {
 		sum = sha256.Sum256([]byte("error: " + err.Error()))
 		ev.Err = fmt.Errorf("spc: %w", err)
@@ -246,7 +247,7 @@ func (w *Watcher) refresh(m fireMsg) {
 		outcome = "gone"
 	case f.reported && f.sum == sum:
 		outcome = "unchanged"
-	case errors.Is(ev.Err, ErrIncomplete) && !m.final:
+	case errors.Is(ev.Err, spc.ErrIncomplete) && !m.final:
 		if w.stale > 0 {
 			w.schedule(m.path, w.stale, true)
 		}

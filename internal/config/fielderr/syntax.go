@@ -1,4 +1,4 @@
-package config
+package fielderr
 
 import (
 	"bytes"

@@ -1,8 +1,9 @@
-package progress
+package progresswatch
 
 import (
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/progress"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // recorder collects the states a Watcher reports.
 type recorder struct {
 	mu      sync.Mutex
-	states  []State
+	states  []progress.State
 	next    int // first state waitFor has not looked at
 	wake    chan struct{}
 	inside  atomic.Int32
@@ -25,7 +26,7 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{wake: make(chan struct{}, 1)} }
 
 // add is the Watcher's callback.
-func (r *recorder) add(s State) {
+func (r *recorder) add(s progress.State) {
 	if r.inside.Add(1) != 1 {
 		r.overlap.Store(true)
 	}
@@ -41,7 +42,7 @@ func (r *recorder) add(s State) {
 
 // waitFor returns the first state not yet looked at that satisfies ok,
 // failing the test after a deadline.
-func (r *recorder) waitFor(t *testing.T, what string, ok func(State) bool) State {
+func (r *recorder) waitFor(t *testing.T, what string, ok func(progress.State) bool) progress.State {
 	t.Helper()
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()
@@ -58,7 +59,7 @@ func (r *recorder) waitFor(t *testing.T, what string, ok func(State) bool) State
 }
 
 // scan looks at the states reported since the last call.
-func (r *recorder) scan(ok func(State) bool) (State, bool) {
+func (r *recorder) scan(ok func(progress.State) bool) (progress.State, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for r.next < len(r.states) {
@@ -68,14 +69,14 @@ func (r *recorder) scan(ok func(State) bool) (State, bool) {
 			return s, true
 		}
 	}
-	return State{}, false
+	return progress.State{}, false
 }
 
 // all returns every state reported so far.
-func (r *recorder) all() []State {
+func (r *recorder) all() []progress.State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]State(nil), r.states...)
+	return append([]progress.State(nil), r.states...)
 }
 
 func (r *recorder) dump() string {
@@ -86,7 +87,7 @@ func (r *recorder) dump() string {
 	return b.String()
 }
 
-func describe(s State) string {
+func describe(s progress.State) string {
 	switch {
 	case s.Missing:
 		return "missing"
@@ -134,13 +135,13 @@ func progressFile(status string, step int) string {
 }
 
 // at reports whether a state shows the workflow at status and step.
-func at(status string, step int) func(State) bool {
-	return func(s State) bool {
+func at(status string, step int) func(progress.State) bool {
+	return func(s progress.State) bool {
 		return s.Workflow != nil && s.Workflow.Status == status && s.Workflow.CurrentStep == step
 	}
 }
 
-func isMissing(s State) bool { return s.Missing }
+func isMissing(s progress.State) bool { return s.Missing }
 
 func write(t *testing.T, path, content string) {
 	t.Helper()
@@ -164,7 +165,7 @@ func writeByRename(t *testing.T, path, content string) {
 // the state folder made when mkdir is true.
 func workDir(t *testing.T, mkdir bool) (dir, path string) {
 	dir = t.TempDir()
-	path = filepath.Join(dir, DefaultPath)
+	path = filepath.Join(dir, progress.DefaultPath)
 	if mkdir {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -179,7 +180,7 @@ func TestWatcherFileAndFolderCreatedLater(t *testing.T) {
 	if err := w.Add("dev", path); err != nil {
 		t.Fatal(err)
 	}
-	first := rec.waitFor(t, "the initial missing state", func(State) bool { return true })
+	first := rec.waitFor(t, "the initial missing state", func(progress.State) bool { return true })
 	if !first.Missing || first.Agent != "dev" || first.Path != path || first.Err != nil {
 		t.Fatalf("initial state %+v, want missing for dev at %s", first, path)
 	}
@@ -200,7 +201,7 @@ func TestWatcherFileAndFolderCreatedLater(t *testing.T) {
 
 func TestWatcherWorkDirCreatedLater(t *testing.T) {
 	root := t.TempDir()
-	path := filepath.Join(root, "agents", "qa", DefaultPath)
+	path := filepath.Join(root, "agents", "qa", progress.DefaultPath)
 	w, rec := startWatcher(t)
 	if err := w.Add("qa", path); err != nil {
 		t.Fatal(err)
@@ -266,16 +267,16 @@ func TestWatcherWrittenInTwoHalves(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The pause: the watcher reads the half file before the rest comes.
-	half := rec.waitFor(t, "the half file read", func(s State) bool { return s.Err != nil })
-	if !errors.Is(half.Err, ErrNotJSON) || half.Workflow != nil || half.Missing {
-		t.Fatalf("half file gave %+v, want ErrNotJSON and no workflow", half)
+	half := rec.waitFor(t, "the half file read", func(s progress.State) bool { return s.Err != nil })
+	if !errors.Is(half.Err, progress.ErrNotJSON) || half.Workflow != nil || half.Missing {
+		t.Fatalf("half file gave %+v, want progress.ErrNotJSON and no workflow", half)
 	}
 	if _, err := f.WriteString(content[len(content)/2:]); err != nil {
 		t.Fatal(err)
 	}
 	rec.waitFor(t, "the complete file", at("in_progress", 3))
 	for _, s := range rec.all() {
-		if !s.Missing && !errors.Is(s.Err, ErrNotJSON) && !at("in_progress", 3)(s) {
+		if !s.Missing && !errors.Is(s.Err, progress.ErrNotJSON) && !at("in_progress", 3)(s) {
 			t.Errorf("unexpected intermediate state: %s", describe(s))
 		}
 	}
@@ -322,14 +323,14 @@ func TestWatcherGarbage(t *testing.T) {
 		content string
 		want    error
 	}{
-		{"\x7fELF\x02\x01\x01\x00\x00\x00", ErrNotJSON},
-		{`{"version":"3.0","steps":[]}`, ErrUnknownVersion},
-		{`[1, 2, 3]`, ErrSchema},
-		{`{"version":"2.0","current_step":"two"}`, ErrSchema},
+		{"\x7fELF\x02\x01\x01\x00\x00\x00", progress.ErrNotJSON},
+		{`{"version":"3.0","steps":[]}`, progress.ErrUnknownVersion},
+		{`[1, 2, 3]`, progress.ErrSchema},
+		{`{"version":"2.0","current_step":"two"}`, progress.ErrSchema},
 	}
 	for _, step := range steps {
 		writeByRename(t, path, step.content)
-		s := rec.waitFor(t, step.want.Error(), func(s State) bool { return errors.Is(s.Err, step.want) })
+		s := rec.waitFor(t, step.want.Error(), func(s progress.State) bool { return errors.Is(s.Err, step.want) })
 		if s.Workflow != nil || s.Missing || s.ModTime.IsZero() {
 			t.Errorf("error state %+v", s)
 		}
@@ -365,7 +366,7 @@ func TestWatcherStates(t *testing.T) {
 	if err := w.Add("dev2", filepath.Join(devDir, ".claude", "state", "..", "state", "progress.json")); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitFor(t, "the re-added file", func(s State) bool { return s.Agent == "dev2" })
+	rec.waitFor(t, "the re-added file", func(s progress.State) bool { return s.Agent == "dev2" })
 	if got := w.States(); len(got) != 3 || got[1].Agent != "dev2" {
 		t.Errorf("after re-adding: %+v", got)
 	}
@@ -407,12 +408,12 @@ func TestWatcherStalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := rec.waitFor(t, "the file", at("in_progress", 1))
-	if !Stalled(s, time.Now(), 30*time.Minute) {
+	if !progress.Stalled(s, time.Now(), 30*time.Minute) {
 		t.Errorf("an hour-old in_progress file is not stalled: %+v", s)
 	}
 	write(t, path, progressFile("in_progress", 2))
 	s = rec.waitFor(t, "the next step", at("in_progress", 2))
-	if Stalled(s, time.Now(), 30*time.Minute) {
+	if progress.Stalled(s, time.Now(), 30*time.Minute) {
 		t.Errorf("a file just written is stalled: %+v", s)
 	}
 }
@@ -421,7 +422,7 @@ func TestWatcherStalled(t *testing.T) {
 // seed's progress.json; agents sharing a folder get a file each, so one
 // agent's workflow is never shown as another's.
 func TestPathsInASharedFolder(t *testing.T) {
-	got := Paths(map[string]string{"dev": "/p", "qa": "/p/", "arch": "/p", "solo": "/q"})
+	got := progress.Paths(map[string]string{"dev": "/p", "qa": "/p/", "arch": "/p", "solo": "/q"})
 	want := map[string]string{
 		"dev": "/p/.claude/state/progress-dev.json", "qa": "/p/.claude/state/progress-qa.json",
 		"arch": "/p/.claude/state/progress-arch.json", "solo": "/q/.claude/state/progress.json",
