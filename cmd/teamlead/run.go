@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/guard"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/trust"
@@ -76,6 +78,22 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	}
 	defer st.Close()
 
+	// Teamlead's own files changed while agents ran are not used before
+	// the human has looked at them: an agent could have written them.
+	files, unaccepted, err := guard.Open(st, team.OwnFiles())
+	if err != nil {
+		return err
+	}
+	if len(unaccepted) > 0 {
+		return fmt.Errorf("%s changed while agents ran (or while a console that was killed ran), and no console uses a change made behind your back before you have looked at it: see it with `teamlead config diff%s`, then accept it with `teamlead config accept%s` (or undo it)",
+			strings.Join(unaccepted, ", "), stateArg(g), stateArg(g))
+	}
+	defer func() {
+		if changed, err := files.Close(); err != nil || len(changed) > 0 {
+			fmt.Fprintf(errOut, "teamlead: %s changed while agents ran; the next start waits for you to look at it (teamlead config diff)\n", strings.Join(changed, ", "))
+		}
+	}()
+
 	// Trouble the engine survives goes to stderr, or to the console's
 	// status bar while it runs (stderr would tear the full screen).
 	var showErr atomic.Pointer[func(error)]
@@ -88,8 +106,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return err
 	}
 	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
-		Socket:  socket,
-		OnError: func(err error) { (*showErr.Load())(err) }})
+		Socket:   socket,
+		OnError:  func(err error) { (*showErr.Load())(err) },
+		OwnWrite: files.Write})
 	if err != nil {
 		return err
 	}
@@ -117,6 +136,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	for _, w := range warnings {
 		eng.Warn(w)
 	}
+	go files.Run(engCtx, 2*time.Second, func(path string) {
+		eng.Warn(fmt.Sprintf("%s changed while agents run: this console does not use it, and the next start waits for you to look at it (teamlead config diff) and accept it (teamlead config accept)", path))
+	})
 	srv, err := control.Listen(g.state, eng)
 	if err != nil {
 		stopEngine()
@@ -178,4 +200,13 @@ func register(g *globals, socket string) (func(), error) {
 		return nil, err
 	}
 	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now()})
+}
+
+// stateArg is the --state flag a printed command needs to reach this
+// state, "" for the default.
+func stateArg(g *globals) string {
+	if g.stateSet {
+		return " --state " + g.state
+	}
+	return ""
 }

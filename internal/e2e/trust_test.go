@@ -3,9 +3,11 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An agent's own processes — run directly, in the background, or detached
@@ -139,4 +141,37 @@ idle
 	if inbox := victim.mustCLI("inbox"); !strings.Contains(inbox, "p-1") {
 		t.Fatalf("p-1 decided by another console's agent:\n%s", inbox)
 	}
+}
+
+// TestTeamFileChangedWhileAgentsRanWaitsForTheHuman: an agent appends to
+// the team file while the console runs (an agent runs as the human's user
+// and can). The console says so at once, and the next start refuses to use
+// the file until the human has looked at the change (teamlead config diff)
+// and accepted it (teamlead config accept).
+func TestTeamFileChangedWhileAgentsRanWaitsForTheHuman(t *testing.T) {
+	tm := newTeam(t)
+	tm.write("team.yaml", []agentDef{{name: "dev", command: []string{"sh", "-c", "echo dev ready; echo '# written by the agent' >> team.yaml; exec sleep 600"}}})
+	c := tm.start()
+	waitFor(t, 20*time.Second, "the console to see the change", func() bool {
+		return strings.Contains(c.out.String(), "team.yaml changed while agents run")
+	}, c.out.String)
+	c.stop()
+
+	cmd := exec.Command(bin.teamlead, "run", "--headless", "--config", tm.config, "--state", tm.state)
+	cmd.Env = tm.env()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "team.yaml changed while agents ran") || !strings.Contains(string(out), "teamlead config diff") {
+		t.Fatalf("the next start must wait for the human: %v\n%s", err, out)
+	}
+	diff := tm.mustCLI("config", "diff")
+	if !strings.Contains(diff, "+# written by the agent") {
+		t.Fatalf("config diff:\n%s", diff)
+	}
+	if got := tm.mustCLI("config", "accept"); !strings.Contains(got, "accepted "+tm.config) {
+		t.Fatalf("config accept: %s", got)
+	}
+	if got := tm.mustCLI("config", "diff"); !strings.Contains(got, "nothing waits for you") {
+		t.Fatalf("after accept: %s", got)
+	}
+	tm.start().stop()
 }

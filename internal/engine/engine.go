@@ -57,6 +57,10 @@ type Options struct {
 	// OnError is told about trouble the engine survives, such as a store
 	// write that failed and is being retried (a full disk).
 	OnError func(error)
+	// OwnWrite, when set, runs write, the engine's change of one of
+	// teamlead's own files (path) on the human's word, so that the file
+	// guard takes it for the human's (guard.Guard.Write).
+	OwnWrite func(path string, write func() error) error
 }
 
 // Engine is a running team.

@@ -204,19 +204,30 @@ func (e *Engine) ApproveAlways(id, scope string, forAll bool) error {
 			return lead.Output{}, err
 		}
 		path := e.opts.Team.Permissions.Policy
-		if err := e.ownPolicyFile(path); err != nil {
-			return lead.Output{}, err
-		}
 		agent := r.Agent
 		if forAll {
 			agent = ""
 		}
-		for _, rule := range rules {
-			add := permit.Addition{Agent: agent, Match: rule, Decide: permit.Allow, Why: "approved always by the human (" + id + ")",
-				Comment: fmt.Sprintf("added by teamlead %s: approve always %s for %s", now.Format(time.RFC3339), id, r.Agent), Action: r.Action, ActionAgent: r.Agent}
-			if err := permit.AddRule(path, add, e.env(r.Agent)); err != nil {
-				return lead.Output{}, err
+		write := func() error {
+			if err := e.ownPolicyFile(path); err != nil {
+				return err
 			}
+			for _, rule := range rules {
+				add := permit.Addition{Agent: agent, Match: rule, Decide: permit.Allow, Why: "approved always by the human (" + id + ")",
+					Comment: fmt.Sprintf("added by teamlead %s: approve always %s for %s", now.Format(time.RFC3339), id, r.Agent), Action: r.Action, ActionAgent: r.Agent}
+				if err := permit.AddRule(path, add, e.env(r.Agent)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if e.opts.OwnWrite != nil {
+			err = e.opts.OwnWrite(path, write)
+		} else {
+			err = write()
+		}
+		if err != nil {
+			return lead.Output{}, err
 		}
 		pol, err := permit.Load(path)
 		if err != nil {

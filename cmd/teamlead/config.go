@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/teamlead/teamlead/internal/guard"
+	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/trust"
+)
+
+func newConfigCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Look at and accept changes to teamlead's own files (team, policy, answerers, consultations, presets) made while agents ran",
+		Long: "A console remembers the team file, the permission policy and the answerers, consultations and presets files\n" +
+			"it started with and watches them while agents run: agents run as your user and could write them. A change\n" +
+			"seen then is not used by the next console until you have looked at it and accepted it here (run these with\n" +
+			"no console running on the state).",
+	}
+	diff := &cobra.Command{
+		Use:   "diff [FILE...]",
+		Short: "Show what changed in teamlead's files since they were last accepted, as a unified diff",
+		RunE:  func(cmd *cobra.Command, args []string) error { return configDiff(cmd, g, args) },
+	}
+	accept := &cobra.Command{
+		Use:   "accept [FILE...]",
+		Short: "Accept the files as they are now (all that changed, or the FILEs named): the next console uses them",
+		RunE:  func(cmd *cobra.Command, args []string) error { return configAccept(cmd, g, args) },
+	}
+	cmd.AddCommand(diff, accept)
+	return cmd
+}
+
+// guardState opens the state's store for writing (no console may run on
+// it) and returns the guard's record and the files it knows, now.
+func guardState(g *globals) (*store.Store, guard.State, guard.Snapshot, error) {
+	if err := g.resolve(); err != nil {
+		return nil, guard.State{}, nil, err
+	}
+	st, err := store.Open(g.storeDir(), store.Options{})
+	switch {
+	case errors.Is(err, store.ErrLocked):
+		return nil, guard.State{}, nil, fmt.Errorf("a console runs on %s: stop it first (a change is looked at before a console starts)", g.state)
+	case errors.Is(err, store.ErrNoStore):
+		return nil, guard.State{}, nil, g.notFound(err, true)
+	case err != nil:
+		return nil, guard.State{}, nil, err
+	}
+	s, _, err := guard.Load(st)
+	if err != nil {
+		st.Close()
+		return nil, guard.State{}, nil, err
+	}
+	var paths []string
+	for p := range s.Accepted {
+		paths = append(paths, p)
+	}
+	for p := range s.Changed {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return st, s, guard.Take(paths), nil
+}
+
+// pick returns the files of want (all of have when want is empty), as the
+// guard names them; an unknown one is an error.
+func pick(have []string, want []string) ([]string, error) {
+	if len(want) == 0 {
+		return have, nil
+	}
+	var out []string
+	for _, w := range want {
+		abs, err := filepath.Abs(w)
+		if err != nil || !slices.Contains(have, abs) {
+			return nil, fmt.Errorf("%s is not one of the files the console watches (%d of them: the team file, its policy, answerers, consultations and presets)", w, len(have))
+		}
+		out = append(out, abs)
+	}
+	return out, nil
+}
+
+func configDiff(cmd *cobra.Command, g *globals, args []string) error {
+	st, s, now, err := guardState(g)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	files, err := pick(s.Unaccepted(now), args)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if len(files) == 0 {
+		fmt.Fprintln(out, "nothing waits for you: no file changed while agents ran")
+		return nil
+	}
+	for _, p := range files {
+		when := "while the last console ran (it did not end cleanly, so when is not known)"
+		if t, ok := s.Changed[p]; ok {
+			when = "while agents ran, seen at " + t.Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(out, "%s changed %s:\n%s\n", p, when, s.Diff(p, now[p]))
+	}
+	fmt.Fprintln(out, "If you made these changes, accept them: teamlead config accept; if not, undo them (git checkout, or edit the file back).")
+	return nil
+}
+
+func configAccept(cmd *cobra.Command, g *globals, args []string) error {
+	if why := trust.InsideAgent(); why != "" {
+		return fmt.Errorf("refused: only the human may accept changes to teamlead's files: %s", why)
+	}
+	st, s, now, err := guardState(g)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	files, err := pick(s.Unaccepted(now), args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(cmd.OutOrStdout(), "nothing to accept: no file changed while agents ran")
+		return nil
+	}
+	s.Accept(now, files...)
+	if len(args) == 0 {
+		s.Running = false // every difference is accepted: what a killed console left is explained
+	}
+	if err := guard.Save(st, s); err != nil {
+		return err
+	}
+	sort.Strings(files)
+	for _, p := range files {
+		fmt.Fprintf(cmd.OutOrStdout(), "accepted %s as it is now\n", p)
+	}
+	return nil
+}

@@ -1,0 +1,311 @@
+// Package guard keeps teamlead's own files (the team file, its permission
+// policy, answerers, consultations and presets) from being changed behind
+// the human's back. An agent runs as the human's user and can write them;
+// nothing it writes takes effect while the console runs (they are read at
+// start), but the next start would trust it: a permissions.yaml that allows
+// curl, an answerers.yaml whose notify runs the agent's script. So the
+// console remembers the content it started with, watches the files while
+// agents run, and a change seen then takes effect only once the human has
+// looked at it (teamlead config diff) and accepted it (teamlead config
+// accept). Changes made while no console runs are the human's own.
+package guard
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// maxKept bounds the content kept of each file for diffs; the hash always
+// covers the whole file.
+const maxKept = 256 << 10
+
+// File is what is known of one file at one moment.
+type File struct {
+	Missing bool   `json:"missing,omitempty"`
+	Hash    string `json:"hash,omitempty"` // sha256 of the whole content
+	Content string `json:"content,omitempty"`
+	Cut     bool   `json:"cut,omitempty"` // Content holds only the first maxKept bytes
+	Err     string `json:"err,omitempty"` // why it could not be read
+}
+
+// Snapshot is the files by their cleaned absolute paths.
+type Snapshot map[string]File
+
+// Take reads paths now.
+func Take(paths []string) Snapshot {
+	s := Snapshot{}
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			s[abs] = read(abs)
+		}
+	}
+	return s
+}
+
+// read reads a regular file without waiting on a FIFO an agent put there.
+func read(path string) File {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return File{Missing: true}
+	}
+	if err != nil {
+		return File{Err: err.Error(), Hash: "unreadable"}
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return File{Err: "not a regular file", Hash: "not-regular"}
+	}
+	h := sha256.New()
+	var kept strings.Builder
+	n, err := io.Copy(io.MultiWriter(h, &limited{&kept, maxKept}), f)
+	if err != nil {
+		return File{Err: err.Error(), Hash: "unreadable"}
+	}
+	return File{Hash: hex.EncodeToString(h.Sum(nil)), Content: kept.String(), Cut: n > maxKept}
+}
+
+// limited writes at most n bytes to w and swallows the rest.
+type limited struct {
+	w *strings.Builder
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if left := l.n - l.w.Len(); left > 0 {
+		l.w.Write(p[:min(len(p), left)])
+	}
+	return len(p), nil
+}
+
+func (f File) same(o File) bool { return f.Missing == o.Missing && f.Hash == o.Hash }
+
+// State is what the store keeps between consoles.
+type State struct {
+	// Accepted is the content the human stands behind: what the last
+	// console started with, or what the human accepted since.
+	Accepted Snapshot `json:"accepted"`
+	// Changed are the files seen changing while agents ran, with when.
+	Changed map[string]time.Time `json:"changed,omitempty"`
+	// Running is set while a console runs on the state; a console that
+	// ends without clearing it (killed) leaves every difference unexplained.
+	Running bool `json:"running"`
+}
+
+// metaKey is where the store keeps the State.
+const metaKey = "guard/state"
+
+// Load returns the State of st; found is false before any console ran.
+func Load(st *store.Store) (s State, found bool, err error) {
+	v, ok, err := st.Meta(metaKey)
+	if err != nil || !ok {
+		return State{}, false, err
+	}
+	if err := json.Unmarshal([]byte(v), &s); err != nil {
+		return State{}, false, fmt.Errorf("the store's record of teamlead's files is damaged (%v)", err)
+	}
+	return s, true, nil
+}
+
+// Save writes s to st.
+func Save(st *store.Store, s State) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return st.Commit(&store.Batch{Meta: map[string]string{metaKey: string(b)}})
+}
+
+// Unaccepted returns the files of now that need the human's word before a
+// console uses them: each seen changing while agents ran and not back to
+// its accepted content, and, after a console that did not end (killed),
+// every file that differs from what it started with.
+func (s State) Unaccepted(now Snapshot) []string {
+	var out []string
+	for p, f := range now {
+		acc, known := s.Accepted[p]
+		if !known || f.same(acc) {
+			continue // a file no console watched (another --config) is the human's choice
+		}
+		if _, seen := s.Changed[p]; seen || s.Running {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Accept makes paths' content in now the accepted one (every file of now
+// when paths is empty) and forgets that they changed.
+func (s *State) Accept(now Snapshot, paths ...string) {
+	if s.Accepted == nil {
+		s.Accepted = Snapshot{}
+	}
+	for p, f := range now {
+		if len(paths) == 0 || slices.Contains(paths, p) {
+			s.Accepted[p] = f
+			delete(s.Changed, p)
+		}
+	}
+}
+
+// Diff is a unified diff from the accepted content of path to f.
+func (s State) Diff(path string, f File) string {
+	acc := s.Accepted[path]
+	if f.Err != "" {
+		return fmt.Sprintf("%s: cannot be read now: %s\n", path, f.Err)
+	}
+	label := func(x File, what string) string {
+		if x.Missing {
+			return "/dev/null (" + what + ": no file)"
+		}
+		return path + " (" + what + ")"
+	}
+	d := udiff.Unified(label(acc, "accepted"), label(f, "now"), acc.Content, f.Content)
+	if acc.Cut || f.Cut {
+		d += fmt.Sprintf("(only the first %d KiB of the file are compared here)\n", maxKept>>10)
+	}
+	return d
+}
+
+// Guard watches the files of a running console.
+type Guard struct {
+	mu    sync.Mutex
+	st    *store.Store
+	state State
+	base  Snapshot // what the console started with, and what it wrote since
+}
+
+// Open checks paths against what st remembers before a console starts on
+// it. With files that need the human's word first, it returns them and no
+// Guard; otherwise their content is now the accepted one, and the Guard
+// watches them until Close.
+func Open(st *store.Store, paths []string) (*Guard, []string, error) {
+	state, found, err := Load(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := Take(paths)
+	if found {
+		if bad := state.Unaccepted(now); len(bad) > 0 {
+			return nil, bad, nil
+		}
+	}
+	state.Accept(now)
+	state.Changed = nil
+	state.Running = true
+	if err := Save(st, state); err != nil {
+		return nil, nil, err
+	}
+	return &Guard{st: st, state: state, base: now}, nil, nil
+}
+
+// Run looks at the files every interval until ctx ends, and calls changed
+// (on Run's goroutine) the first time each one differs from what the
+// console started with, recording it in the store: it will need the
+// human's word before the next console uses it. Polling is enough for a
+// handful of small files, and sees a file replaced by rename, created
+// later, or in a folder made later, with no watches to keep.
+func (g *Guard) Run(ctx context.Context, every time.Duration, changed func(path string)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		for _, p := range g.look() {
+			changed(p)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// look returns the files newly seen changed, recorded.
+func (g *Guard) look() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var fresh []string
+	for p, f := range Take(slices.Collect(maps.Keys(g.base))) {
+		if _, seen := g.state.Changed[p]; seen || f.same(g.base[p]) {
+			continue
+		}
+		g.changed(p)
+		fresh = append(fresh, p)
+	}
+	if len(fresh) > 0 {
+		_ = Save(g.st, g.state) // a failed write shows at the next start as a console that did not end
+	}
+	sort.Strings(fresh)
+	return fresh
+}
+
+// changed records that p changed while the console ran.
+func (g *Guard) changed(p string) {
+	if g.state.Changed == nil {
+		g.state.Changed = map[string]time.Time{}
+	}
+	g.state.Changed[p] = time.Now()
+}
+
+// ErrChanged: the file was changed by someone else while the console ran;
+// the console will not build on it before the human has looked.
+var ErrChanged = errors.New("changed while the agents ran, not by this console: look at it (teamlead config diff) before anything is added to it")
+
+// Write runs write, the console's own change of path on the human's word
+// (an approve-always rule added to the policy), and takes path's new
+// content as accepted; no look at the files falls between the two. A file
+// someone else changed is not written (ErrChanged): the console would
+// otherwise load their changes with its own.
+func (g *Guard) Write(path string, write func() error) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	abs, err := filepath.Abs(path)
+	if _, watched := g.base[abs]; err != nil || !watched {
+		return write()
+	}
+	before := Take([]string{abs})[abs]
+	_, seen := g.state.Changed[abs]
+	if !seen && !before.same(g.base[abs]) {
+		g.changed(abs)
+		_ = Save(g.st, g.state)
+		seen = true
+	}
+	if seen {
+		return fmt.Errorf("%w: %s", ErrChanged, path)
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	now := Take([]string{abs})
+	g.base[abs] = now[abs]
+	g.state.Accept(now, abs)
+	return Save(g.st, g.state)
+}
+
+// Close takes a last look and records that the console ended.
+func (g *Guard) Close() ([]string, error) {
+	fresh := g.look()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.state.Running = false
+	return fresh, Save(g.st, g.state)
+}
