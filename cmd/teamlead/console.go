@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/term"
 	"io"
 	"os"
@@ -84,6 +85,7 @@ func notifier(argv []string) func(title, body string) {
 			return
 		}
 		cmd := exec.Command(argv[0], append(append([]string{}, argv[1:]...), title, body)...)
+		agents.Isolate(cmd) // named by the team file, which an agent can write
 		if err := cmd.Start(); err == nil {
 			go func() {
 				t := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })

@@ -3,12 +3,14 @@ package doctor
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/control"
 )
 
@@ -340,5 +342,38 @@ func TestFolderChecks(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d agent folder lines: %+v", n, checks)
+	}
+}
+
+// TestVersionProbeRunsMarkedAsAnAgent: doctor runs the program a team file
+// names, and a team file is a file an agent can write: the probe runs in a
+// user namespace of its own, as an agent does, so what it starts cannot act
+// as the human (red team round 4: a planted ./claude detached from
+// doctor's probe and approved a request once doctor had exited).
+func TestVersionProbeRunsMarkedAsAnAgent(t *testing.T) {
+	probe := exec.Command("/bin/sh", "-c", "exit 0")
+	if !agents.Isolate(probe) {
+		t.Skip("this kernel gives this user no user namespace: doctor's probes run as before")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "ns")
+	prog := filepath.Join(dir, "claude")
+	script := "#!/bin/sh\nreadlink /proc/self/ns/user > " + out + "\necho 2.1.0\n"
+	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := runVersion(prog, 10*time.Second); r.err != nil || r.version != "2.1.0" {
+		t.Fatalf("probe: %+v", r)
+	}
+	theirs, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := os.Readlink("/proc/self/ns/user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(theirs)) == ours {
+		t.Fatalf("the probe ran in doctor's own user namespace %s", ours)
 	}
 }

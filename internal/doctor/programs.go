@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/agents"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,6 +310,9 @@ func runVersion(path string, timeout time.Duration) versionResult {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
+	// The program is named by a team file an agent can write: it runs
+	// marked as an agent's (a process it leaves behind cannot act as you).
+	agents.Isolate(cmd)
 	var out capped
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// A child that keeps the output open does not hold the check up.

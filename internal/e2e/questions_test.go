@@ -5,11 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/agents"
 )
 
 // questionsYAML is the team-file section using the team folder's
@@ -147,7 +150,8 @@ idle
 func TestToolAnswerer(t *testing.T) {
 	dir := t.TempDir()
 	tool := filepath.Join(dir, "lookup.sh")
-	if err := os.WriteFile(tool, []byte("#!/bin/sh\nread q\necho \"the docs say: $q ($TEAMLEAD_TOPIC)\"\n"), 0o755); err != nil {
+	nsFile := filepath.Join(dir, "tool-ns")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\nreadlink /proc/self/ns/user > "+nsFile+"\nread q\necho \"the docs say: $q ($TEAMLEAD_TOPIC)\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	extra := questionsYAML("  tools:\n    lookup:\n      command: [" + tool + "]\n      timeout: 10s\n")
@@ -163,6 +167,20 @@ idle
 		t.Errorf("dev received %q", got)
 	}
 	c.stop()
+	// The tool is named by a file an agent can write: it runs marked as an
+	// agent's, in a user namespace of its own (where the kernel has them).
+	theirs, _ := os.ReadFile(nsFile)
+	ours, _ := os.Readlink("/proc/self/ns/user")
+	if userNamespacesHere(t) && strings.TrimSpace(string(theirs)) == ours {
+		t.Errorf("the tool ran in the console's user namespace %s", ours)
+	}
+}
+
+// userNamespacesHere reports whether this machine gives the test's user a
+// user namespace (the console then isolates what it starts).
+func userNamespacesHere(t *testing.T) bool {
+	t.Helper()
+	return agents.Isolate(exec.Command("/bin/true"))
 }
 
 // An SLA that escalates twice and then times out, each hop on time.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/agents"
 	"net/http"
 	"os/exec"
 	"strconv"
@@ -211,7 +212,9 @@ func (e *Engine) notify(n questions.Notification) {
 	case "exec":
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		err = exec.CommandContext(ctx, dest, n.Title, n.Body).Run()
+		cmd := exec.CommandContext(ctx, dest, n.Title, n.Body)
+		agents.Isolate(cmd) // named by a file an agent can write: runs marked as an agent's
+		err = cmd.Run()
 	case "bell":
 		return
 	default:
@@ -236,6 +239,7 @@ func (e *Engine) runTool(t questions.ToolTask) {
 		cmd := exec.CommandContext(ctx, tool.Command[0], tool.Command[1:]...)
 		cmd.Stdin = strings.NewReader(t.Question.Text + "\n")
 		cmd.Env = append(cmd.Environ(), "TEAMLEAD_QUESTION="+t.Question.ID, "TEAMLEAD_TOPIC="+t.Question.Topic, "TEAMLEAD_CONTEXT="+t.Question.Context)
+		agents.Isolate(cmd) // named by a file an agent can write: runs marked as an agent's
 		out, err = cmd.Output()
 		cancel()
 		if err == nil && strings.TrimSpace(string(out)) == "" {
