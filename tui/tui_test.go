@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/teamlead/teamlead/bus"
@@ -370,6 +371,20 @@ func TestAnswerFromInbox(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	waitCall(t, f, "answer m-4 Restarted it.\nTry again.")
 	waitOutput(t, tm, "answered m-4; typing it into dev")
+}
+
+// In the inbox enter answers the selected item, as a does: the key help
+// says so, at 160 and at 80 columns, and no longer offers "enter type into
+// agent", which the inbox does not do.
+func TestInboxKeyHelp(t *testing.T) {
+	for _, cols := range []int{160, 80} {
+		mm, _ := newModel(newFake()).Update(tea.WindowSizeMsg{Width: cols, Height: 24})
+		view := ansi.Strip(press(mm.(Model), "2").View())
+		bar := view[strings.LastIndex(view, "\n")+1:]
+		if !strings.Contains(bar, "a/enter answer") || strings.Contains(bar, "type into") {
+			t.Errorf("at %d columns, the inbox's status bar is %q", cols, bar)
+		}
+	}
 }
 
 // Issue 12 item 7: an item that cannot be delivered (its asker exited)

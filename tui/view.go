@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -236,6 +237,8 @@ func (m Model) statusBar() string {
 		left = m.help.ShortHelpView(m.boardHelp())
 	case m.pane == paneInbox && !m.qmode && m.queue.Selected().IsPermission():
 		left = m.help.ShortHelpView(m.permissionHelp())
+	case m.pane == paneInbox && m.activeQueue().Len() > 0:
+		left = m.help.ShortHelpView(m.inboxHelp())
 	default:
 		left = m.help.ShortHelpView(m.keys.ShortHelp())
 	}
@@ -258,6 +261,16 @@ func (m Model) statusBar() string {
 		space = 1
 	}
 	return left + strings.Repeat(" ", space) + right
+}
+
+// inboxHelp is the key help while the inbox (or the questions view) has
+// the keyboard on an item: there enter answers it, as a does, and types
+// into no agent.
+func (m Model) inboxHelp() []key.Binding {
+	ks := m.keys
+	answer := ks.Answer
+	answer.SetHelp(ks.Answer.Help().Key+"/"+ks.Focus.Help().Key, ks.Answer.Help().Desc)
+	return []key.Binding{answer, ks.Drop, ks.Escalate, ks.NextPane, ks.Palette, ks.Help, ks.Quit}
 }
 
 func (m Model) helpView() string {
