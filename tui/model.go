@@ -588,6 +588,12 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setPane(m.pane - 1)
 	case key.Matches(k, ks.Agents):
 		m.setPane(paneAgents)
+		if m.boardShown() {
+			// Back to the agents: the selected one's screen, as choosing
+			// one shows it (the board left there only answered to keys
+			// that choose another agent).
+			m.right = viewScreen
+		}
 	case key.Matches(k, ks.Inbox):
 		m.qmode = false
 		m.setPane(paneInbox)
