@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -383,6 +384,35 @@ func TestInboxKeyHelp(t *testing.T) {
 		bar := view[strings.LastIndex(view, "\n")+1:]
 		if !strings.Contains(bar, "a/enter answer") || strings.Contains(bar, "type into") {
 			t.Errorf("at %d columns, the inbox's status bar is %q", cols, bar)
+		}
+	}
+}
+
+// ? shows every key with what it does, at every size people use: the key
+// table flows onto more rows instead of cutting its columns (below about
+// 150 columns answer, approve and quit were cut off), and the help fits
+// the window, its title first.
+func TestHelpShowsEveryKey(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 45}} {
+		mm, _ := newModel(newFake()).Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		m := press(mm.(Model), "?")
+		view := ansi.Strip(m.View())
+		lines := strings.Split(view, "\n")
+		if len(lines) > size[1] || !strings.Contains(strings.Join(lines[:3], "\n"), "teamlead — keys") {
+			t.Errorf("at %dx%d the help is %d lines, its title not on top:\n%s", size[0], size[1], len(lines), view)
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > size[0] {
+				t.Errorf("at %dx%d line %d is %d wide", size[0], size[1], i+1, w)
+			}
+		}
+		for _, group := range m.keys.FullHelp() {
+			for _, b := range group {
+				re := regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(b.Help().Key) + ` +` + regexp.QuoteMeta(b.Help().Desc) + `( |$)`)
+				if !re.MatchString(view) {
+					t.Errorf("at %dx%d the help does not show %q %s:\n%s", size[0], size[1], b.Help().Key, b.Help().Desc, view)
+				}
+			}
 		}
 	}
 }
