@@ -651,12 +651,19 @@ func TestOldStatusGivesWayToHelp(t *testing.T) {
 	if m.status != "" {
 		t.Fatalf("a key left %q, shown for %v", m.status, statusRead)
 	}
-	m.status, m.armed = "p-1 is critical: y again approves it", "p-1"
+	m.status, m.armed, m.armedAt = "p-1 is critical: y again approves, other keys cancel", "p-1", now
 	tick()
-	now = now.Add(time.Hour)
+	now = now.Add(confirmCritical)
 	tick()
-	if m.status == "" {
-		t.Fatal("an armed approval lost its prompt")
+	if m.status != "p-1 is critical: y again approves, other keys cancel" {
+		t.Fatalf("an armed approval lost its prompt: %q", m.status)
+	}
+	// Once the second press would no longer approve, the prompt does not
+	// say it would.
+	now = now.Add(time.Second)
+	tick()
+	if m.armed != "" || m.status != "p-1 not approved: y twice within 10s approves it" {
+		t.Fatalf("the confirmation lapsed, and the status says %q (armed %q)", m.status, m.armed)
 	}
 }
 
