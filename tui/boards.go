@@ -333,6 +333,8 @@ func (m Model) boardTitle() string {
 }
 
 // boardHelp is the status bar's key help while a board has the keyboard.
+// How to leave comes first: the board's title leaves it to the status bar,
+// whose end is cut first (at 80 columns, or beside the badge).
 func (m Model) boardHelp() []key.Binding {
 	with := func(b key.Binding, desc string) key.Binding {
 		b.SetHelp(b.Help().Key, desc)
@@ -340,13 +342,13 @@ func (m Model) boardHelp() []key.Binding {
 	}
 	ks := m.keys
 	if m.right == viewTasks {
-		return []key.Binding{with(ks.Detail, "history"), ks.Filter, with(ks.Cancel, "back"), ks.Palette, ks.Help}
+		return []key.Binding{with(ks.Cancel, "back"), with(ks.Detail, "history"), ks.Filter, ks.Palette, ks.Help}
 	}
 	if m.right == viewPermissions {
-		return append([]key.Binding{with(ks.Detail, "details")}, append(m.permissionHelp(), ks.Filter, with(ks.Cancel, "back"))...)
+		return append([]key.Binding{with(ks.Cancel, "back"), with(ks.Detail, "details")}, append(m.permissionHelp(), ks.Filter)...)
 	}
-	return []key.Binding{with(ks.Detail, "details"), with(ks.Answer, "verdict"), with(ks.Acknowledge, "acknowledge"), ks.Escalate,
-		ks.Reassign, ks.Filter, with(ks.Cancel, "back")}
+	return []key.Binding{with(ks.Cancel, "back"), with(ks.Detail, "details"), with(ks.Answer, "verdict"), with(ks.Acknowledge, "acknowledge"),
+		ks.Escalate, ks.Reassign, ks.Filter}
 }
 
 func plural(n int, what string) string {

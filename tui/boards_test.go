@@ -215,7 +215,8 @@ func TestFirstBoardReadingDoesNotOverwriteALaterOne(t *testing.T) {
 
 // TestChoosingAnAgentLeavesTheBoard: after 6, 7 or 8 a board fills the
 // right pane; choosing an agent (] or [, or up and down in the agent list)
-// shows that agent's screen again, as a person expects.
+// or going back to the agent list (1) shows that agent's screen again, as
+// a person expects.
 func TestChoosingAnAgentLeavesTheBoard(t *testing.T) {
 	for _, board := range []string{"6", "7", "8"} {
 		for _, choose := range []string{"]", "1 down"} {
@@ -237,6 +238,12 @@ func TestChoosingAnAgentLeavesTheBoard(t *testing.T) {
 			if v := m.View(); !strings.Contains(v, "architect — architect") {
 				t.Fatalf("board %s, then %q: the next agent's screen is not shown:\n%s", board, choose, v)
 			}
+		}
+		// 1 alone, back to the agent list: the selected agent's screen.
+		mm, _ := newModel(newFake()).Update(tea.WindowSizeMsg{Width: 160, Height: 45})
+		m := press(press(mm.(Model), board), "1")
+		if v := m.View(); m.boardShown() || !strings.Contains(v, "dev — developer") {
+			t.Fatalf("board %s, then 1: dev's screen is not shown:\n%s", board, v)
 		}
 	}
 }

@@ -465,7 +465,8 @@ func (m *Model) refreshAgents() {
 }
 
 // Status messages stay this long (an error longer), then the key help
-// comes back; an armed critical approval keeps its prompt.
+// comes back; an armed critical approval keeps its prompt while the
+// second press would approve.
 const (
 	statusFor      = 15 * time.Second
 	statusErrorFor = time.Minute
@@ -474,6 +475,12 @@ const (
 // expireStatus clears a status message shown for its time.
 func (m *Model) expireStatus() {
 	now := m.opts.Now()
+	if m.armed != "" && now.Sub(m.armedAt) > confirmCritical {
+		// The next press would arm it again, not approve it: the prompt
+		// saying it approves goes.
+		m.status, m.statusE = fmt.Sprintf("%s not approved: %s twice within %v approves it", m.armed, m.keys.Approve.Help().Key, confirmCritical), false
+		m.armed = ""
+	}
 	if m.status != m.statusSeen {
 		m.statusSeen, m.statusSince = m.status, now
 		return
@@ -588,6 +595,12 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setPane(m.pane - 1)
 	case key.Matches(k, ks.Agents):
 		m.setPane(paneAgents)
+		if m.boardShown() {
+			// Back to the agents: the selected one's screen, as choosing
+			// one shows it (the board left there only answered to keys
+			// that choose another agent).
+			m.right = viewScreen
+		}
 	case key.Matches(k, ks.Inbox):
 		m.qmode = false
 		m.setPane(paneInbox)

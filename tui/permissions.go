@@ -195,10 +195,12 @@ func (m Model) onPermissionKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(k, ks.Approve):
 		if t.critical() && (m.armed != t.id || now.Sub(m.armedAt) > confirmCritical) {
-			// One key must not approve what nothing brings back.
+			// One key must not approve what nothing brings back. What
+			// to press comes first, the reason last: at 80 columns the
+			// badge leaves the message about 55 columns.
 			m.armed, m.armedAt = t.id, now
-			m.status, m.statusE = fmt.Sprintf("%s is critical (%s): %s again approves it, any other key cancels",
-				t.id, t.criticalWhy(), ks.Approve.Help().Key), true
+			m.status, m.statusE = fmt.Sprintf("%s is critical: %s again approves, other keys cancel (%s)",
+				t.id, ks.Approve.Help().Key, t.criticalWhy()), true
 			return m, nil
 		}
 		m.armed = ""

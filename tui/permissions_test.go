@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
@@ -181,7 +182,7 @@ func TestApproveOnceFromTheBadge(t *testing.T) {
 	waitOutput(t, tm, "⚠ 2 permissions: dev wants Bash(rm -rf /srv/data) — y/n")
 	// p-3 is critical: one press only asks for the second.
 	tm.Send(runes("y"))
-	waitOutput(t, tm, "p-3 is critical (floor delete-recursive-outside): y again approves it, any other key cancels")
+	waitOutput(t, tm, "p-3 is critical: y again approves, other keys cancel (floor delete-recursive-outside)")
 	if calls := f.Calls(); strings.Contains(strings.Join(calls, "\n"), "answer p-3") {
 		t.Fatalf("one key approved a critical request: %q", calls)
 	}
@@ -376,7 +377,7 @@ func TestPermissionKeysRebind(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyF8})
 	waitOutput(t, tm, "Permissions — 2 pending of 5")
 	tm.Send(runes("Y")) // p-3 is critical: the rebound key twice
-	waitOutput(t, tm, "Y again approves it")
+	waitOutput(t, tm, "Y again approves, other keys cancel")
 	tm.Send(runes("Y"))
 	waitCall(t, f, "answer p-3 approve")
 	tm.Send(runes("?"))
@@ -417,6 +418,18 @@ func TestAgentStateFromHook(t *testing.T) {
 	}
 }
 
+// At 80 columns, with the badge and the count beside it, the confirmation
+// still says what to press and that other keys cancel (it used to end "y
+// ag…", its reason first).
+func TestCriticalConfirmationAt80Columns(t *testing.T) {
+	mm, _ := newModel(newPermFake()).Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	view := ansi.Strip(press(mm.(Model), "y").View())
+	bar := view[strings.LastIndex(view, "\n")+1:]
+	if !strings.Contains(bar, "p-3 is critical: y again approves, other keys cancel") || !strings.Contains(bar, "waiting") {
+		t.Errorf("at 80 columns the confirmation is %q", bar)
+	}
+}
+
 // A critical request armed by the approve key is not approved by a later
 // press once another key came between.
 func TestCriticalApprovalDisarmedByAnotherKey(t *testing.T) {
@@ -424,11 +437,11 @@ func TestCriticalApprovalDisarmedByAnotherKey(t *testing.T) {
 	tm := startModel(t, newModel(f), 160, 45)
 	waitOutput(t, tm, "⚠ 2 permissions: dev wants Bash(rm -rf /srv/data) — y/n")
 	tm.Send(runes("y"))
-	waitOutput(t, tm, "y again approves it, any other key cancels")
+	waitOutput(t, tm, "y again approves, other keys cancel")
 	tm.Send(runes("3")) // the activity pane: any key disarms
 	waitOutput(t, tm, "not approved")
 	tm.Send(runes("y"))
-	waitOutput(t, tm, "y again approves it, any other key cancels")
+	waitOutput(t, tm, "y again approves, other keys cancel")
 	for _, c := range f.Calls() {
 		if strings.HasPrefix(c, "answer p-3") {
 			t.Fatalf("approved after the confirmation was broken off: %q", f.Calls())

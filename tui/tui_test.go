@@ -3,12 +3,14 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/teamlead/teamlead/bus"
@@ -372,6 +374,49 @@ func TestAnswerFromInbox(t *testing.T) {
 	waitOutput(t, tm, "answered m-4; typing it into dev")
 }
 
+// In the inbox enter answers the selected item, as a does: the key help
+// says so, at 160 and at 80 columns, and no longer offers "enter type into
+// agent", which the inbox does not do.
+func TestInboxKeyHelp(t *testing.T) {
+	for _, cols := range []int{160, 80} {
+		mm, _ := newModel(newFake()).Update(tea.WindowSizeMsg{Width: cols, Height: 24})
+		view := ansi.Strip(press(mm.(Model), "2").View())
+		bar := view[strings.LastIndex(view, "\n")+1:]
+		if !strings.Contains(bar, "a/enter answer") || strings.Contains(bar, "type into") {
+			t.Errorf("at %d columns, the inbox's status bar is %q", cols, bar)
+		}
+	}
+}
+
+// ? shows every key with what it does, at every size people use: the key
+// table flows onto more rows instead of cutting its columns (below about
+// 150 columns answer, approve and quit were cut off), and the help fits
+// the window, its title first.
+func TestHelpShowsEveryKey(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 45}} {
+		mm, _ := newModel(newFake()).Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		m := press(mm.(Model), "?")
+		view := ansi.Strip(m.View())
+		lines := strings.Split(view, "\n")
+		if len(lines) > size[1] || !strings.Contains(strings.Join(lines[:3], "\n"), "teamlead — keys") {
+			t.Errorf("at %dx%d the help is %d lines, its title not on top:\n%s", size[0], size[1], len(lines), view)
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > size[0] {
+				t.Errorf("at %dx%d line %d is %d wide", size[0], size[1], i+1, w)
+			}
+		}
+		for _, group := range m.keys.FullHelp() {
+			for _, b := range group {
+				re := regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(b.Help().Key) + ` +` + regexp.QuoteMeta(b.Help().Desc) + `( |$)`)
+				if !re.MatchString(view) {
+					t.Errorf("at %dx%d the help does not show %q %s:\n%s", size[0], size[1], b.Help().Key, b.Help().Desc, view)
+				}
+			}
+		}
+	}
+}
+
 // Issue 12 item 7: an item that cannot be delivered (its asker exited)
 // can be dropped from the keyboard.
 func TestDropFromInbox(t *testing.T) {
@@ -606,12 +651,19 @@ func TestOldStatusGivesWayToHelp(t *testing.T) {
 	if m.status != "" {
 		t.Fatalf("a key left %q, shown for %v", m.status, statusRead)
 	}
-	m.status, m.armed = "p-1 is critical: y again approves it", "p-1"
+	m.status, m.armed, m.armedAt = "p-1 is critical: y again approves, other keys cancel", "p-1", now
 	tick()
-	now = now.Add(time.Hour)
+	now = now.Add(confirmCritical)
 	tick()
-	if m.status == "" {
-		t.Fatal("an armed approval lost its prompt")
+	if m.status != "p-1 is critical: y again approves, other keys cancel" {
+		t.Fatalf("an armed approval lost its prompt: %q", m.status)
+	}
+	// Once the second press would no longer approve, the prompt does not
+	// say it would.
+	now = now.Add(time.Second)
+	tick()
+	if m.armed != "" || m.status != "p-1 not approved: y twice within 10s approves it" {
+		t.Fatalf("the confirmation lapsed, and the status says %q (armed %q)", m.status, m.armed)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -236,6 +237,8 @@ func (m Model) statusBar() string {
 		left = m.help.ShortHelpView(m.boardHelp())
 	case m.pane == paneInbox && !m.qmode && m.queue.Selected().IsPermission():
 		left = m.help.ShortHelpView(m.permissionHelp())
+	case m.pane == paneInbox && m.activeQueue().Len() > 0:
+		left = m.help.ShortHelpView(m.inboxHelp())
 	default:
 		left = m.help.ShortHelpView(m.keys.ShortHelp())
 	}
@@ -260,9 +263,20 @@ func (m Model) statusBar() string {
 	return left + strings.Repeat(" ", space) + right
 }
 
+// inboxHelp is the key help while the inbox (or the questions view) has
+// the keyboard on an item: there enter answers it, as a does, and types
+// into no agent.
+func (m Model) inboxHelp() []key.Binding {
+	ks := m.keys
+	answer := ks.Answer
+	answer.SetHelp(ks.Answer.Help().Key+"/"+ks.Focus.Help().Key, ks.Answer.Help().Desc)
+	return []key.Binding{answer, ks.Drop, ks.Escalate, ks.NextPane, ks.Palette, ks.Help, ks.Quit}
+}
+
 func (m Model) helpView() string {
 	title := m.st.Title.Render("teamlead — keys") + m.st.Muted.Render("   (any key closes)")
-	body := m.help.FullHelpView(m.keys.FullHelp())
+	width := max(m.width-4, 20)
+	body := m.helpKeys(width)
 	extra := m.st.Muted.Render("Commands (" + m.keys.Palette.Help().Key + "): /send <agent> <text> · /answer <id> <text> · /questions [pending|ID] · /filter <text>\n" +
 		"  /consults [open|all|<status>|<agent>|<decision>|c-id] · /tasks [<task>|<text>] · /acknowledge <c-id> · /escalate, /reassign <q-id|c-id>\n" +
 		"Consultations (" + m.keys.Consults.Help().Key + "): " + m.keys.Answer.Help().Key + " verdict (approve, concerns, reject) · " +
@@ -273,8 +287,41 @@ func (m Model) helpView() string {
 		" deny with a message · " + m.keys.Answer.Help().Key + " type it (approve [note], always <scope> [all], deny [message])\n" +
 		"  on the request selected in the inbox or the board, else the one in the badge; approve always asks how far: exact, prefix, dir or tool, " +
 		"for this agent or every agent (" + m.keys.AllAgents.Help().Key + "); the destructive floor is never approved always")
-	extra = lipgloss.NewStyle().Width(max(m.width-4, 20)).Render(extra)
-	return lipgloss.NewStyle().Padding(1, 2).Render(lipgloss.JoinVertical(lipgloss.Left, title, "", body, "", extra))
+	extra = lipgloss.NewStyle().Width(width).Render(extra)
+	lines := strings.Split(lipgloss.JoinVertical(lipgloss.Left, title, "", body, "", extra), "\n")
+	// Within the window's height: Bubble Tea drops the top lines of a
+	// view taller than the terminal, the title and the keys with them.
+	// The notes under the keys give way first, and say so.
+	if room := m.height - 2; room > 1 && len(lines) > room {
+		lines = append(lines[:room-1], m.st.Muted.Render("… (the rest in a taller window)"))
+	}
+	return lipgloss.NewStyle().Padding(1, 2).Render(strings.Join(lines, "\n"))
+}
+
+// helpKeys is the table of every key, its columns flowed into as many rows
+// as width needs: the help component cuts the columns that do not fit on
+// one row, and below about 150 columns those were answer, approve, deny
+// and quit.
+func (m Model) helpKeys(width int) string {
+	h := m.help
+	h.Width = 0
+	sep := h.Styles.FullSeparator.Inline(true).Render(h.FullSeparator)
+	var rows, row []string
+	used := 0
+	for _, group := range m.keys.FullHelp() {
+		col := h.FullHelpView([][]key.Binding{group})
+		w := lipgloss.Width(col)
+		if len(row) > 0 && used+lipgloss.Width(sep)+w > width {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row, used = nil, 0
+		}
+		if len(row) > 0 {
+			row, used = append(row, sep), used+lipgloss.Width(sep)
+		}
+		row, used = append(row, col), used+w
+	}
+	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	return strings.Join(rows, "\n")
 }
 
 // questionItems turns the pending questions waiting for a person or a team

@@ -32,7 +32,7 @@ idle
 
 	// Critical: the first y only asks for the second.
 	c.keys("y")
-	c.waitScreen("the confirmation", "p-1 is critical (floor delete-recursive-outside): y again approves it")
+	c.waitScreen("the confirmation", "p-1 is critical: y again approves, other keys cancel (floor delete-recursive-outside)")
 	if strings.Contains(tm.received("dev"), "verdict: approved") {
 		t.Fatal("one key approved a critical request")
 	}

@@ -33,20 +33,7 @@ func TestReadmeQuickStartCommands(t *testing.T) {
 	}
 	commands := readmeBlock(t, string(readme), "While either runs, from another terminal")
 
-	// The repository's folder, as `make build` leaves it: configs/ and bin/.
-	project := t.TempDir()
-	if err := os.CopyFS(filepath.Join(project, "configs"), os.DirFS(filepath.Join(root, "configs"))); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(project, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, path := range map[string]string{"teamlead": bin.teamlead, "mockagent": bin.mockagent} {
-		if err := os.Symlink(path, filepath.Join(project, "bin", name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=", "TEAMLEAD_SOCKET=", "XDG_STATE_HOME="+filepath.Join(project, "xdg-state"))
+	project, env := demoProject(t, root)
 	demo := exec.Command("bin/teamlead", "run", "--headless", "--config", "configs/team.yaml", "--state", ".teamlead-demo")
 	out := &testbin.Buffer{}
 	demo.Dir, demo.Env, demo.Stdout, demo.Stderr = project, env, out, out
@@ -96,6 +83,28 @@ func TestReadmeQuickStartCommands(t *testing.T) {
 	}
 	waitFor(t, 20*time.Second, "the answer typed into qa", func() bool { return strings.Contains(out.String(), "q-0001 → qa (answer)") },
 		func() string { return out.String() })
+}
+
+// demoProject is a copy of the repository's folder as `make build` leaves
+// it: configs/ copied from root, bin/teamlead and bin/mockagent linked to
+// the test's binaries. env is the environment of the commands run in it:
+// no TEAMLEAD_* from the test's, and its own record of running consoles.
+func demoProject(t *testing.T, root string) (project string, env []string) {
+	t.Helper()
+	project = t.TempDir()
+	if err := os.CopyFS(filepath.Join(project, "configs"), os.DirFS(filepath.Join(root, "configs"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(project, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{"teamlead": bin.teamlead, "mockagent": bin.mockagent} {
+		if err := os.Symlink(path, filepath.Join(project, "bin", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env = append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=", "TEAMLEAD_SOCKET=", "XDG_STATE_HOME="+filepath.Join(project, "xdg-state"))
+	return project, env
 }
 
 // readmeBlock is the command lines of the first ```sh block after the
