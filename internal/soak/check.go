@@ -176,7 +176,7 @@ const (
 	// Stray: an agent read a relayed message no agent sent to it (an echo
 	// relayed as a message, say).
 	Stray = "stray"
-	// Memory: the console's RSS grew more than allowed after warm-up.
+	// Memory: the console's anonymous memory (RssAnon) grew more than allowed after warm-up.
 	Memory = "memory"
 )
 

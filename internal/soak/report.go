@@ -45,7 +45,7 @@ func (r *Result) Format(w io.Writer) {
 		if m.Early > 0 {
 			judged = fmt.Sprintf("after warm-up %.1f MB, at the end %.1f MB", float64(m.Early)/1e6, float64(m.Late)/1e6)
 		}
-		fmt.Fprintf(w, "  console %d RSS: lived %s, peak %.1f MB, %s\n", i+1, m.Lived.Round(time.Second), float64(m.Peak)/1e6, judged)
+		fmt.Fprintf(w, "  console %d memory (RssAnon): lived %s, peak %.1f MB, %s\n", i+1, m.Lived.Round(time.Second), float64(m.Peak)/1e6, judged)
 	}
 	counts := Count(r.Violations)
 	fmt.Fprintf(w, "  invariants (final check; seen while running in brackets):\n")
