@@ -132,7 +132,12 @@ func prepareDir(dir string, readOnly bool) error {
 // openDB opens Badger, recovering an unclean directory before a read-only open.
 func openDB(dir string, opts Options) (*badger.DB, error) {
 	db, err := badger.Open(badgerOptions(dir, opts))
-	if err != nil && opts.ReadOnly && needsReplay(err) {
+	if err != nil && !opts.ReadOnly && memtableLeftEmpty(err) {
+		db, err = badger.Open(badgerOptions(dir, opts))
+	}
+	// Read-only, Badger cannot size that file (it fails on the truncate):
+	// the read-write open of the replay does, as for a log to truncate.
+	if err != nil && opts.ReadOnly && (needsReplay(err) || memtableLeftEmpty(err) || strings.Contains(err.Error(), "while opening memtables")) {
 		if err = replay(dir, opts); err == nil {
 			db, err = badger.Open(badgerOptions(dir, opts))
 		}
@@ -149,11 +154,21 @@ func needsReplay(err error) bool {
 		strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())
 }
 
+// memtableLeftEmpty reports Badger's open failing on a memtable file that
+// a writer killed between creating and sizing it left empty
+// (dgraph-io/badger#2207: "Create a new file", z.NewFile). The failed
+// open sizes the file under Badger's directory lock, so a second open
+// succeeds; a soak run's console restart failed on it after a SIGKILL.
+func memtableLeftEmpty(err error) bool { return strings.Contains(err.Error(), "Create a new file") }
+
 // replay opens dir read-write once so Badger replays and truncates its log.
 func replay(dir string, opts Options) error {
 	rw := opts
 	rw.ReadOnly = false
 	db, err := badger.Open(badgerOptions(dir, rw))
+	if err != nil && memtableLeftEmpty(err) {
+		db, err = badger.Open(badgerOptions(dir, rw))
+	}
 	if err != nil {
 		return err
 	}

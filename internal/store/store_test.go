@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -498,5 +500,32 @@ func TestMetaMany(t *testing.T) {
 	got, err := st.MetaMany([]string{"a", "missing", "b"})
 	if err != nil || len(got) != 2 || got["a"] != "1" || got["b"] != "2" {
 		t.Errorf("%v %v", got, err)
+	}
+}
+
+// TestOpensAfterAKillLeftAnEmptyMemtable: a writer SIGKILLed between
+// creating its next memtable file and sizing it leaves the file empty, and
+// Badger's next open fails with "Create a new file" (dgraph-io/badger#2207;
+// a soak's console restart failed on it). Both a console's open and the
+// CLI's read-only one get the store back, with every record.
+func TestOpensAfterAKillLeftAnEmptyMemtable(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		dir := t.TempDir()
+		s := openT(t, dir, Options{})
+		commitT(t, s, &Batch{Records: []Record{{Time: t0, Kind: "k", Body: "kept"}}})
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "00099.mem"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(dir, Options{ReadOnly: readOnly})
+		if err != nil {
+			t.Fatalf("read-only %v: %v", readOnly, err)
+		}
+		if recs := queryT(t, s, Query{}); len(recs) != 1 || recs[0].Body != "kept" {
+			t.Fatalf("read-only %v: records %+v", readOnly, recs)
+		}
+		s.Close()
 	}
 }
