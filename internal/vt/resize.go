@@ -58,13 +58,13 @@ func (t *Terminal) resizeScreen(s *screen, cols, rows, anchorY int, save bool) i
 				}
 			}
 			s.lines = append([][]cell(nil), s.lines[excess:]...)
-			s.wrapped = append([]bool(nil), s.wrapped[excess:]...)
+			s.wrapped = append([]wrapKind(nil), s.wrapped[excess:]...)
 			shifted = excess
 		}
 	}
 	for len(s.lines) < rows {
 		s.lines = append(s.lines, blankRow(t.cols, 0))
-		s.wrapped = append(s.wrapped, false)
+		s.wrapped = append(s.wrapped, noWrap)
 	}
 	for y, row := range s.lines {
 		switch {
