@@ -102,3 +102,30 @@ func BenchmarkScrollbackMemory(b *testing.B) {
 		runtime.KeepAlive(term)
 	}
 }
+
+// BenchmarkResizeReflow resizes a 120x40 terminal holding 10,000 lines of
+// 120-column coloured scrollback (fillColoured) to another width and back:
+// every line is laid out again each time. A resize is half an iteration.
+func BenchmarkResizeReflow(b *testing.B) {
+	for _, width := range []int{80, 160} {
+		b.Run(fmt.Sprintf("120-%d", width), func(b *testing.B) {
+			term := New(120, 40, Options{Scrollback: 10000})
+			fillColoured(term, 10040)
+			b.ReportAllocs()
+			for b.Loop() {
+				term.Resize(width, 40)
+				term.Resize(120, 40)
+			}
+		})
+	}
+	b.Run("height", func(b *testing.B) {
+		// The width stays: no line is laid out again.
+		term := New(120, 40, Options{Scrollback: 10000})
+		fillColoured(term, 10040)
+		b.ReportAllocs()
+		for b.Loop() {
+			term.Resize(120, 30)
+			term.Resize(120, 40)
+		}
+	})
+}

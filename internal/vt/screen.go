@@ -610,6 +610,7 @@ func (t *Terminal) eraseDisplay(mode int) {
 		}
 	case 3:
 		t.sb.clear()
+		t.sbLent = 0
 		return
 	default:
 		return

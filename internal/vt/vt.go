@@ -167,6 +167,7 @@ type Terminal struct {
 
 	sb          ring
 	scrolledOff uint64
+	sbLent      int // the scrollback's newest rows that resizes pushed off the screen, for a roomier screen to take back
 	slab        []byte
 	sbRuns      []byte // scratch buffers for pushScrollback
 	sbText      []byte

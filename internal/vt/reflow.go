@@ -1,0 +1,557 @@
+package vt
+
+import (
+	"encoding/binary"
+	"slices"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// A resize of the main screen works on a stream of rows: the scrollback's,
+// oldest first, then the screen's, all encoded as scrollback lines (see
+// sbLine). When the width changes, each logical line of the stream (rows
+// joined by soft wraps) is laid out again at the new width, as tmux and
+// kitty do, so that narrowing and widening again gives the text back. The
+// layout works on the encoding's bytes: a line is cut and joined by slicing
+// its text and moving its style runs, never decoded into cells, so that
+// rewrapping a full scrollback is cheap.
+
+// A mark is a position in the stream followed through the layout: the
+// cursor, the saved cursor, the screen's top, the oldest row resizes lent
+// the scrollback.
+type mark struct {
+	row, col int // before: stream row and column (the width: just past the row)
+	off      int // the cells of its logical line before it
+	out, x   int // after: row and column (past the width if the line ends before)
+}
+
+// outRow is a row of the new stream. A fresh one's data is in an arena of
+// the resize's, not in a slab (see encodeScreen).
+type outRow struct {
+	l     sbLine
+	fresh bool
+}
+
+// stream is the rows a resize of the main screen works on.
+type stream struct {
+	sb     *ring
+	screen []outRow // the screen's rows, encoded
+}
+
+func (s *stream) len() int { return s.sb.n + len(s.screen) }
+
+func (s *stream) row(i int) outRow {
+	if i < s.sb.n {
+		return outRow{l: *s.sb.get(i)}
+	}
+	return s.screen[i-s.sb.n]
+}
+
+// defaultStyle is the encoding of Style{} in a style run.
+const defaultStyle = "\x00\x00\x00"
+
+// styleRun is a style run of an encoded line: from column col on, the
+// style encoded in st (its FG, BG and Attrs uvarints).
+type styleRun struct {
+	col int
+	st  string
+}
+
+// lineParts is an encoded line taken apart: runs are its style runs in the
+// reflower's runs buffer, segs its cell segments after their count ("" if
+// the text tells the cells).
+type lineParts struct {
+	runs       []styleRun
+	segs, text string
+	kind       wrapKind
+}
+
+// uvarint reads a uvarint at s[i:], returning it and the index after it.
+func uvarint(s string, i int) (uint64, int) {
+	var v uint64
+	for shift := 0; i < len(s) && shift < 64; shift += 7 {
+		b := s[i]
+		i++
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			break
+		}
+	}
+	return v, i
+}
+
+// skipUvarints returns the index after the n uvarints at s[i:].
+func skipUvarints(s string, i, n int) int {
+	for ; n > 0 && i < len(s); i++ {
+		if s[i] < 0x80 {
+			n--
+		}
+	}
+	return i
+}
+
+// reflower lays a stream out at a new width. The rows it makes are
+// encoded in the terminal's slabs (t.assemble): most go to the
+// scrollback.
+type reflower struct {
+	t      *Terminal
+	src    stream
+	width  int
+	need   int // rows above the screen's top laid out at most: older ones would fall off the scrollback
+	marks  []*mark
+	top    *mark    // the screen's first cell, among marks
+	cursor *mark    // the cursor, among marks
+	rev    []outRow // the new stream, last row first
+
+	// The logical line being laid out.
+	first          int // its first stream row
+	parts          []lineParts
+	runs           []styleRun
+	endRow, endPos int      // its last cell that isn't a space: part (-1: none) and byte in its text
+	line           []outRow // its rows, in order
+	starts         []int    // the offset in the line of each row's first cell
+	w              rowWriter
+}
+
+// run lays the stream out, last line first, and returns the number of
+// rows at its start left out: their lines would fall off the scrollback.
+func (rf *reflower) run() (skipped int) {
+	end := rf.src.len()
+	for end > 0 {
+		start := end - 1
+		for start > 0 && rf.src.row(start-1).l.kind() != noWrap {
+			start--
+		}
+		rf.lineOut(start, end)
+		end = start
+		if rf.top.out >= 0 && len(rf.rev)-1-rf.top.out >= rf.need {
+			break
+		}
+	}
+	slices.Reverse(rf.rev)
+	for _, m := range rf.marks {
+		if m.out >= 0 {
+			m.out = len(rf.rev) - 1 - m.out
+		}
+	}
+	return end
+}
+
+// lineOut appends to rf.rev the rows of the logical line made of stream
+// rows [a, b) and maps the marks in it.
+func (rf *reflower) lineOut(a, b int) {
+	rf.line, rf.starts = rf.line[:0], rf.starts[:0]
+	// The cursor's line is laid out even if it fits: the cursor may be
+	// past its end, and past the new width.
+	if first := rf.src.row(a); b-a == 1 && rf.cursor.row != a && rf.fits(first.l) {
+		rf.line, rf.starts = append(rf.line, first), append(rf.starts, 0)
+		for _, m := range rf.marks {
+			if m.row == a {
+				m.off = m.col
+			}
+		}
+	} else {
+		rf.layout(a, b)
+	}
+	base := len(rf.rev)
+	for i := len(rf.line) - 1; i >= 0; i-- {
+		rf.rev = append(rf.rev, rf.line[i])
+	}
+	for _, m := range rf.marks {
+		if m.row < a || m.row >= b {
+			continue
+		}
+		k := len(rf.starts) - 1
+		for k > 0 && rf.starts[k] > m.off {
+			k--
+		}
+		m.out, m.x = base+len(rf.line)-1-k, m.off-rf.starts[k]
+	}
+}
+
+// fits reports whether l, a line of one row, stays as it is at the new
+// width: a row that ends its line and is no wider.
+func (rf *reflower) fits(l sbLine) bool {
+	body, textOff, kind := l.parts()
+	if kind != noWrap {
+		return false
+	}
+	text := body[textOff:]
+	if len(text) <= rf.width {
+		return true // a cell takes a byte at least
+	}
+	// The width of the text's runes: at least the cells' (a cluster with
+	// more than one wide rune is one cell).
+	w := 0
+	for _, r := range text {
+		if w += runeWidth(r); w > rf.width {
+			return false
+		}
+	}
+	return true
+}
+
+// parse takes l apart into p, appending its style runs to runs.
+func (p *lineParts) parse(l sbLine, runs []styleRun) []styleRun {
+	body, textOff, kind := l.parts()
+	nruns, i := uvarint(body, 0)
+	first := len(runs)
+	for range nruns {
+		var col uint64
+		col, i = uvarint(body, i)
+		j := skipUvarints(body, i, 3)
+		runs = append(runs, styleRun{int(col), body[i:j]})
+		i = j
+	}
+	p.runs = runs[first:]
+	p.segs = ""
+	if ncells, j := uvarint(body, i); ncells > 0 {
+		p.segs = body[j:textOff]
+	}
+	p.text, p.kind = body[textOff:], kind
+	return runs
+}
+
+// nextCell returns the byte length and width of the cell at text[pos:],
+// whether the text alone can't tell it (see sbLine), and the cell
+// segments after it. segs holds the cell segments left, "" if the text
+// tells the cells.
+func nextCell(text string, pos int, segs string) (n, w int, complex bool, rest string) {
+	if segs != "" {
+		v, i := uvarint(segs, 0)
+		n, w = max(1, min(int(v>>2), len(text)-pos)), max(1, int(v&3))
+		return n, w, clusterComplex(text[pos : pos+n]), segs[i:]
+	}
+	r, n := rune(text[pos]), 1
+	if r >= 0x80 {
+		r, n = utf8.DecodeRuneInString(text[pos:])
+	}
+	w = max(1, runeWidth(r)) // a mark at the start is a cell of its own, as decode reads it
+	for pos+n < len(text) && text[pos+n] >= 0x80 {
+		m, size := utf8.DecodeRuneInString(text[pos+n:])
+		if runeWidth(m) != 0 {
+			break
+		}
+		n += size
+	}
+	return n, w, false, ""
+}
+
+// clusterComplex reports whether cluster s holds more than one rune that
+// takes cells: its width isn't its first rune's (see sbLine).
+func clusterComplex(s string) bool {
+	_, n := utf8.DecodeRuneInString(s)
+	for _, r := range s[n:] {
+		if runeWidth(r) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiCells returns how many cells of text, at most limit, are single
+// ASCII bytes: a byte that may be followed by a combining mark is left
+// out.
+func asciiCells(text string, limit int) int {
+	n := 0
+	for n < limit && n < len(text) && text[n] < 0x80 {
+		n++
+	}
+	if n < len(text) && text[n] >= 0x80 && n > 0 {
+		n--
+	}
+	return n
+}
+
+// layout lays out the logical line made of stream rows [a, b) at the new
+// width into rf.line, splitting it wherever a row fills up and never
+// between the halves of a wide character. Cells carry their style runs
+// with them. A line that ends (not one the stream cuts off) makes no row
+// for the blank cells after its last other one: they are kept only as far
+// as the row holding that one goes, or up to the cursor, which keeps its
+// column past the line's end.
+func (rf *reflower) layout(a, b int) {
+	rf.first = a
+	rf.parts, rf.runs = rf.parts[:0], rf.runs[:0]
+	for i := a; i < b; i++ {
+		var p lineParts
+		rf.runs = p.parse(rf.src.row(i).l, rf.runs)
+		rf.parts = append(rf.parts, p)
+	}
+	// The parts' runs were appended to one buffer that may have moved.
+	complex := false
+	for i, k := 0, 0; i < len(rf.parts); i++ {
+		n := len(rf.parts[i].runs)
+		rf.parts[i].runs, k = rf.runs[k:k+n], k+n
+		complex = complex || rf.parts[i].segs != ""
+	}
+	last := rf.parts[len(rf.parts)-1].kind
+	rf.endRow, rf.endPos = len(rf.parts), 0
+	if last == noWrap {
+		rf.endRow, rf.endPos = rf.contentEnd()
+	}
+	rf.w.reset(complex)
+	rf.starts = append(rf.starts, 0)
+	for _, m := range rf.marks {
+		if m.row >= a && m.row < b {
+			m.off = -1
+		}
+	}
+	off := 0
+	for i, p := range rf.parts {
+		for _, m := range rf.marks {
+			if m.row == a+i {
+				m.off = off + m.col
+			}
+		}
+		var more bool
+		if p.segs == "" && isASCII(p.text) {
+			more = rf.layoutASCII(p, i, &off)
+		} else {
+			more = rf.layoutCells(p, i, &off)
+		}
+		if !more {
+			break
+		}
+	}
+	if c := rf.cursor; c.row >= a && c.row < b && c.off > off {
+		rf.pad(&off, c.off)
+	}
+	for _, m := range rf.marks {
+		if m.row >= a && m.row < b && m.off < 0 {
+			m.off = off // in the blanks dropped: at the line's end
+		}
+	}
+	if last != noWrap {
+		last = softWrap
+	}
+	rf.finishRow(last)
+}
+
+// contentEnd returns the part and the byte in its text of the line's last
+// cell that isn't a space (-1 if there is none).
+func (rf *reflower) contentEnd() (int, int) {
+	for i := len(rf.parts) - 1; i >= 0; i-- {
+		text := rf.parts[i].text
+		for j := len(text) - 1; j >= 0; j-- {
+			if text[j] != ' ' {
+				return i, j
+			}
+		}
+	}
+	return -1, 0
+}
+
+// over reports whether the line's content is over at byte pos of part i,
+// line offset off: only blanks follow, and the cursor is not among them.
+func (rf *reflower) over(i, pos, off int) bool {
+	if i < rf.endRow || i == rf.endRow && pos <= rf.endPos {
+		return false
+	}
+	switch ci := rf.cursor.row - rf.first; {
+	case ci < 0 || ci >= len(rf.parts):
+		return true
+	case ci > i:
+		return false
+	}
+	return off >= rf.cursor.off
+}
+
+// blanks are default blank cells for pad.
+const blanks = "                                                                "
+
+// pad lays out default blanks from line offset *off to to.
+func (rf *reflower) pad(off *int, to int) {
+	w := &rf.w
+	for *off < to {
+		if w.col == rf.width {
+			rf.breakRow(softWrap, *off)
+		}
+		k := min(rf.width-w.col, to-*off, len(blanks))
+		w.setStyle(w.col, defaultStyle)
+		w.addASCII(blanks[:k])
+		*off += k
+	}
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// layoutASCII is layoutCells for a part whose cells are its text's
+// bytes, the usual case: it moves the text a row's worth at a time.
+func (rf *reflower) layoutASCII(p lineParts, i int, off *int) bool {
+	w := &rf.w
+	st, ri := defaultStyle, 0
+	for pos := 0; pos < len(p.text); {
+		if w.col == rf.width {
+			if rf.over(i, pos, *off) {
+				return false
+			}
+			rf.breakRow(softWrap, *off)
+		}
+		for ri < len(p.runs) && p.runs[ri].col <= pos {
+			st, ri = p.runs[ri].st, ri+1
+		}
+		k := min(rf.width-w.col, len(p.text)-pos)
+		w.setStyle(w.col, st)
+		for ; ri < len(p.runs) && p.runs[ri].col < pos+k; ri++ {
+			st = p.runs[ri].st
+			w.setStyle(w.col+p.runs[ri].col-pos, st)
+		}
+		w.addASCII(p.text[pos : pos+k])
+		pos, *off = pos+k, *off+k
+	}
+	return true
+}
+
+// layoutCells lays out the cells of part p, the line's ith, from line
+// offset *off on. It reports false once the rest of the line is blanks
+// to drop.
+func (rf *reflower) layoutCells(p lineParts, i int, off *int) bool {
+	w := &rf.w
+	st, ri, col, segs := defaultStyle, 0, 0, p.segs
+	for pos := 0; pos < len(p.text); {
+		for ri < len(p.runs) && p.runs[ri].col <= col {
+			st, ri = p.runs[ri].st, ri+1
+		}
+		room := rf.width - w.col
+		n, cw, cplx, ascii, rest := 0, 0, false, false, ""
+		if segs == "" && p.text[pos] < 0x80 {
+			limit := room
+			if ri < len(p.runs) {
+				limit = min(limit, p.runs[ri].col-col)
+			}
+			n = asciiCells(p.text[pos:], limit)
+			cw, ascii = n, n > 0
+		}
+		if !ascii {
+			n, cw, cplx, rest = nextCell(p.text, pos, segs)
+		}
+		if cw > room {
+			if w.col == 0 {
+				// A wide character in a one-column row: it can't be
+				// shown, as put drops it.
+				pos, col, *off, segs = pos+n, col+cw, *off+cw, rest
+				continue
+			}
+			if rf.over(i, pos, *off) {
+				return false
+			}
+			kind := softWrap
+			if room > 0 {
+				kind = padWrap
+			}
+			rf.breakRow(kind, *off)
+			continue
+		}
+		w.setStyle(w.col, st)
+		if ascii {
+			w.addASCII(p.text[pos : pos+n])
+		} else {
+			w.addCell(p.text[pos:pos+n], cw, cplx)
+		}
+		pos, col, *off = pos+n, col+cw, *off+cw
+		if !ascii {
+			segs = rest
+		}
+	}
+	return true
+}
+
+// breakRow ends the row being written, of the given kind, and starts the
+// next at line offset off.
+func (rf *reflower) breakRow(kind wrapKind, off int) {
+	rf.finishRow(kind)
+	rf.starts = append(rf.starts, off)
+}
+
+// finishRow ends the row being written, of the given kind.
+func (rf *reflower) finishRow(kind wrapKind) {
+	w := &rf.w
+	segs := noSegs
+	if w.complex {
+		w.segsOut = binary.AppendUvarint(w.segsOut[:0], uint64(w.ncells))
+		w.segsOut = append(w.segsOut, w.segs...)
+		segs = w.segsOut
+	}
+	b := rf.t.assemble(w.nruns, w.runs, segs, w.text, kind)
+	rf.line = append(rf.line, outRow{l: sbLine{data: unsafe.String(&b[0], len(b))}})
+	w.next()
+}
+
+// rowWriter builds an encoded row (see sbLine) from cells.
+type rowWriter struct {
+	lineComplex bool // the line has cells its text can't tell: record segments
+	complex     bool // this row has: it needs them
+	runs        []byte
+	nruns       int
+	segs        []byte // per cell, recorded only if lineComplex
+	ncells      int
+	segsOut     []byte // the count and segs, for finishRow
+	text        []byte
+	col         int
+	style       string
+}
+
+func (w *rowWriter) reset(lineComplex bool) {
+	w.lineComplex = lineComplex
+	w.next()
+}
+
+// next empties the row for the next one.
+func (w *rowWriter) next() {
+	w.complex = false
+	w.runs, w.nruns = w.runs[:0], 0
+	w.segs, w.ncells = w.segs[:0], 0
+	w.text = w.text[:0]
+	w.col = 0
+	w.style = defaultStyle
+}
+
+// setStyle starts a run of style st at column col, unless the row is in
+// that style already.
+func (w *rowWriter) setStyle(col int, st string) {
+	if st != w.style {
+		w.runs = binary.AppendUvarint(w.runs, uint64(col))
+		w.runs = append(w.runs, st...)
+		w.nruns++
+		w.style = st
+	}
+}
+
+// addASCII appends cells of one ASCII byte each.
+func (w *rowWriter) addASCII(b string) {
+	w.text = append(w.text, b...)
+	w.col += len(b)
+	if w.lineComplex {
+		for range len(b) {
+			w.segs = append(w.segs, 1<<2|1)
+		}
+		w.ncells += len(b)
+	}
+}
+
+// addCell appends a cell cw columns wide showing b; complex says its text
+// can't tell it (see sbLine).
+func (w *rowWriter) addCell(b string, cw int, complex bool) {
+	w.text = append(w.text, b...)
+	w.col += cw
+	w.complex = w.complex || complex
+	if w.lineComplex {
+		w.segs = binary.AppendUvarint(w.segs, uint64(len(b))<<2|uint64(cw))
+		w.ncells++
+	}
+}
+
+// kind returns how the row ended.
+func (l sbLine) kind() wrapKind {
+	v, _ := uvarint(l.data, 0)
+	return wrapKind(v & 3)
+}
