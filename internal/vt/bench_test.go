@@ -103,17 +103,32 @@ func BenchmarkScrollbackMemory(b *testing.B) {
 	}
 }
 
-// BenchmarkResizeReflow resizes a 120x40 terminal holding 10,000 lines of
-// 120-column coloured scrollback (fillColoured) to another width and back:
-// every line is laid out again each time. A resize is half an iteration.
+// BenchmarkResizeReflow resizes a 120x40 terminal with 10,000 lines of
+// scrollback to another width and back (a resize is half an iteration):
+// lines of 120-column coloured text (fillColoured, a style run a word) are
+// all laid out again at 80 columns and back, and stay as they are at 160;
+// a realistic agent log (protocol.GenerateLog) has shorter lines, fewer
+// runs and long wrapped ones.
 func BenchmarkResizeReflow(b *testing.B) {
-	for _, width := range []int{80, 160} {
-		b.Run(fmt.Sprintf("120-%d", width), func(b *testing.B) {
+	log, _ := protocol.GenerateLog(4<<20, 1)
+	for _, c := range []struct {
+		name  string
+		width int
+		fill  func(*Terminal)
+	}{
+		{"coloured/120-80", 80, func(t *Terminal) { fillColoured(t, 10040) }},
+		{"coloured/120-160", 160, func(t *Terminal) { fillColoured(t, 10040) }},
+		{"log/120-80", 80, func(t *Terminal) { t.Write(log) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
 			term := New(120, 40, Options{Scrollback: 10000})
-			fillColoured(term, 10040)
+			c.fill(term)
+			if n := term.ScrollbackLen(); n != 10000 {
+				b.Fatalf("scrollback holds %d lines", n)
+			}
 			b.ReportAllocs()
 			for b.Loop() {
-				term.Resize(width, 40)
+				term.Resize(c.width, 40)
 				term.Resize(120, 40)
 			}
 		})

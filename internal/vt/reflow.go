@@ -2,6 +2,7 @@ package vt
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"unicode/utf8"
 	"unsafe"
@@ -50,20 +51,40 @@ func (s *stream) row(i int) outRow {
 // defaultStyle is the encoding of Style{} in a style run.
 const defaultStyle = "\x00\x00\x00"
 
-// styleRun is a style run of an encoded line: from column col on, the
-// style encoded in st (its FG, BG and Attrs uvarints).
-type styleRun struct {
-	col int
-	st  string
-}
-
-// lineParts is an encoded line taken apart: runs are its style runs in the
-// reflower's runs buffer, segs its cell segments after their count ("" if
-// the text tells the cells).
+// lineParts is an encoded line taken apart: its style runs (nruns of
+// them), its cell segments after their count ("" if the text tells the
+// cells), its text.
 type lineParts struct {
-	runs       []styleRun
+	runs       string
+	nruns      int
 	segs, text string
 	kind       wrapKind
+}
+
+// runIter reads a line's style runs in order: col is where the next one
+// starts (past any column at the end), st its style's encoding (its FG,
+// BG and Attrs uvarints).
+type runIter struct {
+	runs string
+	n    int
+	col  int
+	st   string
+}
+
+func (it *runIter) init(p *lineParts) {
+	it.runs, it.n = p.runs, p.nruns
+	it.next()
+}
+
+// next moves to the next run.
+func (it *runIter) next() {
+	if it.n == 0 {
+		it.col = math.MaxInt
+		return
+	}
+	col, i := uvarint(it.runs, 0)
+	j := skipUvarints(it.runs, i, 3)
+	it.col, it.st, it.runs, it.n = int(col), it.runs[i:j], it.runs[j:], it.n-1
 }
 
 // uvarint reads a uvarint at s[i:], returning it and the index after it.
@@ -106,7 +127,6 @@ type reflower struct {
 	// The logical line being laid out.
 	first          int // its first stream row
 	parts          []lineParts
-	runs           []styleRun
 	endRow, endPos int      // its last cell that isn't a space: part (-1: none) and byte in its text
 	line           []outRow // its rows, in order
 	starts         []int    // the offset in the line of each row's first cell
@@ -191,25 +211,20 @@ func (rf *reflower) fits(l sbLine) bool {
 	return true
 }
 
-// parse takes l apart into p, appending its style runs to runs.
-func (p *lineParts) parse(l sbLine, runs []styleRun) []styleRun {
+// parse takes l apart into p.
+func (p *lineParts) parse(l sbLine) {
 	body, textOff, kind := l.parts()
 	nruns, i := uvarint(body, 0)
-	first := len(runs)
-	for range nruns {
-		var col uint64
-		col, i = uvarint(body, i)
-		j := skipUvarints(body, i, 3)
-		runs = append(runs, styleRun{int(col), body[i:j]})
-		i = j
+	p.nruns, p.segs, p.text, p.kind = int(nruns), "", body[textOff:], kind
+	// Without cell segments the byte before the text is their count, 0;
+	// with them, the end of a segment's nonzero uvarint.
+	if body[textOff-1] == 0 {
+		p.runs = body[i : textOff-1]
+		return
 	}
-	p.runs = runs[first:]
-	p.segs = ""
-	if ncells, j := uvarint(body, i); ncells > 0 {
-		p.segs = body[j:textOff]
-	}
-	p.text, p.kind = body[textOff:], kind
-	return runs
+	j := skipUvarints(body, i, 4*int(nruns)) // a column and a style each
+	_, k := uvarint(body, j)
+	p.runs, p.segs = body[i:j], body[k:textOff]
 }
 
 // nextCell returns the byte length and width of the cell at text[pos:],
@@ -272,18 +287,13 @@ func asciiCells(text string, limit int) int {
 // column past the line's end.
 func (rf *reflower) layout(a, b int) {
 	rf.first = a
-	rf.parts, rf.runs = rf.parts[:0], rf.runs[:0]
+	rf.parts = rf.parts[:0]
+	complex := false
 	for i := a; i < b; i++ {
 		var p lineParts
-		rf.runs = p.parse(rf.src.row(i).l, rf.runs)
+		p.parse(rf.src.row(i).l)
 		rf.parts = append(rf.parts, p)
-	}
-	// The parts' runs were appended to one buffer that may have moved.
-	complex := false
-	for i, k := 0, 0; i < len(rf.parts); i++ {
-		n := len(rf.parts[i].runs)
-		rf.parts[i].runs, k = rf.runs[k:k+n], k+n
-		complex = complex || rf.parts[i].segs != ""
+		complex = complex || p.segs != ""
 	}
 	last := rf.parts[len(rf.parts)-1].kind
 	rf.endRow, rf.endPos = len(rf.parts), 0
@@ -298,19 +308,13 @@ func (rf *reflower) layout(a, b int) {
 		}
 	}
 	off := 0
-	for i, p := range rf.parts {
+	for i := range rf.parts {
 		for _, m := range rf.marks {
 			if m.row == a+i {
 				m.off = off + m.col
 			}
 		}
-		var more bool
-		if p.segs == "" && isASCII(p.text) {
-			more = rf.layoutASCII(p, i, &off)
-		} else {
-			more = rf.layoutCells(p, i, &off)
-		}
-		if !more {
+		if !rf.layoutPart(&rf.parts[i], i, &off) {
 			break
 		}
 	}
@@ -384,56 +388,35 @@ func isASCII(s string) bool {
 	return true
 }
 
-// layoutASCII is layoutCells for a part whose cells are its text's
-// bytes, the usual case: it moves the text a row's worth at a time.
-func (rf *reflower) layoutASCII(p lineParts, i int, off *int) bool {
+// layoutPart lays out the cells of p, the line's ith part, from line
+// offset *off on. It reports false once the rest of the line is blanks to
+// drop. Cells of one ASCII byte, the usual case, are moved as many at a
+// time as fit in the row.
+func (rf *reflower) layoutPart(p *lineParts, i int, off *int) bool {
 	w := &rf.w
-	st, ri := defaultStyle, 0
+	ascii := p.segs == "" && isASCII(p.text)
+	var it runIter
+	it.init(p)
+	st, col, segs := defaultStyle, 0, p.segs
 	for pos := 0; pos < len(p.text); {
-		if w.col == rf.width {
-			if rf.over(i, pos, *off) {
-				return false
-			}
-			rf.breakRow(softWrap, *off)
-		}
-		for ri < len(p.runs) && p.runs[ri].col <= pos {
-			st, ri = p.runs[ri].st, ri+1
-		}
-		k := min(rf.width-w.col, len(p.text)-pos)
-		w.setStyle(w.col, st)
-		for ; ri < len(p.runs) && p.runs[ri].col < pos+k; ri++ {
-			st = p.runs[ri].st
-			w.setStyle(w.col+p.runs[ri].col-pos, st)
-		}
-		w.addASCII(p.text[pos : pos+k])
-		pos, *off = pos+k, *off+k
-	}
-	return true
-}
-
-// layoutCells lays out the cells of part p, the line's ith, from line
-// offset *off on. It reports false once the rest of the line is blanks
-// to drop.
-func (rf *reflower) layoutCells(p lineParts, i int, off *int) bool {
-	w := &rf.w
-	st, ri, col, segs := defaultStyle, 0, 0, p.segs
-	for pos := 0; pos < len(p.text); {
-		for ri < len(p.runs) && p.runs[ri].col <= col {
-			st, ri = p.runs[ri].st, ri+1
+		for it.col <= col {
+			st = it.st
+			it.next()
 		}
 		room := rf.width - w.col
-		n, cw, cplx, ascii, rest := 0, 0, false, false, ""
-		if segs == "" && p.text[pos] < 0x80 {
-			limit := room
-			if ri < len(p.runs) {
-				limit = min(limit, p.runs[ri].col-col)
-			}
-			n = asciiCells(p.text[pos:], limit)
-			cw, ascii = n, n > 0
+		k := 0
+		switch {
+		case ascii:
+			k = min(room, len(p.text)-pos)
+		case segs == "":
+			k = asciiCells(p.text[pos:], room)
 		}
-		if !ascii {
-			n, cw, cplx, rest = nextCell(p.text, pos, segs)
+		if k > 0 {
+			rf.span(p.text[pos:pos+k], col, &it, &st)
+			pos, col, *off = pos+k, col+k, *off+k
+			continue
 		}
+		n, cw, complex, rest := nextCell(p.text, pos, segs)
 		if cw > room {
 			if w.col == 0 {
 				// A wide character in a one-column row: it can't be
@@ -452,17 +435,22 @@ func (rf *reflower) layoutCells(p lineParts, i int, off *int) bool {
 			continue
 		}
 		w.setStyle(w.col, st)
-		if ascii {
-			w.addASCII(p.text[pos : pos+n])
-		} else {
-			w.addCell(p.text[pos:pos+n], cw, cplx)
-		}
-		pos, col, *off = pos+n, col+cw, *off+cw
-		if !ascii {
-			segs = rest
-		}
+		w.addCell(p.text[pos:pos+n], cw, complex)
+		pos, col, *off, segs = pos+n, col+cw, *off+cw, rest
 	}
 	return true
+}
+
+// span appends cells of one ASCII byte each, text, from column col of
+// their part, in style *st and those of the runs it starts among them.
+func (rf *reflower) span(text string, col int, it *runIter, st *string) {
+	w := &rf.w
+	w.setStyle(w.col, *st)
+	for ; it.col < col+len(text); it.next() {
+		*st = it.st
+		w.setStyle(w.col+it.col-col, *st)
+	}
+	w.addASCII(text)
 }
 
 // breakRow ends the row being written, of the given kind, and starts the
