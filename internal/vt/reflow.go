@@ -48,6 +48,12 @@ func (s *stream) row(i int) outRow {
 	return s.screen[i-s.sb.n]
 }
 
+// kind returns how row i ends.
+func (s *stream) kind(i int) wrapKind {
+	r := s.row(i)
+	return r.l.kind()
+}
+
 // defaultStyle is the encoding of Style{} in a style run.
 const defaultStyle = "\x00\x00\x00"
 
@@ -85,20 +91,6 @@ func (it *runIter) next() {
 	col, i := uvarint(it.runs, 0)
 	j := skipUvarints(it.runs, i, 3)
 	it.col, it.st, it.runs, it.n = int(col), it.runs[i:j], it.runs[j:], it.n-1
-}
-
-// uvarint reads a uvarint at s[i:], returning it and the index after it.
-func uvarint(s string, i int) (uint64, int) {
-	var v uint64
-	for shift := 0; i < len(s) && shift < 64; shift += 7 {
-		b := s[i]
-		i++
-		v |= uint64(b&0x7f) << shift
-		if b < 0x80 {
-			break
-		}
-	}
-	return v, i
 }
 
 // skipUvarints returns the index after the n uvarints at s[i:].
@@ -139,7 +131,7 @@ func (rf *reflower) run() (skipped int) {
 	end := rf.src.len()
 	for end > 0 {
 		start := end - 1
-		for start > 0 && rf.src.row(start-1).l.kind() != noWrap {
+		for start > 0 && rf.src.kind(start-1) != noWrap {
 			start--
 		}
 		rf.lineOut(start, end)
@@ -536,10 +528,4 @@ func (w *rowWriter) addCell(b string, cw int, complex bool) {
 		w.segs = binary.AppendUvarint(w.segs, uint64(len(b))<<2|uint64(cw))
 		w.ncells++
 	}
-}
-
-// kind returns how the row ended.
-func (l sbLine) kind() wrapKind {
-	v, _ := uvarint(l.data, 0)
-	return wrapKind(v & 3)
 }

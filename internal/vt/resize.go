@@ -14,8 +14,9 @@ import (
 // and then rows from the top, into the scrollback on the main screen, so
 // that the cursor's row stays visible (as xterm and tmux do); when it has
 // room, the main screen takes back the rows resizes pushed into the
-// scrollback, as tmux does, so that shrinking and growing again gives the
-// same screen. The scroll region is reset and the cursor clamped.
+// scrollback (tmux takes back any), so that shrinking and growing again
+// gives the same screen. The scroll region is reset and the cursor
+// clamped.
 func (t *Terminal) Resize(cols, rows int) {
 	cols, rows = clampSize(cols, rows)
 	t.mu.Lock()
@@ -146,12 +147,6 @@ func place(rows []outRow, top, cur, lent, height int) (first, end int) {
 		end--
 	}
 	return max(top, end-height), end
-}
-
-// blank reports whether the line is an empty row that ends its line.
-func (l sbLine) blank() bool {
-	body, textOff, kind := l.parts()
-	return kind == noWrap && textOff == len(body)
 }
 
 // screenPos returns the screen position of mark m on a screen of cols x

@@ -78,20 +78,37 @@ type sbLine struct {
 	data string
 }
 
-// parts returns the line's data after its first uvarint, the offset of
-// the text in it and how the row ended.
-func (l *sbLine) parts() (body string, textOff int, kind wrapKind) {
+// uvarint reads a uvarint at s[i:], returning it and the index after it.
+func uvarint(s string, i int) (uint64, int) {
 	var v uint64
-	i := 0
-	for shift := 0; i < len(l.data); shift += 7 {
-		b := l.data[i]
+	for shift := 0; i < len(s) && shift < 64; shift += 7 {
+		b := s[i]
 		i++
 		v |= uint64(b&0x7f) << shift
 		if b < 0x80 {
 			break
 		}
 	}
+	return v, i
+}
+
+// parts returns the line's data after its first uvarint, the offset of
+// the text in it and how the row ended.
+func (l *sbLine) parts() (body string, textOff int, kind wrapKind) {
+	v, i := uvarint(l.data, 0)
 	return l.data[i:], int(v >> 2), wrapKind(v & 3)
+}
+
+// kind returns how the line's row ended.
+func (l *sbLine) kind() wrapKind {
+	_, _, kind := l.parts()
+	return kind
+}
+
+// blank reports whether the line is an empty row that ends its line.
+func (l *sbLine) blank() bool {
+	body, textOff, kind := l.parts()
+	return kind == noWrap && textOff == len(body)
 }
 
 func (l *sbLine) text() string {
@@ -99,10 +116,7 @@ func (l *sbLine) text() string {
 	return strings.TrimRight(body[off:], " ")
 }
 
-func (l *sbLine) wrapped() bool {
-	_, _, kind := l.parts()
-	return kind != noWrap
-}
+func (l *sbLine) wrapped() bool { return l.kind() != noWrap }
 
 // slabSize is the size of the blocks scrollback lines are cut from: one
 // allocation per block instead of one per line. A block is freed when the

@@ -500,7 +500,10 @@ func (t *Terminal) ScrollbackWrapped(i int) bool {
 }
 
 // ScrolledOff returns the number of lines ever moved from the screen into
-// the scrollback (including those since dropped from it or erased).
+// the scrollback (including those since dropped from it or erased). A
+// resize that reflows the scrollback renumbers its lines: they count as
+// they are laid out at the new width, and those a roomier screen takes
+// back no longer count.
 func (t *Terminal) ScrolledOff() uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
