@@ -105,7 +105,8 @@ func skipUvarints(s string, i, n int) int {
 
 // reflower lays a stream out at a new width. The rows it makes are
 // encoded in the terminal's slabs (t.assemble): most go to the
-// scrollback.
+// scrollback, and the few that go back to the screen leave their bytes
+// there unused.
 type reflower struct {
 	t      *Terminal
 	src    stream

@@ -66,7 +66,10 @@ func (t *Terminal) resizeMain(cols, rows int) {
 	lent := &mark{row: sbLen - min(t.sbLent, sbLen), out: -1}
 	cur := &mark{row: sbLen + cy, col: cx + btoi(pending), out: -1}
 	saved := &mark{row: sbLen + s.saved.y, col: s.saved.x + btoi(s.saved.wrapNext), out: -1}
-	rf := reflower{t: t, src: src, width: cols, need: t.sb.max + rows, marks: []*mark{top, lent, cur, saved}, top: top, cursor: cur}
+	rf := reflower{
+		t: t, src: src, width: cols, need: t.sb.max + rows,
+		marks: []*mark{top, lent, cur, saved}, top: top, cursor: cur,
+	}
 	out, skipped := t.relayout(&rf)
 
 	first, end := place(out, top.out, cur.out, max(lent.out, 0), rows)
@@ -261,8 +264,8 @@ func (t *Terminal) resizeAlt(cols, rows, anchorY int) int {
 		}
 		s.lines[y] = row
 	}
-	s.base, s.baseW, s.baseL = nil, nil, nil
-	s.logs = make([]rowLog, rows) // invalid: rows were cut or padded
+	s.base, s.baseW, s.baseL = nil, nil, nil // slide makes new ones for the new height
+	s.logs = make([]rowLog, rows)            // invalid: rows were cut or padded
 	s.saved.x, s.saved.y = min(s.saved.x, cols-1), max(0, min(s.saved.y-shifted, rows-1))
 	return shifted
 }

@@ -183,7 +183,11 @@ func (t *Terminal) pushLogged(row []cell, l *rowLog, kind wrapKind) bool {
 	// The cells from l.end on are default blanks; the row's content must
 	// end at l.end: not in blanks the log holds, nor (wrapped) after it.
 	end := int(l.end)
-	if kind == noWrap && t.contentEnd(row[:end]) != end || kind != noWrap && len(t.rowContent(row, kind)) != end {
+	if kind == noWrap {
+		if t.contentEnd(row[:end]) != end {
+			return false
+		}
+	} else if len(t.rowContent(row, kind)) != end {
 		return false
 	}
 	b := t.assemble(int(l.nruns), l.runs, noSegs, l.txt, kind)
