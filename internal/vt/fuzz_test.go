@@ -128,8 +128,8 @@ func FuzzTerminal(f *testing.F) {
 	})
 }
 
-// FuzzResizeReflow writes any bytes at one size, then resizes through the
-// sizes sizes' byte pairs give: the screen model stays consistent, and
+// FuzzResizeReflow writes any bytes at one size, then resizes to each size
+// a pair of bytes of sizes gives: the screen model stays consistent, and
 // while no width has been one column (where wide characters can't stay)
 // the logical lines of the scrollback and the main screen keep their
 // characters and styles in order.
