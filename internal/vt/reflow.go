@@ -108,14 +108,15 @@ func skipUvarints(s string, i, n int) int {
 // scrollback, and the few that go back to the screen leave their bytes
 // there unused.
 type reflower struct {
-	t      *Terminal
-	src    stream
-	width  int
-	need   int // rows above the screen's top laid out at most: older ones would fall off the scrollback
-	marks  []*mark
-	top    *mark    // the screen's first cell, among marks
-	cursor *mark    // the cursor, among marks
-	rev    []outRow // the new stream, last row first
+	t        *Terminal
+	src      stream
+	width    int
+	oldWidth int
+	need     int // rows above the screen's top laid out at most: older ones would fall off the scrollback
+	marks    []*mark
+	top      *mark    // the screen's first cell, among marks
+	cursor   *mark    // the cursor, among marks
+	rev      []outRow // the new stream, last row first
 
 	// The logical line being laid out.
 	first          int // its first stream row
@@ -126,9 +127,26 @@ type reflower struct {
 	w              rowWriter
 }
 
-// run lays the stream out, last line first, and returns the number of
-// rows at its start left out: their lines would fall off the scrollback.
-func (rf *reflower) run() (skipped int) {
+// run returns the rows of the stream laid out at the new width (as they
+// are if the width is the same) and the number of rows at its start left
+// out: their lines would fall off the scrollback. It maps the marks.
+func (rf *reflower) run() ([]outRow, int) {
+	if rf.width == rf.oldWidth {
+		out := make([]outRow, rf.src.len())
+		for i := range out {
+			out[i] = rf.src.row(i)
+		}
+		for _, m := range rf.marks {
+			m.out, m.x = m.row, m.col
+		}
+		return out, 0
+	}
+	// Room for the rows if the old ones are cut in as many as their widths
+	// say, but no more than are kept.
+	per := (rf.oldWidth + rf.width - 1) / rf.width
+	rf.rev = make([]outRow, 0, min(rf.src.len()*per, rf.need+len(rf.src.screen)*per+64))
+	// Last line first, so that lines that would fall off the scrollback
+	// are never laid out.
 	end := rf.src.len()
 	for end > 0 {
 		start := end - 1
@@ -147,7 +165,7 @@ func (rf *reflower) run() (skipped int) {
 			m.out = len(rf.rev) - 1 - m.out
 		}
 	}
-	return end
+	return rf.rev, end
 }
 
 // lineOut appends to rf.rev the rows of the logical line made of stream
@@ -182,26 +200,14 @@ func (rf *reflower) lineOut(a, b int) {
 	}
 }
 
-// fits reports whether l, a line of one row, stays as it is at the new
-// width: a row that ends its line and is no wider.
+// fits reports whether l, a line of one row, can stay as it is: it ends
+// its line and is no wider than the new width, as any is when the screen
+// gets wider, or if its text is no longer (a cell takes a byte at least).
+// Others are laid out again, even the few whose wide characters make
+// their text longer than they are wide.
 func (rf *reflower) fits(l sbLine) bool {
 	body, textOff, kind := l.parts()
-	if kind != noWrap {
-		return false
-	}
-	text := body[textOff:]
-	if len(text) <= rf.width {
-		return true // a cell takes a byte at least
-	}
-	// The width of the text's runes: at least the cells' (a cluster with
-	// more than one wide rune is one cell).
-	w := 0
-	for _, r := range text {
-		if w += runeWidth(r); w > rf.width {
-			return false
-		}
-	}
-	return true
+	return kind == noWrap && (rf.width >= rf.oldWidth || len(body)-textOff <= rf.width)
 }
 
 // parse takes l apart into p.

@@ -67,10 +67,10 @@ func (t *Terminal) resizeMain(cols, rows int) {
 	cur := &mark{row: sbLen + cy, col: cx + btoi(pending), out: -1}
 	saved := &mark{row: sbLen + s.saved.y, col: s.saved.x + btoi(s.saved.wrapNext), out: -1}
 	rf := reflower{
-		t: t, src: src, width: cols, need: t.sb.max + rows,
+		t: t, src: src, width: cols, oldWidth: t.cols, need: t.sb.max + rows,
 		marks: []*mark{top, lent, cur, saved}, top: top, cursor: cur,
 	}
-	out, skipped := t.relayout(&rf)
+	out, skipped := rf.run()
 
 	first, end := place(out, top.out, cur.out, max(lent.out, 0), rows)
 	dropped := t.scrolledOff - uint64(sbLen) // lines dropped from the scrollback or erased
@@ -110,28 +110,6 @@ func (t *Terminal) encodeScreen(s *screen) []outRow {
 		rows[y] = outRow{l: sbLine{data: unsafe.String(&b[0], len(b))}, fresh: true}
 	}
 	return rows
-}
-
-// relayout returns the rows of rf's stream laid out at its width (as
-// they are if the width is the same) and the number of rows at the start
-// of the stream left out, mapping the marks.
-func (t *Terminal) relayout(rf *reflower) ([]outRow, int) {
-	if rf.width == t.cols {
-		out := make([]outRow, rf.src.len())
-		for i := range out {
-			out[i] = rf.src.row(i)
-		}
-		for _, m := range rf.marks {
-			m.out, m.x = m.row, m.col
-		}
-		return out, 0
-	}
-	// Room for the rows if the old ones are cut in as many as their widths
-	// say, but no more than are kept.
-	per := (t.cols + rf.width - 1) / rf.width
-	rf.rev = make([]outRow, 0, min(rf.src.len()*per, rf.need+len(rf.src.screen)*per+64))
-	skipped := rf.run()
-	return rf.rev, skipped
 }
 
 // place shares rows out between the scrollback and a screen of height
