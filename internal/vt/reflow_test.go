@@ -49,10 +49,9 @@ func TestScrollbackKeepsWrappedRows(t *testing.T) {
 		}
 	}
 	term.mu.Lock()
-	kinds := []wrapKind{}
+	var kinds []wrapKind
 	for i := range term.sb.n {
-		_, _, k := term.sb.get(i).parts()
-		kinds = append(kinds, k)
+		kinds = append(kinds, term.sb.get(i).kind())
 	}
 	term.mu.Unlock()
 	if want := []wrapKind{softWrap, noWrap, padWrap, noWrap}; !slices.Equal(kinds, want) {
@@ -187,27 +186,27 @@ func cursorInLine(term *Terminal) (line, off int) {
 // styled prose, long enough to wrap at 160 columns, with wide characters
 // (界) and a combining mark, a row of wide characters only, then a prompt
 // with the cursor after it.
-func agentScreen(term io.Writer, paragraphs int) {
+func agentScreen(w io.Writer, paragraphs int) {
 	for i := range paragraphs {
-		fmt.Fprintf(term, "\x1b[1;38;5;%dm%3d\x1b[m ", 16+i%200, i)
+		fmt.Fprintf(w, "\x1b[1;38;5;%dm%3d\x1b[m ", 16+i%200, i)
 		for j := range 12 + i%9 {
 			switch j % 4 {
 			case 0:
-				fmt.Fprintf(term, "the agent \x1b[31mis waiting\x1b[m for approval to run a ")
+				io.WriteString(w, "the agent \x1b[31mis waiting\x1b[m for approval to run a ")
 			case 1:
-				fmt.Fprintf(term, "\x1b[38;2;200;100;%dm界面\x1b[m recursive delete of 世界 ", j)
+				fmt.Fprintf(w, "\x1b[38;2;200;100;%dm界面\x1b[m recursive delete of 世界 ", j)
 			case 2:
-				fmt.Fprintf(term, "\x1b[4mcafe\u0301\x1b[24m and ")
+				io.WriteString(w, "\x1b[4mcafe\u0301\x1b[24m and ")
 			default:
-				fmt.Fprintf(term, "\x1b[44mon a blue ground\x1b[m; ")
+				io.WriteString(w, "\x1b[44mon a blue ground\x1b[m; ")
 			}
 		}
-		term.Write([]byte("end.\r\n"))
+		io.WriteString(w, "end.\r\n")
 		if i%7 == 3 {
-			term.Write([]byte(strings.Repeat("界", 97) + "\r\n"))
+			io.WriteString(w, strings.Repeat("界", 97)+"\r\n")
 		}
 	}
-	term.Write([]byte("\x1b[32m>\x1b[m ask me"))
+	io.WriteString(w, "\x1b[32m>\x1b[m ask me")
 }
 
 // TestReflowRoundTrip resizes an agent's screen 160→100→60→160 columns:
