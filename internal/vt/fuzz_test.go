@@ -21,6 +21,11 @@ func checkInvariants(term *Terminal) error {
 	if len(term.tabs) != term.cols {
 		return fmt.Errorf("%d tab stops for %d columns", len(term.tabs), term.cols)
 	}
+	if sb := &term.sb; sb.n > sb.max || len(sb.lines) > sb.max || sb.n > len(sb.lines) ||
+		term.sbLent < 0 || term.sbLent > sb.n || term.scrolledOff < uint64(sb.n) {
+		return fmt.Errorf("scrollback of %d lines (%d slots, at most %d), %d lent, %d scrolled off",
+			sb.n, len(sb.lines), sb.max, term.sbLent, term.scrolledOff)
+	}
 	for si, s := range [2]*screen{&term.main, &term.alt} {
 		if len(s.lines) != term.rows || len(s.wrapped) != term.rows {
 			return fmt.Errorf("screen %d has %d rows (%d flags), want %d", si, len(s.lines), len(s.wrapped), term.rows)

@@ -33,16 +33,18 @@ type outRow struct {
 	fresh bool
 }
 
-// stream is the rows a resize of the main screen works on.
+// stream is the rows a resize of the main screen works on: the
+// scrollback's from row from on, then the screen's.
 type stream struct {
 	sb     *ring
+	from   int
 	screen []outRow // the screen's rows, encoded
 }
 
-func (s *stream) len() int { return s.sb.n + len(s.screen) }
+func (s *stream) len() int { return s.sb.n - s.from + len(s.screen) }
 
 func (s *stream) row(i int) outRow {
-	if i < s.sb.n {
+	if i += s.from; i < s.sb.n {
 		return outRow{l: *s.sb.get(i)}
 	}
 	return s.screen[i-s.sb.n]

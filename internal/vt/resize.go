@@ -53,8 +53,14 @@ func (t *Terminal) Resize(cols, rows int) {
 // the two (see place).
 func (t *Terminal) resizeMain(cols, rows int) {
 	s := &t.main
-	src := stream{sb: &t.sb, screen: t.encodeScreen(s)}
-	sbLen := t.sb.n
+	// The stream starts with the whole scrollback if it is laid out again,
+	// else with the rows resizes lent it, the only ones that can move.
+	sbLen, lent := t.sb.n, min(t.sbLent, t.sb.n)
+	from := 0
+	if cols == t.cols {
+		from = sbLen - lent
+	}
+	src := stream{sb: &t.sb, from: from, screen: t.encodeScreen(s)}
 	// The main screen's cursor: while the alternate screen is shown, the
 	// one saved on entering it (if any: else the rows kept are still those
 	// around the cursor's row).
@@ -62,21 +68,22 @@ func (t *Terminal) resizeMain(cols, rows int) {
 	if t.altActive && s.saved.valid {
 		cx, cy, pending = s.saved.x, s.saved.y, s.saved.wrapNext
 	}
-	top := &mark{row: sbLen, out: -1}
-	lent := &mark{row: sbLen - min(t.sbLent, sbLen), out: -1}
-	cur := &mark{row: sbLen + cy, col: cx + btoi(pending), out: -1}
-	saved := &mark{row: sbLen + s.saved.y, col: s.saved.x + btoi(s.saved.wrapNext), out: -1}
+	top := &mark{row: sbLen - from, out: -1}
+	lentTop := &mark{row: sbLen - lent - from, out: -1}
+	cur := &mark{row: top.row + cy, col: cx + btoi(pending), out: -1}
+	saved := &mark{row: top.row + s.saved.y, col: s.saved.x + btoi(s.saved.wrapNext), out: -1}
 	rf := reflower{
 		t: t, src: src, width: cols, oldWidth: t.cols, need: t.sb.max + rows,
-		marks: []*mark{top, lent, cur, saved}, top: top, cursor: cur,
+		marks: []*mark{top, lentTop, cur, saved}, top: top, cursor: cur,
 	}
 	out, skipped := rf.run()
 
-	first, end := place(out, top.out, cur.out, max(lent.out, 0), rows)
+	lentRow := max(lentTop.out, 0) // not reached: older than the rows kept
+	first, end := place(out, top.out, cur.out, lentRow, rows)
 	dropped := t.scrolledOff - uint64(sbLen) // lines dropped from the scrollback or erased
-	t.setScrollback(out[:first])
-	t.scrolledOff = dropped + uint64(skipped+first)
-	t.sbLent = min(first-max(lent.out, 0), t.sb.n)
+	t.setScrollback(from, out[:first])
+	t.scrolledOff = dropped + uint64(skipped+from+first)
+	t.sbLent = min(first-lentRow, t.sb.n)
 	t.setScreen(s, out[first:end], cols, rows)
 	switch {
 	case !t.altActive:
@@ -146,20 +153,20 @@ func screenPos(m *mark, first, cols, rows int) (x, y int, pending bool) {
 	return x, y, false
 }
 
-// setScrollback makes rows the scrollback (its newest rows if they don't
-// all fit), copying those encoded in a resize's arena into slabs.
-func (t *Terminal) setScrollback(rows []outRow) {
-	rows = rows[max(0, len(rows)-t.sb.max):]
-	lines := make([]sbLine, len(rows))
-	for i, r := range rows {
-		lines[i] = r.l
+// setScrollback keeps the oldest keep lines of the scrollback and adds
+// rows after them (the ring drops the oldest if they don't all fit),
+// copying those encoded in a resize's arena into slabs.
+func (t *Terminal) setScrollback(keep int, rows []outRow) {
+	t.sb.truncate(keep)
+	for _, r := range rows {
+		l := r.l
 		if r.fresh {
-			b := t.alloc(len(r.l.data))
-			copy(b, r.l.data)
-			lines[i].data = unsafe.String(&b[0], len(b))
+			b := t.alloc(len(l.data))
+			copy(b, l.data)
+			l.data = unsafe.String(&b[0], len(b))
 		}
+		t.sb.push(l)
 	}
-	t.sb.lines, t.sb.start, t.sb.n = lines, 0, len(lines)
 }
 
 // setScreen gives s rows x cols cells: those of lines, then blank rows.

@@ -55,6 +55,17 @@ func (r *ring) clear() {
 	r.lines, r.start, r.n = nil, 0, 0
 }
 
+// truncate keeps the oldest n lines.
+func (r *ring) truncate(n int) {
+	for i := n; i < r.n; i++ {
+		*r.get(i) = sbLine{} // its slab may go
+	}
+	r.n = n
+	if len(r.lines) < r.max {
+		r.lines = r.lines[:n] // not yet full: push appends
+	}
+}
+
 // sbLine is one scrollback line in one allocation. data holds, in order:
 //
 //   - a uvarint of the offset of the text (from the end of this uvarint)
