@@ -102,3 +102,46 @@ func BenchmarkScrollbackMemory(b *testing.B) {
 		runtime.KeepAlive(term)
 	}
 }
+
+// BenchmarkResizeReflow resizes a 120x40 terminal with 10,000 lines of
+// scrollback to another width and back (a resize is half an iteration).
+// Lines of 120-column coloured text (fillColoured, a style run a word)
+// are all laid out again at 80 columns, where they take 20,000 rows (the
+// scrollback holds as many), and back; they stay as they are at 160. A
+// realistic agent log (protocol.GenerateLog) has shorter lines, fewer runs
+// and long wrapped ones, in a scrollback of 10,000 rows.
+func BenchmarkResizeReflow(b *testing.B) {
+	log, _ := protocol.GenerateLog(4<<20, 1)
+	for _, c := range []struct {
+		name       string
+		width, max int
+		fill       func(*Terminal)
+	}{
+		{"coloured/120-80", 80, 20100, func(t *Terminal) { fillColoured(t, 10039) }},
+		{"coloured/120-160", 160, 20100, func(t *Terminal) { fillColoured(t, 10039) }},
+		{"log/120-80", 80, 10000, func(t *Terminal) { t.Write(log) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			term := New(120, 40, Options{Scrollback: c.max})
+			c.fill(term)
+			if n := term.ScrollbackLen(); n != 10000 {
+				b.Fatalf("scrollback holds %d lines", n)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				term.Resize(c.width, 40)
+				term.Resize(120, 40)
+			}
+		})
+	}
+	b.Run("height", func(b *testing.B) {
+		// The width stays: no line is laid out again.
+		term := New(120, 40, Options{Scrollback: 10000})
+		fillColoured(term, 10040)
+		b.ReportAllocs()
+		for b.Loop() {
+			term.Resize(120, 30)
+			term.Resize(120, 40)
+		}
+	})
+}

@@ -1,8 +1,10 @@
 package vt
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -18,6 +20,11 @@ func checkInvariants(term *Terminal) error {
 	}
 	if len(term.tabs) != term.cols {
 		return fmt.Errorf("%d tab stops for %d columns", len(term.tabs), term.cols)
+	}
+	if sb := &term.sb; sb.n > sb.max || len(sb.lines) > sb.max || sb.n > len(sb.lines) ||
+		term.sbLent < 0 || term.sbLent > sb.n || term.scrolledOff < uint64(sb.n) {
+		return fmt.Errorf("scrollback of %d lines (%d slots, at most %d), %d lent, %d scrolled off",
+			sb.n, len(sb.lines), sb.max, term.sbLent, term.scrolledOff)
 	}
 	for si, s := range [2]*screen{&term.main, &term.alt} {
 		if len(s.lines) != term.rows || len(s.wrapped) != term.rows {
@@ -123,5 +130,48 @@ func FuzzTerminal(f *testing.F) {
 			t.Fatalf("one write and byte by byte differ:\n%s\n---\n%s", a, b)
 		}
 		one.Close()
+	})
+}
+
+// FuzzResizeReflow writes any bytes at one size, then resizes to each size
+// a pair of bytes of sizes gives: the screen model stays consistent, and
+// while no width has been one column (where wide characters can't stay)
+// the logical lines of the scrollback and the main screen keep their
+// characters and styles in order.
+func FuzzResizeReflow(f *testing.F) {
+	for _, c := range vtCases {
+		f.Add([]byte(c.in), uint8(10), uint8(4), []byte{3, 2, 30, 9, 9, 4})
+	}
+	f.Add([]byte("ab界界界\r\nxyz   \r\n\x1b[41mred\x1b[K\x1b[m\r\n$ "), uint8(12), uint8(5), []byte{4, 5, 2, 2, 11, 9})
+	var agent bytes.Buffer
+	agentScreen(&agent, 3)
+	f.Add(agent.Bytes(), uint8(160), uint8(40), []byte{100, 40, 60, 40, 160, 40})
+	f.Add([]byte(randomLines(rand.New(rand.NewPCG(1, 2)), 20)), uint8(40), uint8(8), []byte{13, 20, 7, 3, 40, 8})
+	recs, data := loadRecordings(f)
+	for _, r := range recs {
+		d := data[r.Name]
+		f.Add(d[:min(len(d), 4096)], uint8(r.Cols), uint8(r.Rows), []byte{50, 20, 100, 30})
+	}
+	f.Fuzz(func(t *testing.T, in []byte, cols, rows uint8, sizes []byte) {
+		term := New(int(cols%120)+1, int(rows%40)+1, Options{Scrollback: 100000, Reply: io.Discard})
+		defer term.Close()
+		term.styleFloor, term.styleLimit = 4, 4 // collected often, also while a resize interns
+		term.rehashStyles()
+		term.clusterLim = 2
+		term.Write(in)
+		want := logicalLines(term)
+		wide := cols%120 > 0
+		for i := 0; i+1 < len(sizes) && i < 16; i += 2 {
+			c, r := int(sizes[i]%130)+1, int(sizes[i+1]%40)+1
+			term.Resize(c, r)
+			if err := checkInvariants(term); err != nil {
+				t.Fatalf("after resizing to %dx%d: %v", c, r, err)
+			}
+			if wide = wide && c > 1; wide {
+				if d := diffLines(logicalLines(term), want); d != "" {
+					t.Fatalf("after resizing to %dx%d the lines differ:\n%s", c, r, d)
+				}
+			}
+		}
 	})
 }

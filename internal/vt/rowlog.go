@@ -173,22 +173,27 @@ func extend(b *[]byte, n int) []byte {
 	return (*b)[l:]
 }
 
-// pushLogged encodes row into the scrollback from its log, if the log is
-// valid and describes all of the row's content, and reports whether it
-// did.
-func (t *Terminal) pushLogged(row []cell, l *rowLog, wrapped bool) bool {
+// pushLogged encodes row, which ends as kind says, into the scrollback
+// from its log, if the log is valid and describes all of the row's
+// content, and reports whether it did.
+func (t *Terminal) pushLogged(row []cell, l *rowLog, kind wrapKind) bool {
 	if l == nil || !l.valid || int(l.end) > len(row) {
 		return false
 	}
 	// The cells from l.end on are default blanks; the row's content must
-	// end at l.end, not in blanks the log holds.
-	if end := t.contentEnd(row[:l.end]); end != int(l.end) {
+	// end at l.end: not in blanks the log holds, nor (wrapped) after it.
+	end := int(l.end)
+	if kind == noWrap {
+		if t.contentEnd(row[:end]) != end {
+			return false
+		}
+	} else if len(t.rowContent(row, kind)) != end {
 		return false
 	}
-	b := t.assemble(int(l.nruns), l.runs, noSegs, l.txt, wrapped)
+	b := t.assemble(int(l.nruns), l.runs, noSegs, l.txt, kind)
 	t.addScrollback(b)
 	if checkRowLogs {
-		t.checkLogged(row, b, wrapped)
+		t.checkLogged(row, b, kind)
 	}
 	return true
 }
@@ -200,9 +205,9 @@ var noSegs = []byte{0}
 // encoding of the row's cells (set by the tests).
 var checkRowLogs bool
 
-func (t *Terminal) checkLogged(row []cell, got []byte, wrapped bool) {
-	nruns, runs, segs, txt := t.encodeRow(row)
-	want := appendLine(nil, nruns, runs, segs, txt, wrapped)
+func (t *Terminal) checkLogged(row []cell, got []byte, kind wrapKind) {
+	nruns, runs, segs, txt := t.encodeRow(t.rowContent(row, kind))
+	want := appendLine(nil, nruns, runs, segs, txt, kind)
 	if string(want) != string(got) {
 		panic(fmt.Sprintf("vt: row log %q differs from the row's encoding %q", got, want))
 	}

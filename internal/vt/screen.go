@@ -179,7 +179,7 @@ func (t *Terminal) printASCII(b []byte) {
 	t.lastRune = rune(b[len(b)-1])
 	for len(b) > 0 {
 		if t.wrapNext {
-			t.wrapLine()
+			t.wrapLine(softWrap)
 		}
 		// After the wrap: scrolling may intern the erase style, and a
 		// collection of the style table renumbers the pen.
@@ -255,7 +255,7 @@ func (t *Terminal) printUTF8(p []byte) int {
 				t.logBytes(bx, bsid, p[bs:i], bw)
 				bx = -1
 			}
-			t.wrapLine()
+			t.wrapLine(softWrap)
 		}
 		x := t.x
 		if w == 2 && x == t.cols-1 {
@@ -300,10 +300,11 @@ func (t *Terminal) printUTF8(p []byte) int {
 	return i
 }
 
-// wrapLine performs the deferred wrap: the row is marked as soft-wrapped
-// and the cursor goes to the start of the next line, scrolling if needed.
-func (t *Terminal) wrapLine() {
-	t.cur.wrapped[t.y] = true
+// wrapLine performs the deferred wrap: the row is marked as wrapped (how:
+// kind) and the cursor goes to the start of the next line, scrolling if
+// needed.
+func (t *Terminal) wrapLine(kind wrapKind) {
+	t.cur.wrapped[t.y] = kind
 	t.wrapNext = false
 	t.x = 0
 	t.index()
@@ -373,7 +374,7 @@ func (t *Terminal) combine(r rune) bool {
 // put writes a character of width w (1 or 2) at the cursor.
 func (t *Terminal) put(r rune, w int) {
 	if t.wrapNext {
-		t.wrapLine()
+		t.wrapLine(softWrap)
 	}
 	if w == 2 && t.x == t.cols-1 {
 		if !t.m.autowrap || t.cols < 2 {
@@ -381,7 +382,7 @@ func (t *Terminal) put(r rune, w int) {
 		}
 		// A wide character doesn't fit in the last column: the column is
 		// left as it is and the character goes on the next line.
-		t.wrapLine()
+		t.wrapLine(padWrap)
 	}
 	if t.m.insert {
 		t.insertCells(w)
@@ -481,7 +482,7 @@ func (t *Terminal) scrollUp(top, bottom, n int, save bool) {
 	sid := t.eraseID()
 	for y := bottom - n + 1; y <= bottom; y++ {
 		t.fillRow(s.lines[y], sid)
-		s.wrapped[y] = false
+		s.wrapped[y] = noWrap
 		s.blanked(y, sid)
 	}
 }
@@ -498,7 +499,7 @@ func (t *Terminal) scrollDown(top, bottom, n int) {
 	sid := t.eraseID()
 	for y := top; y < top+n; y++ {
 		fillBlank(s.lines[y], sid)
-		s.wrapped[y] = false
+		s.wrapped[y] = noWrap
 		s.blanked(y, sid)
 	}
 }
@@ -512,7 +513,7 @@ func (s *screen) slide(n int) {
 	rows := len(s.lines)
 	if cap(s.lines)-rows < n || cap(s.wrapped)-rows < n || cap(s.logs)-rows < n {
 		if len(s.base) < 2*rows {
-			s.base, s.baseW, s.baseL = make([][]cell, 2*rows), make([]bool, 2*rows), make([]rowLog, 2*rows)
+			s.base, s.baseW, s.baseL = make([][]cell, 2*rows), make([]wrapKind, 2*rows), make([]rowLog, 2*rows)
 		}
 		copy(s.base, s.lines)
 		copy(s.baseW, s.wrapped)
@@ -541,7 +542,7 @@ func (s *screen) slide(n int) {
 }
 
 // rotateRows rotates rows (and their flags and logs) left by n.
-func rotateRows(rows [][]cell, flags []bool, logs []rowLog, n int) {
+func rotateRows(rows [][]cell, flags []wrapKind, logs []rowLog, n int) {
 	if n <= 0 || n >= len(rows) {
 		return
 	}
@@ -549,13 +550,13 @@ func rotateRows(rows [][]cell, flags []bool, logs []rowLog, n int) {
 	slices.Reverse(logs[n:])
 	slices.Reverse(logs)
 	var small [8][]cell
-	var smallF [8]bool
+	var smallF [8]wrapKind
 	var tmp [][]cell
-	var tmpF []bool
+	var tmpF []wrapKind
 	if n <= len(small) {
 		tmp, tmpF = small[:n], smallF[:n]
 	} else {
-		tmp, tmpF = make([][]cell, n), make([]bool, n)
+		tmp, tmpF = make([][]cell, n), make([]wrapKind, n)
 	}
 	copy(tmp, rows[:n])
 	copy(tmpF, flags[:n])
@@ -580,7 +581,7 @@ func (t *Terminal) eraseCells(y, x0, x1 int) {
 	fillBlank(row[x0:x1], sid)
 	fixWideEdges(row, x0, x1)
 	if x1 == len(row) {
-		t.cur.wrapped[y] = false
+		t.cur.wrapped[y] = noWrap
 	}
 	switch l := &t.cur.logs[y]; {
 	case x0 == 0 && x1 == len(row):
@@ -609,6 +610,7 @@ func (t *Terminal) eraseDisplay(mode int) {
 		}
 	case 3:
 		t.sb.clear()
+		t.sbLent = 0
 		return
 	default:
 		return
@@ -736,7 +738,7 @@ func (t *Terminal) setAltScreen(on bool) {
 		t.cur = &t.alt
 		for y := range t.rows {
 			fillBlank(t.alt.lines[y], t.eraseID())
-			t.alt.wrapped[y] = false
+			t.alt.wrapped[y] = noWrap
 		}
 		t.alt.resetLogs(t.eraseID())
 	} else {
@@ -766,7 +768,7 @@ func (t *Terminal) fullReset() {
 	for _, s := range [2]*screen{&t.main, &t.alt} {
 		for y := range s.lines {
 			fillBlank(s.lines[y], 0)
-			s.wrapped[y] = false
+			s.wrapped[y] = noWrap
 		}
 		s.resetLogs(0)
 	}
@@ -794,7 +796,7 @@ func (t *Terminal) alignmentTest() {
 		for x := range row {
 			row[x] = mkcell('E', 0, 1)
 		}
-		t.cur.wrapped[y] = false
+		t.cur.wrapped[y] = noWrap
 	}
 	t.cur.invalidateLogs()
 	t.top, t.bottom = 0, t.rows-1

@@ -185,12 +185,15 @@ func TestResize(t *testing.T) {
 			t.Errorf("screen %q", got)
 		}
 	})
-	t.Run("narrower cuts a wide character", func(t *testing.T) {
+	t.Run("narrower moves a wide character that doesn't fit to the next row", func(t *testing.T) {
 		term := New(5, 1, Options{})
 		term.Write([]byte("ab中"))
 		term.Resize(3, 1)
-		if got := term.Row(0); got[2].Content != " " || got[2].Width != 1 {
+		if got := term.Row(0); got[0].Content != "中" || got[2].Content != " " || got[2].Width != 1 {
 			t.Errorf("cells %+v", got)
+		}
+		if term.ScrollbackLen() != 1 || term.ScrollbackText(0) != "ab" || !term.ScrollbackWrapped(0) {
+			t.Errorf("scrollback %d %q", term.ScrollbackLen(), term.ScrollbackText(0))
 		}
 	})
 	t.Run("region reset and tab stops", func(t *testing.T) {
@@ -254,10 +257,12 @@ func TestStyleTableCollection(t *testing.T) {
 }
 
 // TestConcurrentUse writes on one goroutine while others read and resize;
-// run with -race.
+// run with -race. The scrollback is short: a resize reflows it all, and
+// one goroutine resizing without a pause would otherwise keep the writer
+// waiting most of the time.
 func TestConcurrentUse(t *testing.T) {
 	log, _ := protocol.GenerateLog(1<<20, 7)
-	term := New(80, 24, Options{Reply: &syncBuffer{}})
+	term := New(80, 24, Options{Reply: &syncBuffer{}, Scrollback: 500})
 	defer term.Close()
 	var wg sync.WaitGroup
 	done := make(chan struct{})

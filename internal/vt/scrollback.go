@@ -55,12 +55,22 @@ func (r *ring) clear() {
 	r.lines, r.start, r.n = nil, 0, 0
 }
 
+// truncate keeps the oldest n lines.
+func (r *ring) truncate(n int) {
+	for i := n; i < r.n; i++ {
+		*r.get(i) = sbLine{} // its slab may go
+	}
+	r.n = n
+	if len(r.lines) < r.max {
+		r.lines = r.lines[:n] // not yet full: push appends
+	}
+}
+
 // sbLine is one scrollback line in one allocation. data holds, in order:
 //
 //   - a uvarint of the offset of the text (from the end of this uvarint)
-//     << 1 | 1 if the line was soft-wrapped (kept here rather than in
-//     fields of sbLine: 8 bytes less per line in the ring for one or two
-//     more in the slab);
+//     << 2 | the row's wrapKind (kept here rather than in fields of sbLine:
+//     8 bytes less per line in the ring for one or two more in the slab);
 //   - the style runs: a uvarint count, then per run the uvarint column
 //     where it starts and the uvarints of its FG, BG and Attrs (a line in
 //     the default style has count 0);
@@ -68,7 +78,10 @@ func (r *ring) clear() {
 //     joined by ZWJ holds more than one wide rune): a uvarint count of cells
 //     then per cell a uvarint of its byte length << 2 | width; else 0;
 //   - the text: the cells' contents, right halves of wide characters
-//     omitted, trailing blank cells in the default style dropped.
+//     omitted. A row that ends its line drops its trailing blank cells in
+//     the default style; a wrapped row keeps them (a space at the end of a
+//     row is part of its line) and drops only its padding column (see
+//     padWrap), so reflow reads the line's cells back exactly.
 //
 // data points into a slab shared with other lines (see alloc); the bytes
 // are never written again once the line is made.
@@ -76,20 +89,37 @@ type sbLine struct {
 	data string
 }
 
-// parts returns the line's data after its first uvarint, the offset of
-// the text in it and whether the line was soft-wrapped.
-func (l *sbLine) parts() (body string, textOff int, wrap bool) {
+// uvarint reads a uvarint at s[i:], returning it and the index after it.
+func uvarint(s string, i int) (uint64, int) {
 	var v uint64
-	i := 0
-	for shift := 0; i < len(l.data); shift += 7 {
-		b := l.data[i]
+	for shift := 0; i < len(s) && shift < 64; shift += 7 {
+		b := s[i]
 		i++
 		v |= uint64(b&0x7f) << shift
 		if b < 0x80 {
 			break
 		}
 	}
-	return l.data[i:], int(v >> 1), v&1 != 0
+	return v, i
+}
+
+// parts returns the line's data after its first uvarint, the offset of
+// the text in it and how the row ended.
+func (l *sbLine) parts() (body string, textOff int, kind wrapKind) {
+	v, i := uvarint(l.data, 0)
+	return l.data[i:], int(v >> 2), wrapKind(v & 3)
+}
+
+// kind returns how the line's row ended.
+func (l *sbLine) kind() wrapKind {
+	_, _, kind := l.parts()
+	return kind
+}
+
+// blank reports whether the line is an empty row that ends its line.
+func (l *sbLine) blank() bool {
+	body, textOff, kind := l.parts()
+	return kind == noWrap && textOff == len(body)
 }
 
 func (l *sbLine) text() string {
@@ -97,10 +127,7 @@ func (l *sbLine) text() string {
 	return strings.TrimRight(body[off:], " ")
 }
 
-func (l *sbLine) wrapped() bool {
-	_, _, wrap := l.parts()
-	return wrap
-}
+func (l *sbLine) wrapped() bool { return l.kind() != noWrap }
 
 // slabSize is the size of the blocks scrollback lines are cut from: one
 // allocation per block instead of one per line. A block is freed when the
@@ -117,36 +144,55 @@ func (t *Terminal) alloc(n int) []byte {
 	return t.slab[l : l+n : l+n]
 }
 
-// pushScrollback encodes a screen row into the scrollback, from its log
-// if that can be used (l may be nil).
-func (t *Terminal) pushScrollback(row []cell, l *rowLog, wrapped bool) {
+// pushScrollback encodes a screen row that ends as kind says into the
+// scrollback, from its log if that can be used (l may be nil).
+func (t *Terminal) pushScrollback(row []cell, l *rowLog, kind wrapKind) {
 	t.scrolledOff++
 	if t.sb.max == 0 {
 		return
 	}
-	if t.pushLogged(row, l, wrapped) {
+	if t.pushLogged(row, l, kind) {
 		return
 	}
-	nruns, runs, segs, txt := t.encodeRow(row)
-	t.addScrollback(t.assemble(nruns, runs, segs, txt, wrapped))
+	t.addScrollback(t.encodeLine(row, kind))
+}
+
+// encodeLine returns the scrollback encoding of a screen row that ends as
+// kind says, in a slab.
+func (t *Terminal) encodeLine(row []cell, kind wrapKind) []byte {
+	nruns, runs, segs, txt := t.encodeRow(t.rowContent(row, kind))
+	return t.assemble(nruns, runs, segs, txt, kind)
+}
+
+// rowContent returns the cells of row that are part of its logical line:
+// a wrapped row's but its padding column, the cells of a row that ends
+// its line up to its last one that doesn't look like a default blank.
+func (t *Terminal) rowContent(row []cell, kind wrapKind) []cell {
+	switch kind {
+	case softWrap:
+		return row
+	case padWrap:
+		if n := len(row); n > 0 && t.contentEnd(row[n-1:]) == 0 {
+			return row[:n-1]
+		}
+		return row
+	}
+	return row[:t.contentEnd(row)]
 }
 
 // assemble joins the parts of a scrollback line (see sbLine) in a slab.
-func (t *Terminal) assemble(nruns int, runs, segs, txt []byte, wrapped bool) []byte {
+func (t *Terminal) assemble(nruns int, runs, segs, txt []byte, kind wrapKind) []byte {
 	n := 2*binary.MaxVarintLen64 + len(runs) + len(segs) + len(txt)
-	b := appendLine(t.alloc(n)[:0], nruns, runs, segs, txt, wrapped)
+	b := appendLine(t.alloc(n)[:0], nruns, runs, segs, txt, kind)
 	t.slab = t.slab[:len(t.slab)-n+len(b)] // give back the room not used
 	return b[:len(b):len(b)]
 }
 
 // appendLine appends the encoding of a scrollback line to dst.
-func appendLine(dst []byte, nruns int, runs, segs, txt []byte, wrapped bool) []byte {
+func appendLine(dst []byte, nruns int, runs, segs, txt []byte, kind wrapKind) []byte {
 	var cnt [binary.MaxVarintLen64]byte
 	c := binary.PutUvarint(cnt[:], uint64(nruns))
-	v := uint64(c+len(runs)+len(segs)) << 1
-	if wrapped {
-		v |= 1
-	}
+	v := uint64(c+len(runs)+len(segs))<<2 | uint64(kind)
 	dst = binary.AppendUvarint(dst, v)
 	dst = append(dst, cnt[:c]...)
 	dst = append(dst, runs...)
@@ -173,11 +219,11 @@ func (t *Terminal) contentEnd(row []cell) int {
 	return end
 }
 
-// encodeRow returns the parts of row's scrollback encoding (see sbLine):
-// the number of style runs and the runs, the cell segments and the text.
-// They are in scratch buffers, valid until the next call.
+// encodeRow returns the parts of the scrollback encoding (see sbLine) of
+// cells, a row's content (see rowContent): the number of style runs and
+// the runs, the cell segments and the text. They are in scratch buffers,
+// valid until the next call.
 func (t *Terminal) encodeRow(row []cell) (nruns int, runs, segs, txt []byte) {
-	row = row[:t.contentEnd(row)]
 	runs, txt = t.sbRuns[:0], t.sbText[:0]
 	prev := uint32(0)
 	complex := false

@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -55,29 +56,8 @@ type tmuxScreen struct {
 
 func (s *tmuxServer) screen(t *testing.T, data []byte, cols, rows int) tmuxScreen {
 	t.Helper()
-	s.n++
-	name := fmt.Sprintf("s%d", s.n)
-	file := filepath.Join(s.dir, name+".bin")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	done := "vt-done-" + name
-	cmd := fmt.Sprintf("stty -opost -echo; cat %s; printf '\\033]2;%s\\007'; exec sleep 600", file, done)
-	if out, err := s.run("new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), cmd); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
+	name := s.start(t, data, cols, rows, 0)
 	defer func() { _, _ = s.run("kill-session", "-t", name) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		out, err := s.run("display-message", "-p", "-t", name, "#{pane_title}")
-		if err == nil && strings.TrimSpace(out) == done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tmux never drew the bytes (title %q, err %v)", out, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 	out, err := s.run("capture-pane", "-p", "-t", name)
 	if err != nil {
 		t.Fatalf("capture-pane: %v: %s", err, out)
@@ -98,6 +78,37 @@ func (s *tmuxServer) screen(t *testing.T, data []byte, cols, rows int) tmuxScree
 	}
 	sc.alt = alt == 1
 	return sc
+}
+
+// start runs a session of cols x rows keeping history lines of history
+// that shows data, and returns its name once tmux has drawn it all.
+func (s *tmuxServer) start(t *testing.T, data []byte, cols, rows, history int) string {
+	t.Helper()
+	s.n++
+	name := fmt.Sprintf("s%d", s.n)
+	file := filepath.Join(s.dir, name+".bin")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := "vt-done-" + name
+	cmd := fmt.Sprintf("stty -opost -echo; cat %s; printf '\\033]2;%s\\007'; exec sleep 600", file, done)
+	// The history limit is a pane's from its start.
+	if out, err := s.run("start-server", ";", "set-option", "-g", "history-limit", strconv.Itoa(history), ";",
+		"new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), cmd); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, err := s.run("display-message", "-p", "-t", name, "#{pane_title}")
+		if err == nil && strings.TrimSpace(out) == done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tmux never drew the bytes (title %q, err %v)", out, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return name
 }
 
 func trimLines(lines []string) []string {
@@ -214,5 +225,103 @@ func TestRecordingsMatchTmux(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// allRows returns a session's rows, history then screen (joined where
+// they wrapped if join is set), trailing empty rows left out, and the
+// cursor's column and row among them.
+func (s *tmuxServer) allRows(t *testing.T, name string, join bool) (rows []string, cx, cy int) {
+	t.Helper()
+	args := []string{"capture-pane", "-p", "-S", "-", "-E", "-", "-t", name}
+	if join {
+		args = append(args, "-J")
+	}
+	out, err := s.run(args...)
+	if err != nil {
+		t.Fatalf("capture-pane: %v: %s", err, out)
+	}
+	rows = trimLines(strings.Split(strings.TrimSuffix(out, "\n"), "\n"))
+	info, err := s.run("display-message", "-p", "-t", name, "#{cursor_x} #{cursor_y} #{history_size}")
+	if err != nil {
+		t.Fatalf("display-message: %v: %s", err, info)
+	}
+	var hsize int
+	if _, err := fmt.Sscanf(info, "%d %d %d", &cx, &cy, &hsize); err != nil {
+		t.Fatalf("parse %q: %v", info, err)
+	}
+	return rows, cx, hsize + cy
+}
+
+// ourRows is allRows for the emulator (not joined).
+func ourRows(term *Terminal) (rows []string, cx, cy int) {
+	for i := range term.ScrollbackLen() {
+		rows = append(rows, term.ScrollbackText(i))
+	}
+	_, n := term.Size()
+	for y := range n {
+		rows = append(rows, term.Text(y))
+	}
+	cx, cy = tmuxCursorX(term)
+	return trimLines(rows), cx, cy + term.ScrollbackLen()
+}
+
+// TestReflowMatchesTmux writes an agent's screen (styled prose with wide
+// characters and a combining mark, wrapping at 160 columns) to tmux and to
+// the emulator, resizes both through the same sizes and compares all the
+// rows, history and screen, the lines they join into, and the cursor's
+// place among them. Where the screen starts differs: tmux keeps blank rows
+// below the cursor and pushes rows into the history instead, this
+// emulator drops them first.
+func TestReflowMatchesTmux(t *testing.T) {
+	var agent bytes.Buffer
+	agentScreen(&agent, 40)
+	cases := []struct {
+		name  string
+		data  string
+		sizes [][2]int
+	}{
+		{"narrower and back", agent.String(), [][2]int{{100, 40}, {60, 40}, {160, 40}}},
+		{"heights too", agent.String(), [][2]int{{100, 30}, {60, 45}, {133, 20}, {47, 8}, {160, 40}}},
+		{"cursor inside a wrapped line", agent.String() + "\x1b[30;77H", [][2]int{{100, 40}, {60, 40}, {37, 40}, {160, 40}}},
+		{"short screen", "one line\r\n" + strings.Repeat("界", 70) + "x\r\n$ ", [][2]int{{61, 40}, {9, 40}, {30, 12}, {160, 40}}},
+	}
+	tm := newTmux(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			name := tm.start(t, []byte(c.data), 160, 40, 100000)
+			defer func() { _, _ = tm.run("kill-session", "-t", name) }()
+			term := New(160, 40, Options{Scrollback: 100000})
+			defer term.Close()
+			term.Write([]byte(c.data))
+			compare := func(size [2]int) {
+				t.Helper()
+				theirs, tx, ty := tm.allRows(t, name, false)
+				ours, ox, oy := ourRows(term)
+				if d := diffScreens(ours, tmuxScreen{lines: theirs, cx: tx, cy: ty}, ox, oy, false); d != "" {
+					t.Fatalf("at %dx%d the rows differ from tmux's:\n%s", size[0], size[1], d)
+				}
+				joined, _, _ := tm.allRows(t, name, true)
+				var lines []string
+				for _, l := range logicalLines(term) {
+					var b strings.Builder
+					for _, c := range l {
+						b.WriteString(c.s)
+					}
+					lines = append(lines, b.String())
+				}
+				if d := diffScreens(lines, tmuxScreen{lines: joined}, 0, 0, false); d != "" {
+					t.Fatalf("at %dx%d the lines differ from tmux's:\n%s", size[0], size[1], d)
+				}
+			}
+			compare([2]int{160, 40})
+			for _, size := range c.sizes {
+				if out, err := tm.run("resize-window", "-t", name, "-x", strconv.Itoa(size[0]), "-y", strconv.Itoa(size[1])); err != nil {
+					t.Fatalf("resize-window: %v: %s", err, out)
+				}
+				term.Resize(size[0], size[1])
+				compare(size)
+			}
+		})
 	}
 }

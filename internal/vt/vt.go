@@ -90,13 +90,25 @@ func mkcell(r rune, sid uint32, w int) cell {
 	return cell{r: r, a: sid | uint32(w)<<widthShift}
 }
 
+// wrapKind is how a row ends.
+type wrapKind uint8
+
+const (
+	noWrap   wrapKind = iota // a line feed or cursor movement ended it: its logical line ends
+	softWrap                 // autowrap went on to the next row: the logical line continues
+	// padWrap is softWrap before the last column, which a wide character
+	// did not fit in: the column (if blank) is padding, not part of the
+	// line, or reflow would put a space before the character.
+	padWrap
+)
+
 type screen struct {
-	lines   [][]cell // the rows, top first
-	wrapped []bool   // per row: soft-wrapped into the next
-	logs    []rowLog // per row: its scrollback encoding so far (see rowLog)
-	noLogs  bool     // the logs are kept invalid: no scrollback (the alternate screen's)
-	base    [][]cell // backing arrays lines, wrapped and logs slide along (see slide)
-	baseW   []bool
+	lines   [][]cell   // the rows, top first
+	wrapped []wrapKind // per row: how it ends
+	logs    []rowLog   // per row: its scrollback encoding so far (see rowLog)
+	noLogs  bool       // the logs are kept invalid: no scrollback (the alternate screen's)
+	base    [][]cell   // backing arrays lines, wrapped and logs slide along (see slide)
+	baseW   []wrapKind
 	baseL   []rowLog
 	saved   savedCursor
 }
@@ -155,6 +167,7 @@ type Terminal struct {
 
 	sb          ring
 	scrolledOff uint64
+	sbLent      int // the scrollback's newest rows that resizes pushed off the screen, for a roomier screen to take back
 	slab        []byte
 	sbRuns      []byte // scratch buffers for pushScrollback
 	sbText      []byte
@@ -247,7 +260,7 @@ func clampSize(cols, rows int) (int, int) {
 }
 
 func newScreen(cols, rows int) screen {
-	s := screen{lines: make([][]cell, rows), wrapped: make([]bool, rows), logs: make([]rowLog, rows)}
+	s := screen{lines: make([][]cell, rows), wrapped: make([]wrapKind, rows), logs: make([]rowLog, rows)}
 	for i := range s.lines {
 		s.lines[i] = blankRow(cols, 0)
 	}
@@ -457,7 +470,7 @@ func (t *Terminal) Text(y int) string {
 func (t *Terminal) Wrapped(y int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return y >= 0 && y < t.rows && t.cur.wrapped[y]
+	return y >= 0 && y < t.rows && t.cur.wrapped[y] != noWrap
 }
 
 // ScrollbackLen returns the number of lines in the scrollback.
@@ -487,7 +500,10 @@ func (t *Terminal) ScrollbackWrapped(i int) bool {
 }
 
 // ScrolledOff returns the number of lines ever moved from the screen into
-// the scrollback (including those since dropped from it or erased).
+// the scrollback (including those since dropped from it or erased). A
+// resize that reflows the scrollback renumbers its lines: they count as
+// they are laid out at the new width, and those a roomier screen takes
+// back no longer count.
 func (t *Terminal) ScrolledOff() uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -554,7 +570,7 @@ func (t *Terminal) snapshot(from int) Snapshot {
 	}
 	s.Screen = make([]Line, t.rows)
 	for y := range t.rows {
-		s.Screen[y] = Line{Text: t.rowText(t.cur.lines[y]), Wrapped: t.cur.wrapped[y]}
+		s.Screen[y] = Line{Text: t.rowText(t.cur.lines[y]), Wrapped: t.cur.wrapped[y] != noWrap}
 	}
 	return s
 }
