@@ -166,3 +166,33 @@ func itoa(i int) string {
 		}
 	}
 }
+
+// TestJoinKeepsTheBlankAtAWrap: a line the terminal wrapped right after a
+// blank reads with its blank, and the same after the screen was resized
+// and the line laid out again at other wraps; trimmed, "hello " and
+// "world" read "helloworld", and a block read again after a reflow looked
+// like a new one.
+func TestJoinKeepsTheBlankAtAWrap(t *testing.T) {
+	const line = "body: please check the reconnects on the staging box tonight"
+	term := vt.New(20, 10, vt.Options{})
+	term.Write([]byte(line + "\r\n"))
+	join := func() string {
+		var rows []vt.Line
+		for _, r := range term.Snapshot().Screen {
+			rows = append(rows, r)
+			if !r.Wrapped {
+				break
+			}
+		}
+		return Join(rows, 20)
+	}
+	if got := join(); got != line {
+		t.Fatalf("at 20 columns: %q", got)
+	}
+	for _, cols := range []int{27, 13, 40} {
+		term.Resize(cols, 10)
+		if got := join(); got != line {
+			t.Fatalf("after a resize to %d columns: %q", cols, got)
+		}
+	}
+}

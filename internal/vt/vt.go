@@ -512,7 +512,7 @@ func (t *Terminal) ScrolledOff() uint64 {
 
 // Line is one line of text in a Snapshot.
 type Line struct {
-	Text    string // the line, trailing blanks trimmed
+	Text    string // the line, trailing blanks trimmed unless the terminal wrapped it there (a blank at the wrap is part of the line)
 	Wrapped bool   // soft-wrapped into the next line
 }
 
@@ -565,12 +565,17 @@ func (t *Terminal) snapshot(from int) Snapshot {
 		s.Scrollback = make([]Line, 0, t.sb.n-from)
 		for i := from; i < t.sb.n; i++ {
 			l := t.sb.get(i)
-			s.Scrollback = append(s.Scrollback, Line{Text: l.text(), Wrapped: l.wrapped()})
+			text := l.text()
+			if l.kind() == softWrap {
+				body, off, _ := l.parts()
+				text = body[off:]
+			}
+			s.Scrollback = append(s.Scrollback, Line{Text: text, Wrapped: l.wrapped()})
 		}
 	}
 	s.Screen = make([]Line, t.rows)
 	for y := range t.rows {
-		s.Screen[y] = Line{Text: t.rowText(t.cur.lines[y]), Wrapped: t.cur.wrapped[y] != noWrap}
+		s.Screen[y] = Line{Text: t.rowTextTo(t.cur.lines[y], t.cur.wrapped[y] == softWrap), Wrapped: t.cur.wrapped[y] != noWrap}
 	}
 	return s
 }
@@ -594,9 +599,15 @@ func (t *Terminal) content(c cell) string {
 	return string(c.r)
 }
 
-func (t *Terminal) rowText(row []cell) string {
+func (t *Terminal) rowText(row []cell) string { return t.rowTextTo(row, false) }
+
+// rowTextTo is rowText, keeping the trailing blanks when whole is set: a
+// row the terminal wrapped, whose last blank joins two words of one line
+// (trimmed, "hello " + "world" read "helloworld", and a block read again
+// after a reflow moved its wraps would look like a new one).
+func (t *Terminal) rowTextTo(row []cell, whole bool) string {
 	end := len(row)
-	for end > 0 && row[end-1].r == ' ' {
+	for !whole && end > 0 && row[end-1].r == ' ' {
 		end--
 	}
 	var b strings.Builder
