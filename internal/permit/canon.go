@@ -47,8 +47,26 @@ var matchWrappers = map[string]bool{"timeout": true, "time": true, "nice": true,
 // space between words, redirections left out.
 func matchText(c Command) string { return joinCanon(matchWords(c)) }
 
-// matchWords are the words matchText is made of.
+// matchWords are the words matchText is made of: make's goals come
+// before its options and variables (make -j4 test is matched as make test
+// -j4).
 func matchWords(c Command) []Word {
+	words := plainMatchWords(c)
+	i := 0
+	for i < len(words) && isAssignment(words[i].Raw) && i < len(c.Assigns) {
+		i++
+	}
+	if i < len(words) && !words[i].Dynamic && isMake(cmdName(words[i])) {
+		goals, rest := makeGoalsFirst(words[i+1:])
+		out := append(append([]Word{}, words[:i+1]...), goals...)
+		return append(out, rest...)
+	}
+	return words
+}
+
+// plainMatchWords are the words of a command as Claude Code would match
+// them: assignments and wrappers dropped, in their order.
+func plainMatchWords(c Command) []Word {
 	var words []Word
 	keep := false
 	for _, a := range c.Assigns {

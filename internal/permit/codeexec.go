@@ -373,35 +373,40 @@ func optIn(args []string, i int, opts []string) (string, bool) {
 }
 
 // makeHits: make options that read another makefile or evaluate text, and
-// variable overrides that name a program or hold shell syntax.
+// variable definitions that run a command (x!=cmd), name a program or hold
+// make or shell syntax (x:=$(shell cmd), with any operator).
 func makeHits(args []Word) []hit {
 	var hs []hit
 	add := func(d string) { hs = append(hs, hit{id: FloorCodeExec, detail: d}) }
-	for _, w := range args {
-		a := w.Value
-		switch {
-		case a == "--":
-		case strings.HasPrefix(a, "--"):
-			name, _, _ := strings.Cut(a, "=")
-			switch name {
-			case "--eval", "--file", "--makefile", "--include-dir", "--load-average-x":
-				add("make " + a + " runs a makefile or text the command line does not show")
+	for _, m := range parseMake(args) {
+		a := m.words[0].Value
+		switch m.kind {
+		case makeOption:
+			if strings.HasPrefix(a, "--") {
+				name, _, _ := strings.Cut(a, "=")
+				switch name {
+				case "--eval", "--file", "--makefile", "--include-dir":
+					add("make " + a + " runs a makefile or text the command line does not show")
+				}
+				continue
 			}
-		case strings.HasPrefix(a, "-") && len(a) > 1:
 			for _, ch := range a[1:] {
 				if strings.ContainsRune("EfI", ch) {
 					add("make " + a + " runs a makefile or text the command line does not show")
 					break
 				}
-				if strings.ContainsRune("CjlOo W", ch) {
+				if strings.ContainsRune(makeShortValue+makeShortOptional, ch) {
 					break // the rest is this option's value
 				}
 			}
-		case isAssignment(a) || strings.HasPrefix(a, ".") && strings.Contains(a, "="):
-			name, val, _ := strings.Cut(a, "=")
-			name = strings.TrimRight(name, "+:?!")
-			if makeVars[name] || isCodeVar(name) || w.Dynamic || strings.ContainsAny(val, ";|&$`<>(){}\n\\'\"") {
-				add("make " + a + " overrides a variable the makefile's recipes run")
+		case makeAssign:
+			w := m.words[0]
+			name, op, val, _ := makeAssignOp(a)
+			switch {
+			case op == "!=":
+				add("make " + a + " runs its value as a shell command before any goal")
+			case makeVars[name] || isCodeVar(name) || w.Dynamic || strings.ContainsAny(name+val, ";|&$`<>(){}\n\\'\""):
+				add("make " + a + " overrides a variable the makefile's recipes run, or holds make or shell syntax")
 			}
 		}
 	}
