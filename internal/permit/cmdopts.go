@@ -168,6 +168,8 @@ func outputFiles(name string, args []Word) []Word {
 				out = append(out, args[i+1])
 			}
 		}
+	case "go": // -gcflags=-cpuprofile=FILE and the other files the tools write
+		out = append(out, goToolFiles(args)...)
 	case "pytest": // --cov-report=html:DIR
 		for _, w := range optionFiles(args, []string{"--cov-report"}) {
 			if _, p, ok := strings.Cut(w.Value, ":"); ok && p != "" {

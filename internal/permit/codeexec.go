@@ -79,8 +79,8 @@ func isCodeVar(name string) bool {
 var goExecFlags = map[string]bool{"exec": true, "toolexec": true, "vettool": true, "overlay": true,
 	"compiler": true, "gccgoflags": true}
 
-// goCodeFlag reports a go flag (-x, --x, -x=v) that runs other code, or an
-// -ldflags value that names a linker.
+// goCodeFlag reports a go flag (-x, --x, -x=v) that runs other code
+// (-gcflags, -ldflags and -asmflags are goToolHits').
 func goCodeFlag(args []string, i int) (string, bool) {
 	a := args[i]
 	if !strings.HasPrefix(a, "-") {
@@ -96,14 +96,6 @@ func goCodeFlag(args []string, i int) (string, bool) {
 		}
 		if val == "mod" { // resolves any import the agent wrote: downloads it, and the path can carry data
 			return "-mod=mod", true
-		}
-	}
-	if name == "ldflags" {
-		if !eq && i+1 < len(args) {
-			val = args[i+1]
-		}
-		if strings.Contains(val, "extld") || strings.Contains(val, "linkmode") || strings.Contains(val, "-B") {
-			return a + " " + val, true
 		}
 	}
 	return "", false
@@ -131,11 +123,18 @@ func goProxyQuery(sub string, args []string) (string, bool) {
 	return "", false
 }
 
-// goFlagsRun reports a GOFLAGS value that holds such a flag.
+// goFlagsRun reports a GOFLAGS value that holds such a flag, or tool
+// flags that run code or write a file (a write hidden in a variable is
+// not looked up).
 func goFlagsRun(v string) bool {
-	f := strings.Fields(v)
+	f := quotedSplit(v)
 	for i := range f {
 		if _, ok := goCodeFlag(f, i); ok {
+			return true
+		}
+	}
+	for _, t := range goToolFlags(f) {
+		if _, w := goToolWrite(t); w || goToolCodeFlag(t) {
 			return true
 		}
 	}
@@ -231,6 +230,9 @@ func execHits(c Command, v view) []hit {
 			if f, ok := goCodeFlag(args, i); ok {
 				add("go " + f + " runs another program")
 			}
+		}
+		for _, f := range goToolHits(args) {
+			add("go " + f + " names a program the tool runs, or code it links in from elsewhere")
 		}
 		if sub == "env" {
 			for _, a := range args[1:] {
