@@ -168,6 +168,9 @@ func outputFiles(name string, args []Word) []Word {
 				out = append(out, args[i+1])
 			}
 		}
+	case "cargo": // what follows -- for rustc, rustdoc or the test harness
+		_, w := rustcPassHits(cargoPassed(args))
+		out = append(out, w...)
 	case "go": // -gcflags=-cpuprofile=FILE and the other files the tools write
 		out = append(out, goToolFiles(args)...)
 	case "pytest": // --cov-report=html:DIR

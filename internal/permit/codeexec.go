@@ -262,6 +262,10 @@ func execHits(c Command, v view) []hit {
 				add("cargo " + a + " can name a runner, wrapper or linker to run")
 			}
 		}
+		code, _ := rustcPassHits(cargoPassed(v.args))
+		for _, c := range code {
+			add("cargo … -- " + c)
+		}
 	case jsRunners[v.name]:
 		for i := range args {
 			if o, ok := optIn(args, i, jsCodeOpts); ok {
