@@ -76,6 +76,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	if v.name == "git" {
 		hs = append(hs, gitRepoHits(v, cwds, env)...)
 		hs = append(hs, gitPathHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitSwitchHits(v, cwds, env)...)
 		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitSecretHits(parseGit(v.args), cwds, env)...)
 	}

@@ -30,7 +30,8 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 	wd, home, out := filepath.Join(root, "proj"), filepath.Join(root, "home"), filepath.Join(root, "outside")
 	files := map[string]string{
 		wd + "/.git/config": "[core]\n", wd + "/.git/HEAD": "ref: refs/heads/main\n", wd + "/.git/hooks/.keep": "",
-		wd + "/.git/modules/lib/hooks/.keep": "", wd + "/src/main.go": "package main\n", wd + "/src/util.go": "package main\n",
+		wd + "/.git/modules/lib/hooks/.keep": "", wd + "/.git/refs/heads/main": "3ebcf04b5c3bd6cfd0e4d5b1a2f3e4d5c6b7a8f9\n",
+		wd + "/.git/packed-refs": "# pack-refs with: peeled fully-peeled sorted\n3ebcf04b5c3bd6cfd0e4d5b1a2f3e4d5c6b7a8f9 refs/heads/release\n", wd + "/src/main.go": "package main\n", wd + "/src/util.go": "package main\n",
 		wd + "/README.md": "# proj\n", wd + "/go.mod": "module proj\n", wd + "/Makefile": "test:\n\tgo test ./...\n",
 		wd + "/package.json": `{"name":"proj"}`, wd + "/docs/guide.md": "guide\n", wd + "/sub/notes.txt": "notes\n",
 		wd + "/.env": "API_KEY=secret\n", wd + "/.env.example": "API_KEY=\n", wd + "/envdir/.env": "TOKEN=secret\n",
