@@ -184,7 +184,7 @@ func outputFiles(name string, args []Word) []Word {
 			out = append(out, ops[1])
 		}
 	}
-	return out
+	return append(out, fixerWrites(name, args)...)
 }
 
 // optionFiles returns the values of opts in args (--opt=F, --opt F,
