@@ -292,7 +292,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 			continue
 		}
 		if !fi.IsDir() {
-			if env.secretFile(d) && keep(d) {
+			if env.secretFileScan(d, keyScanWalk) && keep(d) {
 				return d, true
 			}
 			continue
@@ -311,7 +311,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				continue
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
-				if r := env.realPath(full); env.secretFile(r) && keep(r) {
+				if r := env.realPath(full); env.secretFileScan(r, keyScanWalk) && keep(r) {
 					return full + " -> " + r, true
 				}
 				continue
@@ -320,7 +320,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				queue = append(queue, full)
 				continue
 			}
-			if env.secretFile(full) && keep(full) {
+			if env.secretFileScan(full, keyScanWalk) && keep(full) {
 				return full, true
 			}
 		}
@@ -617,6 +617,13 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 			}
 		}
 	}
+	context := false
+	for _, o := range opts {
+		switch o.name {
+		case "-A", "-B", "-C", "--after-context", "--before-context", "--context", "--after", "--before":
+			context = true
+		}
+	}
 	roots := ops
 	if !explicit && len(ops) > 0 {
 		if ops[0].Dynamic {
@@ -650,7 +657,11 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 		if err != nil {
 			return true
 		}
-		for _, line := range strings.Split(string(data), "\n") {
+		lines := strings.Split(string(data), "\n")
+		if !context && !isCredential(file) && !env.gitConfigSecret(file) && !env.configHoldsSecret(file) {
+			lines = privateKeyLines(lines) // a key inside another file: only its own lines are the secret
+		}
+		for _, line := range lines {
 			for _, re := range res {
 				if re.MatchString(line) {
 					return true
