@@ -277,6 +277,9 @@ func execHits(c Command, v view) []hit {
 			if o, ok := optIn(args, i, pytestCodeOpts); ok {
 				add("pytest " + o + " loads configuration or a class that runs code")
 			}
+			if o, ok := optIn(args, i, []string{"--pastebin"}); ok {
+				hs = append(hs, hit{id: FloorURLData, detail: "pytest " + o + " uploads the test session's output to a public paste service"})
+			}
 			val := ""
 			switch {
 			case a == "-p" && i+1 < len(args):
