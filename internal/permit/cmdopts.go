@@ -113,7 +113,8 @@ var outputOpts = map[string][]string{
 	"go": {"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
 		"-outputdir", "-test.coverprofile", "-test.cpuprofile", "-test.memprofile", "-test.blockprofile",
 		"-test.mutexprofile", "-test.trace", "-test.outputdir"},
-	"gofmt": {"-cpuprofile"}, "staticcheck": {"-debug.cpu-profile", "-debug.mem-profile", "-debug.trace"},
+	"gofmt": {"-cpuprofile"}, "staticcheck": {"-debug.cpuprofile", "-debug.memprofile", "-debug.trace",
+		"-debug.measure-analyzers", "-debug.cpu-profile", "-debug.mem-profile"},
 	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},
 	"cargo":         {"--target-dir", "--artifact-dir", "--out-dir", "--logfile", "--lockfile-path"},
 	"pytest": {"--junitxml", "--junit-xml", "--log-file", "--resultlog", "--result-log", "--html",
@@ -122,7 +123,7 @@ var outputOpts = map[string][]string{
 		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",
 		"--memory-xml-report", "--xslt-html-report", "--xslt-txt-report"},
 	"ruff": {"-o", "--output-file", "--cache-dir"}, "flake8": {"--output-file", "--tee"},
-	"eslint": {"-o", "--output-file", "--cache-location"}, "jest": {"--outputFile", "--coverageDirectory", "--cacheDirectory"},
+	"eslint": {"-o", "--output-file", "--cache-location", "--suppressions-location"}, "jest": {"--outputFile", "--coverageDirectory", "--cacheDirectory"},
 	"vitest": {"--outputFile"},
 	"tsc": {"--outFile", "--outDir", "--out", "--declarationDir", "--tsBuildInfoFile", "--generateCpuProfile",
 		"--generateTrace"},
@@ -146,6 +147,9 @@ func outputFiles(name string, args []Word) []Word {
 				break
 			}
 		}
+	}
+	if goFlagTools[name] { // Go's flag package takes --x for -x
+		args = singleDash(args)
 	}
 	out := optionFiles(args, outputOpts[name])
 	switch name {
@@ -185,6 +189,24 @@ func outputFiles(name string, args []Word) []Word {
 		}
 	}
 	return append(out, fixerWrites(name, args)...)
+}
+
+// goFlagTools parse their options with Go's flag package.
+var goFlagTools = setOf("go", "gofmt", "staticcheck", "goimports")
+
+// singleDash writes --x as -x (up to a --).
+func singleDash(args []Word) []Word {
+	out := make([]Word, len(args))
+	copy(out, args)
+	for i, a := range out {
+		if a.Value == "--" {
+			break
+		}
+		if strings.HasPrefix(a.Value, "--") && !a.Dynamic {
+			out[i].Value = a.Value[1:]
+		}
+	}
+	return out
 }
 
 // optionFiles returns the values of opts in args (--opt=F, --opt F,
