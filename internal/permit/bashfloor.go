@@ -85,6 +85,11 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "make -C " + d + " runs the makefile of a folder outside the working directory"})
 		}
 	}
+	if v.name == "go" {
+		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
+			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})
+		}
+	}
 	if v.name == "git" {
 		hs = append(hs, gitStageHits(parseGit(v.args), cwds, env)...)
 	}

@@ -77,7 +77,7 @@ func isCodeVar(name string) bool {
 // goExecFlags are go command flags whose value is a program, or code, the
 // go command runs.
 var goExecFlags = map[string]bool{"exec": true, "toolexec": true, "vettool": true, "overlay": true,
-	"compiler": true, "gccgoflags": true}
+	"compiler": true, "gccgoflags": true, "modfile": true}
 
 // goCodeFlag reports a go flag (-x, --x, -x=v) that runs other code
 // (-gcflags, -ldflags and -asmflags are goToolHits').
