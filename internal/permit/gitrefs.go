@@ -14,7 +14,11 @@ import (
 // the working directory.
 func gitSwitchHits(v view, cwds cwdSet, env Env) []hit {
 	g := parseGit(v.args)
-	if g.sub != "checkout" && g.sub != "switch" {
+	switch g.sub {
+	case "merge", "rebase", "cherry-pick", "worktree", "pull":
+		return gitBringHits(g, v, cwds, env)
+	case "checkout", "switch":
+	default:
 		return nil
 	}
 	for _, a := range g.args {
@@ -49,6 +53,71 @@ func gitSwitchHits(v view, cwds cwdSet, env Env) []hit {
 		}
 		return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " " + joinValues(g.args) + " writes the whole tree of " + r.Raw +
 			", which is not a local branch: files the project did not write (agent and editor settings, CI, hooks, links out of the folder) land unseen, and untracked ignored files such as .env in its way are overwritten"}}
+	}
+	return nil
+}
+
+// gitRefValues are the options of merge, rebase, cherry-pick and
+// worktree add that take the next word as a value that is not a commit.
+var gitRefValues = map[string]map[string]bool{
+	"merge":       setOf("-m", "-F", "-s", "-X", "--message", "--file", "--strategy", "--strategy-option", "--into-name", "--cleanup"),
+	"rebase":      setOf("-s", "-X", "-x", "--exec", "--strategy", "--strategy-option", "--whitespace", "-C"),
+	"cherry-pick": setOf("-m", "--mainline", "-X", "--strategy", "--strategy-option", "--cleanup"),
+	"worktree":    setOf("-b", "-B", "--reason"),
+}
+
+// gitBringHits: merge, rebase and cherry-pick of anything but a local
+// branch (or HEAD), a worktree made from one, and a pull from an address
+// rather than a remote, write files nobody here wrote, as a checkout does.
+func gitBringHits(g gitInfo, v view, cwds cwdSet, env Env) []hit {
+	var refs []Word
+	args := g.args
+	if g.sub == "worktree" {
+		if len(args) == 0 || args[0].Value != "add" {
+			return nil
+		}
+		args = args[1:]
+	}
+	var ops []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.Value == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case a.Value == "--onto" && i+1 < len(args):
+			refs = append(refs, args[i+1])
+			i++
+		case strings.HasPrefix(a.Value, "--onto="):
+			refs = append(refs, pathWord(strings.TrimPrefix(a.Value, "--onto=")))
+		case strings.HasPrefix(a.Value, "-") && !a.Dynamic:
+			if gitRefValues[g.sub][a.Value] {
+				i++
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	switch g.sub {
+	case "pull":
+		if len(ops) > 0 && (ops[0].Dynamic || strings.ContainsAny(ops[0].Value, "/:")) {
+			return []hit{{id: FloorProtectedFile, detail: "git pull " + ops[0].Raw + " merges a tree from an address, not from a remote of the repository: files nobody here wrote land unseen"}}
+		}
+		return nil
+	case "worktree": // add PATH [COMMIT]
+		if len(ops) > 1 {
+			refs = append(refs, ops[1])
+		}
+	default:
+		refs = append(refs, ops...)
+	}
+	dirs, ok := gitStartDirs(v.args, cwds, env)
+	for _, r := range refs {
+		if ok && env.ownRef(r, dirs) {
+			continue
+		}
+		return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " " + joinValues(g.args) + " brings in the tree of " + r.Raw +
+			", which is not a local branch: files the project did not write (agent and editor settings, CI, hooks) land unseen"}}
 	}
 	return nil
 }
