@@ -51,8 +51,12 @@ func gitSwitchHits(v view, cwds cwdSet, env Env) []hit {
 		if ok && env.ownRef(r, dirs) {
 			continue
 		}
-		return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " " + joinValues(g.args) + " writes the whole tree of " + r.Raw +
-			", which is not a local branch: files the project did not write (agent and editor settings, CI, hooks, links out of the folder) land unseen, and untracked ignored files such as .env in its way are overwritten"}}
+		what := r.Raw
+		if r.Value == "-" || strings.Contains(r.Value, "@{-") {
+			what = "the previous branch (" + r.Raw + ", not looked up here)"
+		}
+		return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " " + joinValues(g.args) + " writes the whole tree of " + what +
+			", which is not known to be a local branch: files the project did not write (agent and editor settings, CI, hooks, links out of the folder) land unseen, and untracked ignored files such as .env in its way are overwritten"}}
 	}
 	return nil
 }
