@@ -157,11 +157,53 @@ func (b *bashCheck) decide(pt part) Decision {
 		text = matchText(pt.cmd)
 	}
 	s := subject{tool: "Bash", hasArg: true, arg: pt.cmd.Text, text: text, env: b.env}
-	e := b.p.first(s, pt.err == nil && b.pathsInside(pt), b.agent)
+	inside := pt.err == nil && b.pathsInside(pt)
+	e := b.p.first(s, inside, b.agent)
+	if pt.err == nil {
+		e = b.eachGoal(pt.cmd, s, inside, e)
+	}
 	var written []string
 	pt.cwds.sink = &written
 	d := b.p.decision("Bash("+pt.cmd.Text+")", e, b.hits(pt, 0))
 	return b.asEdit(d, written)
+}
+
+// eachGoal: a make command with several goals runs each of them, so an
+// allow rule that names some goals (Bash(make test:*)) does not cover the
+// others (make test deploy): unless the rule names every goal, each goal
+// is decided as a command of its own (with the same options) and the
+// strictest decides.
+func (b *bashCheck) eachGoal(c Command, s subject, inside bool, e *Entry) *Entry {
+	if e == nil || e.Decide != Allow {
+		return e
+	}
+	words := matchWords(c)
+	i := 0
+	for i < len(words) && isAssignment(words[i].Raw) && i < len(c.Assigns) {
+		i++
+	}
+	if i == len(words) || words[i].Dynamic || !isMake(cmdName(words[i])) {
+		return e
+	}
+	goals, rest := makeGoalsFirst(words[i+1:])
+	if len(goals) < 2 || e.Rule.namesAll(goals) {
+		return e
+	}
+	rank := func(x *Entry) Decide {
+		if x == nil {
+			return b.p.Default
+		}
+		return x.Decide
+	}
+	worst := e
+	for _, g := range goals {
+		one := append(append(append([]Word{}, words[:i+1]...), g), rest...)
+		s.text = joinCanon(one)
+		if ge := b.p.first(s, inside, b.agent); rank(ge) > rank(worst) || ge == nil && rank(ge) == rank(worst) && worst != nil && worst.Decide != Allow {
+			worst = ge
+		}
+	}
+	return worst
 }
 
 // asEdit applies the Edit rules to the files a part writes: a write by

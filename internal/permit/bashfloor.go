@@ -76,12 +76,18 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	if v.name == "git" {
 		hs = append(hs, gitRepoHits(v, cwds, env)...)
 		hs = append(hs, gitPathHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitSwitchHits(v, cwds, env)...)
 		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitSecretHits(parseGit(v.args), cwds, env)...)
 	}
 	if v.name == "make" || v.name == "gmake" || v.name == "bmake" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C", "--directory"}), cwds, env, false) {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "make -C " + d + " runs the makefile of a folder outside the working directory"})
+		}
+	}
+	if v.name == "go" {
+		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
+			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})
 		}
 	}
 	if v.name == "git" {

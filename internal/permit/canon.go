@@ -47,8 +47,63 @@ var matchWrappers = map[string]bool{"timeout": true, "time": true, "nice": true,
 // space between words, redirections left out.
 func matchText(c Command) string { return joinCanon(matchWords(c)) }
 
-// matchWords are the words matchText is made of.
+// matchWords are the words matchText is made of: make's goals come
+// before its options and variables (make -j4 test is matched as make test
+// -j4).
 func matchWords(c Command) []Word {
+	words := plainMatchWords(c)
+	i := 0
+	for i < len(words) && isAssignment(words[i].Raw) && i < len(c.Assigns) {
+		i++
+	}
+	if i == 0 {
+		words = stripTransparent(words)
+	}
+	if i < len(words) && !words[i].Dynamic && isMake(cmdName(words[i])) {
+		goals, rest := makeGoalsFirst(words[i+1:])
+		out := append(append([]Word{}, words[:i+1]...), goals...)
+		return append(out, rest...)
+	}
+	return words
+}
+
+// stripTransparent drops, besides Claude Code's process wrappers, the
+// commands that run the next one unchanged: env with no option and only
+// harmless assignments (env CGO_ENABLED=0 go build), command with no
+// option. env alone prints the environment and stays.
+func stripTransparent(words []Word) []Word {
+	for len(words) > 1 && !words[0].Dynamic {
+		switch name := words[0].Value; {
+		case name == "env":
+			j := 1
+			for j < len(words) && isAssignment(words[j].Raw) && isSafeAssign(words[j]) {
+				j++
+			}
+			if j == len(words) || isAssignment(words[j].Raw) || strings.HasPrefix(words[j].Value, "-") || words[j].Dynamic {
+				return words
+			}
+			words = words[j:]
+		case name == "command":
+			if strings.HasPrefix(words[1].Value, "-") {
+				return words
+			}
+			words = words[1:]
+		case matchWrappers[name]:
+			rest, ok := wrappers[name].skip(words[1:])
+			if !ok || len(rest) == 0 {
+				return words
+			}
+			words = rest
+		default:
+			return words
+		}
+	}
+	return words
+}
+
+// plainMatchWords are the words of a command as Claude Code would match
+// them: assignments and wrappers dropped, in their order.
+func plainMatchWords(c Command) []Word {
 	var words []Word
 	keep := false
 	for _, a := range c.Assigns {

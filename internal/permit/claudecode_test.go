@@ -50,7 +50,7 @@ func claudeCodeAllows(p *Policy, env Env, action string) bool {
 				continue
 			}
 			any = true
-			if !allowRule(subject{tool: "Bash", hasArg: true, arg: c.Text, text: matchText(c), env: env}) {
+			if !allowRule(subject{tool: "Bash", hasArg: true, arg: c.Text, text: joinCanon(plainMatchWords(c)), env: env}) {
 				return false
 			}
 		}

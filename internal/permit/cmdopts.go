@@ -113,7 +113,8 @@ var outputOpts = map[string][]string{
 	"go": {"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
 		"-outputdir", "-test.coverprofile", "-test.cpuprofile", "-test.memprofile", "-test.blockprofile",
 		"-test.mutexprofile", "-test.trace", "-test.outputdir"},
-	"gofmt": {"-cpuprofile"}, "staticcheck": {"-debug.cpu-profile", "-debug.mem-profile", "-debug.trace"},
+	"gofmt": {"-cpuprofile"}, "staticcheck": {"-debug.cpuprofile", "-debug.memprofile", "-debug.trace",
+		"-debug.measure-analyzers", "-debug.cpu-profile", "-debug.mem-profile"},
 	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},
 	"cargo":         {"--target-dir", "--artifact-dir", "--out-dir", "--logfile", "--lockfile-path"},
 	"pytest": {"--junitxml", "--junit-xml", "--log-file", "--resultlog", "--result-log", "--html",
@@ -122,7 +123,7 @@ var outputOpts = map[string][]string{
 		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",
 		"--memory-xml-report", "--xslt-html-report", "--xslt-txt-report"},
 	"ruff": {"-o", "--output-file", "--cache-dir"}, "flake8": {"--output-file", "--tee"},
-	"eslint": {"-o", "--output-file", "--cache-location"}, "jest": {"--outputFile", "--coverageDirectory", "--cacheDirectory"},
+	"eslint": {"-o", "--output-file", "--cache-location", "--suppressions-location"}, "jest": {"--outputFile", "--coverageDirectory", "--cacheDirectory"},
 	"vitest": {"--outputFile"},
 	"tsc": {"--outFile", "--outDir", "--out", "--declarationDir", "--tsBuildInfoFile", "--generateCpuProfile",
 		"--generateTrace"},
@@ -147,6 +148,9 @@ func outputFiles(name string, args []Word) []Word {
 			}
 		}
 	}
+	if goFlagTools[name] { // Go's flag package takes --x for -x
+		args = singleDash(args)
+	}
 	out := optionFiles(args, outputOpts[name])
 	switch name {
 	case "golangci-lint": // --output.text.path=FILE and its siblings; v1's --out-format FORMAT:FILE,…
@@ -168,6 +172,11 @@ func outputFiles(name string, args []Word) []Word {
 				out = append(out, args[i+1])
 			}
 		}
+	case "cargo": // what follows -- for rustc, rustdoc or the test harness
+		_, w := rustcPassHits(cargoPassed(args))
+		out = append(out, w...)
+	case "go": // -gcflags=-cpuprofile=FILE and the other files the tools write
+		out = append(out, goToolFiles(args)...)
 	case "pytest": // --cov-report=html:DIR
 		for _, w := range optionFiles(args, []string{"--cov-report"}) {
 			if _, p, ok := strings.Cut(w.Value, ":"); ok && p != "" {
@@ -177,6 +186,24 @@ func outputFiles(name string, args []Word) []Word {
 	case "uniq": // uniq [IN [OUT]]
 		if ops, _ := operands(args); len(ops) > 1 {
 			out = append(out, ops[1])
+		}
+	}
+	return append(out, fixerWrites(name, args)...)
+}
+
+// goFlagTools parse their options with Go's flag package.
+var goFlagTools = setOf("go", "gofmt", "staticcheck", "goimports")
+
+// singleDash writes --x as -x (up to a --).
+func singleDash(args []Word) []Word {
+	out := make([]Word, len(args))
+	copy(out, args)
+	for i, a := range out {
+		if a.Value == "--" {
+			break
+		}
+		if strings.HasPrefix(a.Value, "--") && !a.Dynamic {
+			out[i].Value = a.Value[1:]
 		}
 	}
 	return out

@@ -77,10 +77,10 @@ func isCodeVar(name string) bool {
 // goExecFlags are go command flags whose value is a program, or code, the
 // go command runs.
 var goExecFlags = map[string]bool{"exec": true, "toolexec": true, "vettool": true, "overlay": true,
-	"compiler": true, "gccgoflags": true}
+	"compiler": true, "gccgoflags": true, "modfile": true}
 
-// goCodeFlag reports a go flag (-x, --x, -x=v) that runs other code, or an
-// -ldflags value that names a linker.
+// goCodeFlag reports a go flag (-x, --x, -x=v) that runs other code
+// (-gcflags, -ldflags and -asmflags are goToolHits').
 func goCodeFlag(args []string, i int) (string, bool) {
 	a := args[i]
 	if !strings.HasPrefix(a, "-") {
@@ -96,14 +96,6 @@ func goCodeFlag(args []string, i int) (string, bool) {
 		}
 		if val == "mod" { // resolves any import the agent wrote: downloads it, and the path can carry data
 			return "-mod=mod", true
-		}
-	}
-	if name == "ldflags" {
-		if !eq && i+1 < len(args) {
-			val = args[i+1]
-		}
-		if strings.Contains(val, "extld") || strings.Contains(val, "linkmode") || strings.Contains(val, "-B") {
-			return a + " " + val, true
 		}
 	}
 	return "", false
@@ -131,11 +123,18 @@ func goProxyQuery(sub string, args []string) (string, bool) {
 	return "", false
 }
 
-// goFlagsRun reports a GOFLAGS value that holds such a flag.
+// goFlagsRun reports a GOFLAGS value that holds such a flag, or tool
+// flags that run code or write a file (a write hidden in a variable is
+// not looked up).
 func goFlagsRun(v string) bool {
-	f := strings.Fields(v)
+	f := quotedSplit(v)
 	for i := range f {
 		if _, ok := goCodeFlag(f, i); ok {
+			return true
+		}
+	}
+	for _, t := range goToolFlags(f) {
+		if _, w := goToolWrite(t); w || goToolCodeFlag(t) {
 			return true
 		}
 	}
@@ -159,6 +158,49 @@ var jsCodeOpts = []string{"--config", "-c", "--globalSetup", "--globalTeardown",
 var jsRunners = map[string]bool{"npm": true, "npx": true, "pnpm": true, "pnpx": true, "yarn": true, "bun": true,
 	"bunx": true, "jest": true, "vitest": true, "eslint": true, "prettier": true, "mocha": true, "ava": true,
 	"playwright": true, "tsc": true, "node": false}
+
+// jsToolCodeOpts are the options of one JavaScript tool that load a
+// module (jest's JSON options that map modules, its sequencer and
+// filter), or download and run packages (eslint --init runs npm init
+// @eslint/config), or make the package manager run another program.
+var jsToolCodeOpts = map[string][]string{
+	"jest": {"--moduleNameMapper", "--haste", "--testEnvironmentOptions", "--modulePaths", "--moduleDirectories",
+		"--testSequencer", "--filter", "--testResultsProcessor", "--prettierPath", "--dependencyExtractor",
+		"--snapshotSerializers", "--testRunner", "--runner", "--moduleLoader"},
+	"eslint": {"--init", "--inspect-config"},
+	"npm":    {"--shell", "--onload-script", "--git", "--editor", "--browser", "--viewer", "--init-module"},
+	"pnpm":   {"--shell", "--onload-script", "--git", "--editor", "--browser", "--viewer"},
+	"yarn":   {"--shell", "--onload-script"},
+}
+
+// jsTool returns the tool a JavaScript command line runs (npx jest is
+// jest; pnpm exec jest and yarn jest too) and its arguments.
+func jsTool(name string, args []string) (string, []string) {
+	switch name {
+	case "npx", "pnpx", "bunx":
+	case "pnpm", "yarn", "bun":
+		if len(args) > 1 && (args[0] == "exec" || args[0] == "dlx" || args[0] == "x") {
+			args = args[1:]
+		} else if len(args) > 0 && name == "yarn" && !strings.HasPrefix(args[0], "-") && !yarnCommands[args[0]] {
+			break // yarn TOOL runs the package's binary
+		} else {
+			return name, args
+		}
+	default:
+		return name, args
+	}
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return path.Base(a), args[i+1:]
+		}
+	}
+	return name, nil
+}
+
+// yarnCommands are yarn's own commands (yarn jest runs a binary instead).
+var yarnCommands = setOf("add", "install", "remove", "run", "test", "build", "lint", "init", "info", "why", "upgrade",
+	"list", "link", "unlink", "publish", "pack", "config", "cache", "global", "workspace", "workspaces", "dlx", "exec",
+	"bin", "node", "set", "plugin", "version", "audit", "outdated", "dedupe", "constraints", "explain", "npm", "patch")
 
 // lintConfigOpts name a linter's configuration on the command line: it
 // can load plugins (golangci-lint's Go plugins, flake8's local-plugins) or
@@ -232,6 +274,16 @@ func execHits(c Command, v view) []hit {
 				add("go " + f + " runs another program")
 			}
 		}
+		for _, f := range goToolHits(args) {
+			add("go " + f + " names a program the tool runs, or code it links in from elsewhere")
+		}
+		if sub == "doc" {
+			for _, a := range args[1:] {
+				if n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); n == "http" && strings.HasPrefix(a, "-") {
+					add("go doc -http downloads and runs pkgsite's documentation server (go run golang.org/x/pkgsite/…@latest)")
+				}
+			}
+		}
 		if sub == "env" {
 			for _, a := range args[1:] {
 				if a == "-w" || a == "-u" {
@@ -260,16 +312,46 @@ func execHits(c Command, v view) []hit {
 				add("cargo " + a + " can name a runner, wrapper or linker to run")
 			}
 		}
+		code, _ := rustcPassHits(cargoPassed(v.args))
+		for _, c := range code {
+			add("cargo … -- " + c)
+		}
 	case jsRunners[v.name]:
 		for i := range args {
 			if o, ok := optIn(args, i, jsCodeOpts); ok {
 				add(v.name + " " + o + " loads a module, plugin or configuration that runs code")
 			}
 		}
+		tool, targs := jsTool(v.name, args)
+		for i, a := range targs {
+			if a == "--" {
+				break
+			}
+			if o, ok := optIn(targs, i, jsToolCodeOpts[tool]); ok {
+				add(tool + " " + o + " loads a module, or downloads and runs packages")
+			}
+			if (tool == "npm" || tool == "pnpm" || tool == "yarn") && strings.HasPrefix(a, "--config.") {
+				add(tool + " " + a + " sets a configuration key (node-options, script-shell …) for the scripts it runs")
+			}
+		}
 	case v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest"):
 		for i, a := range args {
 			if o, ok := optIn(args, i, pytestCodeOpts); ok {
 				add("pytest " + o + " loads configuration or a class that runs code")
+			}
+			if o, ok := optIn(args, i, []string{"--pyargs", "--rsyncdir", "--ds"}); ok {
+				add("pytest " + o + " collects or imports a package by name, or sends the project elsewhere, not the project's own tests")
+			}
+			if val, ok := optArg(args, i, "--tx"); ok && !localXdist(val) {
+				add("pytest --tx " + val + " starts its workers with another interpreter or on another machine")
+			}
+			for _, o := range []string{"-W", "--pythonwarnings"} {
+				if val, ok := optArg(args, i, o); ok && warningImports(val) {
+					add("pytest " + o + " " + val + " imports the module of its warning category")
+				}
+			}
+			if o, ok := optIn(args, i, []string{"--pastebin"}); ok {
+				hs = append(hs, hit{id: FloorURLData, detail: "pytest " + o + " uploads the test session's output to a public paste service"})
 			}
 			val := ""
 			switch {
@@ -291,6 +373,9 @@ func execHits(c Command, v view) []hit {
 			}
 		}
 	case lintConfigOpts[v.name] != nil:
+		if v.name == "golangci-lint" && sub == "custom" {
+			add("golangci-lint custom builds a golangci-lint with the plugin modules .custom-gcl.yml names, fetched from the network")
+		}
 		for i := range args {
 			if o, ok := optIn(args, i, lintConfigOpts[v.name]); ok {
 				add(v.name + " " + o + " loads a configuration the project does not hold where the tool looks, which can load plugins (code) or send its files elsewhere")
@@ -358,6 +443,51 @@ func isPyModule(args []Word, mod string) bool {
 	return false
 }
 
+// optArg returns the value args[i] gives option o: o VALUE, o=VALUE, and
+// -oVALUE for a one-letter one.
+func optArg(args []string, i int, o string) (string, bool) {
+	a := args[i]
+	switch {
+	case a == o && i+1 < len(args):
+		return args[i+1], true
+	case strings.HasPrefix(a, o+"="):
+		return a[len(o)+1:], true
+	case len(o) == 2 && strings.HasPrefix(a, o) && len(a) > 2:
+		return a[2:], true
+	}
+	return "", false
+}
+
+// localXdist reports an xdist gateway that starts local workers with the
+// default interpreter: popen, or N*popen.
+func localXdist(spec string) bool {
+	_, g, ok := strings.Cut(spec, "*")
+	if !ok {
+		g = spec
+	}
+	return g == "popen"
+}
+
+// warningImports reports a warnings filter (action:message:category:
+// module:lineno) whose category is a dotted name outside the standard
+// ones: Python imports its module to find the class.
+func warningImports(filter string) bool {
+	f := strings.Split(filter, ":")
+	if len(f) < 3 {
+		return false
+	}
+	cat := strings.TrimSpace(f[2])
+	if !strings.Contains(cat, ".") {
+		return false
+	}
+	for _, safe := range []string{"builtins.", "warnings.", "pytest.", "_pytest."} {
+		if strings.HasPrefix(cat, safe) {
+			return false
+		}
+	}
+	return true
+}
+
 // optIn reports args[i] is one of opts (as -o, -o=v, -ov for short ones, --opt=v).
 func optIn(args []string, i int, opts []string) (string, bool) {
 	a := args[i]
@@ -373,35 +503,40 @@ func optIn(args []string, i int, opts []string) (string, bool) {
 }
 
 // makeHits: make options that read another makefile or evaluate text, and
-// variable overrides that name a program or hold shell syntax.
+// variable definitions that run a command (x!=cmd), name a program or hold
+// make or shell syntax (x:=$(shell cmd), with any operator).
 func makeHits(args []Word) []hit {
 	var hs []hit
 	add := func(d string) { hs = append(hs, hit{id: FloorCodeExec, detail: d}) }
-	for _, w := range args {
-		a := w.Value
-		switch {
-		case a == "--":
-		case strings.HasPrefix(a, "--"):
-			name, _, _ := strings.Cut(a, "=")
-			switch name {
-			case "--eval", "--file", "--makefile", "--include-dir", "--load-average-x":
-				add("make " + a + " runs a makefile or text the command line does not show")
+	for _, m := range parseMake(args) {
+		a := m.words[0].Value
+		switch m.kind {
+		case makeOption:
+			if strings.HasPrefix(a, "--") {
+				name, _, _ := strings.Cut(a, "=")
+				switch name {
+				case "--eval", "--file", "--makefile", "--include-dir":
+					add("make " + a + " runs a makefile or text the command line does not show")
+				}
+				continue
 			}
-		case strings.HasPrefix(a, "-") && len(a) > 1:
 			for _, ch := range a[1:] {
 				if strings.ContainsRune("EfI", ch) {
 					add("make " + a + " runs a makefile or text the command line does not show")
 					break
 				}
-				if strings.ContainsRune("CjlOo W", ch) {
+				if strings.ContainsRune(makeShortValue+makeShortOptional, ch) {
 					break // the rest is this option's value
 				}
 			}
-		case isAssignment(a) || strings.HasPrefix(a, ".") && strings.Contains(a, "="):
-			name, val, _ := strings.Cut(a, "=")
-			name = strings.TrimRight(name, "+:?!")
-			if makeVars[name] || isCodeVar(name) || w.Dynamic || strings.ContainsAny(val, ";|&$`<>(){}\n\\'\"") {
-				add("make " + a + " overrides a variable the makefile's recipes run")
+		case makeAssign:
+			w := m.words[0]
+			name, op, val, _ := makeAssignOp(a)
+			switch {
+			case op == "!=":
+				add("make " + a + " runs its value as a shell command before any goal")
+			case makeVars[name] || isCodeVar(name) || w.Dynamic || strings.ContainsAny(name+val, ";|&$`<>(){}\n\\'\""):
+				add("make " + a + " overrides a variable the makefile's recipes run, or holds make or shell syntax")
 			}
 		}
 	}

@@ -30,7 +30,8 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 	wd, home, out := filepath.Join(root, "proj"), filepath.Join(root, "home"), filepath.Join(root, "outside")
 	files := map[string]string{
 		wd + "/.git/config": "[core]\n", wd + "/.git/HEAD": "ref: refs/heads/main\n", wd + "/.git/hooks/.keep": "",
-		wd + "/.git/modules/lib/hooks/.keep": "", wd + "/src/main.go": "package main\n", wd + "/src/util.go": "package main\n",
+		wd + "/.git/modules/lib/hooks/.keep": "", wd + "/.git/refs/heads/main": "3ebcf04b5c3bd6cfd0e4d5b1a2f3e4d5c6b7a8f9\n",
+		wd + "/.git/packed-refs": "# pack-refs with: peeled fully-peeled sorted\n3ebcf04b5c3bd6cfd0e4d5b1a2f3e4d5c6b7a8f9 refs/heads/release\n", wd + "/src/main.go": "package main\n", wd + "/src/util.go": "package main\n",
 		wd + "/README.md": "# proj\n", wd + "/go.mod": "module proj\n", wd + "/Makefile": "test:\n\tgo test ./...\n",
 		wd + "/package.json": `{"name":"proj"}`, wd + "/docs/guide.md": "guide\n", wd + "/sub/notes.txt": "notes\n",
 		wd + "/.env": "API_KEY=secret\n", wd + "/.env.example": "API_KEY=\n", wd + "/envdir/.env": "TOKEN=secret\n",
@@ -45,7 +46,16 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/.yarnrc.yml":     "npmAuthToken: \"abcd1234efgh5678ijkl\"\n", wd + "/pip.conf": "[global]\nindex-url = https://me:hunter2pass@pypi.example.com/simple\n",
 		wd + "/terraform.tfvars": "db_password = \"hunter2hunter2\"\n", wd + "/gradle.properties": "signing.password=s3cr3tpassw0rd\n",
 		wd + "/config/app.yaml": "db:\n  password: ${DB_PASSWORD}\n  token: <your token here>\n", wd + "/src/theme/tokens.json": `{"color":{"primary":"#ff0000"}}`,
-		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		wd + "/conf/deploy_key":            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n",
+		wd + "/conf/server-cert-notes.txt": "the staging key, do not commit:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAvRq\n-----END RSA PRIVATE KEY-----\n",
+		wd + "/conf/npmrc.bak":             "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123\n",
+		wd + "/conf/netrc.old":             "machine api.example.com login me password hunter2hunter2\n",
+		wd + "/.npmrc.orig":                "registry=https://registry.npmjs.org/\n",
+		wd + "/conf/docker-config.json":    `{"auths":{"ghcr.io":{"auth":"bWU6Z2hwX2FiY2RlZmdoaWprbG1ub3A="}}}`,
+		wd + "/conf/settings.json":         `{"editor.tabSize":2}`, wd + "/conf/README.md": "# conf\n",
+		wd + "/.dev.vars": "API_TOKEN=cf-secret-value\n", wd + "/.dev.vars.production": "API_TOKEN=cf-prod-value\n",
+		wd + "/.dev.vars.example": "API_TOKEN=\n",
+		home + "/.ssh/id_rsa":     "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {

@@ -1,6 +1,7 @@
 package permit
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"strings"
@@ -10,6 +11,11 @@ import (
 // log in): keys, cloud and registry credentials.
 var credentialDirs = []string{".ssh", ".aws", ".gnupg", ".azure", ".config/gcloud", ".password-store",
 	".kube", ".docker", ".config/gh", ".terraform.d", ".oci", "secrets", ".secrets"}
+
+// dotlessCredentials are credential files' names without their dot, as
+// copies get them (conf/npmrc.bak, netrc.old).
+var dotlessCredentials = map[string]bool{"npmrc": true, "netrc": true, "pypirc": true, "pgpass": true,
+	"git-credentials": true, "dockercfg": true, "s3cfg": true, "vault-token": true}
 
 // credentialFiles are single files that hold secrets, wherever they are.
 var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true,
@@ -97,7 +103,7 @@ func isCredential(p string) bool {
 	p = strings.TrimSuffix(p, "/")
 	base := strings.ToLower(path.Base(p)) // .ENV is .env on a case-insensitive disk
 	base = editorCopy(base)
-	if credentialFiles[base] || secretName(base) {
+	if credentialFiles[base] || secretName(base) || dotlessCredentials[base] {
 		return true
 	}
 	for _, f := range credentialSystemFiles {
@@ -105,10 +111,15 @@ func isCredential(p string) bool {
 			return true
 		}
 	}
-	if base == ".env" || strings.HasPrefix(base, ".env.") && !envExamples[strings.TrimPrefix(base, ".env.")] {
-		return true
+	for _, env := range []string{".env", ".dev.vars"} { // .dev.vars: Cloudflare wrangler's .env
+		if base == env || strings.HasPrefix(base, env+".") && !envExamples[strings.TrimPrefix(base, env+".")] {
+			return true
+		}
+		if strings.HasPrefix(base, env+".") {
+			return false
+		}
 	}
-	if strings.HasPrefix(base, ".env.") || strings.HasSuffix(base, ".pub") {
+	if strings.HasSuffix(base, ".pub") {
 		return false
 	}
 	for _, s := range credentialSuffixes {
@@ -170,10 +181,85 @@ func credentialIn(w Word, cwds cwdSet) (string, bool) {
 var configSecret = regexp.MustCompile(`(?im)://[^/\s@:]*:[^/\s@]+@|://[^/\s@:]{16,}@|extraheader\s*=|^\s*(password|token|oauthtoken)\s*=`)
 
 // secretFile reports a file that is a credential by its name, a git
-// configuration holding one (a clone's token in its remote URL), or a
-// configuration file with a key or token written into it.
+// configuration holding one (a clone's token in its remote URL), a
+// configuration file with a key or token written into it, or any file
+// whose start holds a private key.
 func (e Env) secretFile(abs string) bool {
-	return isCredential(abs) || e.gitConfigSecret(abs) || e.configHoldsSecret(abs)
+	return e.secretFileScan(abs, keyScan)
+}
+
+// secretFileScan is secretFile looking at the first scan bytes of a file
+// for a private key (less in a walk through a whole tree).
+func (e Env) secretFileScan(abs string, scan int) bool {
+	return isCredential(abs) || e.gitConfigSecret(abs) || e.configHoldsSecret(abs) || e.holdsPrivateKey(abs, scan)
+}
+
+// privateKey is the armour of a private key: PEM (RSA, EC, DSA, PKCS#8,
+// encrypted), OpenSSH, PGP, PuTTY.
+var privateKey = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d`)
+
+// keyScan and keyScanWalk bound how much of a file is looked at for a
+// private key: a file named on the command line, and each file of a
+// folder walked whole.
+const (
+	keyScan     = 64 << 10
+	keyScanWalk = 8 << 10
+)
+
+// sourceExts are the endings of source files: a walk through a whole
+// tree does not open them to look for keys (a test key in a .go file is
+// found when that file is read by name).
+var sourceExts = setOf(".go", ".py", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".rs", ".c", ".h", ".cc", ".cpp",
+	".hpp", ".java", ".kt", ".rb", ".php", ".cs", ".swift", ".m", ".scala", ".md", ".html", ".css", ".scss", ".s",
+	".svg", ".png", ".jpg", ".jpeg", ".gif", ".ico", ".woff", ".woff2", ".ttf", ".pdf", ".zip", ".gz", ".a", ".o",
+	".so", ".wasm", ".lock", ".sum", ".mod")
+
+// holdsPrivateKey reports a file whose first scan bytes hold a private
+// key, whatever its name (a deploy key committed as conf/deploy_key).
+func (e Env) holdsPrivateKey(abs string, scan int) bool {
+	if e.FS == nil || scan == keyScanWalk && sourceExts[strings.ToLower(path.Ext(abs))] {
+		return false
+	}
+	body, err := e.readHead(e.realPath(abs), scan)
+	return err == nil && hasPrivateKey(body)
+}
+
+// hasPrivateKey reports the armour of a private key in data (found by a
+// plain search first: the expression alone is slow on every file of a tree).
+func hasPrivateKey(data []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(data[off:], []byte("PRIVATE KEY"))
+		if i < 0 {
+			break
+		}
+		i += off
+		if privateKey.Match(data[max(0, i-64):min(len(data), i+32)]) {
+			return true
+		}
+		off = i + 1
+	}
+	return bytes.Contains(data, []byte("PuTTY-User-Key-File-"))
+}
+
+// privateKeyLines returns the lines of a private key's armour in lines
+// (BEGIN to END), the only lines of such a file that are a secret.
+func privateKeyLines(lines []string) []string {
+	var out []string
+	in := false
+	for _, l := range lines {
+		switch {
+		case privateKey.MatchString(l) || strings.HasPrefix(l, "PuTTY-User-Key-File-"):
+			in = true
+		case in && (strings.HasPrefix(l, "-----END ") || strings.HasPrefix(l, "Private-MAC:")):
+			out = append(out, l)
+			in = false
+			continue
+		}
+		if in {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // configExts are the endings of files that configure tools and services:

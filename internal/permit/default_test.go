@@ -66,7 +66,7 @@ func TestBuiltinApprovesOrdinaryWork(t *testing.T) {
 		`MultiEdit(cmd/teamlead/root.go)`,
 		`WebFetch(https://pkg.go.dev/github.com/gobwas/glob)`,
 		`WebFetch(https://docs.python.org/3/library/shlex.html)`,
-		`WebFetch(https://flask.readthedocs.io/en/latest/)`,
+		`WebFetch(https://mypy.readthedocs.io/en/stable/)`,
 		`WebSearch`,
 		`TodoWrite`,
 		`Task`,

@@ -210,9 +210,14 @@ func gitHits(g gitInfo) []hit {
 		if hasShort(opts, "f") || hasLong(opts, "--force") || has(".", ":/", "*") {
 			return []hit{{id: FloorGitDiscard, detail: "git checkout " + joinValues(g.args)}}
 		}
+		if hasShort(opts, "Bmp") || hasLong(opts, "--merge", "--conflict", "--patch", "--ours", "--theirs", "--pathspec-from-file",
+			"--ignore-other-worktrees", "--recurse-submodules", "--ignore-skip-worktree-bits") {
+			return []hit{{id: FloorGitDiscard, detail: "git checkout " + joinValues(g.args) + " resets a branch, merges or discards uncommitted changes, or takes a branch another worktree holds"}}
+		}
 	case "switch":
-		if hasShort(opts, "f") || hasLong(opts, "--force", "--discard-changes") {
-			return []hit{{id: FloorGitDiscard, detail: "git switch " + joinValues(g.args)}}
+		if hasShort(opts, "fCm") || hasLong(opts, "--force", "--discard-changes", "--force-create", "--merge", "--conflict",
+			"--ignore-other-worktrees", "--recurse-submodules", "--orphan") {
+			return []hit{{id: FloorGitDiscard, detail: "git switch " + joinValues(g.args) + " resets a branch, merges or discards uncommitted changes, empties the tree, or takes a branch another worktree holds"}}
 		}
 	case "restore":
 		staged := hasShort(opts, "S") || hasLong(opts, "--staged")
@@ -221,8 +226,20 @@ func gitHits(g gitInfo) []hit {
 			return []hit{{id: FloorGitDiscard, detail: "git restore " + joinValues(g.args)}}
 		}
 	case "stash":
-		if len(ops) > 0 && ops[0].Value == "clear" {
-			return []hit{{id: FloorGitDiscard, detail: "git stash clear"}}
+		if len(ops) > 0 && (ops[0].Value == "clear" || ops[0].Value == "drop") {
+			return []hit{{id: FloorGitDiscard, detail: "git stash " + ops[0].Value + " drops stashed work, which no reflog keeps"}}
+		}
+	case "tag":
+		if hasShort(opts, "d") || hasLong(opts, "--delete") {
+			return []hit{{id: FloorGitDiscard, detail: "git tag --delete drops a tag, which no reflog keeps"}}
+		}
+	case "update-ref":
+		return []hit{{id: FloorGitDiscard, detail: "git update-ref " + joinValues(g.args) + " moves or deletes a ref whatever it holds"}}
+	case "filter-branch", "filter-repo":
+		return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " rewrites the history of every branch it touches"}}
+	case "notes":
+		if len(ops) > 0 && (ops[0].Value == "remove" || ops[0].Value == "prune") {
+			return []hit{{id: FloorGitDiscard, detail: "git notes " + ops[0].Value + " drops notes, which no reflog keeps"}}
 		}
 	case "rm":
 		if (hasShort(opts, "f") || hasLong(opts, "--force")) && !hasLong(opts, "--cached") {
@@ -235,7 +252,7 @@ func gitHits(g gitInfo) []hit {
 			return []hit{{id: FloorGitDiscard, detail: "git branch " + joinValues(g.args) + " drops or moves a branch whatever it holds"}}
 		}
 	case "reflog":
-		if len(ops) > 0 && (ops[0].Value == "expire" || ops[0].Value == "delete") {
+		if len(ops) > 0 && (ops[0].Value == "expire" || ops[0].Value == "delete" || ops[0].Value == "drop") {
 			return []hit{{id: FloorGitDiscard, detail: "git reflog " + ops[0].Value + " removes the record that brings lost commits back"}}
 		}
 	case "gc":
@@ -248,7 +265,13 @@ func gitHits(g gitInfo) []hit {
 		if len(ops) > 0 && ops[0].Value == "remove" && (hasShort(opts, "f") || hasLong(opts, "--force")) {
 			return []hit{{id: FloorGitDiscard, detail: "git worktree remove --force discards the worktree's uncommitted changes"}}
 		}
+		if len(ops) > 0 && ops[0].Value == "prune" {
+			return []hit{{id: FloorGitDiscard, detail: "git worktree prune drops the records (HEAD, reflog) of worktrees it cannot see, and the commits only they held"}}
+		}
 	case "fetch", "pull":
+		if hasLong(opts, "--depth", "--shallow-since", "--shallow-exclude", "--update-shallow") {
+			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + joinValues(g.args) + " makes the clone shallow: older history is no longer there, and goes at the next gc"}}
+		}
 		force := hasShort(opts, "f") || hasLong(opts, "--force", "--update-head-ok")
 		for i, o := range ops {
 			if i == 0 {

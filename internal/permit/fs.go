@@ -51,6 +51,34 @@ func (OSFS) ReadFile(name string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, 1<<20))
 }
 
+// ReadHead reads at most the first n bytes of a regular file, without
+// blocking (the policy looks at the start of files for private keys).
+func (OSFS) ReadHead(name string, n int) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
+	}
+	return io.ReadAll(io.LimitReader(f, int64(n)))
+}
+
+// headReader is an FS that can read the start of a file alone.
+type headReader interface {
+	ReadHead(name string, n int) ([]byte, error)
+}
+
+// readHead reads at most the first n bytes of a file through the policy's FS.
+func (e Env) readHead(name string, n int) ([]byte, error) {
+	if h, ok := e.FS.(headReader); ok {
+		return h.ReadHead(name, n)
+	}
+	b, err := e.FS.ReadFile(name)
+	return b[:min(len(b), n)], err
+}
+
 // maxLinkHops bounds how many symbolic links one path may go through (the
 // kernel's own limit is 40).
 const maxLinkHops = 40

@@ -42,7 +42,7 @@ var longOptions = map[string][]string{
 	"grep": {"--recursive", "--dereference-recursive", "--directories", "--file", "--regexp", "--invert-match",
 		"--ignore-case", "--fixed-strings", "--extended-regexp", "--perl-regexp", "--basic-regexp", "--files-with-matches", "--files-without-match", "--include", "--exclude", "--exclude-dir"},
 	"pytest": {"--basetemp", "--junitxml", "--junit-xml", "--junit-prefix", "--log-file", "--log-file-level", "--log-file-format", "--log-file-date-format", "--resultlog", "--result-log", "--html", "--debug",
-		"--config-file", "--override-ini", "--pdbcls", "--rootdir", "--confcutdir", "--cov-report", "--cov"},
+		"--config-file", "--override-ini", "--pdbcls", "--rootdir", "--confcutdir", "--cov-report", "--cov", "--pastebin", "--pyargs", "--pythonwarnings", "--tx", "--rsyncdir", "--ds", "--dist", "--numprocesses"},
 	"mypy": {"--junit-xml", "--junit-format", "--cache-dir", "--html-report", "--txt-report", "--xml-report", "--linecount-report",
 		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",
 		"--memory-xml-report", "--xslt-html-report", "--xslt-txt-report", "--python-executable", "--install-types", "--config-file", "--python-version"},

@@ -21,7 +21,29 @@ var protectedDirs = map[string]string{
 	".gitlab": "CI templates .gitlab-ci.yml includes", ".gitea": "CI workflows", ".forgejo": "CI workflows",
 	".woodpecker": "CI pipelines", ".continue": "an editor agent's settings", ".windsurf": "an editor agent's settings",
 	".zed": "the editor's tasks and settings",
+	".hg":  "Mercurial's repository ([hooks] and [extensions] in .hg/hgrc run code)", ".jj": "Jujutsu's repository and its configuration",
+	".sl": "Sapling's repository and its configuration", ".junie": "an agent's instructions (JetBrains Junie)",
+	".kiro": "an agent's instructions and hooks (Kiro)", ".amazonq": "an agent's rules (Amazon Q)", ".roo": "an agent's rules and modes (Roo Code)",
+	".kilocode": "an agent's rules (Kilo Code)", ".qwen": "an agent CLI's settings (Qwen Code)", ".opencode": "an agent CLI's settings and commands (opencode)",
+	".augment": "an agent's rules (Augment)",
 }
+
+// protectedGitHub are the entries of .github that steer CI, review or the
+// agents: workflows and actions run with the repository's secrets,
+// CODEOWNERS decides who must review, dependabot.yml names registries and
+// their credentials, the rest are Copilot's instructions and prompts.
+var protectedGitHub = map[string]bool{"workflows": true, "actions": true, "dependabot.yml": true, "dependabot.yaml": true,
+	"instructions": true, "prompts": true, "chatmodes": true, "agents": true, "copilot": true}
+
+// protectedPrefixes and protectedSuffixes are families of such files
+// (.lintstagedrc.json, lint-staged.config.mjs, app.code-workspace).
+var (
+	protectedPrefixes = map[string]string{".lintstagedrc": "the commands lint-staged runs on every commit",
+		"lint-staged.config.": "the commands lint-staged runs on every commit", ".simple-git-hooks": "git hooks (simple-git-hooks)",
+		"simple-git-hooks.": "git hooks (simple-git-hooks)", ".huskyrc": "git hooks run by husky", "husky.config.": "git hooks run by husky"}
+	protectedSuffixes = map[string]string{".code-workspace": "the editor's tasks and settings (tasks run on opening the workspace)",
+		".sublime-project": "the editor's build systems (commands)"}
+)
 
 // protectedNames are single files that run code or steer a tool.
 var protectedNames = map[string]string{
@@ -45,7 +67,19 @@ var protectedNames = map[string]string{
 	"agents.md": "the instructions every Codex session here reads", "gemini.md": "the instructions every Gemini CLI session here reads",
 	".cursorrules": "the instructions the editor's agent reads", ".windsurfrules": "the instructions the editor's agent reads",
 	".clinerules": "the instructions the editor's agent reads", "copilot-instructions.md": "the instructions Copilot reads",
-	".replit": "the commands the workspace runs",
+	".replit":         "the commands the workspace runs",
+	".woodpecker.yml": "CI pipelines", ".woodpecker.yaml": "CI pipelines", "codeowners": "who must review a change",
+	"agent.md": "the instructions an agent CLI here reads (Amp)", "qwen.md": "the instructions every Qwen Code session here reads",
+	"crush.md": "the instructions an agent CLI here reads (Crush)", ".goosehints": "the instructions Goose reads",
+	".rules": "the instructions the editor's agent reads (Zed)", ".roorules": "the instructions the editor's agent reads",
+	".augment-guidelines": "the instructions the editor's agent reads", "opencode.json": "an agent CLI's settings (its commands and MCP servers)",
+	"opencode.jsonc": "an agent CLI's settings (its commands and MCP servers)", ".crush.json": "an agent CLI's settings (its MCP servers)",
+	"crush.json":   "an agent CLI's settings (its MCP servers)",
+	"netlify.toml": "the deploy's build command, run with the hosting's secrets", "vercel.json": "the deploy's build commands, run with the hosting's secrets",
+	"fly.toml": "the deploy's release command", "render.yaml": "the deploy's build commands", "railway.json": "the deploy's build commands",
+	"railway.toml":   "the deploy's build commands",
+	"rust-toolchain": "the toolchain cargo runs (path = any folder)", "rust-toolchain.toml": "the toolchain cargo runs (path = any folder)",
+	"go.work": "the modules go builds from (use and replace reach any folder)",
 }
 
 // protectedFile reports why writing abs (an absolute path, links already
@@ -67,13 +101,28 @@ func (e Env) protectedFile(abs string) (string, bool) {
 			if i+1 == len(segs) {
 				return "CI workflows (they run with the repository's secrets)", true
 			}
-			if n := strings.ToLower(segs[i+1]); n == "workflows" || n == "actions" {
+			switch n := strings.ToLower(segs[i+1]); {
+			case n == "workflows" || n == "actions":
 				return "CI workflows (they run with the repository's secrets)", true
+			case protectedGitHub[n]:
+				return "GitHub's " + segs[i+1] + " (reviews, dependency updates with registry credentials, or the agents' instructions)", true
 			}
 		}
 	}
-	if len(segs) > 0 {
-		if why, ok := protectedNames[strings.ToLower(segs[len(segs)-1])]; ok {
+	if len(segs) == 0 {
+		return "", false
+	}
+	base := strings.ToLower(segs[len(segs)-1])
+	if why, ok := protectedNames[base]; ok {
+		return why, true
+	}
+	for p, why := range protectedPrefixes {
+		if strings.HasPrefix(base, p) {
+			return why, true
+		}
+	}
+	for x, why := range protectedSuffixes {
+		if strings.HasSuffix(base, x) {
 			return why, true
 		}
 	}

@@ -292,7 +292,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 			continue
 		}
 		if !fi.IsDir() {
-			if env.secretFile(d) && keep(d) {
+			if env.secretFileScan(d, keyScanWalk) && keep(d) {
 				return d, true
 			}
 			continue
@@ -311,7 +311,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				continue
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
-				if r := env.realPath(full); env.secretFile(r) && keep(r) {
+				if r := env.realPath(full); env.secretFileScan(r, keyScanWalk) && keep(r) {
 					return full + " -> " + r, true
 				}
 				continue
@@ -320,7 +320,7 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				queue = append(queue, full)
 				continue
 			}
-			if env.secretFile(full) && keep(full) {
+			if env.secretFileScan(full, keyScanWalk) && keep(full) {
 				return full, true
 			}
 		}
@@ -370,7 +370,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	}
 	switch v.name {
 	case "grep", "egrep", "fgrep", "rgrep", "xargs grep", "xargs egrep":
-		rec := v.name == "rgrep" || v.name == "xargs grep" || v.name == "xargs egrep" || hasShort(opts, "rR") || hasLong(opts, "--recursive", "--dereference-recursive", "--directories=recurse")
+		rec := v.name == "rgrep" || v.name == "xargs grep" || v.name == "xargs egrep" || grepRecursive(v.args)
 		if !rec {
 			return nil
 		}
@@ -475,90 +475,161 @@ func searchPrints(env Env, args []Word, tool string) func(string) bool {
 	return p
 }
 
-// searchArgs is searchPrints, and the folders and files the search reads
-// (its operands past the pattern, without the values of its options).
-func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
-	all := func(string) bool { return true }
-	var pats []string
-	var roots []Word
-	judge := true
-	fold, fixed, ere := false, false, tool != "grep"
-	smart := tool == "ag"
-	explicit := false
+// searchValues are the options of each search tool that take a value
+// (short ones glued on or in the next word, long ones after = or in the
+// next word): their values are neither the pattern nor a folder.
+var searchValues = map[string]struct {
+	short string
+	long  map[string]bool
+}{
+	"grep": {"ABCDdefm", setOf("--after-context", "--before-context", "--context", "--devices", "--directories",
+		"--regexp", "--file", "--max-count", "--label", "--include", "--exclude", "--exclude-dir", "--exclude-from",
+		"--binary-files", "--group-separator")},
+	"rg": {"ABCdEefgjMmrtT", setOf("--after-context", "--before-context", "--context", "--color", "--colors",
+		"--context-separator", "--field-context-separator", "--field-match-separator", "--max-depth", "--maxdepth",
+		"--encoding", "--engine", "--file", "--glob", "--iglob", "--ignore-file", "--threads", "--max-columns",
+		"--max-count", "--max-filesize", "--path-separator", "--pre", "--pre-glob", "--replace", "--sort", "--sortr",
+		"--type", "--type-not", "--type-add", "--type-clear", "--dfa-size-limit", "--regex-size-limit", "--regexp",
+		"--hostname-bin", "--hyperlink-format", "--generate")},
+	"ag": {"ABCGgmpW", setOf("--after", "--before", "--context", "--depth", "--file-search-regex", "--ignore",
+		"--ignore-dir", "--max-count", "--path-to-ignore", "--pager", "--workers", "--width", "--color-line-number",
+		"--color-match", "--color-path")},
+	"ack": {"ABCmg", setOf("--after-context", "--before-context", "--context", "--max-count", "--type", "--ignore-dir",
+		"--noignore-dir", "--ignore-file", "--match", "--output", "--pager", "--type-add", "--type-set", "--type-del",
+		"--ackrc", "--regexp")},
+	"git grep": {"ABCefm", setOf("--after-context", "--before-context", "--context", "--max-count", "--max-depth",
+		"--threads")},
+}
+
+// searchTool is the table a search command is read with.
+func searchTool(tool string) string {
+	switch tool {
+	case "egrep", "fgrep", "rgrep", "xargs grep", "xargs egrep":
+		return "grep"
+	case "ripgrep":
+		return "rg"
+	}
+	return tool
+}
+
+// searchOpt is one option of a search command with its value.
+type searchOpt struct {
+	name string // -x or --long
+	val  string
+	has  bool // a value was given
+}
+
+// searchWords takes a search command line apart: its options (with the
+// values the table says they take) and its operands (the pattern, unless
+// -e or -f gave one, then files and folders).
+func searchWords(args []Word, tool string) (opts []searchOpt, ops []Word, dynOpt bool) {
+	tab := searchValues[searchTool(tool)]
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		v := a.Value
 		switch {
-		case a.Dynamic && !explicit && len(pats) == 0:
-			judge = false
-			pats = append(pats, v)
-		case a.Dynamic:
-			roots = append(roots, a)
+		case a.Dynamic && strings.HasPrefix(a.Raw, "-"):
+			dynOpt = true
+		case a.Dynamic || v == "-" || !strings.HasPrefix(v, "-"):
+			ops = append(ops, a)
 		case v == "--":
-			rest := args[i+1:]
-			if !explicit && len(pats) == 0 && len(rest) > 0 {
-				pats, rest = append(pats, rest[0].Value), rest[1:]
-			}
-			roots = append(roots, rest...)
-			i = len(args)
-		case v == "-e" || v == "--regexp":
-			if i+1 < len(args) {
-				pats, explicit = append(pats, args[i+1].Value), true
-				i++
-			}
-		case strings.HasPrefix(v, "--regexp="):
-			pats, explicit = append(pats, strings.TrimPrefix(v, "--regexp=")), true
-		case v == "-f" || strings.HasPrefix(v, "--file") || v == "-v" || v == "--invert-match" || v == "-L" ||
-			v == "--files-without-match" || v == "--files" || v == "--passthru" || v == "--pre":
-			judge = false
-			if v == "-f" || v == "--file" {
-				explicit = true
-				i++
-			}
-		case v == "-S" || v == "--smart-case":
-			smart = true
-		case v == "-i" || v == "--ignore-case" || v == "-y":
-			fold = true
-		case v == "-s" && tool == "rg", v == "--case-sensitive":
-			smart = false
-		case v == "-F" || v == "--fixed-strings" || v == "-Q" || v == "--literal":
-			fixed = true
-		case v == "-E" || v == "-P" || v == "--extended-regexp" || v == "--perl-regexp":
-			ere = true
+			return opts, append(ops, args[i+1:]...), dynOpt
 		case strings.HasPrefix(v, "--"):
-			if tool == "rg" && (v == "--glob" || v == "-g" || v == "--type" || v == "-t" || v == "--max-count" || v == "-m") {
+			name, val, eq := strings.Cut(v, "=")
+			o := searchOpt{name: name, val: val, has: eq}
+			if !eq && tab.long[name] && i+1 < len(args) {
 				i++
+				o.val, o.has = args[i].Value, true
 			}
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			for _, c := range v[1:] {
-				switch c {
-				case 'i', 'y':
-					fold = true
-				case 'F':
-					fixed = true
-				case 'E', 'P':
-					ere = true
-				case 'v', 'f', 'L':
-					judge = false
-					explicit = explicit || c == 'f'
-				case 'e':
-					if i+1 < len(args) && strings.HasSuffix(v, "e") {
-						pats, explicit = append(pats, args[i+1].Value), true
-						i++
-					}
-				}
-			}
-			if tool != "grep" && (v == "-g" || v == "-t" || v == "-m" || v == "-A" || v == "-B" || v == "-C") ||
-				tool == "grep" && (v == "-m" || v == "-A" || v == "-B" || v == "-C" || v == "-d" || v == "-D") {
-				i++
-			}
+			opts = append(opts, o)
 		default:
-			if !explicit && len(pats) == 0 {
-				pats = append(pats, v)
-			} else {
-				roots = append(roots, a)
+			for j := 1; j < len(v); j++ {
+				c := v[j]
+				o := searchOpt{name: "-" + string(c)}
+				if strings.IndexByte(tab.short, c) >= 0 {
+					o.val, o.has = v[j+1:], j+1 < len(v)
+					if !o.has && i+1 < len(args) {
+						i++
+						o.val, o.has = args[i].Value, true
+					}
+					opts = append(opts, o)
+					break
+				}
+				opts = append(opts, o)
 			}
 		}
+	}
+	return opts, ops, dynOpt
+}
+
+// grepRecursive reports grep -r, -R, -d recurse, --directories=recurse.
+func grepRecursive(args []Word) bool {
+	opts, _, _ := searchWords(args, "grep")
+	for _, o := range opts {
+		switch {
+		case o.name == "-r" || o.name == "-R" || o.name == "--recursive" || o.name == "--dereference-recursive":
+			return true
+		case (o.name == "-d" || o.name == "--directories") && o.val == "recurse":
+			return true
+		}
+	}
+	return false
+}
+
+// searchArgs is searchPrints, and the folders and files the search reads
+// (its operands past the pattern, without the values of its options).
+func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
+	all := func(string) bool { return true }
+	opts, ops, dynOpt := searchWords(args, tool)
+	grepLike := searchTool(tool) == "grep" || tool == "git grep"
+	var pats []string
+	judge := !dynOpt
+	fold, fixed, ere := false, false, !grepLike
+	smart := tool == "ag"
+	explicit := false
+	for _, o := range opts {
+		switch o.name {
+		case "-e", "--regexp":
+			if o.has {
+				pats, explicit = append(pats, o.val), true
+			}
+		case "-f", "--file":
+			judge, explicit = false, true
+		case "-v", "--invert-match", "-L", "--files-without-match", "--files", "--passthru", "--pre":
+			judge = false
+		case "-S", "--smart-case":
+			smart = true
+		case "-i", "--ignore-case", "-y":
+			fold = true
+		case "--case-sensitive":
+			smart = false
+		case "-F", "--fixed-strings", "-Q", "--literal":
+			fixed = true
+		case "--extended-regexp", "--perl-regexp":
+			ere = true
+		case "-s":
+			if tool == "rg" {
+				smart = false
+			}
+		case "-E", "-P":
+			if grepLike {
+				ere = true
+			}
+		}
+	}
+	context := false
+	for _, o := range opts {
+		switch o.name {
+		case "-A", "-B", "-C", "--after-context", "--before-context", "--context", "--after", "--before":
+			context = true
+		}
+	}
+	roots := ops
+	if !explicit && len(ops) > 0 {
+		if ops[0].Dynamic {
+			judge = false
+		}
+		pats, roots = append(pats, ops[0].Value), ops[1:]
 	}
 	if len(pats) == 0 || !judge {
 		return all, roots
@@ -586,7 +657,11 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 		if err != nil {
 			return true
 		}
-		for _, line := range strings.Split(string(data), "\n") {
+		lines := strings.Split(string(data), "\n")
+		if !context && !isCredential(file) && !env.gitConfigSecret(file) && !env.configHoldsSecret(file) {
+			lines = privateKeyLines(lines) // a key inside another file: only its own lines are the secret
+		}
+		for _, line := range lines {
 			for _, re := range res {
 				if re.MatchString(line) {
 					return true

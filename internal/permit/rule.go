@@ -338,6 +338,24 @@ func (r Rule) specificity() int {
 	return n
 }
 
+// namesAll reports a rule that covers the words whatever they are (a
+// rule for every command, a * pattern) or names each of them.
+func (r Rule) namesAll(words []Word) bool {
+	if r.kind != kindBashExact && r.kind != kindBashPrefix {
+		return true
+	}
+	have := map[string]bool{}
+	for _, f := range canonFields(r.text) {
+		have[f] = true
+	}
+	for _, w := range words {
+		if !have[canonWord(w)] {
+			return false
+		}
+	}
+	return true
+}
+
 // matchesLoose matches a Bash prefix rule with its options in any order
 // and place: the rule's other words start the command's other words, and
 // each option of the rule is among the command's (a one-letter option also

@@ -65,6 +65,29 @@ func itoa(n int) string {
 	return string(b)
 }
 
+// goModuleHosts are the hosts of module paths pkg.go.dev may look up:
+// code hosts and the vanity domains of well-known projects.
+var goModuleHosts = setOf("github.com", "golang.org", "google.golang.org", "gopkg.in", "go.googlesource.com",
+	"cloud.google.com", "gitlab.com", "bitbucket.org", "codeberg.org", "k8s.io", "sigs.k8s.io", "go.uber.org",
+	"go.opentelemetry.io", "go.etcd.io", "honnef.co", "mvdan.cc", "gotest.tools", "modernc.org", "gorm.io",
+	"gocloud.dev", "go.mongodb.org", "connectrpc.com", "filippo.io", "golang.zx2c4.com", "gvisor.dev", "buf.build",
+	"go.temporal.io", "entgo.io", "cuelang.org", "helm.sh", "istio.io", "knative.dev", "tailscale.com", "go.step.sm")
+
+// goModuleHost: a pkg.go.dev page for a module path on another host makes
+// pkg.go.dev fetch it through the module proxy, which asks that host for
+// the path: the host's owner reads what the path carries.
+func goModuleHost(u *url.URL) (string, bool) {
+	if strings.ToLower(u.Hostname()) != "pkg.go.dev" {
+		return "", false
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	first, _, _ = strings.Cut(strings.ToLower(first), "@")
+	if !strings.Contains(first, ".") || goModuleHosts[first] {
+		return "", false
+	}
+	return "its module path is on " + first + ", which pkg.go.dev would ask for it through the module proxy", true
+}
+
 // urlData reports why a fetched address can carry data out: user and
 // password, a query, a fragment with values, a scheme other than https, a
 // port, an IP address, or a path segment or host label that looks like
@@ -93,6 +116,9 @@ func urlData(raw string) (string, bool) {
 		return "it names an IP address", true
 	case secretShape.MatchString(raw):
 		return "it holds what looks like a key or token (" + secretShape.FindString(raw) + "…)", true
+	}
+	if why, ok := goModuleHost(u); ok {
+		return why, true
 	}
 	for _, l := range strings.Split(u.Hostname(), ".") {
 		if why, ok := encodedSegment(l); ok {

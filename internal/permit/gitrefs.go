@@ -1,0 +1,228 @@
+package permit
+
+import (
+	"path"
+	"strings"
+)
+
+// gitSwitchHits: git checkout and git switch write the whole tree of the
+// commit they go to, and overwrite untracked ignored files (.env) in its
+// way. A local branch, or HEAD, holds the project's own commits; anything
+// else (FETCH_HEAD, origin/x, a tag, a commit, a name git would guess
+// from a remote) can hold files nobody here wrote: hooks in
+// .claude/settings.json, .vscode/tasks.json, CI workflows, links out of
+// the working directory.
+func gitSwitchHits(v view, cwds cwdSet, env Env) []hit {
+	g := parseGit(v.args)
+	switch g.sub {
+	case "merge", "rebase", "cherry-pick", "worktree", "pull":
+		return gitBringHits(g, v, cwds, env)
+	case "checkout", "switch":
+	default:
+		return nil
+	}
+	for _, a := range g.args {
+		if a.Value == "--" {
+			return nil // paths: gitPathHits
+		}
+	}
+	ops, opts := operands(g.args)
+	var refs []Word
+	create := hasLong(opts, "--orphan")
+	if g.sub == "checkout" {
+		create = create || hasShort(opts, "bB")
+	} else {
+		create = create || hasShort(opts, "cC") || hasLong(opts, "--create", "--force-create")
+	}
+	switch {
+	case create && len(ops) > 1:
+		refs = ops[1:2]
+	case create:
+	case g.sub == "checkout" && (len(ops) > 1 || len(ops) == 1 && pathExists(ops[0], cwds, env)):
+		return nil // paths: gitPathHits
+	case len(ops) > 0:
+		refs = ops[:1]
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	dirs, ok := gitStartDirs(v.args, cwds, env)
+	for _, r := range refs {
+		if ok && env.ownRef(r, dirs) {
+			continue
+		}
+		what := r.Raw
+		if r.Value == "-" || strings.Contains(r.Value, "@{-") {
+			what = "the previous branch (" + r.Raw + ", not looked up here)"
+		}
+		return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " " + joinValues(g.args) + " writes the whole tree of " + what +
+			", which is not known to be a local branch: files the project did not write (agent and editor settings, CI, hooks, links out of the folder) land unseen, and untracked ignored files such as .env in its way are overwritten"}}
+	}
+	return nil
+}
+
+// gitRefValues are the options of merge, rebase, cherry-pick and
+// worktree add that take the next word as a value that is not a commit.
+var gitRefValues = map[string]map[string]bool{
+	"merge":       setOf("-m", "-F", "-s", "-X", "--message", "--file", "--strategy", "--strategy-option", "--into-name", "--cleanup"),
+	"rebase":      setOf("-s", "-X", "-x", "--exec", "--strategy", "--strategy-option", "--whitespace", "-C"),
+	"cherry-pick": setOf("-m", "--mainline", "-X", "--strategy", "--strategy-option", "--cleanup"),
+	"worktree":    setOf("-b", "-B", "--reason"),
+}
+
+// gitBringHits: merge, rebase and cherry-pick of anything but a local
+// branch (or HEAD), a worktree made from one, and a pull from an address
+// rather than a remote, write files nobody here wrote, as a checkout does.
+func gitBringHits(g gitInfo, v view, cwds cwdSet, env Env) []hit {
+	var refs []Word
+	args := g.args
+	if g.sub == "worktree" {
+		if len(args) == 0 || args[0].Value != "add" {
+			return nil
+		}
+		args = args[1:]
+	}
+	var ops []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.Value == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case a.Value == "--onto" && i+1 < len(args):
+			refs = append(refs, args[i+1])
+			i++
+		case strings.HasPrefix(a.Value, "--onto="):
+			refs = append(refs, pathWord(strings.TrimPrefix(a.Value, "--onto=")))
+		case strings.HasPrefix(a.Value, "-") && !a.Dynamic:
+			if gitRefValues[g.sub][a.Value] {
+				i++
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	switch g.sub {
+	case "pull":
+		if len(ops) > 0 && (ops[0].Dynamic || strings.ContainsAny(ops[0].Value, "/:")) {
+			return []hit{{id: FloorProtectedFile, detail: "git pull " + ops[0].Raw + " merges a tree from an address, not from a remote of the repository: files nobody here wrote land unseen"}}
+		}
+		return nil
+	case "worktree": // add PATH [COMMIT]
+		if len(ops) > 1 {
+			refs = append(refs, ops[1])
+		}
+	default:
+		refs = append(refs, ops...)
+	}
+	dirs, ok := gitStartDirs(v.args, cwds, env)
+	for _, r := range refs {
+		if ok && env.ownRef(r, dirs) {
+			continue
+		}
+		return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " " + joinValues(g.args) + " brings in the tree of " + r.Raw +
+			", which is not a local branch: files the project did not write (agent and editor settings, CI, hooks) land unseen"}}
+	}
+	return nil
+}
+
+// gitStartDirs returns the folders git starts from: the command's
+// folders, moved by git -C; false with --git-dir or --work-tree, or
+// without an FS.
+func gitStartDirs(args []Word, cwds cwdSet, env Env) ([]string, bool) {
+	if env.FS == nil || !cwds.allInside() {
+		return nil, false
+	}
+	dirs := cwds.dirs
+	for i := 0; i < len(args); i++ {
+		a := args[i].Value
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		switch {
+		case a == "-C" && i+1 < len(args):
+			i++
+			w := args[i]
+			if w.Dynamic {
+				return nil, false
+			}
+			var next []string
+			for _, d := range dirs {
+				p := w.Value
+				if !path.IsAbs(p) {
+					p = path.Join(d, p)
+				}
+				next = append(next, env.realPath(p))
+			}
+			dirs = next
+		case a == "-c" || a == "--namespace" || a == "--super-prefix" || a == "--config-env" || a == "--exec-path":
+			i++
+		case strings.HasPrefix(a, "--git-dir") || strings.HasPrefix(a, "--work-tree") || strings.HasPrefix(a, "-C"):
+			return nil, false
+		}
+	}
+	return dirs, true
+}
+
+// ownRef reports a word that names HEAD or a local branch of the
+// repository found from every one of dirs.
+func (e Env) ownRef(w Word, dirs []string) bool {
+	if w.Dynamic || w.Glob || w.Tilde || len(dirs) == 0 {
+		return false
+	}
+	name := w.Value
+	if name == "HEAD" || name == "@" {
+		return true
+	}
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "refs/"), "heads/")
+	if !plainBranchName(name) {
+		return false
+	}
+	for _, d := range dirs {
+		if !e.localBranch(d, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainBranchName reports a branch name without revision syntax (~ ^ :
+// @{ ..), which would name another commit than the branch's own.
+func plainBranchName(n string) bool {
+	if n == "" || strings.HasPrefix(n, "-") || strings.HasPrefix(n, "/") || strings.HasSuffix(n, "/") ||
+		strings.Contains(n, "..") || strings.Contains(n, "@{") || strings.HasSuffix(n, ".lock") {
+		return false
+	}
+	return !strings.ContainsAny(n, "~^:?*[\\ \t\n")
+}
+
+// localBranch reports refs/heads/NAME in the repository git finds from
+// dir: a loose ref file, or a line of packed-refs.
+func (e Env) localBranch(dir, name string) bool {
+	cfg, ok := e.repoConfig(dir)
+	if !ok {
+		return false
+	}
+	gd := path.Dir(cfg)
+	common := gd
+	if b, err := e.FS.ReadFile(path.Join(gd, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !path.IsAbs(c) {
+			c = path.Join(gd, c)
+		}
+		common = path.Clean(c)
+	}
+	if fi, err := e.FS.Lstat(path.Join(common, "refs", "heads", name)); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	body, err := e.FS.ReadFile(path.Join(common, "packed-refs"))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[1] == "refs/heads/"+name {
+			return true
+		}
+	}
+	return false
+}
