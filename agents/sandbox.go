@@ -144,11 +144,15 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 	seen := map[string]bool{}
 	var dirs []string
 	for _, c := range cands {
-		r, err := filepath.EvalSymlinks(c)
+		// The folder itself must be one, owned by the user or root, not a
+		// link: another agent could leave /tmp/emacsUID pointing at /usr
+		// to have the next sandbox hide that instead.
+		parent, err := filepath.EvalSymlinks(filepath.Dir(c))
 		if err != nil {
 			continue
 		}
-		if st, err := os.Lstat(r); err != nil || !st.IsDir() || seen[r] {
+		r := filepath.Join(parent, filepath.Base(c))
+		if st, err := os.Lstat(r); err != nil || !st.IsDir() || seen[r] || (fileOwner(st) != uid && fileOwner(st) != 0) {
 			continue
 		}
 		seen[r] = true

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -373,5 +374,42 @@ echo checked
 	waitDone(t, a, rec)
 	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != -1 || ev.Err != "killed by signal: interrupt" {
 		t.Fatalf("after Ctrl-C: %+v", ev)
+	}
+}
+
+// What the sandbox hides is found in shared places (/tmp): a link left
+// there by another agent is not followed, and nothing the agent needs is
+// hidden, its ssh-agent socket then covered alone.
+func TestSandboxHidesNoLinkedFolder(t *testing.T) {
+	tmp := t.TempDir()
+	decoy := filepath.Join(tmp, "decoy")
+	work := filepath.Join(tmp, "work")
+	for _, d := range []string{decoy, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	xdg := filepath.Join(tmp, "xdg")
+	if err := os.Symlink(decoy, xdg); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(tmp, "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	h := sandboxHides(os.Getuid(), nil, []string{"XDG_RUNTIME_DIR=" + xdg, "TMUX_TMPDIR=" + tmp, "SSH_AUTH_SOCK=" + sock}, []string{work})
+	for _, d := range h.dirs {
+		if d == decoy || d == xdg || d == tmp {
+			t.Errorf("hides %s", d)
+		}
+	}
+	want := filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
+	if !slices.Contains(h.dirs, want) {
+		t.Errorf("tmux's folder in $TMUX_TMPDIR not hidden: %v", h.dirs)
+	}
+	if !slices.Contains(h.files, sock) {
+		t.Errorf("the ssh-agent socket in the agent's parent folder not covered: %v", h.files)
 	}
 }
