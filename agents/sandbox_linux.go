@@ -29,9 +29,10 @@ package agents
 // every process of the namespace, SIGINT, SIGQUIT, SIGUSR1 and SIGUSR2 to
 // the agent's program), and when the program exits it gives what is left
 // SIGTERM, then the grace period, then exits — the kernel kills whatever
-// remains in the namespace. Its last word on the socket is the program's
-// wait status (an init cannot die by a signal sent from inside its own
-// namespace), which the console reports as the agent's.
+// remains in the namespace. It tells the console the program's wait
+// status on the socket as soon as the program exits (an init cannot die
+// by a signal sent from inside its own namespace, so its own status would
+// not say), which the console reports as the agent's.
 
 import (
 	"bytes"
@@ -84,11 +85,21 @@ type shimConfig struct {
 
 // sandboxCtl is the console's end of a shim's socket.
 type sandboxCtl struct {
-	conn *net.UnixConn
-	done chan struct{} // closed when the shim's end is closed
-	ws   syscall.WaitStatus
-	got  bool // ws was reported
-	note string
+	conn   *net.UnixConn
+	exited chan struct{} // closed when the shim says the program exited
+	done   chan struct{} // closed when the shim's end is closed
+	ws     syscall.WaitStatus
+	got    bool // ws was reported
+	note   string
+}
+
+// programExited is closed once the agent's program has exited (its init
+// then ends what is left in the sandbox); nil outside a sandbox.
+func (c *sandboxCtl) programExited() <-chan struct{} {
+	if c == nil {
+		return nil
+	}
+	return c.exited
 }
 
 // status waits (at most d) for the shim to close its end and returns the
@@ -229,22 +240,23 @@ func startSandbox(cfg shimConfig) (cmd *exec.Cmd, ctl *sandboxCtl, master, tty *
 		return fail(fmt.Errorf("non-blocking master: %w", err))
 	}
 	_, note, _ := strings.Cut(rest, " ")
-	ctl = &sandboxCtl{conn: conn, done: make(chan struct{}), note: note}
+	ctl = &sandboxCtl{conn: conn, exited: make(chan struct{}), done: make(chan struct{}), note: note}
 	go ctl.read()
 	return cmd, ctl, os.NewFile(uintptr(got[0]), "/dev/ptmx"), os.NewFile(uintptr(got[1]), "/dev/pts/0"), nil
 }
 
-// read takes the shim's words until it closes its end: the last "exit" is
-// the program's wait status.
+// read takes the shim's words until it closes its end: "exit" is the
+// program's wait status.
 func (c *sandboxCtl) read() {
 	defer close(c.done)
 	buf := make([]byte, 256)
 	for {
 		n, err := c.conn.Read(buf)
-		if n > 0 {
+		if n > 0 && !c.got {
 			if word, rest, _ := strings.Cut(string(buf[:n]), " "); word == "exit" {
 				if v, err := strconv.ParseUint(rest, 10, 32); err == nil {
 					c.ws, c.got = syscall.WaitStatus(v), true
+					close(c.exited)
 				}
 			}
 		}
@@ -450,8 +462,9 @@ func shimMain() int {
 	}
 	unix.Close(master)
 	unix.Close(slave)
-	ws := shimWait(pid, cfg.Grace, sigs)
-	_, _ = ctl.Write([]byte("exit " + strconv.FormatUint(uint64(ws), 10)))
+	ws := shimWait(pid, cfg.Grace, sigs, func(ws syscall.WaitStatus) {
+		_, _ = ctl.Write([]byte("exit " + strconv.FormatUint(uint64(ws), 10)))
+	})
 	switch {
 	case ws.Exited():
 		return ws.ExitStatus()
@@ -585,9 +598,10 @@ func landlockScope() string {
 
 // shimWait is the init's loop: it reaps every process that ends in the
 // namespace, passes signals on, and once the agent's program (pid) has
-// exited, ends the rest (SIGTERM, then grace). It returns the program's
-// wait status.
-func shimWait(pid int, grace time.Duration, sigs <-chan os.Signal) syscall.WaitStatus {
+// exited, says so (report) and ends the rest (SIGTERM, then grace). It
+// returns the program's wait status.
+func shimWait(pid int, grace time.Duration, sigs <-chan os.Signal, report func(syscall.WaitStatus)) syscall.WaitStatus {
+	said := false
 	var status syscall.WaitStatus
 	exited, termed := false, false
 	var deadline <-chan time.Time
@@ -613,6 +627,10 @@ func shimWait(pid int, grace time.Duration, sigs <-chan os.Signal) syscall.WaitS
 	}
 	for {
 		more := reap()
+		if exited && !said {
+			said = true
+			report(status)
+		}
 		if exited {
 			if !more {
 				return status

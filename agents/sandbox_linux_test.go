@@ -413,3 +413,29 @@ func TestSandboxHidesNoLinkedFolder(t *testing.T) {
 		t.Errorf("the ssh-agent socket in the agent's parent folder not covered: %v", h.files)
 	}
 }
+
+// The console learns at once that the program exited, not when its init
+// has ended the stragglers: a write fails from then on, and the exit is
+// the program's (status 3), after its straggler got the grace period.
+func TestSandboxProgramExitSeenAtOnce(t *testing.T) {
+	needSandbox(t)
+	const grace = 2 * time.Second
+	a, rec := start(t, Spec{Isolation: IsolationSandbox, Grace: grace,
+		Command: []string{"/bin/sh", "-c", `(trap "" TERM HUP; exec sleep 600) & echo bye; exit 3`}})
+	eventually(t, "bye", rec.diag, func() bool { return rec.has("bye") })
+	t0 := time.Now()
+	eventually(t, "writes to fail", rec.diag, func() bool {
+		_, err := a.Write([]byte("x"))
+		return err != nil
+	})
+	if d := time.Since(t0); d > grace/2 {
+		t.Errorf("writes went on for %v after the program exited", d)
+	}
+	waitDone(t, a, rec)
+	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 3 {
+		t.Errorf("last event %+v", ev)
+	}
+	if d := time.Since(t0); d < grace/2 {
+		t.Errorf("done after %v: the straggler did not get its grace period", d)
+	}
+}

@@ -16,6 +16,8 @@ type sandboxCtl struct{}
 
 func (*sandboxCtl) status(time.Duration) (syscall.WaitStatus, bool) { return 0, false }
 
+func (*sandboxCtl) programExited() <-chan struct{} { return nil }
+
 func probeSandbox() error { return errors.New("sandboxes need Linux") }
 
 // SandboxProblem says why there is no sandbox for agents here.

@@ -347,6 +347,10 @@ func (a *Agent) runProc(p *proc) (ran time.Duration, failed bool, why string, st
 	case werr = <-waitCh:
 		leaderDone = true
 		p.markExited()
+	case <-p.sandbox.programExited():
+		// The program itself has exited; its sandbox's init ends what is
+		// left (endSession bounds it as for a leader's stragglers).
+		p.markExited()
 	case <-a.stopCh:
 		stopped = true
 	}
