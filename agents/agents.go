@@ -136,8 +136,8 @@ type Spec struct {
 	// in its input box (the key was lost, or taken as a newline); it
 	// returns once the program's screen has settled. See submit.go.
 	SubmitCheck func(text string) (pending bool)
-	// Isolation says whether the agent's processes run in a user namespace
-	// of their own; "" means IsolationAuto.
+	// Isolation says whether the agent's processes run in a sandbox, a
+	// user namespace of their own, or neither; "" means IsolationAuto.
 	Isolation Isolation
 	// OnRetype, when set, is called before a message a process took but
 	// may not have read is typed again into the next process (it exited
@@ -186,8 +186,9 @@ type StateEvent struct {
 	Final bool
 	// Time is when the change happened.
 	Time time.Time
-	// Isolation, on the running event, says whether the process runs in
-	// a user namespace of its own ("user namespace"), or "none: why".
+	// Isolation, on the running event, says how the process is isolated:
+	// "sandbox" (followed by "; " and what it could not hide, if anything),
+	// "user namespace" (alone; ": why"), or "none: why".
 	Isolation string
 }
 
@@ -226,8 +227,8 @@ type Info struct {
 	Cols uint16
 	// Rows is the PTY height.
 	Rows uint16
-	// Isolation says whether the current process runs in a user namespace
-	// of its own ("user namespace") or not ("none: why").
+	// Isolation says how the current process is isolated, as
+	// StateEvent.Isolation.
 	Isolation string
 	// BracketedPaste is true while the running program has bracketed paste
 	// enabled (it printed ESC[?2004h and not yet ESC[?2004l).
@@ -252,7 +253,7 @@ type Agent struct {
 	restarts  int
 	exitCode  int
 	startedAt time.Time
-	isolation string // of the current process: isolatedUserNS, or isolatedNone and why
+	isolation string // of the current process: isolatedSandbox, isolatedUserNS or isolatedNone, and why
 	cols      uint16
 	rows      uint16
 	cur       *proc         // the running process, nil when none
@@ -449,9 +450,9 @@ func validate(s Spec) error {
 		return fmt.Errorf("%w: agent %q: restart policy %q: use never, on-failure or always", ErrBadSpec, s.Name, s.Restart)
 	}
 	switch s.Isolation {
-	case "", IsolationAuto, IsolationUserNS, IsolationNone:
+	case "", IsolationAuto, IsolationSandbox, IsolationUserNS, IsolationNone:
 	default:
-		return fmt.Errorf("%w: agent %q: isolation %q: use auto, userns or none", ErrBadSpec, s.Name, s.Isolation)
+		return fmt.Errorf("%w: agent %q: isolation %q: use auto, sandbox, userns or none", ErrBadSpec, s.Name, s.Isolation)
 	}
 	switch s.Preset.Paste {
 	case PasteAuto, PasteAlways, PasteNever:

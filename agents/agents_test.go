@@ -189,7 +189,7 @@ func TestStopKillsProcessIgnoringTerm(t *testing.T) {
 		Command: []string{"sh", "-c", `trap "" TERM; sleep 100 & echo "child=$!"; wait`},
 		Grace:   grace,
 	})
-	child := pidAfter(t, rec, "child=")
+	child := hostPid(t, a, pidAfter(t, rec, "child="))
 	leader := a.Info().Pid
 	t0 := time.Now()
 	a.Stop()
@@ -218,7 +218,7 @@ func TestStragglerKilledAfterExit(t *testing.T) {
 		Command: []string{"sh", "-c", `(trap "" HUP TERM; exec sleep 100) & echo "child=$!"; read x; exit 0`},
 		Grace:   300 * time.Millisecond,
 	})
-	child := pidAfter(t, rec, "child=")
+	child := hostPid(t, a, pidAfter(t, rec, "child="))
 	eventually(t, "the child to exec sleep", rec.diag, func() bool {
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", child))
 		return strings.HasPrefix(string(b), "sleep")
@@ -240,8 +240,12 @@ func TestEscapedHolderOfTerminal(t *testing.T) {
 	a, rec := start(t, Spec{
 		Command: []string{"sh", "-c", `setsid sh -c 'echo "esc=$$"; exec sleep 100' & read x; exit 0`},
 	})
-	esc := pidAfter(t, rec, "esc=")
-	t.Cleanup(func() { _ = syscallKill(esc) })
+	esc := hostPid(t, a, pidAfter(t, rec, "esc="))
+	t.Cleanup(func() {
+		if esc > 0 {
+			_ = syscallKill(esc)
+		}
+	})
 	a.Type("go", nil)
 	waitDone(t, a, rec)
 	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 0 {

@@ -22,12 +22,7 @@ var mockPath string
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTS_TEST_PROBE_USERNS") != "" {
 		// Run as another user by TestUserNamespaceForAnUnprivilegedUser.
-		if err := probeUserNS(); err != nil {
-			fmt.Println("probe:", err)
-			os.Exit(1)
-		}
-		fmt.Println("probe: ok")
-		os.Exit(0)
+		os.Exit(probeAsAnotherUser())
 	}
 	dir, err := os.MkdirTemp("", "agents-test-")
 	if err != nil {
@@ -201,6 +196,40 @@ func pidAfter(t *testing.T, rec *recorder, prefix string) int {
 		return true
 	})
 	return pid
+}
+
+// hostPid turns a pid an agent printed (its own view: in a sandbox, a pid
+// of its PID namespace) into the console's view. The process must run.
+func hostPid(t *testing.T, a *Agent, pid int) int {
+	t.Helper()
+	if !strings.HasPrefix(a.Info().Isolation, isolatedSandbox) {
+		return pid
+	}
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", a.Info().Pid))
+	if err != nil {
+		t.Fatalf("the sandbox's PID namespace: %v", err)
+	}
+	d, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range d {
+		host, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if other, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err != nil || other != ns {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/status")
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" && f[len(f)-1] == strconv.Itoa(pid) {
+				return host
+			}
+		}
+	}
+	t.Fatalf("no process %d in the sandbox of %s", pid, a.Name())
+	return 0
 }
 
 // gone reports whether pid no longer runs (a zombie nobody reaped counts

@@ -5,20 +5,31 @@ import (
 	"syscall"
 )
 
-// Isolation says whether an agent's processes run in a user namespace of
-// their own. No process can leave its user namespace for its parent's, so
-// the console can tell every process an agent ever started — however it
-// detached, even after the console itself died — from the human's, and the
-// control socket refuses it the human's operations (internal/trust).
+// Isolation says how an agent's processes are kept apart from the human's.
+//
+// In a user namespace of its own no process can leave its user namespace
+// for its parent's, so the console can tell every process an agent ever
+// started — however it detached, even after the console itself died — from
+// the human's, and the control socket refuses it the human's operations
+// (internal/trust). The sandbox adds a PID namespace (the agent sees and
+// signals no process but its own: not the console, not other agents, not
+// your shell) and a mount namespace in which your per-user servers'
+// sockets (tmux, screen, $XDG_RUNTIME_DIR with systemd --user and D-Bus,
+// ssh-agent, X11) and every terminal but the agent's own are hidden under
+// mounts the agent cannot undo (sandbox_linux.go).
 type Isolation string
 
 // Isolation modes.
 const (
-	// IsolationAuto runs the agent in a user namespace where the kernel
-	// allows one, else without, saying why in the agent's running record.
+	// IsolationAuto runs the agent in the sandbox where the kernel allows
+	// it, else in a user namespace alone, else without, saying why in the
+	// agent's running record.
 	IsolationAuto Isolation = "auto"
-	// IsolationUserNS requires a user namespace: the agent fails to start
-	// where the kernel refuses one.
+	// IsolationSandbox requires the sandbox: the agent fails to start
+	// where the kernel refuses it.
+	IsolationSandbox Isolation = "sandbox"
+	// IsolationUserNS requires a user namespace and uses nothing more:
+	// the agent fails to start where the kernel refuses one.
 	IsolationUserNS Isolation = "userns"
 	// IsolationNone never uses one.
 	IsolationNone Isolation = "none"
@@ -26,8 +37,9 @@ const (
 
 // Isolation names for the running record.
 const (
-	isolatedUserNS = "user namespace"
-	isolatedNone   = "none"
+	isolatedSandbox = "sandbox"
+	isolatedUserNS  = "user namespace"
+	isolatedNone    = "none"
 )
 
 // Isolate makes cmd start in a user namespace of its own, as an isolated

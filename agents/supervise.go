@@ -39,6 +39,8 @@ type proc struct {
 	written atomic.Int64 // bytes written to the master in all
 	lineEnd atomic.Int64 // p.written just after the last line end (\n, \r, ^D) written
 	confirm *confirmer   // typed messages awaiting the program's read
+
+	sandbox *sandboxCtl // the sandbox's socket; nil outside one
 }
 
 // markExited closes p.exited once.
@@ -251,7 +253,9 @@ func (a *Agent) broadcastLocked() {
 }
 
 // spawn starts one process on a new PTY, in a new session (so its own
-// process group) with the PTY as controlling terminal.
+// process group) with the PTY as controlling terminal; in a sandbox, the
+// sandbox's init leads the session and the program is its foreground
+// process group (sandbox_linux.go).
 func (a *Agent) spawn() (*proc, error) {
 	s := a.spec
 	if s.Dir != "" {
@@ -264,23 +268,6 @@ func (a *Agent) spawn() (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: %w", s.Name, err)
 	}
-	a.mu.Lock()
-	cols, rows := a.cols, a.rows
-	a.mu.Unlock()
-	master, tty, err := openPTY(cols, rows)
-	if err != nil {
-		return nil, fmt.Errorf("%w: agent %q: open a pty: %w", ErrSpawn, s.Name, err)
-	}
-	newCmd := func(userns bool) *exec.Cmd {
-		// A new session makes the child the leader of its own session and
-		// process group; Setctty makes the PTY (its fd 0) its controlling
-		// terminal.
-		attr := &syscall.SysProcAttr{Setsid: true, Setctty: true}
-		if userns {
-			userNamespace(attr)
-		}
-		return &exec.Cmd{Path: path, Args: s.Command, Dir: s.Dir, Env: env, Stdin: tty, Stdout: tty, Stderr: tty, SysProcAttr: attr}
-	}
 	start := func(cmd *exec.Cmd) error {
 		var err error
 		startRoot(func() int {
@@ -291,19 +278,43 @@ func (a *Agent) spawn() (*proc, error) {
 		})
 		return err
 	}
-	userns, isolation := a.wantsUserNS()
-	cmd := newCmd(userns)
-	err = start(cmd)
+	mode, isolation, err := a.isolationMode()
 	if err != nil {
+		return nil, fmt.Errorf("%w: agent %q: %w", ErrSpawn, s.Name, err)
+	}
+	if mode == modeSandbox {
+		return a.spawnSandboxed(path, env, isolation)
+	}
+	a.mu.Lock()
+	cols, rows := a.cols, a.rows
+	a.mu.Unlock()
+	master, tty, err := openPTY(cols, rows)
+	if err != nil {
+		return nil, fmt.Errorf("%w: agent %q: open a pty: %w", ErrSpawn, s.Name, err)
+	}
+	// A new session makes the child the leader of its own session and
+	// process group; Setctty makes the PTY (its fd 0) its controlling
+	// terminal.
+	attr := &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if mode == modeUserNS {
+		userNamespace(attr)
+	}
+	cmd := &exec.Cmd{Path: path, Args: s.Command, Dir: s.Dir, Env: env, Stdin: tty, Stdout: tty, Stderr: tty, SysProcAttr: attr}
+	if err := start(cmd); err != nil {
 		_ = tty.Close()
 		_ = master.Close()
 		return nil, fmt.Errorf("%w: agent %q: %w", ErrSpawn, s.Name, err)
 	}
-	// The console keeps tty open to count unread input (see confirm.go)
-	// until the process exits; then the master reads EIO once the child's
-	// copies close.
+	return a.started(cmd, master, tty, nil, isolation), nil
+}
+
+// started records the process cmd started, on the terminal master (the
+// console keeps tty, a slave, open to count unread input — see
+// confirm.go — until the process exits; then the master reads EIO once
+// the child's copies close).
+func (a *Agent) started(cmd *exec.Cmd, master, tty *os.File, sb *sandboxCtl, isolation string) *proc {
 	p := &proc{cmd: cmd, master: master, pid: cmd.Process.Pid, exited: make(chan struct{}), spoke: make(chan struct{}),
-		tty: tty, confirm: newConfirmer()}
+		tty: tty, confirm: newConfirmer(), sandbox: sb}
 	a.mu.Lock()
 	a.cur = p
 	a.pid = p.pid
@@ -311,7 +322,7 @@ func (a *Agent) spawn() (*proc, error) {
 	a.isolation = isolation
 	a.broadcastLocked()
 	a.mu.Unlock()
-	return p, nil
+	return p
 }
 
 // runProc reports the process running, reads its output until it exits,
@@ -336,6 +347,10 @@ func (a *Agent) runProc(p *proc) (ran time.Duration, failed bool, why string, st
 	case werr = <-waitCh:
 		leaderDone = true
 		p.markExited()
+	case <-p.sandbox.programExited():
+		// The program itself has exited; its sandbox's init ends what is
+		// left (endSession bounds it as for a leader's stragglers).
+		p.markExited()
 	case <-a.stopCh:
 		stopped = true
 	}
@@ -346,6 +361,12 @@ func (a *Agent) runProc(p *proc) (ran time.Duration, failed bool, why string, st
 	a.drain(p, readerDone)
 
 	code, sig := exitStatus(p.cmd.ProcessState, werr)
+	if p.sandbox != nil {
+		// The program's own status, as its init saw it.
+		if ws, ok := p.sandbox.status(5 * time.Second); ok {
+			code, sig = waitCode(ws)
+		}
+	}
 	failed = code != 0
 	if sig != "" {
 		why = "killed by signal: " + sig
@@ -366,7 +387,7 @@ func (a *Agent) endSession(p *proc, waitCh <-chan error, leaderDone bool, werr e
 	if leaderDone && !sessionAlive(p.pid) {
 		return werr
 	}
-	signalSession(p.pid, syscall.SIGTERM)
+	p.terminate()
 	deadline := time.NewTimer(a.spec.Grace)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollEvery)
@@ -473,6 +494,14 @@ func exitStatus(ps *os.ProcessState, werr error) (code int, sig string) {
 	return ps.ExitCode(), ""
 }
 
+// waitCode is exitStatus for a wait status.
+func waitCode(ws syscall.WaitStatus) (code int, sig string) {
+	if ws.Signaled() {
+		return -1, ws.Signal().String()
+	}
+	return ws.ExitStatus(), ""
+}
+
 // buildEnv returns os.Environ() with env added (overriding) and TERM
 // defaulted.
 func buildEnv(env map[string]string) []string {
@@ -566,21 +595,46 @@ func checkExecutable(p string) error {
 	return nil
 }
 
-// wantsUserNS says whether to start the next process in a user namespace,
-// and the isolation to report if it starts that way. Whether the kernel
-// gives this user one is probed once, away from any agent (probeUserNS):
-// a spawn that fails in a user namespace is never retried without one, or
-// an agent could make its own start fail there (a folder it cannot enter
-// from the namespace) and come back uncontained.
-func (a *Agent) wantsUserNS() (bool, string) {
-	switch {
-	case a.spec.Isolation == IsolationNone:
-		return false, isolatedNone + ": the team file says isolation: none"
-	case !userNamespaces:
-		return false, isolatedNone + ": this system has no user namespaces"
+// Ways to start a process.
+const (
+	modeNone = iota
+	modeUserNS
+	modeSandbox
+)
+
+// isolationMode says how to start the next process, and the isolation
+// its running record says. Whether the kernel gives this user a sandbox,
+// or a user namespace, is probed once, away from any agent (probeSandbox,
+// probeUserNS): a spawn that fails inside one is never retried with less,
+// or an agent could make its own start fail there (a folder it cannot
+// enter from the namespace) and come back less contained.
+func (a *Agent) isolationMode() (int, string, error) {
+	switch a.spec.Isolation {
+	case IsolationNone:
+		return modeNone, isolatedNone + ": the team file says isolation: none", nil
+	case IsolationUserNS:
+		if !userNamespaces {
+			return modeNone, isolatedNone + ": this system has no user namespaces", nil
+		}
+		return modeUserNS, isolatedUserNS + ": the team file says isolation: userns", nil
+	case IsolationSandbox:
+		if !sandboxes {
+			return 0, "", errors.New("isolation: sandbox: this system has no sandbox for agents (Linux only)")
+		}
+		if err := probeSandbox(); err != nil {
+			return 0, "", fmt.Errorf("isolation: sandbox: the kernel refuses it here: %w", err)
+		}
+		return modeSandbox, isolatedSandbox, nil
 	}
-	if err := probeUserNS(); err != nil && a.spec.Isolation != IsolationUserNS {
-		return false, isolatedNone + ": the kernel gives this user no user namespace (" + err.Error() + ")"
+	if !userNamespaces {
+		return modeNone, isolatedNone + ": this system has no user namespaces", nil
 	}
-	return true, isolatedUserNS
+	serr := probeSandbox()
+	if serr == nil {
+		return modeSandbox, isolatedSandbox, nil
+	}
+	if err := probeUserNS(); err != nil {
+		return modeNone, isolatedNone + ": the kernel gives this user no user namespace (" + err.Error() + ")", nil
+	}
+	return modeUserNS, isolatedUserNS + ": the kernel refused the sandbox (" + serr.Error() + ")", nil
 }

@@ -34,7 +34,7 @@ type Team struct {
 	Consultations Consultations `yaml:"consultations"`
 	// Permissions configures permission requests and their policy.
 	Permissions Permissions `yaml:"permissions"`
-	// Isolation is every agent's default: auto (a user namespace of its own where the kernel allows one, so that no process it starts can act as the human), userns (required) or none.
+	// Isolation is every agent's default: auto (a sandbox of its own — user, PID and mount namespaces — where the kernel allows one, else a user namespace alone, so that no process it starts can act as the human), sandbox (required), userns (a user namespace alone, required) or none.
 	Isolation string `yaml:"isolation"`
 
 	// File is the absolute path the team was loaded from.
@@ -69,7 +69,7 @@ type Agent struct {
 	Scrollback int `yaml:"scrollback"`
 	// Capabilities are what the agent can answer (answerers.yaml capability: picks among them).
 	Capabilities []string `yaml:"capabilities"`
-	// Isolation overrides the team's isolation for this agent: auto, userns or none.
+	// Isolation overrides the team's isolation for this agent: auto, sandbox, userns or none.
 	Isolation string `yaml:"isolation"`
 }
 
@@ -423,13 +423,13 @@ func (t *Team) validateAgents(file string, root *yaml.Node, presets map[string]P
 			a.Isolation = t.Isolation
 		}
 		switch a.Isolation {
-		case "", "auto", "userns", "none":
+		case "", "auto", "sandbox", "userns", "none":
 		default:
 			if a.Isolation != t.Isolation {
-				fail(i, "isolation", fmt.Sprintf("%q is not an isolation; use auto, userns or none", a.Isolation))
+				fail(i, "isolation", fmt.Sprintf("%q is not an isolation; use auto, sandbox, userns or none", a.Isolation))
 			} else if !isolationReported {
 				isolationReported = true
-				p.add(&FieldError{File: file, Line: lineOf(root, "isolation"), Field: "isolation", Msg: fmt.Sprintf("%q is not an isolation; use auto (a user namespace per agent where the kernel allows one), userns (required) or none", a.Isolation)})
+				p.add(&FieldError{File: file, Line: lineOf(root, "isolation"), Field: "isolation", Msg: fmt.Sprintf("%q is not an isolation; use auto (a sandbox per agent where the kernel allows one), sandbox (required), userns (a user namespace alone) or none", a.Isolation)})
 			}
 		}
 		if a.Cols < 0 || a.Rows < 0 || a.Cols > 1000 || a.Rows > 1000 {

@@ -135,9 +135,14 @@ func Listen(stateDir string, console Console) (*Server, error) {
 		return nil, fmt.Errorf("%w on %s: stop it first, or use another --state", ErrRunning, path)
 	}
 	_ = os.Remove(path) // stale socket of a console that died
+	// The umask is the whole process's: no process may be started while
+	// it is narrowed (an agent started then kept it, and made its files
+	// 0600), so forks wait (syscall.ForkLock, held by every fork).
+	syscall.ForkLock.RLock()
 	old := syscall.Umask(0o177)
 	ln, err := net.Listen("unix", path)
 	syscall.Umask(old)
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
 	}

@@ -248,6 +248,41 @@ func TestWatchStreamsNewRecords(t *testing.T) {
 	}
 }
 
+// A process started while the socket is made keeps the console's umask:
+// the socket's narrower one (0177) once reached an agent started at that
+// moment, which then made every file 0600 (a binary it copied could not be
+// run).
+func TestListenLeavesTheUmaskOfProcessesStartedMeanwhile(t *testing.T) {
+	con, _ := newConsole(t)
+	stop, seen := make(chan struct{}), make(chan string, 1)
+	go func() {
+		defer close(seen)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			out, _ := exec.Command("/bin/sh", "-c", "umask").Output()
+			if u := strings.TrimSpace(string(out)); u == "0177" {
+				seen <- u
+				return
+			}
+		}
+	}()
+	for i := 0; i < 300; i++ {
+		srv, err := Listen(t.TempDir(), con)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Close()
+	}
+	close(stop)
+	if u, ok := <-seen; ok {
+		t.Fatalf("a process started meanwhile got the socket's umask %s", u)
+	}
+}
+
 func TestSecondConsoleRefusedStaleSocketReplaced(t *testing.T) {
 	con, dir := newConsole(t)
 	srv := listen(t, con, dir)

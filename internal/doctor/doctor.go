@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/trust"
 )
@@ -85,6 +86,8 @@ type Options struct {
 	VersionTimeout time.Duration
 	// MachineWarnings default trust.MachineWarnings.
 	MachineWarnings func() []string
+	// SandboxProblem defaults to agents.SandboxProblem.
+	SandboxProblem func() string
 }
 
 // DefaultVersionTimeout is how long `<cli> --version` may take.
@@ -106,6 +109,9 @@ func (o *Options) defaults() {
 	if o.MachineWarnings == nil {
 		o.MachineWarnings = trust.MachineWarnings
 	}
+	if o.SandboxProblem == nil {
+		o.SandboxProblem = agents.SandboxProblem
+	}
 }
 
 // Run runs every check, in the order of the report: the team file, its
@@ -120,6 +126,7 @@ func Run(o Options) []Check {
 	out = append(out, stateChecks(o, team)...)
 	out = append(out, terminalChecks(o)...)
 	out = append(out, trustChecks(o)...)
+	out = append(out, sandboxCheck(o))
 	return out
 }
 

@@ -37,6 +37,7 @@ func quiet(o Options) Options {
 	o.LookupEnv = env(map[string]string{"TERM": "xterm-256color"})
 	o.Terminal = func() Terminal { return Terminal{Stdout: true, Cols: 120, Rows: 40} }
 	o.MachineWarnings = func() []string { return nil }
+	o.SandboxProblem = func() string { return "" }
 	return o
 }
 
@@ -235,6 +236,14 @@ func TestTrustChecks(t *testing.T) {
 	}
 	o.MachineWarnings = func() []string { return nil }
 	if c := trustChecks(o); len(c) != 1 || c[0].Status != OK {
+		t.Errorf("%+v", c)
+	}
+	o.SandboxProblem = func() string { return "mount /proc for its PID namespace: operation not permitted" }
+	if c := sandboxCheck(o); c.Status != Warning || c.Subject != "sandbox" || !strings.Contains(c.Finding, "mount /proc") || !strings.Contains(c.Fix, "user namespaces") {
+		t.Errorf("%+v", c)
+	}
+	o.SandboxProblem = func() string { return "" }
+	if c := sandboxCheck(o); c.Status != OK {
 		t.Errorf("%+v", c)
 	}
 }

@@ -142,6 +142,23 @@ func tmuxEscapeTime() (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(b)))
 }
 
+// sandboxCheck says whether agents get their sandbox here (isolation:
+// auto): without it they run in a user namespace alone, which keeps them
+// from acting as you through the console but not from your other
+// servers, the console's process or other terminals.
+func sandboxCheck(o Options) Check {
+	c := Check{Check: "machine trust", Subject: "sandbox"}
+	problem := o.SandboxProblem()
+	if problem == "" {
+		c.Status, c.Finding = OK, "agents run in a sandbox of their own (user, PID and mount namespaces): your tmux, ssh-agent, session bus, the console's process and other terminals are out of their reach"
+		return c
+	}
+	c.Status = Warning
+	c.Finding = "the kernel refuses agents' sandbox here (" + problem + "): agents run in a user namespace alone, from which they can still reach your tmux, ssh-agent and session bus, signal the console and write into other terminals"
+	c.Fix = "allow unprivileged user namespaces with their capabilities (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for teamlead), or run the agents as another user or in a container"
+	return c
+}
+
 // trustChecks turns each of the kernel's trust warnings (what this machine
 // lets an agent's processes do that the console cannot stop) into a line
 // saying what it means and how to close it.

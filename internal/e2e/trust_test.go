@@ -14,15 +14,19 @@ import (
 // with a double fork and setsid — ask the console for what only the human
 // may do: every request is refused, recorded with the process's pid, and
 // changes nothing; the human's own CLI then decides. Once with agents in
-// user namespaces of their own (isolation: auto), once without (the
-// console's subreaper alone tells them).
+// their sandboxes (isolation: auto), where the agent also asks a tmux
+// server of the human's to run the approval for it, and cannot reach it;
+// once in a user namespace alone (userns); once without (the console's
+// subreaper alone tells them).
 func TestAgentCannotActAsHuman(t *testing.T) {
-	for _, isolation := range []string{"auto", "none"} {
-		t.Run(isolation, func(t *testing.T) { agentCannotActAsHuman(t, "isolation: "+isolation+"\n") })
+	for _, isolation := range []string{"auto", "userns", "none"} {
+		t.Run(isolation, func(t *testing.T) { agentCannotActAsHuman(t, "isolation: "+isolation+"\n", isolation == "auto") })
 	}
 }
 
-func agentCannotActAsHuman(t *testing.T, extra string) {
+// agentCannotActAsHuman runs the attempts; sandboxed says the agents run
+// in their sandboxes.
+func agentCannotActAsHuman(t *testing.T, extra string, sandboxed bool) {
 	work := t.TempDir()
 	out := filepath.Join(work, "out")
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -50,6 +54,15 @@ func agentCannotActAsHuman(t *testing.T, extra string) {
 	for i, a := range attempts {
 		fmt.Fprintf(&script, "%s > %s/%d 2>&1\n", a, out, i)
 	}
+	// Your tmux server runs what it is asked outside the agent, below
+	// your login, not the console: the sandbox hides its socket.
+	tmux, _ := exec.LookPath("tmux")
+	server := fmt.Sprintf("tl-e2e-%d", os.Getpid())
+	if sandboxed && tmux != "" {
+		startTmux(t, tmux, server)
+		fmt.Fprintf(&script, "tmux -L %s new-window -d '%s approve p-1 --state %s > %s/tmux 2>&1' > %s/tmux-client 2>&1; echo \"tmux exit $?\" >> %s/tmux-client\n",
+			server, tl, state, out, out, out)
+	}
 	// Detached: through a subshell that exits at once (its child is
 	// orphaned), with setsid, and with nohup in the background.
 	n := len(attempts)
@@ -75,10 +88,31 @@ idle
 	c := tm.start()
 	defer c.stop()
 	waitFor(t, 60e9, "every attempt's answer", func() bool { return fileSet(out, total) }, func() string { return c.out.String() })
+	asked := 0
 	for i := 0; i < total; i++ {
 		b, _ := os.ReadFile(filepath.Join(out, fmt.Sprint(i)))
-		if got := string(b); !strings.Contains(got, "refused") && !strings.Contains(got, "refusing to run a console here") {
+		got := string(b)
+		if i == n+1 && sandboxed {
+			// Detached with setsid, the asker is still in the agent's
+			// sandbox, below its init: the console names its agent, and
+			// an agent's own door (ask) is open to it as that agent.
+			if !strings.Contains(got, "routed") {
+				t.Errorf("the ask of a process detached inside mallory's sandbox: %q", got)
+			}
+			asked++
+			continue
+		}
+		if !strings.Contains(got, "refused") && !strings.Contains(got, "refusing to run a console here") {
 			t.Errorf("attempt %d was not refused: %q", i, got)
+		}
+	}
+	if sandboxed && tmux != "" {
+		b, _ := os.ReadFile(filepath.Join(out, "tmux-client"))
+		if !strings.Contains(string(b), "tmux exit") || strings.Contains(string(b), "tmux exit 0") {
+			t.Errorf("the agent reached your tmux server: %q", b)
+		}
+		if _, err := os.Stat(filepath.Join(out, "tmux")); err == nil {
+			t.Errorf("your tmux server ran the agent's approval")
 		}
 	}
 	if inbox := tm.mustCLI("inbox"); !strings.Contains(inbox, "p-1") {
@@ -98,12 +132,35 @@ idle
 		}
 		refusals++
 	}
-	if refusals < total-2 { // the own consoles never reached the socket
-		t.Errorf("%d refusals recorded, want %d", refusals, total-2)
+	if refusals < total-2-asked { // the own consoles never reached the socket
+		t.Errorf("%d refusals recorded, want %d", refusals, total-2-asked)
 	}
 	// The human's own CLI is not an agent's process: it decides.
 	tm.mustCLI("deny", "p-1", "not today")
 	tm.waitReceived("dev", "not today")
+}
+
+// startTmux starts a tmux server of the test's own on a socket named
+// server in the default folder (never the default socket), as the human's
+// would run, and ends it after the test.
+func startTmux(t *testing.T, tmux, server string) {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "TMUX" && k != "TMUX_TMPDIR" && k != "TMUX_PANE" {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(tmux, "-L", server, "-f", "/dev/null", "new-session", "-d", "-s", "human", "sleep 600")
+	cmd.Env = env
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, b)
+	}
+	t.Cleanup(func() {
+		kill := exec.Command(tmux, "-L", server, "kill-server")
+		kill.Env = env
+		_ = kill.Run()
+	})
 }
 
 // fileSet reports whether dir holds non-empty files 0 … n-1.

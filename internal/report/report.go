@@ -111,7 +111,7 @@ func Summary(r store.Record) string {
 		if e := r.Fields["error"]; e != "" {
 			s += ": " + e
 		}
-		if iso := r.Fields["isolation"]; iso != "" && iso != "user namespace" {
+		if iso := r.Fields["isolation"]; iso != "" && iso != "sandbox" {
 			s += " (isolation " + iso + ")"
 		}
 		return s

@@ -408,9 +408,9 @@ func (s *run) killAgent() {
 		s.logf("agent %s: no process to kill yet", name)
 		return
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || !strings.Contains(string(cmdline), "\x00--name\x00"+name+"\x00") {
-		s.logf("agent %s: pid %d is not running (restarting?), not killed", name, pid)
+	own := pid
+	if pid = agentProcess(name, own); pid == 0 {
+		s.logf("agent %s: pid %d is not running (restarting?), not killed", name, own)
 		return
 	}
 	// SIGUSR1: the agent SIGKILLs itself once every byte it has read is
@@ -423,6 +423,35 @@ func (s *run) killAgent() {
 	}
 	s.res.Crashes.Agent[name]++
 	s.logf("SIGKILL agent %s (pid %d, by SIGUSR1: it kills itself once what it read is logged)", name, pid)
+}
+
+// agentProcess is the pid, as this process sees it, of the mockagent
+// named name whose own pid is pid (the pid it logs: in a sandbox, its
+// pid in the sandbox's PID namespace, the last of its status's NSpid);
+// 0 if none runs.
+func agentProcess(name string, pid int) int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	want := strconv.Itoa(pid)
+	for _, e := range entries {
+		host, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), "\x00--name\x00"+name+"\x00") {
+			continue
+		}
+		status, _ := os.ReadFile("/proc/" + e.Name() + "/status")
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" && f[len(f)-1] == want {
+				return host
+			}
+		}
+	}
+	return 0
 }
 
 // logs reads every agent's log; a log that cannot be read is reported.

@@ -1,0 +1,262 @@
+package agents
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// sandboxDropEnv are the variables that point a program at a server of the
+// human's session — a terminal multiplexer, a session bus, a key agent, a
+// display, an editor or terminal taking remote commands — or name the
+// human's terminal. A sandboxed agent gets none of them (its sockets are
+// hidden anyway, see sandboxHides; these would only say where to look).
+var sandboxDropEnv = []string{
+	"TMUX", "TMUX_PANE", "STY", "WINDOW",
+	"DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE",
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",
+	"DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "XAUTHORITY",
+	"SWAYSOCK", "I3SOCK", "NIRI_SOCKET", "HYPRLAND_INSTANCE_SIGNATURE",
+	"KITTY_LISTEN_ON", "KITTY_WINDOW_ID", "WEZTERM_UNIX_SOCKET", "ALACRITTY_SOCKET",
+	"NVIM", "NVIM_LISTEN_ADDRESS", "EMACS_SOCKET_NAME",
+	"VSCODE_IPC_HOOK", "VSCODE_IPC_HOOK_CLI", "VSCODE_GIT_IPC_HANDLE",
+	"ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID",
+	"NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+}
+
+// sandboxEnv returns env without sandboxDropEnv.
+func sandboxEnv(env []string) []string {
+	drop := make(map[string]bool, len(sandboxDropEnv))
+	for _, k := range sandboxDropEnv {
+		drop[k] = true
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// hidden is what a sandbox covers.
+type hidden struct {
+	// dirs are folders covered by an empty tmpfs of the agent's own.
+	dirs []string
+	// files are sockets covered by /dev/null (an ssh-agent socket in a
+	// folder the agent needs).
+	files []string
+	// readOnly are mount trees the agent sees read-only.
+	readOnly []string
+	// kept says what could not be hidden and why, for the running record.
+	kept []string
+}
+
+// sandboxHides lists what an agent's sandbox hides, for the user uid, from
+// the console's environment and the agent's (either may name the
+// servers' folders) and the paths the agent must reach (its folder, its
+// program, the console's socket), which are never covered:
+//
+//   - tmux's socket folder, tmux-UID in /tmp and in $TMUX_TMPDIR: created
+//     (mode 0700, as tmux makes it) when missing, so that a server you
+//     start after the agent is hidden too;
+//   - $XDG_RUNTIME_DIR and /run/user/UID (systemd --user, the D-Bus
+//     session bus, Wayland, PipeWire, gpg-agent, podman, editors' servers);
+//   - screen's folders (/run/screen, /var/run/screen, $SCREENDIR, ~/.screen);
+//   - the X11 sockets' folder /tmp/.X11-unix, emacs's /tmp/emacsUID and
+//     zellij's /tmp/zellij-UID where they exist;
+//   - ssh-agent's socket: its folder when that folder is the agent's own
+//     (/tmp/ssh-XXXX), else the socket alone;
+//   - the console's own terminal where it is not under /dev/pts (a virtual
+//     console: the sandbox's /dev/pts is a devpts of its own, which hides
+//     every other pseudo-terminal), and the virtual consoles and
+//     /dev/console where your user owns them (a login on a VT);
+//   - /sys/fs/cgroup, read-only: a cgroup of yours writable by your user
+//     (systemd's delegation) could freeze or kill the console through
+//     cgroup.freeze or cgroup.kill.
+//
+// Folders that appear after the agent started, other than tmux's, are
+// hidden from its next start on.
+func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden {
+	var h hidden
+	u := strconv.Itoa(uid)
+	vals := func(key string) []string {
+		var out []string
+		for _, env := range [][]string{consoleEnv, agentEnv} {
+			if v := envValue(env, key); v != "" && filepath.IsAbs(v) {
+				out = append(out, filepath.Clean(v))
+			}
+		}
+		return out
+	}
+	var realNeeds []string
+	for _, n := range needs {
+		if n == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(n); err == nil {
+			n = r
+		}
+		realNeeds = append(realNeeds, filepath.Clean(n))
+	}
+	needed := func(p string) string {
+		for _, n := range realNeeds {
+			if n == p || strings.HasPrefix(n, p+"/") || p == "/" {
+				return n
+			}
+		}
+		return ""
+	}
+	var cands []string
+	for _, base := range append([]string{"/tmp"}, vals("TMUX_TMPDIR")...) {
+		d := filepath.Join(base, "tmux-"+u)
+		if st, err := os.Stat(base); err == nil && st.IsDir() {
+			_ = os.Mkdir(d, 0o700) // as tmux does; an existing one is kept
+		}
+		cands = append(cands, d)
+	}
+	cands = append(cands, vals("XDG_RUNTIME_DIR")...)
+	cands = append(cands, "/run/user/"+u, "/run/screen", "/var/run/screen")
+	cands = append(cands, vals("SCREENDIR")...)
+	for _, home := range vals("HOME") {
+		cands = append(cands, filepath.Join(home, ".screen"))
+	}
+	cands = append(cands, "/tmp/.X11-unix", "/tmp/emacs"+u, "/tmp/zellij-"+u)
+	homes := vals("HOME")
+	var socks []string
+	for _, sock := range vals("SSH_AUTH_SOCK") {
+		dir := filepath.Dir(sock)
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r
+		}
+		if ownFolder(dir, uid, homes) && needed(dir) == "" {
+			cands = append(cands, dir)
+		} else {
+			socks = append(socks, sock)
+		}
+	}
+
+	seen := map[string]bool{}
+	var dirs []string
+	for _, c := range cands {
+		// The folder itself must be one, owned by the user or root, not a
+		// link: another agent could leave /tmp/emacsUID pointing at /usr
+		// to have the next sandbox hide that instead.
+		parent, err := filepath.EvalSymlinks(filepath.Dir(c))
+		if err != nil {
+			continue
+		}
+		r := filepath.Join(parent, filepath.Base(c))
+		if st, err := os.Lstat(r); err != nil || !st.IsDir() || seen[r] || (fileOwner(st) != uid && fileOwner(st) != 0) {
+			continue
+		}
+		seen[r] = true
+		dirs = append(dirs, r)
+	}
+	// Parents first: a folder inside one already covered is hidden with it.
+	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) < len(dirs[j]) })
+	for _, d := range dirs {
+		if within(d, h.dirs) {
+			continue
+		}
+		if n := needed(d); n != "" {
+			h.kept = append(h.kept, d+" (holds "+n+", which the agent needs)")
+			continue
+		}
+		h.dirs = append(h.dirs, d)
+	}
+	for _, s := range socks {
+		r, err := filepath.EvalSymlinks(s)
+		if err != nil || within(r, h.dirs) || seen[r] {
+			continue
+		}
+		if st, err := os.Lstat(r); err != nil || st.IsDir() {
+			continue
+		}
+		seen[r] = true
+		h.files = append(h.files, r)
+	}
+	for _, t := range otherTerminals(uid) {
+		if !seen[t] {
+			seen[t] = true
+			h.files = append(h.files, t)
+		}
+	}
+	if st, err := os.Stat("/sys/fs/cgroup"); err == nil && st.IsDir() {
+		h.readOnly = append(h.readOnly, "/sys/fs/cgroup")
+	}
+	return h
+}
+
+// otherTerminals lists the terminal devices outside /dev/pts an agent of
+// uid could write to: the console's own (its standard input, output or
+// error), and /dev/console and the virtual consoles uid owns.
+func otherTerminals(uid int) []string {
+	var out []string
+	for fd := 0; fd <= 2; fd++ {
+		p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		if err != nil || !strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/dev/pts/") {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode()&os.ModeCharDevice != 0 && isTerminal(fd) {
+			out = append(out, p)
+		}
+	}
+	vts, _ := filepath.Glob("/dev/tty[0-9]*")
+	for _, p := range append(vts, "/dev/console") {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeCharDevice != 0 && fileOwner(st) == uid {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// within reports whether p is one of dirs or inside one.
+func within(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// ownFolder reports whether dir holds nothing but what a server of uid put
+// there: a folder of its own (ssh-agent's /tmp/ssh-XXXX), not a shared
+// one (/, /tmp, a home, anything others may write).
+func ownFolder(dir string, uid int, homes []string) bool {
+	dir = filepath.Clean(dir)
+	switch dir {
+	case "/", "/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm":
+		return false
+	}
+	for _, h := range homes {
+		if dir == h || strings.HasPrefix(h, dir+"/") {
+			return false
+		}
+	}
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() || st.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	return fileOwner(st) == uid
+}
+
+// fileOwner is the uid owning the file st describes.
+func fileOwner(st os.FileInfo) int {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return int(s.Uid)
+	}
+	return -1
+}
+
+// isTerminal reports whether fd is a terminal.
+func isTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	return err == nil
+}

@@ -1,0 +1,441 @@
+//go:build linux
+
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The sandbox's tests run scripted agents (sh) that try what an agent
+// must not do and print "BREACH: …" for each attempt that worked, then
+// "checked".
+
+// needSandbox skips a test where the kernel refuses the sandbox.
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if err := probeSandbox(); err != nil {
+		t.Skipf("this kernel refuses the sandbox here: %v", err)
+	}
+}
+
+// runSandboxed runs script in a sandboxed agent working in dir with env
+// added, until it exits; it returns what the agent printed, and an error
+// unless it exited with status 0.
+func runSandboxed(dir, script string, env ...string) (string, error) {
+	rec := &recorder{}
+	spec := Spec{Name: "sandboxed", Isolation: IsolationSandbox, Dir: dir, Command: []string{"/bin/sh", "-c", script}, Env: map[string]string{}}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		spec.Env[k] = v
+	}
+	a := Start(spec, rec)
+	select {
+	case <-a.Done():
+	case <-time.After(waitTimeout):
+		a.Stop()
+		return rec.output(), errors.New("timed out\n" + rec.diag())
+	}
+	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 0 || !strings.HasPrefix(ev.Isolation, isolatedSandbox) {
+		return rec.output(), errors.New("the agent did not run to its end in a sandbox\n" + rec.diag())
+	}
+	return rec.output(), nil
+}
+
+// checkSandboxReport fails t for every breach in out, and unless out
+// holds "checked" and each of wants.
+func checkSandboxReport(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "BREACH") {
+			t.Errorf("%s", strings.TrimSpace(line))
+		}
+	}
+	for _, w := range append(wants, "checked") {
+		if !strings.Contains(out, w) {
+			t.Errorf("missing %q in what the agent saw:\n%s", w, out)
+		}
+	}
+}
+
+// lockScript tries, for each of /proc, /dev/pts, /tmp/tmux-UID,
+// /sys/fs/cgroup and extra, to undo the sandbox's mount there — umount,
+// lazy umount, the same as root of a namespace of its own (unshare -Urm)
+// — and to show what is below the mounts on /tmp and /dev with a bind of
+// their parent (non-recursive, so without the mounts on top). dir is a
+// folder the agent may write.
+func lockScript(dir string, extra ...string) string {
+	return fmt.Sprintf(`exec 2>&1
+u=$(id -u)
+held() { if "$@" >/dev/null 2>&1; then echo "BREACH: $*"; else echo "held: $*"; fi; }
+unshare -Urm true && echo "nested: ok"
+for p in /proc /dev/pts /tmp/tmux-$u /sys/fs/cgroup %s; do
+	grep -q " $p " /proc/self/mountinfo || echo "BREACH: $p is not a mount here"
+	held umount "$p"
+	held umount -l "$p"
+	held unshare -Urm umount "$p"
+	held unshare -Urm umount -l "$p"
+done
+mkdir -p %[2]s/peek
+held unshare -Urm mount --bind /tmp %[2]s/peek
+held unshare -Urm mount --bind /dev %[2]s/peek
+held unshare -Urm mount -o remount,rw /sys/fs/cgroup
+held unshare -Urm mount -o remount,bind,rw /sys/fs/cgroup
+held sh -c 'echo 1 > /sys/fs/cgroup/teamlead-sandbox-test'
+[ -z "$(ls -A /tmp/tmux-$u)" ] || echo "BREACH: /tmp/tmux-$u shows $(ls -A /tmp/tmux-$u)"
+`, strings.Join(extra, " "), dir)
+}
+
+// (a) An agent sees no process but its own and signals none outside: not
+// the console, not a process of yours (a stand-in for your shell or
+// another agent), whatever the signal.
+func TestSandboxCannotSignalOutside(t *testing.T) {
+	needSandbox(t)
+	other := exec.Command("sleep", "600")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	console := os.Getpid()
+	script := fmt.Sprintf(`exec 2>&1
+for sig in 0 TERM STOP KILL; do kill -$sig %[1]d && echo "BREACH: kill -$sig %[1]d"; done
+for sig in 0 TERM STOP; do kill -$sig %[2]d && echo "BREACH: kill -$sig the console"; done
+[ -e /proc/%[2]d ] && echo "BREACH: the console in /proc"
+[ -e /proc/%[1]d ] && echo "BREACH: another process in /proc"
+echo "init=$(cat /proc/1/comm) processes=$(ls /proc | grep -c '^[0-9]')"
+echo checked
+`, other.Process.Pid, console)
+	out, err := runSandboxed(t.TempDir(), script)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkSandboxReport(t, out, "init=tl-sandbox")
+	if m := regexp.MustCompile(`processes=(\d+)`).FindStringSubmatch(out); m == nil {
+		t.Errorf("no process count: %s", out)
+	} else if n, _ := strconv.Atoi(m[1]); n > 6 {
+		t.Errorf("the agent sees %d processes: more than its own", n)
+	}
+	if st := procState(other.Process.Pid); st != 'S' && st != 'R' {
+		t.Errorf("the process outside is in state %q", st)
+	}
+}
+
+// procState is the state letter of pid (0 when gone).
+func procState(pid int) byte {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
+}
+
+// (b) Your servers' sockets are hidden: a tmux server you run (on the
+// default folder and on $TMUX_TMPDIR's), the session bus and the rest of
+// $XDG_RUNTIME_DIR, ssh-agent (its own folder, or the socket alone where
+// its folder holds the agent's); the variables that name them are gone.
+func TestSandboxHidesYourServers(t *testing.T) {
+	needSandbox(t)
+	tmp := t.TempDir()
+	work := filepath.Join(tmp, "work")
+	xdg, sshDir, tmuxTmp := filepath.Join(tmp, "xdg"), filepath.Join(tmp, "ssh-abc"), filepath.Join(tmp, "tt")
+	for _, d := range []string{work, xdg, sshDir, tmuxTmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sock := range []string{filepath.Join(xdg, "bus"), filepath.Join(sshDir, "agent.1"), filepath.Join(tmp, "agent.2")} {
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+	}
+	// The console's own ssh-agent socket sits in a folder that holds the
+	// agent's: only the socket is covered.
+	t.Setenv("SSH_AUTH_SOCK", filepath.Join(tmp, "agent.2"))
+	marker := filepath.Join(tmp, "marker")
+	server := fmt.Sprintf("tl-test-%d", os.Getpid())
+	tmux, _ := exec.LookPath("tmux")
+	if tmux != "" {
+		for _, dir := range []string{"", tmuxTmp} {
+			startTmux(t, tmux, dir, server)
+		}
+	}
+	script := fmt.Sprintf(`exec 2>&1
+u=$(id -u)
+echo "tmux=[$(ls -A /tmp/tmux-$u)] tmuxtmp=[$(ls -A $TMUX_TMPDIR/tmux-$u)] xdg=[$(ls -A $XDG_RUNTIME_DIR)] ssh=[$(ls -A %[1]s)]"
+[ -S %[2]s/agent.2 ] && echo "BREACH: the console's ssh-agent socket"
+[ -c %[2]s/agent.2 ] && echo "agent.2 covered"
+if [ -n "%[3]s" ]; then
+	tmux -L %[4]s new-window -d "touch %[5]s" && echo "BREACH: your tmux server ran a command"
+	tmux -L %[4]s send-keys -t 0 "touch %[5]s" Enter && echo "BREACH: keys typed into your tmux"
+	TMUX_TMPDIR=/tmp tmux -L %[4]s list-sessions && echo "BREACH: your tmux server answered"
+fi
+for v in TMUX TMUX_PANE STY WINDOW DBUS_SESSION_BUS_ADDRESS SSH_AUTH_SOCK SSH_AGENT_PID DISPLAY WAYLAND_DISPLAY NVIM KITTY_LISTEN_ON; do
+	eval "set=\${$v+set}"
+	[ -n "$set" ] && echo "BREACH: $v is set"
+done
+echo checked
+`, sshDir, tmp, tmux, server, marker)
+	out, err := runSandboxed(work, script,
+		"XDG_RUNTIME_DIR="+xdg, "SSH_AUTH_SOCK="+filepath.Join(sshDir, "agent.1"), "TMUX_TMPDIR="+tmuxTmp,
+		"TMUX=/tmp/tmux-0/default,1,0", "TMUX_PANE=%1", "STY=1.pts-0.host", "WINDOW=0",
+		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(xdg, "bus"), "SSH_AGENT_PID=1", "DISPLAY=:0",
+		"WAYLAND_DISPLAY=wayland-0", "NVIM="+filepath.Join(xdg, "nvim.0"), "KITTY_LISTEN_ON=unix:@kitty")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkSandboxReport(t, out, "tmux=[] tmuxtmp=[] xdg=[] ssh=[]", "agent.2 covered")
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("a command the agent gave your tmux server ran")
+	}
+	if tmux == "" {
+		t.Log("no tmux here: its server was not tried")
+	}
+}
+
+// startTmux starts a tmux server named server (on the socket folder of
+// dir, or the default one) for the test, and ends it after.
+func startTmux(t *testing.T, tmux, dir, server string) {
+	t.Helper()
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "TMUX" && k != "TMUX_TMPDIR" && k != "TMUX_PANE" {
+			env = append(env, kv)
+		}
+	}
+	if dir != "" {
+		env = append(env, "TMUX_TMPDIR="+dir)
+	}
+	cmd := exec.Command(tmux, "-L", server, "-f", "/dev/null", "new-session", "-d", "-s", "s", "sleep 600")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		kill := exec.Command(tmux, "-L", server, "kill-server")
+		kill.Env = env
+		_ = kill.Run()
+	})
+}
+
+// (c) An agent writes into no other terminal: not another agent's (one
+// without a sandbox, on the machine's /dev/pts), not the console's (a
+// terminal of the test's own stands for it); it finds no terminal but
+// its own under /dev/pts.
+func TestSandboxHidesOtherTerminals(t *testing.T) {
+	needSandbox(t)
+	consoleMaster, consoleTTY, err := openPTY(80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consoleMaster.Close()
+	defer consoleTTY.Close()
+	victim, vrec := start(t, Spec{Name: "victim", Isolation: IsolationNone, Command: []string{"/bin/sh", "-c", "echo tty=$(tty); exec cat"}})
+	var victimTTY string
+	eventually(t, "the victim's terminal", vrec.diag, func() bool {
+		m := regexp.MustCompile(`tty=(/dev/pts/\d+)`).FindStringSubmatch(vrec.output())
+		if m != nil {
+			victimTTY = m[1]
+		}
+		return m != nil
+	})
+	script := fmt.Sprintf(`exec 2>&1
+echo "pts=[$(ls /dev/pts | tr '\n' ' ')]"
+for f in %[1]s %[2]s /dev/pts/[0-9]*; do
+	[ "$f" = "$(tty)" ] && continue
+	echo INJECTED-FROM-SANDBOX > "$f" && echo "BREACH: wrote to $f"
+	printf '\033[2J\033[HFAKE-SCREEN' > "$f" && echo "BREACH: painted $f"
+done
+for fd in /proc/[0-9]*/fd/0; do
+	l=$(readlink $fd) || continue
+	[ "$l" = "$(tty)" ] || [ "$l" = /dev/null ] || echo "BREACH: $fd is $l"
+done
+echo checked
+`, victimTTY, consoleTTY.Name())
+	out, err := runSandboxed(t.TempDir(), script)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkSandboxReport(t, out, "pts=[0 ptmx ]")
+	time.Sleep(100 * time.Millisecond)
+	if strings.Contains(vrec.output(), "INJECTED") || strings.Contains(vrec.output(), "FAKE-SCREEN") {
+		t.Errorf("the other agent's terminal got the sandboxed agent's text: %q", vrec.output())
+	}
+	_ = consoleMaster.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, _ := consoleMaster.Read(make([]byte, 256)); n > 0 {
+		t.Errorf("the console's terminal got %d bytes from the sandboxed agent", n)
+	}
+	victim.Stop()
+}
+
+// (d) The sandbox's mounts hold against the agent, root of its namespace
+// or not: no umount, lazy or not, from its namespace or one it makes; no
+// bind of a parent that would show what is below; no write to
+// /sys/fs/cgroup.
+func TestSandboxMountsAreLocked(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare here")
+	}
+	tmp := t.TempDir()
+	xdg := filepath.Join(tmp, "xdg")
+	if err := os.Mkdir(xdg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(tmp, "work")
+	out, err := runSandboxed(work, lockScript(work, xdg)+"echo checked\n", "XDG_RUNTIME_DIR="+xdg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkSandboxReport(t, out, "nested: ok")
+	if n := strings.Count(out, "held: "); n != 5*4+5 {
+		t.Errorf("%d attempts held, want %d:\n%s", n, 5*4+5, out)
+	}
+}
+
+// (e) The agent's own terminal works as without a sandbox: it is
+// /dev/pts/0 of its own devpts, /dev/tty opens it, the program is the
+// terminal's foreground process group, new terminals open (script(1),
+// terminal emulators inside the agent), an interactive shell's job
+// control works (Ctrl-Z, bg, fg, Ctrl-C to the foreground job), and
+// Ctrl-C typed into a cooked program kills it with SIGINT, reported as
+// such. (Every other test of
+// this package runs its agents in the sandbox too: typed messages,
+// bracketed paste, resize, exit status, exit by signal, stop.)
+func TestSandboxOwnTerminal(t *testing.T) {
+	needSandbox(t)
+	script := `exec 2>&1
+echo "tty=$(tty)"
+echo via-dev-tty > /dev/tty || echo "BREACH: /dev/tty"
+set -- $(cat /proc/$$/stat)
+[ "$5" = "$8" ] && echo foreground || echo "BREACH: process group $5, the terminal's $8"
+if command -v script >/dev/null; then script -qc 'echo inner=$(tty)' /dev/null; else echo "inner=/dev/pts/1"; fi
+echo checked
+`
+	out, err := runSandboxed(t.TempDir(), script)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkSandboxReport(t, out, "tty=/dev/pts/0", "via-dev-tty", "foreground", "inner=/dev/pts/1")
+
+	if bash, err := exec.LookPath("bash"); err == nil {
+		sh, rec := start(t, Spec{Name: "shell", Isolation: IsolationSandbox, Command: []string{bash, "--norc", "--noprofile", "-i"},
+			Env: map[string]string{"PS1": "$ "}})
+		// A key for the foreground job is pressed again until it shows:
+		// the shell gives the job the terminal a moment after it echoes.
+		steps := []struct {
+			keys, want string
+			again      bool
+		}{
+			{"", "$ ", false},
+			{"sleep 600\r", "sleep 600", false},
+			{"\x1a", "Stopped", true},
+			{"bg\r", "sleep 600 &", false},
+			{"fg\r", "sleep 600\r\n", false},
+			{"\x03", "$ ", true},
+			{"echo status=$?\r", "status=130", false},
+			{"exit\r", "exit", false},
+		}
+		for _, st := range steps {
+			from, last := len(rec.output()), time.Time{}
+			eventually(t, fmt.Sprintf("%q after %q", st.want, st.keys), rec.diag, func() bool {
+				if st.keys != "" && (last.IsZero() || st.again && time.Since(last) > 300*time.Millisecond) {
+					if _, err := sh.Write([]byte(st.keys)); err != nil {
+						t.Fatal(err)
+					}
+					last = time.Now()
+				}
+				return strings.Contains(rec.output()[from:], st.want)
+			})
+		}
+		waitDone(t, sh, rec)
+	}
+
+	a, rec := start(t, Spec{Isolation: IsolationSandbox, Command: []string{"/bin/sh", "-c", "echo ready; exec sleep 600"}})
+	eventually(t, "ready", rec.diag, func() bool { return rec.has("ready") })
+	if _, err := a.Write([]byte{3}); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, a, rec)
+	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != -1 || ev.Err != "killed by signal: interrupt" {
+		t.Fatalf("after Ctrl-C: %+v", ev)
+	}
+}
+
+// What the sandbox hides is found in shared places (/tmp): a link left
+// there by another agent is not followed, and nothing the agent needs is
+// hidden, its ssh-agent socket then covered alone.
+func TestSandboxHidesNoLinkedFolder(t *testing.T) {
+	tmp := t.TempDir()
+	decoy := filepath.Join(tmp, "decoy")
+	work := filepath.Join(tmp, "work")
+	for _, d := range []string{decoy, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	xdg := filepath.Join(tmp, "xdg")
+	if err := os.Symlink(decoy, xdg); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(tmp, "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	h := sandboxHides(os.Getuid(), nil, []string{"XDG_RUNTIME_DIR=" + xdg, "TMUX_TMPDIR=" + tmp, "SSH_AUTH_SOCK=" + sock}, []string{work})
+	for _, d := range h.dirs {
+		if d == decoy || d == xdg || d == tmp {
+			t.Errorf("hides %s", d)
+		}
+	}
+	want := filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
+	if !slices.Contains(h.dirs, want) {
+		t.Errorf("tmux's folder in $TMUX_TMPDIR not hidden: %v", h.dirs)
+	}
+	if !slices.Contains(h.files, sock) {
+		t.Errorf("the ssh-agent socket in the agent's parent folder not covered: %v", h.files)
+	}
+}
+
+// The console learns at once that the program exited, not when its init
+// has ended the stragglers: a write fails from then on, and the exit is
+// the program's (status 3), after its straggler got the grace period.
+func TestSandboxProgramExitSeenAtOnce(t *testing.T) {
+	needSandbox(t)
+	const grace = 2 * time.Second
+	a, rec := start(t, Spec{Isolation: IsolationSandbox, Grace: grace,
+		Command: []string{"/bin/sh", "-c", `(trap "" TERM HUP; exec sleep 600) & echo bye; exit 3`}})
+	eventually(t, "bye", rec.diag, func() bool { return rec.has("bye") })
+	t0 := time.Now()
+	eventually(t, "writes to fail", rec.diag, func() bool {
+		_, err := a.Write([]byte("x"))
+		return err != nil
+	})
+	if d := time.Since(t0); d > grace/2 {
+		t.Errorf("writes went on for %v after the program exited", d)
+	}
+	waitDone(t, a, rec)
+	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 3 {
+		t.Errorf("last event %+v", ev)
+	}
+	if d := time.Since(t0); d < grace/2 {
+		t.Errorf("done after %v: the straggler did not get its grace period", d)
+	}
+}
