@@ -1,9 +1,13 @@
-// Package fsutil writes files so that no reader ever sees half of one.
+// Package fsutil writes files so that no reader ever sees half of one, and
+// opens files to read so that no FIFO holds the reader.
 package fsutil
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteFileAtomic replaces path with data through a temporary file in the
@@ -60,4 +64,22 @@ func Perm(path string, def os.FileMode) os.FileMode {
 		return fi.Mode().Perm()
 	}
 	return def
+}
+
+// ErrNotRegular: the path names a FIFO, a device, a socket or a folder.
+var ErrNotRegular = errors.New("not a regular file")
+
+// OpenRegular opens a regular file for reading without waiting: a FIFO an
+// agent put in a file's place would otherwise hold the reader until a
+// writer came. Anything but a regular file is refused (ErrNotRegular).
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
+	}
+	return f, nil
 }

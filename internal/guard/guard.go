@@ -17,16 +17,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -63,17 +62,16 @@ func Take(paths []string) Snapshot {
 
 // read reads a regular file without waiting on a FIFO an agent put there.
 func read(path string) File {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, err := fsutil.OpenRegular(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return File{Missing: true}
-	}
-	if err != nil {
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return File{Err: "not a regular file", Hash: "not-regular"}
+	case err != nil:
 		return File{Err: err.Error(), Hash: "unreadable"}
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return File{Err: "not a regular file", Hash: "not-regular"}
-	}
 	h := sha256.New()
 	var kept strings.Builder
 	n, err := io.Copy(io.MultiWriter(h, &limited{&kept, maxKept}), f)

@@ -1,12 +1,11 @@
 package permit
 
 import (
-	"errors"
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"io"
 	"io/fs"
 	"os"
 	"path"
-	"syscall"
 )
 
 // FS is the file system the policy looks paths up on: symbolic links,
@@ -39,29 +38,16 @@ func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name
 // ReadFile reads at most the first MiB of a regular file. Anything else is
 // refused without waiting: an agent's FIFO named .env would otherwise hold
 // the policy (and every permission request behind it) until a writer came.
-func (OSFS) ReadFile(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
-	}
-	return io.ReadAll(io.LimitReader(f, 1<<20))
-}
+func (o OSFS) ReadFile(name string) ([]byte, error) { return o.ReadHead(name, 1<<20) }
 
 // ReadHead reads at most the first n bytes of a regular file, without
 // blocking (the policy looks at the start of files for private keys).
 func (OSFS) ReadHead(name string, n int) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := fsutil.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
-	}
 	return io.ReadAll(io.LimitReader(f, int64(n)))
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/teamlead/teamlead/internal/fsutil"
 )
@@ -17,12 +16,12 @@ const maxFileSize = 1 << 20
 // errChanged: the file changed between reading it and replacing it.
 var errChanged = errors.New("the file changed while it was being updated")
 
-// ErrNotRegular: the path names a folder or a device, not a file.
-var ErrNotRegular = errors.New("not a regular file")
+// ErrNotRegular: the path names a folder, a device or a FIFO, not a file.
+var ErrNotRegular = fsutil.ErrNotRegular
 
 // ReadFile reads a regular file of at most maxFileSize bytes, with its mode.
 func ReadFile(path string) ([]byte, fs.FileMode, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path) // a FIFO in the queries folder must not hold the watcher
 	if err != nil {
 		return nil, 0, err
 	}
@@ -30,9 +29,6 @@ func ReadFile(path string) ([]byte, fs.FileMode, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err == nil && len(data) > maxFileSize {

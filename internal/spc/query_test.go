@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -273,5 +274,25 @@ func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadFileOfAFifo: a FIFO an agent puts in a queries folder is refused
+// as not a file at once, instead of holding the watcher until a writer
+// comes.
+func TestReadFileOfAFifo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "query-fifo.yaml")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, _, err := ReadFile(path); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Fatalf("err %v, want ErrNotRegular", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("still reading a FIFO after 20 s")
 	}
 }
