@@ -271,7 +271,7 @@ var configExts = []string{".json", ".yml", ".yaml", ".toml", ".conf", ".cfg", ".
 // configSecretValue is a key or token in a configuration: a well-known
 // token's shape, a URL with a password, or a secret-named key with a
 // literal value (not a ${VAR} or <placeholder>).
-var configSecretValue = regexp.MustCompile(`(?i)(sk-(proj-|ant-|live_)?|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA|AIza|npm_|pypi-)[A-Za-z0-9_\-]{8}` +
+var configSecretValue = regexp.MustCompile(`(?i)` + secretShapeExpr +
 	`|://[^/\s@:"']*:[^/\s@"'$]+@` +
 	`|(password|passwd|secret|token|api[_-]?key|apikey|auth|credentials?|private[_-]?key)[A-Za-z_]*["']?\s*[:=]\s*["']?[^\s"'$<{][^\s"']{7,}`)
 
