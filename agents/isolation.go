@@ -21,14 +21,12 @@ type Isolation string
 
 // Isolation modes.
 const (
-	// IsolationAuto runs the agent in a user namespace of its own where
-	// the kernel allows one, else without, saying why in the agent's
-	// running record. (It is to become the sandbox once the real agent
-	// CLIs start in it: see isolationMode.)
+	// IsolationAuto runs the agent in the sandbox where the kernel allows
+	// it, else in a user namespace alone, else without, saying why in the
+	// agent's running record.
 	IsolationAuto Isolation = "auto"
 	// IsolationSandbox requires the sandbox: the agent fails to start
-	// where the kernel refuses it. Plain programs and shells run in it;
-	// the real agent CLIs, started directly, do not yet.
+	// where the kernel refuses it.
 	IsolationSandbox Isolation = "sandbox"
 	// IsolationUserNS requires a user namespace and uses nothing more:
 	// the agent fails to start where the kernel refuses one.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -502,12 +503,29 @@ func waitCode(ws syscall.WaitStatus) (code int, sig string) {
 	return ws.ExitStatus(), ""
 }
 
-// buildEnv returns os.Environ() with env added (overriding) and TERM
-// defaulted.
+// buildEnv returns os.Environ() with env set in it (replacing a variable
+// of the same name, not added after it) and TERM defaulted. Each name
+// appears once: exec.Cmd would drop the earlier of two, but the sandbox
+// starts the program with execve, and a program reading the first one
+// (Claude Code does) would see the console's HOME, not the agent's.
 func buildEnv(env map[string]string) []string {
-	out := os.Environ()
-	for k, v := range env {
-		out = append(out, k+"="+v)
+	base := os.Environ()
+	out := make([]string, 0, len(base)+len(env)+1)
+	seen := make(map[string]bool, len(base))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, set := env[k]; !set && !seen[k] {
+			seen[k] = true
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
 	}
 	if envValue(out, "TERM") == "" {
 		out = append(out, "TERM=xterm-256color")
@@ -629,12 +647,12 @@ func (a *Agent) isolationMode() (int, string, error) {
 	if !userNamespaces {
 		return modeNone, isolatedNone + ": this system has no user namespaces", nil
 	}
-	// auto is the user namespace alone, not yet the sandbox: the real
-	// Claude Code, Codex and Gemini CLI, started as the sandbox's program,
-	// do not start (Claude Code shows its first-run screen and exits 1;
-	// under sh -c it runs), and make e2e-real failed on all four.
+	serr := probeSandbox()
+	if serr == nil {
+		return modeSandbox, isolatedSandbox, nil
+	}
 	if err := probeUserNS(); err != nil {
 		return modeNone, isolatedNone + ": the kernel gives this user no user namespace (" + err.Error() + ")", nil
 	}
-	return modeUserNS, isolatedUserNS, nil
+	return modeUserNS, isolatedUserNS + ": the kernel refused the sandbox (" + serr.Error() + ")", nil
 }

@@ -14,13 +14,13 @@ import (
 // with a double fork and setsid — ask the console for what only the human
 // may do: every request is refused, recorded with the process's pid, and
 // changes nothing; the human's own CLI then decides. Once with agents in
-// their sandboxes (isolation: sandbox), where the agent also asks a tmux
+// their sandboxes (isolation: auto), where the agent also asks a tmux
 // server of the human's to run the approval for it, and cannot reach it;
-// once in a user namespace alone (auto, the default, and userns); once without (the console's
+// once in a user namespace alone (userns); once without (the console's
 // subreaper alone tells them).
 func TestAgentCannotActAsHuman(t *testing.T) {
-	for _, isolation := range []string{"sandbox", "auto", "none"} {
-		t.Run(isolation, func(t *testing.T) { agentCannotActAsHuman(t, "isolation: "+isolation+"\n", isolation == "sandbox") })
+	for _, isolation := range []string{"auto", "userns", "none"} {
+		t.Run(isolation, func(t *testing.T) { agentCannotActAsHuman(t, "isolation: "+isolation+"\n", isolation == "auto") })
 	}
 }
 
