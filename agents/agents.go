@@ -139,6 +139,14 @@ type Spec struct {
 	// Isolation says whether the agent's processes run in a sandbox, a
 	// user namespace of their own, or neither; "" means IsolationAuto.
 	Isolation Isolation
+	// Protect names files and folders the agent may read but not change:
+	// in a sandbox they are bound read-only over themselves (renamed,
+	// removed or written, they fail with "read-only file system"; a
+	// control socket among them still connects). teamlead's own state and
+	// configuration, which only the human changes. A path that does not
+	// exist when the agent starts, or that holds the agent's folder, is
+	// left as it is. Without a sandbox nothing is protected this way.
+	Protect []string
 	// OnRetype, when set, is called before a message a process took but
 	// may not have read is typed again into the next process (it exited
 	// first), with the message's text: its echo comes back once more.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,20 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AGENTS_TEST_PROBE_USERNS") != "" {
 		// Run as another user by TestUserNamespaceForAnUnprivilegedUser.
 		os.Exit(probeAsAnotherUser())
+	}
+	if path := os.Getenv("AGENTS_TEST_DIAL"); path != "" {
+		// Run by an agent of TestSandboxProtectsTeamleadsFiles: reach
+		// the control socket.
+		c, err := net.Dial("unix", path)
+		if err == nil {
+			_, err = c.Write([]byte("hello\n"))
+			c.Close()
+		}
+		if err != nil {
+			fmt.Println("dial:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	dir, err := os.MkdirTemp("", "agents-test-")
 	if err != nil {

@@ -216,6 +216,43 @@ func otherTerminals(uid int) []string {
 	return out
 }
 
+// protectable returns the paths of Spec.Protect a sandbox binds read-only
+// for an agent working in dir: each one's real path (a link's target is
+// what is protected), those that exist, not holding dir (the agent must
+// write its own folder). kept says what was left writable and why.
+func protectable(paths []string, dir string) (protect, kept []string) {
+	realDir := filepath.Clean(dir)
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		realDir = r
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil || seen[r] {
+			continue
+		}
+		seen[r] = true
+		if within(realDir, []string{r}) {
+			kept = append(kept, r+" (holds the agent's folder "+realDir+")")
+			continue
+		}
+		protect = append(protect, r)
+	}
+	// Parents first: a bind inside a folder already bound read-only is
+	// read-only with it, and binding it again changes nothing.
+	sort.Slice(protect, func(i, j int) bool { return len(protect[i]) < len(protect[j]) })
+	out := protect[:0]
+	for _, p := range protect {
+		if !within(p, out) {
+			out = append(out, p)
+		}
+	}
+	return out, kept
+}
+
 // within reports whether p is one of dirs or inside one.
 func within(p string, dirs []string) bool {
 	for _, d := range dirs {

@@ -81,6 +81,7 @@ type shimConfig struct {
 	Hide     []string      `json:"hide"`
 	HideFile []string      `json:"hide_file"`
 	ReadOnly []string      `json:"read_only"`
+	Protect  []string      `json:"protect"`
 }
 
 // sandboxCtl is the console's end of a shim's socket.
@@ -363,8 +364,9 @@ func (a *Agent) spawnSandboxed(path string, env []string, isolation string) (*pr
 	if dir == "" {
 		dir = needs[0]
 	}
+	protect, unprotected := protectable(s.Protect, dir)
 	cfg := shimConfig{Path: path, Args: s.Command, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
-		Grace: s.Grace, Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly}
+		Grace: s.Grace, Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly, Protect: protect}
 	cmd, ctl, master, tty, err := startSandbox(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
@@ -372,6 +374,9 @@ func (a *Agent) spawnSandboxed(path string, env []string, isolation string) (*pr
 	var notes []string
 	if len(h.kept) > 0 {
 		notes = append(notes, "not hidden: "+strings.Join(h.kept, ", "))
+	}
+	if len(unprotected) > 0 {
+		notes = append(notes, "writable: "+strings.Join(unprotected, ", "))
 	}
 	if ctl.note != "" {
 		notes = append(notes, ctl.note)
@@ -498,6 +503,11 @@ func shimMounts(cfg shimConfig) error {
 			return err
 		}
 	}
+	for _, p := range cfg.Protect {
+		if err := bindReadOnly(p); err != nil {
+			return err
+		}
+	}
 	for _, r := range cfg.ReadOnly {
 		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 		if err := unix.MountSetattr(unix.AT_FDCWD, r, unix.AT_RECURSIVE, &attr); err != nil {
@@ -529,6 +539,33 @@ func mountOver(path string, dir bool) error {
 	}
 	if err != nil {
 		return fmt.Errorf("hide %s: %w", path, err)
+	}
+	return nil
+}
+
+// bindReadOnly binds path, a file or a folder, read-only over itself. As
+// in mountOver, the path is opened without following a last link and the
+// mount made on the descriptor; the program's nested user namespace then
+// locks the flag (MNT_LOCK_READONLY): it cannot remount it writable.
+func bindReadOnly(path string) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open %s to protect it: %w", path, err)
+	}
+	defer unix.Close(fd)
+	target := "/proc/self/fd/" + strconv.Itoa(fd)
+	if err := unix.Mount(target, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("protect %s: %w", path, err)
+	}
+	// fd is the file below the new mount; the mount is what path opens now.
+	top, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open %s to protect it: %w", path, err)
+	}
+	defer unix.Close(top)
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(top, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
+		return fmt.Errorf("make %s read-only: %w", path, err)
 	}
 	return nil
 }

@@ -439,3 +439,117 @@ func TestSandboxProgramExitSeenAtOnce(t *testing.T) {
 		t.Errorf("done after %v: the straggler did not get its grace period", d)
 	}
 }
+
+// (g) What Spec.Protect names — teamlead's state folder, with the
+// control socket in it, and its own files in the agent's project — the
+// agent reads but cannot write, rename, remove or make writable again;
+// the socket still connects. A protected file reached through a link is
+// protected; a path that holds the agent's folder is left writable, and
+// the running record says so.
+func TestSandboxProtectsTeamleadsFiles(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare here")
+	}
+	tmp := t.TempDir()
+	state, work := filepath.Join(tmp, "state"), filepath.Join(tmp, "work")
+	for _, d := range []string{state, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sock := filepath.Join(state, "teamlead.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	heard := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		b := make([]byte, 16)
+		n, _ := c.Read(b)
+		heard <- string(b[:n])
+	}()
+	team := filepath.Join(work, "team.yaml")
+	for _, f := range []string{team, filepath.Join(state, "guard")} {
+		if err := os.WriteFile(f, []byte("kept\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(team, filepath.Join(tmp, "team-link")); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`exec 2>&1
+held() { if "$@" >/dev/null 2>&1; then echo "BREACH: $*"; else echo "held: $*"; fi; }
+held sh -c 'echo forged > team.yaml'
+held sh -c 'echo forged >> team.yaml'
+held mv team.yaml elsewhere
+held rm -f team.yaml
+held ln -sf /etc/passwd team.yaml
+held sh -c 'echo forged > %[1]s/guard'
+held mv %[1]s/teamlead.sock %[1]s/old.sock
+held rm -f %[1]s/teamlead.sock
+held touch %[1]s/new
+held rm -rf %[1]s
+held mv %[1]s %[2]s/state-moved
+held umount %[1]s
+held umount -l team.yaml
+held unshare -Urm umount %[1]s
+held unshare -Urm mount -o remount,bind,rw %[1]s
+held unshare -Urm sh -c 'mount -o remount,bind,rw team.yaml && echo forged > team.yaml'
+grep -q kept team.yaml && echo "read: team.yaml"
+grep -q kept %[1]s/guard && echo "read: guard"
+echo own > mine && echo "wrote: own folder"
+AGENTS_TEST_DIAL=%[1]s/teamlead.sock %[3]s && echo "dialled"
+echo checked
+`, state, tmp, self)
+	rec := &recorder{}
+	a := Start(Spec{Name: "protected", Isolation: IsolationSandbox, Dir: work, Command: []string{"/bin/sh", "-c", script},
+		Protect: []string{state, filepath.Join(tmp, "team-link"), filepath.Join(tmp, "missing.yaml")}}, rec)
+	select {
+	case <-a.Done():
+	case <-time.After(waitTimeout):
+		a.Stop()
+		t.Fatalf("timed out\n%s", rec.diag())
+	}
+	out := rec.output()
+	checkSandboxReport(t, out, "read: team.yaml", "read: guard", "wrote: own folder", "dialled")
+	if n := strings.Count(out, "held: "); n != 16 {
+		t.Errorf("%d attempts held, want 16:\n%s", n, out)
+	}
+	select {
+	case got := <-heard:
+		if got != "hello\n" {
+			t.Errorf("the socket heard %q", got)
+		}
+	case <-time.After(waitTimeout):
+		t.Error("the socket heard nothing")
+	}
+	for _, f := range []string{team, filepath.Join(state, "guard")} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "kept\n" {
+			t.Errorf("%s: %q, %v", f, b, err)
+		}
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Errorf("the socket: %v", err)
+	}
+
+	// The agent's own folder is never made read-only, even when named.
+	rec2 := &recorder{}
+	b := Start(Spec{Name: "inside", Isolation: IsolationSandbox, Dir: filepath.Join(state, "agent"),
+		Command: []string{"/bin/sh", "-c", "echo x > mine && echo wrote; sleep 600"}, Protect: []string{state}}, rec2)
+	defer b.Stop()
+	eventually(t, "the agent writing its folder", rec2.diag, func() bool { return strings.Contains(rec2.output(), "wrote") })
+	if iso := b.Info().Isolation; !strings.Contains(iso, "writable: "+state+" (holds the agent's folder") {
+		t.Errorf("isolation %q", iso)
+	}
+}

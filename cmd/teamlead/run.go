@@ -107,6 +107,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	}
 	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
 		Socket:   socket,
+		Protect:  protected(g, team),
 		OnError:  func(err error) { (*showErr.Load())(err) },
 		OwnWrite: files.Write})
 	if err != nil {
@@ -169,6 +170,33 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	}
 	fmt.Fprintln(out, "teamlead: stopped")
 	return eng.Err()
+}
+
+// protected lists what agents in a sandbox see read-only: the state
+// folder (the store, where the file guard keeps what the human accepted,
+// and the control socket, which an agent could otherwise rename and serve
+// itself), the consoles' registry (which tells the human's CLI which
+// console and team file to use), teamlead's own files, and this very
+// executable, which the human runs to approve. The registry folder is
+// made now: a folder that does not exist when an agent starts is not
+// protected.
+func protected(g *globals, team *config.Team) []string {
+	var out []string
+	if st, err := filepath.Abs(g.state); err == nil {
+		out = append(out, st)
+	}
+	if reg, err := control.RegistryDir(); err == nil && os.MkdirAll(reg, 0o700) == nil {
+		out = append(out, reg)
+	}
+	for _, f := range team.OwnFiles() {
+		if abs, err := filepath.Abs(f); err == nil {
+			out = append(out, abs)
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	return out
 }
 
 // printEvents prints one line per record committed after `after`.

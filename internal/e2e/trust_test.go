@@ -200,13 +200,43 @@ idle
 	}
 }
 
-// TestTeamFileChangedWhileAgentsRanWaitsForTheHuman: an agent appends to
-// the team file while the console runs (an agent runs as the human's user
-// and can). The console says so at once, and the next start refuses to use
-// the file until the human has looked at the change (teamlead config diff)
-// and accepted it (teamlead config accept).
+// TestTeamFileChangedWhileAgentsRanWaitsForTheHuman: an agent outside a
+// sandbox (isolation: userns) appends to the team file while the console
+// runs (it runs as the human's user and can). The console says so at
+// once, and the next start refuses to use the file until the human has
+// looked at the change (teamlead config diff) and accepted it (teamlead
+// config accept). In a sandbox (the default) the write itself fails.
 func TestTeamFileChangedWhileAgentsRanWaitsForTheHuman(t *testing.T) {
-	tm := newTeam(t)
+	t.Run("sandbox", func(t *testing.T) {
+		if out, _ := exec.Command(bin.teamlead, "doctor").CombinedOutput(); !strings.Contains(string(out), "agents run in a sandbox of their own") {
+			t.Skipf("no sandbox here:\n%s", out)
+		}
+		tm := newTeam(t)
+		tm.write("team.yaml", []agentDef{{name: "dev", command: []string{"sh", "-c",
+			"echo dev ready; { if echo '# written by the agent' >> team.yaml; then echo WROTE; else echo REFUSED; fi; " +
+				"if mv state state.old; then echo MOVED; fi; } > attempt.txt 2>&1; exec sleep 600"}}})
+		before, err := os.ReadFile(tm.config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		attempt := filepath.Join(tm.dir, "attempt.txt")
+		c := tm.start()
+		waitFor(t, 20*time.Second, "the agent's attempt", func() bool {
+			b, _ := os.ReadFile(attempt)
+			return strings.Contains(string(b), "REFUSED") || strings.Contains(string(b), "WROTE")
+		}, c.out.String)
+		c.stop()
+		got, _ := os.ReadFile(attempt)
+		if after, _ := os.ReadFile(tm.config); string(after) != string(before) || !strings.Contains(string(got), "Read-only file system") || strings.Contains(string(got), "MOVED") {
+			t.Fatalf("the agent changed the team file or moved the state folder:\n%s", got)
+		}
+		tm.start().stop()
+	})
+	t.Run("userns", teamFileChangedOutsideASandbox)
+}
+
+func teamFileChangedOutsideASandbox(t *testing.T) {
+	tm := newTeamWith(t, "isolation: userns\n")
 	tm.write("team.yaml", []agentDef{{name: "dev", command: []string{"sh", "-c", "echo dev ready; echo '# written by the agent' >> team.yaml; exec sleep 600"}}})
 	c := tm.start()
 	waitFor(t, 20*time.Second, "the console to see the change", func() bool {

@@ -54,6 +54,11 @@ type Options struct {
 	// Socket is the control socket's path, given to agents as TEAMLEAD_SOCKET
 	// so that `teamlead ask` run from an agent's shell reaches this console.
 	Socket string
+	// Protect names what agents may read but never change (agents.Spec's
+	// Protect): the state folder, the consoles' registry, teamlead's own
+	// files and executable. Only a sandbox enforces it; the file guard
+	// watches the files either way.
+	Protect []string
 	// OnError is told about trouble the engine survives, such as a store
 	// write that failed and is being retried (a full disk).
 	OnError func(error)
@@ -298,6 +303,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
 			SubmitRetries: p.SubmitRetries},
 		Isolation:   agents.Isolation(a.Isolation),
+		Protect:     e.opts.Protect,
 		SubmitCheck: s.submitPending,
 		OnRetype: func(text string) {
 			// Typed again into the next process, it is echoed again: the
