@@ -23,8 +23,8 @@ func TestTypeConfirmedOnlyWhenRead(t *testing.T) {
 	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
 	d := newDone()
 	a.Type("hello", d.fn)
-	// The line discipline echoes the text as soon as it is written.
-	eventually(t, "echo of the typed text", rec.diag, func() bool { return strings.Contains(rec.output(), "hello") })
+	// The echo is drawn as soon as the text is written.
+	eventually(t, "echo of the typed text", rec.diag, func() bool { return rec.echoed("hello") })
 	select {
 	case err := <-d.ch:
 		t.Fatalf("confirmed (%v) while the program had not read the text", err)
@@ -44,7 +44,7 @@ func TestTypeUnreadWhenStoppedIsGone(t *testing.T) {
 	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
 	d := newDone()
 	a.Type("never read", d.fn)
-	eventually(t, "echo", rec.diag, func() bool { return strings.Contains(rec.output(), "never read") })
+	eventually(t, "echo", rec.diag, func() bool { return rec.echoed("never read") })
 	a.Stop()
 	if err := d.wait(t, rec); !errors.Is(err, ErrGone) {
 		t.Fatalf("want ErrGone for a message the program never read, got %v", err)
@@ -63,7 +63,7 @@ idle'; fi; touch started; echo ready; while [ ! -e quit ]; do sleep 0.01; done; 
 	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
 	d := newDone()
 	a.Type("again", d.fn)
-	eventually(t, "echo", rec.diag, func() bool { return strings.Contains(rec.output(), "again") })
+	eventually(t, "echo", rec.diag, func() bool { return rec.echoed("again") })
 	if err := os.WriteFile(filepath.Join(dir, "quit"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -94,6 +94,7 @@ func waitDone(t *testing.T, a *Agent, rec *recorder) {
 type recorder struct {
 	mu     sync.Mutex
 	out    []byte
+	echo   []byte // what the console drew as the terminal's echo (EchoSink)
 	events []StateEvent
 	// outAtEvent is len(out) when each event arrived.
 	outAtEvent []int
@@ -103,6 +104,19 @@ func (r *recorder) Output(agent string, data []byte) {
 	r.mu.Lock()
 	r.out = append(r.out, data...)
 	r.mu.Unlock()
+}
+
+func (r *recorder) Echo(agent string, data []byte) {
+	r.mu.Lock()
+	r.echo = append(r.echo, data...)
+	r.mu.Unlock()
+}
+
+// echoed reports whether the echo the console drew contains s.
+func (r *recorder) echoed(s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Contains(r.echo, []byte(s))
 }
 
 func (r *recorder) State(ev StateEvent) {

@@ -42,6 +42,12 @@ type proc struct {
 	confirm *confirmer   // typed messages awaiting the program's read
 
 	sandbox *sandboxCtl // the sandbox's socket; nil outside one
+
+	// echo, while the console types a message into a terminal that would
+	// echo it, is what it changed (echo.go); onEcho shows what the kernel
+	// would have echoed. Both under wmu.
+	echo   *quietEcho
+	onEcho func([]byte)
 }
 
 // markExited closes p.exited once.
@@ -76,6 +82,9 @@ func (p *proc) writeLocked(b []byte) (int, error) {
 	for n < len(b) {
 		end := min(n+writeChunk, len(b))
 		m, err := p.master.Write(b[n:end])
+		if p.echo != nil && p.onEcho != nil && m > 0 {
+			p.onEcho(echoForm(&p.echo.orig, b[n:n+m]))
+		}
 		total := p.written.Add(int64(m))
 		if i := bytes.LastIndexAny(b[n:n+m], "\n\r\x04"); i >= 0 {
 			p.lineEnd.Store(total - int64(m) + int64(i) + 1)
@@ -316,6 +325,10 @@ func (a *Agent) spawn() (*proc, error) {
 func (a *Agent) started(cmd *exec.Cmd, master, tty *os.File, sb *sandboxCtl, isolation string) *proc {
 	p := &proc{cmd: cmd, master: master, pid: cmd.Process.Pid, exited: make(chan struct{}), spoke: make(chan struct{}),
 		tty: tty, confirm: newConfirmer(), sandbox: sb}
+	if es, ok := a.sink.(EchoSink); ok {
+		name := a.spec.Name
+		p.onEcho = func(b []byte) { es.Echo(name, b) }
+	}
 	a.mu.Lock()
 	a.cur = p
 	a.pid = p.pid

@@ -10,3 +10,6 @@ const ioctlUnread = 0x4004667f
 
 // ioctlGetTermios reads a terminal's termios.
 const ioctlGetTermios = unix.TIOCGETA
+
+// ioctlSetTermios sets a terminal's termios at once.
+const ioctlSetTermios = unix.TIOCSETA

@@ -9,3 +9,6 @@ const ioctlUnread = unix.TIOCINQ
 
 // ioctlGetTermios reads a terminal's termios.
 const ioctlGetTermios = unix.TCGETS
+
+// ioctlSetTermios sets a terminal's termios at once.
+const ioctlSetTermios = unix.TCSETS

@@ -105,8 +105,12 @@ func (a *Agent) writer() {
 				// once the delivery is on disk). So a crash finds at most
 				// one message per agent read but not recorded delivered.
 				a.waitFor(p, m.settled)
+				// Read, so every byte of it went through the terminal
+				// with echo off: the program's own echo comes back.
+				p.restoreEcho()
 				break
 			}
+			p.restoreEcho()
 			// The process ended before the message could be tracked:
 			// whether it read it is unknown, so type it again.
 		}
@@ -306,6 +310,11 @@ func (a *Agent) typeInto(p *proc, raw string) error {
 	text := strings.TrimRight(Sanitize(raw), "\n")
 	paste := pr.Paste == PasteAlways || (pr.Paste == PasteAuto && p.bracketed.Load())
 	var typed string // what goes out before the submit key
+	// The kernel's echo would mix with the program's output: the console
+	// draws it instead (echo.go), until the program has read the message.
+	p.wmu.Lock()
+	p.quietEchoLocked()
+	p.wmu.Unlock()
 	switch {
 	case text == "":
 	case paste:

@@ -108,6 +108,16 @@ func (s *sink) Output(agent string, data []byte) {
 	}
 }
 
+// Echo shows the echo the console draws for what it typed (agents.EchoSink)
+// on the agent's screen; it is never parsed: the agent did not write it.
+func (s *sink) Echo(agent string, data []byte) {
+	s.lastOutput.Store(time.Now().UnixNano())
+	_, _ = s.term.Write(data)
+	if s.changed != nil {
+		s.signal()
+	}
+}
+
 func (s *sink) State(ev agents.StateEvent) {
 	switch agents.State(ev.State) {
 	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
