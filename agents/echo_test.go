@@ -100,7 +100,7 @@ func TestEchoForm(t *testing.T) {
 	cooked := unix.Termios{Iflag: unix.ICRNL, Oflag: unix.OPOST | unix.ONLCR, Lflag: unix.ICANON | unix.ECHO | unix.ECHOE | unix.ECHOCTL}
 	cooked.Cc[unix.VERASE] = 0x7f
 	for _, c := range []struct {
-		tio       unix.Termios
+		tio      unix.Termios
 		in, want string
 	}{
 		{cooked, "hi\rthere\n", "hi\r\nthere\r\n"},
