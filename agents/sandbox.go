@@ -220,7 +220,13 @@ func otherTerminals(uid int) []string {
 // for an agent working in dir: each one's real path (a link's target is
 // what is protected), those that exist, not holding dir (the agent must
 // write its own folder). kept says what was left writable and why.
-func protectable(paths []string, dir string) (protect, kept []string) {
+//
+// pins are the folders above them the agent could rename (their parent is
+// writable by the user): each is bound over itself, writable as before, so
+// that it is a mount point, which rename refuses (EBUSY). Otherwise an
+// agent could move ~/.local away and put a state folder of its own where
+// the next console looks, with no record of what the human accepted.
+func protectable(paths []string, dir string) (protect, pins, kept []string) {
 	realDir := filepath.Clean(dir)
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
 		realDir = r
@@ -241,16 +247,30 @@ func protectable(paths []string, dir string) (protect, kept []string) {
 		}
 		protect = append(protect, r)
 	}
-	// Parents first: a bind inside a folder already bound read-only is
-	// read-only with it, and binding it again changes nothing.
-	sort.Slice(protect, func(i, j int) bool { return len(protect[i]) < len(protect[j]) })
-	out := protect[:0]
-	for _, p := range protect {
+	protect = outermost(protect)
+	pinned := map[string]bool{}
+	for _, r := range protect {
+		for a := filepath.Dir(r); a != "/" && !pinned[a] && unix.Access(filepath.Dir(a), unix.W_OK) == nil; a = filepath.Dir(a) {
+			pinned[a] = true
+			pins = append(pins, a)
+		}
+	}
+	// Parents first: the binds inside one are made in its mount.
+	sort.Slice(pins, func(i, j int) bool { return len(pins[i]) < len(pins[j]) })
+	return protect, pins, kept
+}
+
+// outermost returns paths without those inside another of them (a bind
+// inside a folder bound read-only is read-only with it), shortest first.
+func outermost(paths []string) []string {
+	sort.Slice(paths, func(i, j int) bool { return len(paths[i]) < len(paths[j]) })
+	var out []string
+	for _, p := range paths {
 		if !within(p, out) {
 			out = append(out, p)
 		}
 	}
-	return out, kept
+	return out
 }
 
 // within reports whether p is one of dirs or inside one.

@@ -82,6 +82,7 @@ type shimConfig struct {
 	HideFile []string      `json:"hide_file"`
 	ReadOnly []string      `json:"read_only"`
 	Protect  []string      `json:"protect"`
+	Pin      []string      `json:"pin"`
 }
 
 // sandboxCtl is the console's end of a shim's socket.
@@ -364,9 +365,9 @@ func (a *Agent) spawnSandboxed(path string, env []string, isolation string) (*pr
 	if dir == "" {
 		dir = needs[0]
 	}
-	protect, unprotected := protectable(s.Protect, dir)
+	protect, pins, unprotected := protectable(s.Protect, dir)
 	cfg := shimConfig{Path: path, Args: s.Command, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
-		Grace: s.Grace, Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly, Protect: protect}
+		Grace: s.Grace, Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly, Protect: protect, Pin: pins}
 	cmd, ctl, master, tty, err := startSandbox(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
@@ -503,8 +504,13 @@ func shimMounts(cfg shimConfig) error {
 			return err
 		}
 	}
+	for _, p := range cfg.Pin {
+		if err := bindOver(p, false); err != nil {
+			return err
+		}
+	}
 	for _, p := range cfg.Protect {
-		if err := bindReadOnly(p); err != nil {
+		if err := bindOver(p, true); err != nil {
 			return err
 		}
 	}
@@ -543,11 +549,13 @@ func mountOver(path string, dir bool) error {
 	return nil
 }
 
-// bindReadOnly binds path, a file or a folder, read-only over itself. As
-// in mountOver, the path is opened without following a last link and the
-// mount made on the descriptor; the program's nested user namespace then
-// locks the flag (MNT_LOCK_READONLY): it cannot remount it writable.
-func bindReadOnly(path string) error {
+// bindOver binds path, a file or a folder, over itself, read-only if
+// readOnly: a mount point cannot be renamed or removed, and a read-only one
+// not written either. As in mountOver, the path is opened without following
+// a last link and the mount made on the descriptor; the program's nested
+// user namespace then locks the mount and its flags (MNT_LOCKED,
+// MNT_LOCK_READONLY): it cannot unmount it or remount it writable.
+func bindOver(path string, readOnly bool) error {
 	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("open %s to protect it: %w", path, err)
@@ -556,6 +564,9 @@ func bindReadOnly(path string) error {
 	target := "/proc/self/fd/" + strconv.Itoa(fd)
 	if err := unix.Mount(target, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("protect %s: %w", path, err)
+	}
+	if !readOnly {
+		return nil
 	}
 	// fd is the file below the new mount; the mount is what path opens now.
 	top, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)

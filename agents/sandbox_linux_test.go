@@ -442,7 +442,8 @@ func TestSandboxProgramExitSeenAtOnce(t *testing.T) {
 
 // (g) What Spec.Protect names — teamlead's state folder, with the
 // control socket in it, and its own files in the agent's project — the
-// agent reads but cannot write, rename, remove or make writable again;
+// agent reads but cannot write, rename, remove or make writable again,
+// nor move a folder above them away (to put its own in their place);
 // the socket still connects. A protected file reached through a link is
 // protected; a path that holds the agent's folder is left writable, and
 // the running record says so.
@@ -506,12 +507,15 @@ held umount -l team.yaml
 held unshare -Urm umount %[1]s
 held unshare -Urm mount -o remount,bind,rw %[1]s
 held unshare -Urm sh -c 'mount -o remount,bind,rw team.yaml && echo forged > team.yaml'
+held mv %[2]s %[2]s.moved
+held mv %[4]s %[4]s.moved
+held sh -c 'cd %[2]s/.. && mv %[5]s elsewhere'
 grep -q kept team.yaml && echo "read: team.yaml"
 grep -q kept %[1]s/guard && echo "read: guard"
 echo own > mine && echo "wrote: own folder"
 AGENTS_TEST_DIAL=%[1]s/teamlead.sock %[3]s && echo "dialled"
 echo checked
-`, state, tmp, self)
+`, state, tmp, self, filepath.Dir(tmp), filepath.Base(tmp))
 	rec := &recorder{}
 	a := Start(Spec{Name: "protected", Isolation: IsolationSandbox, Dir: work, Command: []string{"/bin/sh", "-c", script},
 		Protect: []string{state, filepath.Join(tmp, "team-link"), filepath.Join(tmp, "missing.yaml")}}, rec)
@@ -523,8 +527,8 @@ echo checked
 	}
 	out := rec.output()
 	checkSandboxReport(t, out, "read: team.yaml", "read: guard", "wrote: own folder", "dialled")
-	if n := strings.Count(out, "held: "); n != 16 {
-		t.Errorf("%d attempts held, want 16:\n%s", n, out)
+	if n := strings.Count(out, "held: "); n != 19 {
+		t.Errorf("%d attempts held, want 19:\n%s", n, out)
 	}
 	select {
 	case got := <-heard:
