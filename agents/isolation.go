@@ -42,14 +42,22 @@ const (
 	isolatedNone    = "none"
 )
 
-// Isolate makes cmd start in a user namespace of its own, as an isolated
-// agent does, where the kernel gives one, and reports whether it will. The
+// Isolate makes cmd start in a sandbox of its own, as an agent's is (its
+// user, PID and mount namespaces, your servers' sockets hidden, protect
+// read-only: see Spec.Protect), where the kernel gives one, else in a user
+// namespace of its own, and reports whether it will be isolated. The
 // console runs programs its configuration names — doctor's `--version`
 // probes, `notify: exec://` commands, tool answerers, ui.notify — and that
-// configuration is a file an agent can write: so they run marked as an
-// agent's, and the control socket refuses them (and anything they leave
-// behind) the human's operations.
-func Isolate(cmd *exec.Cmd) bool {
+// configuration is a file an agent can write: so they run as an agent's,
+// and the control socket refuses them (and anything they leave behind) the
+// human's operations; in the sandbox they cannot reach your tmux either
+// (the fifth red team had doctor's probe of a planted ./claude ask tmux
+// to run the approval). cmd must not be started yet; a cmd with
+// ExtraFiles or a SysProcAttr of its own gets the user namespace alone.
+func Isolate(cmd *exec.Cmd, protect ...string) bool {
+	if isolateInSandbox(cmd, protect) {
+		return true
+	}
 	if !userNamespaces || probeUserNS() != nil {
 		return false
 	}

@@ -83,6 +83,9 @@ type shimConfig struct {
 	ReadOnly []string      `json:"read_only"`
 	Protect  []string      `json:"protect"`
 	Pin      []string      `json:"pin"`
+	// Stdio: the program has the shim's standard streams (Isolate), not
+	// a terminal of its own passed to the console.
+	Stdio bool `json:"stdio,omitempty"`
 }
 
 // sandboxCtl is the console's end of a shim's socket.
@@ -407,24 +410,27 @@ func shimMain() int {
 	_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&name[0])), 0, 0, 0)
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
-	ctlFile := os.NewFile(3, "sandbox")
-	fc, err := net.FileConn(ctlFile)
-	ctlFile.Close()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "teamlead sandbox: no socket to the console:", err)
-		return 125
-	}
-	ctl := fc.(*net.UnixConn)
-	fail := func(err error) int {
-		_, _ = ctl.Write([]byte("error " + err.Error()))
-		return 125
-	}
 	cfgFile := os.NewFile(4, "config")
 	data, err := io.ReadAll(cfgFile)
 	cfgFile.Close()
 	var cfg shimConfig
 	if err == nil {
 		err = json.Unmarshal(data, &cfg)
+	}
+	if err == nil && cfg.Stdio {
+		return shimStdio(cfg)
+	}
+	ctlFile := os.NewFile(3, "sandbox")
+	fc, ferr := net.FileConn(ctlFile)
+	ctlFile.Close()
+	if ferr != nil {
+		fmt.Fprintln(os.Stderr, "teamlead sandbox: no socket to the console:", ferr)
+		return 125
+	}
+	ctl := fc.(*net.UnixConn)
+	fail := func(err error) int {
+		_, _ = ctl.Write([]byte("error " + err.Error()))
+		return 125
 	}
 	if err != nil {
 		return fail(fmt.Errorf("read its configuration: %w", err))
@@ -478,6 +484,101 @@ func shimMain() int {
 		return 128 + int(ws.Signal())
 	}
 	return 125
+}
+
+// shimStdio is the shim of a program started with Isolate: no terminal of
+// its own and no socket to the console; the program has the shim's
+// standard streams, and the shim's exit status is the program's (125
+// with a word on stderr when the sandbox could not be made).
+func shimStdio(cfg shimConfig) int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "teamlead sandbox:", err)
+		return 125
+	}
+	if os.Getpid() != 1 {
+		return fail(errors.New("its init is not the first process of a new PID namespace"))
+	}
+	if err := shimMounts(cfg); err != nil {
+		return fail(err)
+	}
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs)
+	_ = landlockScope()
+	uid, gid := os.Getuid(), os.Getgid()
+	pid, err := syscall.ForkExec(cfg.Path, cfg.Args, &syscall.ProcAttr{
+		Dir: cfg.Dir, Env: cfg.Env, Files: []uintptr{0, 1, 2},
+		Sys: &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+			Setsid:      true,
+		},
+	})
+	if err != nil {
+		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
+	}
+	ws := shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {})
+	switch {
+	case ws.Exited():
+		return ws.ExitStatus()
+	case ws.Signaled():
+		return 128 + int(ws.Signal())
+	}
+	return 125
+}
+
+// isolateInSandbox makes cmd start its program in a sandbox of its own, as
+// an agent's (Isolate), with cmd's standard streams; false, cmd
+// unchanged, where it cannot.
+func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
+	if cmd.Err != nil || cmd.Path == "" || len(cmd.ExtraFiles) > 0 || cmd.SysProcAttr != nil || probeSandbox() != nil {
+		return false
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = dedupEnv(env)
+	dir := cmd.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	h := sandboxHides(os.Getuid(), os.Environ(), env, []string{dir, cmd.Path})
+	prot, pins, _ := protectable(protect, dir)
+	cfg := shimConfig{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(env), Dir: dir, Grace: time.Second,
+		Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true}
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		return false
+	}
+	// The configuration goes through a pipe filled before the start (its
+	// buffer holds 64 KiB), so that the caller's Start, Run or Output
+	// needs nothing more of us.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return false
+	}
+	_, err = w.Write(data)
+	w.Close()
+	null, nerr := os.Open(os.DevNull)
+	if err != nil || nerr != nil || len(data) >= 64<<10 {
+		r.Close()
+		if null != nil {
+			null.Close()
+		}
+		return false
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = "/proc/self/exe", []string{shimArg0}, []string{"GORACE=atexit_sleep_ms=0"}, "/"
+	cmd.ExtraFiles = []*os.File{null, r} // fd 3 unused here, fd 4 the configuration
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setsid:      true,
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN},
+	}
+	return true
 }
 
 // shimMounts makes the sandbox's view of the file system.

@@ -4,6 +4,7 @@ package agents
 
 import (
 	"errors"
+	"os/exec"
 	"syscall"
 	"time"
 )
@@ -29,3 +30,5 @@ func (a *Agent) spawnSandboxed(string, []string, string) (*proc, error) {
 
 // terminate asks the process to end: SIGTERM to its session.
 func (p *proc) terminate() { signalSession(p.pid, syscall.SIGTERM) }
+
+func isolateInSandbox(*exec.Cmd, []string) bool { return false }

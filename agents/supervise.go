@@ -522,13 +522,11 @@ func waitCode(ws syscall.WaitStatus) (code int, sig string) {
 // starts the program with execve, and a program reading the first one
 // (Claude Code does) would see the console's HOME, not the agent's.
 func buildEnv(env map[string]string) []string {
-	base := os.Environ()
+	base := dedupEnv(os.Environ())
 	out := make([]string, 0, len(base)+len(env)+1)
-	seen := make(map[string]bool, len(base))
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, set := env[k]; !set && !seen[k] {
-			seen[k] = true
+		if _, set := env[k]; !set {
 			out = append(out, kv)
 		}
 	}
@@ -542,6 +540,27 @@ func buildEnv(env map[string]string) []string {
 	}
 	if envValue(out, "TERM") == "" {
 		out = append(out, "TERM=xterm-256color")
+	}
+	return out
+}
+
+// dedupEnv returns env with each name once, its last value (the one
+// exec.Cmd would pass) in the place of its first.
+func dedupEnv(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		last[k] = i
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if j := last[k]; j == i {
+			out = append(out, kv)
+		} else if j > i {
+			out = append(out, env[j])
+			last[k] = -1
+		}
 	}
 	return out
 }

@@ -51,7 +51,7 @@ func (c consoleOf) ListQuestions(status string) ([]questions.Question, error) {
 // signal); the caller then stops the engine.
 // onError receives the function that shows the engine's errors in the
 // console while it runs.
-func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string, runStart uint64, onError func(func(error))) error {
+func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, themeName string, runStart uint64, protect []string, onError func(func(error))) error {
 	if !term.IsTerminal(int(os.Stdout.Fd())) || !term.IsTerminal(int(os.Stdin.Fd())) {
 		return fmt.Errorf("the console needs a terminal; use --headless to run without one")
 	}
@@ -67,7 +67,7 @@ func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, them
 		return fmt.Errorf("%s: ui.%w", team.File, err)
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	model := tui.New(consoleOf{eng}, style.New(th, noColor), tui.Options{Keys: keys, Notify: notifier(team.UI.Notify), Stall: team.Progress.Stall, RunStart: &runStart})
+	model := tui.New(consoleOf{eng}, style.New(th, noColor), tui.Options{Keys: keys, Notify: notifier(team.UI.Notify, protect), Stall: team.Progress.Stall, RunStart: &runStart})
 	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx))
 	onError(func(err error) { p.Send(tui.StatusError(err)) })
 	_, err = p.Run()
@@ -78,14 +78,14 @@ func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, them
 }
 
 // notifier rings the terminal bell and runs the configured command.
-func notifier(argv []string) func(title, body string) {
+func notifier(argv []string, protect []string) func(title, body string) {
 	return func(title, body string) {
 		_, _ = io.WriteString(os.Stderr, "\a")
 		if len(argv) == 0 {
 			return
 		}
 		cmd := exec.Command(argv[0], append(append([]string{}, argv[1:]...), title, body)...)
-		agents.Isolate(cmd) // named by the team file, which an agent can write
+		agents.Isolate(cmd, protect...) // named by the team file, which an agent can write
 		if err := cmd.Start(); err == nil {
 			go func() {
 				t := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })

@@ -105,9 +105,10 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	protect := protected(g, team)
 	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
 		Socket:   socket,
-		Protect:  protected(g, team),
+		Protect:  protect,
 		OnError:  func(err error) { (*showErr.Load())(err) },
 		OwnWrite: files.Write})
 	if err != nil {
@@ -161,7 +162,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		fmt.Fprintln(out, "teamlead: stopped")
 		return eng.Err()
 	}
-	uiErr := runConsole(ctx, eng, team, f.theme, runStart, func(show func(error)) { showErr.Store(&show) })
+	uiErr := runConsole(ctx, eng, team, f.theme, runStart, protect, func(show func(error)) { showErr.Store(&show) })
 	showErr.Store(&toStderr)
 	stopEngine()
 	<-eng.Done()
@@ -172,31 +173,11 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	return eng.Err()
 }
 
-// protected lists what agents in a sandbox see read-only: the state
-// folder (the store, where the file guard keeps what the human accepted,
-// and the control socket, which an agent could otherwise rename and serve
-// itself), the consoles' registry (which tells the human's CLI which
-// console and team file to use), teamlead's own files, and this very
-// executable, which the human runs to approve. The registry folder is
-// made now: a folder that does not exist when an agent starts is not
-// protected.
+// protected lists what agents, and the programs the team file names, must
+// not change (guard.Protected).
 func protected(g *globals, team *config.Team) []string {
-	var out []string
-	if st, err := filepath.Abs(g.state); err == nil {
-		out = append(out, st)
-	}
-	if reg, err := control.RegistryDir(); err == nil && os.MkdirAll(reg, 0o700) == nil {
-		out = append(out, reg)
-	}
-	for _, f := range team.OwnFiles() {
-		if abs, err := filepath.Abs(f); err == nil {
-			out = append(out, abs)
-		}
-	}
-	if exe, err := os.Executable(); err == nil {
-		out = append(out, exe)
-	}
-	return out
+	reg, _ := control.RegistryDir()
+	return guard.Protected(g.state, reg, team.OwnFiles())
 }
 
 // printEvents prints one line per record committed after `after`.

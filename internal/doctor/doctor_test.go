@@ -365,24 +365,61 @@ func TestVersionProbeRunsMarkedAsAnAgent(t *testing.T) {
 		t.Skip("this kernel gives this user no user namespace: doctor's probes run as before")
 	}
 	dir := t.TempDir()
-	out := filepath.Join(dir, "ns")
+	out := filepath.Join(dir, "out")
+	runtime := filepath.Join(dir, "runtime")
+	team := filepath.Join(dir, "team", "team.yaml")
+	for _, d := range []string{out, runtime, filepath.Dir(team)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(runtime, "bus"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(team, []byte("agents: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The session's servers' folder, which the probe must not see into.
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
 	prog := filepath.Join(dir, "claude")
-	script := "#!/bin/sh\nreadlink /proc/self/ns/user > " + out + "\necho 2.1.0\n"
+	script := "#!/bin/sh\nreadlink /proc/self/ns/user > " + out + "/user\nreadlink /proc/self/ns/pid > " + out + "/pid\n" +
+		"ls -A " + runtime + " > " + out + "/runtime\n" +
+		"if echo forged >> " + team + "; then echo wrote > " + out + "/team; fi\n" +
+		"if mv " + filepath.Dir(team) + " " + filepath.Dir(team) + ".moved; then echo moved > " + out + "/moved; fi\n" +
+		"echo 2.1.0\n"
 	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if r := runVersion(prog, 10*time.Second); r.err != nil || r.version != "2.1.0" {
+	if r := runVersion(prog, 10*time.Second, []string{team}); r.err != nil || r.version != "2.1.0" {
 		t.Fatalf("probe: %+v", r)
 	}
-	theirs, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
+	read := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(out, name))
+		return strings.TrimSpace(string(b))
 	}
 	ours, err := os.Readlink("/proc/self/ns/user")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.TrimSpace(string(theirs)) == ours {
-		t.Fatalf("the probe ran in doctor's own user namespace %s", ours)
+	if theirs := read("user"); theirs == "" || theirs == ours {
+		t.Fatalf("the probe ran in doctor's own user namespace %s (%q)", ours, theirs)
+	}
+	if agents.SandboxProblem() != "" {
+		return // a user namespace alone: the rest needs the sandbox
+	}
+	// In a sandbox (the fifth red team's probe reached the human's tmux
+	// from doctor's): its own PID namespace, the session's servers
+	// hidden, teamlead's files read-only and not to be moved away.
+	if ownPID, _ := os.Readlink("/proc/self/ns/pid"); read("pid") == ownPID {
+		t.Errorf("the probe ran in doctor's PID namespace")
+	}
+	if got := read("runtime"); got != "" {
+		t.Errorf("the probe saw into $XDG_RUNTIME_DIR: %q", got)
+	}
+	if read("team") != "" || read("moved") != "" {
+		t.Errorf("the probe changed the team file (%q) or moved its folder (%q)", read("team"), read("moved"))
+	}
+	if b, _ := os.ReadFile(team); string(b) != "agents: []\n" {
+		t.Errorf("team file now %q", b)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/guard"
 	"github.com/teamlead/teamlead/internal/primer"
 	"github.com/teamlead/teamlead/internal/textsafe"
 )
@@ -150,6 +151,11 @@ type target struct {
 // agent CLI): that it is there, and for the agent CLIs teamlead has
 // presets for, its version against the one the preset was captured from.
 func programChecks(o Options, team *config.Team) []Check {
+	var own []string
+	if team != nil {
+		own = team.OwnFiles()
+	}
+	protect := guard.Protected(o.State, o.Registry, own)
 	var ts []target
 	if team != nil {
 		for _, a := range team.Agents {
@@ -181,7 +187,7 @@ func programChecks(o Options, team *config.Team) []Check {
 			wg.Add(1)
 			go func(path string) {
 				defer wg.Done()
-				*r = runVersion(path, o.VersionTimeout)
+				*r = runVersion(path, o.VersionTimeout, protect)
 			}(found[i].path)
 		}
 	}
@@ -306,13 +312,14 @@ var versionRE = regexp.MustCompile(`\d+\.\d+(?:\.\d+)?`)
 
 // runVersion runs `path --version` with nothing on its input, for at most
 // timeout, and reads the first version number it prints.
-func runVersion(path string, timeout time.Duration) versionResult {
+func runVersion(path string, timeout time.Duration, protect []string) versionResult {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
-	// The program is named by a team file an agent can write: it runs
-	// marked as an agent's (a process it leaves behind cannot act as you).
-	agents.Isolate(cmd)
+	// The program is named by a team file an agent can write: it runs as
+	// an agent's (a process it leaves behind cannot act as you, nor reach
+	// your tmux, nor change teamlead's files).
+	agents.Isolate(cmd, protect...)
 	var out capped
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// A child that keeps the output open does not hold the check up.
