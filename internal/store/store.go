@@ -13,10 +13,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -129,9 +131,21 @@ func prepareDir(dir string, readOnly bool) error {
 	return nil
 }
 
+// lockWait bounds the wait for a directory lock whose owner is dead.
+const lockWait = 5 * time.Second
+
 // openDB opens Badger, recovering an unclean directory before a read-only open.
 func openDB(dir string, opts Options) (*badger.DB, error) {
 	db, err := badger.Open(badgerOptions(dir, opts))
+	// The lock of a console killed a moment ago can outlive it briefly: a
+	// child it was forking holds a copy of every descriptor until its exec
+	// (a sandbox's waits for its user namespace's maps, then finds the
+	// console gone). A soak's restart right after a SIGKILL found it held.
+	// So while the pid Badger wrote in the lock file is no process, wait.
+	for deadline := time.Now().Add(lockWait); err != nil && isLockErr(err) && ownerGone(dir) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		db, err = badger.Open(badgerOptions(dir, opts))
+	}
 	if err != nil && !opts.ReadOnly && memtableLeftEmpty(err) {
 		db, err = badger.Open(badgerOptions(dir, opts))
 	}
@@ -185,6 +199,20 @@ func openError(dir string, err error) error {
 		return diskFull(dir, err)
 	}
 	return fmt.Errorf("store: open %s: %w", dir, err)
+}
+
+// ownerGone reports whether the process Badger recorded as holding dir's
+// lock (the pid in its LOCK file) no longer exists.
+func ownerGone(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "LOCK"))
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
 // isLockErr recognises Badger's directory-lock failure (it wraps without %w).

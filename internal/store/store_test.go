@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -527,5 +528,51 @@ func TestOpensAfterAKillLeftAnEmptyMemtable(t *testing.T) {
 			t.Fatalf("read-only %v: records %+v", readOnly, recs)
 		}
 		s.Close()
+	}
+}
+
+// TestOpenWaitsForTheLockOfADeadConsole: the lock of a console SIGKILLed
+// a moment ago can still be held by a child it was forking (a copy of the
+// descriptor until its exec); a soak's restart failed on it. While the pid
+// in the lock file is no process, Open waits for the lock; while it is a
+// live process (another console), it refuses at once.
+func TestOpenWaitsForTheLockOfADeadConsole(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir, Options{})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		owner int
+		wait  bool
+	}{{dead.Process.Pid, true}, {os.Getpid(), false}} {
+		// The straggler: the directory flocked through another open file
+		// description, released a little later.
+		f, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "LOCK"), []byte(fmt.Sprintf("%d\n", c.owner)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		released := make(chan struct{})
+		time.AfterFunc(300*time.Millisecond, func() { f.Close(); close(released) })
+		s, err := Open(dir, Options{})
+		<-released
+		if c.wait {
+			if err != nil {
+				t.Fatalf("owner gone: %v", err)
+			}
+			s.Close()
+		} else if !errors.Is(err, ErrLocked) {
+			t.Fatalf("owner alive: want ErrLocked at once, got %v", err)
+		}
 	}
 }
