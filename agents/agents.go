@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -91,6 +92,12 @@ type Preset struct {
 	// Parse is "stream" or "screen": how the engine reads this agent's
 	// output (informational here).
 	Parse string
+	// AcksWithNext keeps acknowledgements (Ack) from being typed as a
+	// prompt of their own: each waits for the next text typed into the
+	// agent and goes in with it (a CLI would spend a model turn on an
+	// acknowledgement alone). More than MaxMergedNotices waiting are typed
+	// together.
+	AcksWithNext bool
 	// SubmitRetries is how many times the submit key is pressed again
 	// while Spec.SubmitCheck says the text still waits in the program's
 	// input box; 0 checks nothing.
@@ -270,6 +277,7 @@ type Agent struct {
 	queue     []*message
 	queueSig  chan struct{} // capacity 1: wakes the writer
 	held      bool          // the writer types nothing while set (a dialog is on screen)
+	ackWait   atomic.Bool   // the writer waits with only acknowledgements queued (AcksWithNext)
 	err       string        // the last state change's explanation
 }
 

@@ -669,3 +669,54 @@ func TestNoticesWaitingTogetherAreTypedAsOne(t *testing.T) {
 		t.Fatalf("done order: %s", got)
 	}
 }
+
+// With AcksWithNext an acknowledgement is not typed as a prompt of its own
+// (a CLI would spend a model turn on it): it waits, and goes in with the
+// next message, in one submit; a notice that needs reading is typed at
+// once and takes the waiting acknowledgements along.
+func TestAcksWaitForTheNextMessage(t *testing.T) {
+	recFile := filepath.Join(t.TempDir(), "input")
+	a, rec := start(t, Spec{
+		Command: mock("say ready\nidle", "--raw", "--record", recFile),
+		Preset:  Preset{Paste: PasteNever, Newline: "\n", AcksWithNext: true},
+	})
+	eventually(t, "ready", rec.diag, func() bool { return rec.has("ready") })
+	ack1, ack2, msg, notice, ack3 := newDone(), newDone(), newDone(), newDone(), newDone()
+	a.Ack("relayed m-1 to qa", ack1.fn)
+	a.Ack("relayed m-2 to qa", ack2.fn)
+	eventually(t, "the writer waiting with the acknowledgements", rec.diag, a.ackWait.Load)
+	if b, _ := os.ReadFile(recFile); len(b) > 0 {
+		t.Fatalf("acknowledgements typed on their own: %q", b)
+	}
+	a.Type("a message", msg.fn)
+	for _, d := range []*doneRec{ack1, ack2, msg} {
+		if err := d.wait(t, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fileIs(t, recFile, "relayed m-1 to qa\n\nrelayed m-2 to qa\n\na message\r", rec)
+	a.Ack("relayed m-3 to qa", ack3.fn)
+	eventually(t, "the writer waiting with the acknowledgement", rec.diag, a.ackWait.Load)
+	a.Notice("reformat: …", notice.fn)
+	for _, d := range []*doneRec{ack3, notice} {
+		if err := d.wait(t, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fileIs(t, recFile, "relayed m-1 to qa\n\nrelayed m-2 to qa\n\na message\r"+"relayed m-3 to qa\n\nreformat: …\r", rec)
+}
+
+// Without AcksWithNext (plain programs) an acknowledgement is typed at once.
+func TestAcksTypedAtOnceByDefault(t *testing.T) {
+	recFile := filepath.Join(t.TempDir(), "input")
+	a, rec := start(t, Spec{
+		Command: mock("say ready\nidle", "--raw", "--record", recFile),
+		Preset:  Preset{Paste: PasteNever, Newline: "\n"},
+	})
+	d := newDone()
+	a.Ack("relayed m-1 to qa", d.fn)
+	if err := d.wait(t, rec); err != nil {
+		t.Fatal(err)
+	}
+	fileIs(t, recFile, "relayed m-1 to qa\r", rec)
+}

@@ -25,7 +25,11 @@ type message struct {
 	// notice marks a short word from the console (Notice): notices
 	// waiting side by side are typed as one message.
 	notice bool
-	// parts are the notices a merged message carries.
+	// ack marks an acknowledgement (Ack): with Preset.AcksWithNext it
+	// waits for the next message and goes in with it.
+	ack bool
+	// parts are the notices (and the message they went in with) a merged
+	// message carries.
 	parts []*message
 }
 
@@ -54,20 +58,26 @@ const (
 // program still ran). While the agent restarts, messages wait for the new
 // process; a message cut short by the process exiting, or typed but not
 // read when it exited, is typed again, whole, into the next one.
-func (a *Agent) Type(text string, done func(error)) { a.enqueue(text, done, false) }
+func (a *Agent) Type(text string, done func(error)) { a.enqueue(text, done, false, false) }
 
 // Notice is Type for a short word from the console (an acknowledgement, a
 // refusal): notices that wait next to each other in the queue are typed as
 // one message, their texts a blank line apart, and each one's done is
 // called in order once it is read. Up to MaxMergedNotices may so be read
 // before the first is recorded.
-func (a *Agent) Notice(text string, done func(error)) { a.enqueue(text, done, true) }
+func (a *Agent) Notice(text string, done func(error)) { a.enqueue(text, done, true, false) }
 
-func (a *Agent) enqueue(text string, done func(error), notice bool) {
+// Ack is Notice for a relay acknowledgement. With Preset.AcksWithNext it is
+// not typed as a message of its own: it waits for the next text typed into
+// the agent (a message, a notice, the human's words) and goes in with it,
+// so that an acknowledgement costs a CLI no model turn of its own.
+func (a *Agent) Ack(text string, done func(error)) { a.enqueue(text, done, true, true) }
+
+func (a *Agent) enqueue(text string, done func(error), notice, ack bool) {
 	if done == nil {
 		done = func(error) {}
 	}
-	m := &message{text: text, done: done, settled: make(chan struct{}), notice: notice}
+	m := &message{text: text, done: done, settled: make(chan struct{}), notice: notice, ack: ack}
 	a.mu.Lock()
 	if a.final {
 		a.mu.Unlock()
@@ -137,14 +147,15 @@ func (a *Agent) Hold(on bool) {
 func (a *Agent) next() *message {
 	for {
 		a.mu.Lock()
-		if len(a.queue) > 0 && !a.held {
-			n := mergeable(a.queue)
+		if n := a.typeable(); n > 0 && !a.held {
 			m := merge(a.queue[:n])
 			clear(a.queue[:n])
 			a.queue = a.queue[n:]
 			a.mu.Unlock()
+			a.ackWait.Store(false)
 			return m
 		}
+		a.ackWait.Store(len(a.queue) > 0 && !a.held)
 		final := a.final
 		a.mu.Unlock()
 		if final {
@@ -155,6 +166,47 @@ func (a *Agent) next() *message {
 		case <-a.done:
 		}
 	}
+}
+
+// typeable returns how many queued messages go next as one (0: none yet).
+// With AcksWithNext, notices at the head that are all acknowledgements wait
+// for a message to go in with, unless they fill a merged message; a
+// message after them goes in with them. a.mu is held.
+func (a *Agent) typeable() int {
+	q := a.queue
+	if len(q) == 0 {
+		return 0
+	}
+	n := mergeable(q)
+	if !a.spec.Preset.AcksWithNext || !q[0].notice {
+		return n
+	}
+	onlyAcks := true
+	for _, m := range q[:n] {
+		onlyAcks = onlyAcks && m.isAck()
+	}
+	switch {
+	case !onlyAcks:
+		return n // a notice that needs reading now: the acks go with it
+	case n == len(q):
+		return 0 // acknowledgements alone: they wait
+	case !q[n].notice:
+		return n + 1 // the next message takes them along
+	}
+	return n // as many as a merged message holds
+}
+
+// isAck reports whether m is an acknowledgement, or a merge of them only.
+func (m *message) isAck() bool {
+	if m.parts == nil {
+		return m.ack
+	}
+	for _, p := range m.parts {
+		if !p.ack {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeable returns how many messages at the head of q go as one: the
@@ -189,7 +241,8 @@ func merge(ms []*message) *message {
 			parts = append(parts, m)
 		}
 	}
-	return &message{text: strings.Join(texts, "\n\n"), settled: make(chan struct{}), notice: true, parts: parts,
+	last := ms[len(ms)-1]
+	return &message{text: strings.Join(texts, "\n\n"), settled: make(chan struct{}), notice: last.notice, parts: parts,
 		done: func(err error) {
 			for _, m := range parts {
 				m.done(err)

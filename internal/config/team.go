@@ -143,6 +143,11 @@ type Preset struct {
 	LineDelay time.Duration `yaml:"line_delay"`
 	// SubmitRetries is how many times the submit key is pressed again while typed text still waits in the CLI's input box (read off its screen at the cursor); 0 checks nothing.
 	SubmitRetries int `yaml:"submit_retries"`
+	// Acks is how relay acknowledgements reach the agent: "prompt" typed as
+	// a message of their own (the default, for programs that read lines),
+	// or "with-next" waiting for the next text typed into the agent and
+	// going in with it (a CLI spends a model turn on each prompt).
+	Acks string `yaml:"acks"`
 	// SubmitPending are regexes for the input row when the CLI shows typed text as a placeholder (a long paste as "[Pasted text #1 +7 lines]"): such a row counts as text still waiting.
 	SubmitPending []string `yaml:"submit_pending"`
 	// Paste is auto (bracketed paste when the agent enabled it), always or never.
@@ -162,6 +167,12 @@ type Preset struct {
 	// Primer is how to hand the agent the protocol primer.
 	Primer *PresetPrimer `yaml:"primer"`
 }
+
+// Preset.Acks values.
+const (
+	AcksPrompt   = "prompt"
+	AcksWithNext = "with-next"
+)
 
 // SubmitPendingRE compiles SubmitPending.
 func (p Preset) SubmitPendingRE() ([]*regexp.Regexp, error) {
@@ -268,6 +279,10 @@ func readTeam(path, abs string, data []byte, machine bool) *problems {
 			p.add(&FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_retries"),
 				Field: "presets." + name + ".submit_retries", Msg: fmt.Sprintf("keep between 0 (no check) and %d", maxSubmitRetries)})
 		}
+		if pr.Acks != "" && pr.Acks != AcksPrompt && pr.Acks != AcksWithNext {
+			p.add(&FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "acks"),
+				Field: "presets." + name + ".acks", Msg: fmt.Sprintf("%q is not a way to deliver acknowledgements; use %s (typed as their own message) or %s (with the next text typed into the agent)", pr.Acks, AcksPrompt, AcksWithNext)})
+		}
 		if _, err := pr.SubmitPendingRE(); err != nil {
 			p.add(&FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_pending"),
 				Field: "presets." + name + ".submit_pending", Msg: err.Error() + "; write Go regexp syntax"})
@@ -325,6 +340,9 @@ func mergePreset(base, p Preset) Preset {
 	}
 	if p.Primer == nil {
 		p.Primer = base.Primer
+	}
+	if p.Acks == "" {
+		p.Acks = base.Acks
 	}
 	return p
 }

@@ -249,7 +249,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, d := range pending {
 		h := heads[d.Agent]
 		if h == nil {
-			h = &headRun{open: true}
+			h = &headRun{open: true, withNext: e.opts.Team.Resolved[d.Agent].Acks == config.AcksWithNext}
 			heads[d.Agent] = h
 		}
 		if h.mayHaveBeenRead(d) && d.Kind == lead.DeliverAck {
@@ -301,7 +301,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 		Restart: agents.RestartPolicy(a.Restart), Grace: e.opts.Grace, Backoff: e.opts.Backoff,
 		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
-			SubmitRetries: p.SubmitRetries},
+			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation:   agents.Isolation(a.Isolation),
 		Protect:     e.opts.Protect,
 		SubmitCheck: s.submitPending,
@@ -638,15 +638,20 @@ func stateFields(ev agents.StateEvent) map[string]string {
 }
 
 // headRun walks one agent's pending deliveries in order and tells which
-// may have been read in the first message typed.
+// may have been read in the first message typed: the first delivery, the
+// notices typed with it (agents.MaxMergedNotices at most), and, for an
+// agent whose acknowledgements wait for the next text (withNext), the
+// message they went in with.
 type headRun struct {
-	seen int
-	open bool // still inside the first message's run
+	seen     int
+	open     bool // still inside the first message's run
+	withNext bool
 }
 
 func (h *headRun) mayHaveBeenRead(d store.Delivery) bool {
 	h.seen++
-	read := h.open && (h.seen == 1 || isNotice(d) && h.seen <= agents.MaxMergedNotices)
+	read := h.open && (h.seen == 1 || isNotice(d) && h.seen <= agents.MaxMergedNotices ||
+		h.withNext && !isNotice(d) && h.seen <= agents.MaxMergedNotices+1)
 	h.open = read && isNotice(d)
 	return read
 }
@@ -665,7 +670,10 @@ func (e *Engine) dispatch(d store.Delivery) {
 		return
 	}
 	typeFn := a.Type
-	if isNotice(d) {
+	switch d.Kind {
+	case lead.DeliverAck:
+		typeFn = a.Ack
+	case lead.DeliverNotice:
 		typeFn = a.Notice
 	}
 	typeFn(d.Text, func(err error) {

@@ -208,14 +208,20 @@ func TestStartAndStopManyAgentsAskingCursorPosition(t *testing.T) {
 func TestHeadRunAfterACrash(t *testing.T) {
 	d := func(kind string) store.Delivery { return store.Delivery{Agent: "a", Kind: kind} }
 	for _, tc := range []struct {
-		kinds []string
-		want  string
+		kinds    []string
+		want     string
+		withNext bool
 	}{
-		{[]string{lead.DeliverRelay, lead.DeliverAck, lead.DeliverAck}, "yes no no"},
-		{[]string{lead.DeliverAck, lead.DeliverNotice, lead.DeliverAck, lead.DeliverRelay, lead.DeliverAck}, "yes yes yes no no"},
-		{[]string{lead.DeliverHuman}, "yes"},
+		{[]string{lead.DeliverRelay, lead.DeliverAck, lead.DeliverAck}, "yes no no", false},
+		{[]string{lead.DeliverAck, lead.DeliverNotice, lead.DeliverAck, lead.DeliverRelay, lead.DeliverAck}, "yes yes yes no no", false},
+		{[]string{lead.DeliverHuman}, "yes", false},
+		// Acknowledgements that wait for the next text (acks: with-next)
+		// went in with the message after them.
+		{[]string{lead.DeliverAck, lead.DeliverAck, lead.DeliverRelay, lead.DeliverRelay}, "yes yes yes no", true},
+		{[]string{lead.DeliverRelay, lead.DeliverRelay}, "yes no", true},
+		{[]string{lead.DeliverNotice, lead.DeliverHuman, lead.DeliverAck}, "yes yes no", true},
 	} {
-		h := &headRun{open: true}
+		h := &headRun{open: true, withNext: tc.withNext}
 		var got []string
 		for _, k := range tc.kinds {
 			got = append(got, map[bool]string{true: "yes", false: "no"}[h.mayHaveBeenRead(d(k))])

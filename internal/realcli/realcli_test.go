@@ -109,10 +109,11 @@ func TestGeminiSubmitPressedAgain(t *testing.T) {
 //     to run `go version` (the policy allows it): approved without the
 //     human, its result reaches the model server.
 //
-// The Team Lead's acknowledgement of each relay ("relayed m-1 to sink") is
-// typed into the CLI too and makes a model turn of its own, as may a CLI's
-// own side requests: the script's entries wait for the request that holds
-// what they answer (fakemodel.Reply.When), the others get "OK".
+// The Team Lead's acknowledgement of each relay ("relayed m-1 to sink")
+// goes in with the next text typed into the CLI and costs it no model turn
+// of its own (checked after step 2); a CLI's own side requests may come
+// between: the script's entries wait for the request that holds what they
+// answer (fakemodel.Reply.When), the others get "OK".
 func run(t *testing.T, f flow) {
 	tok := token()
 	status := "build green amber falcon " + tok
@@ -173,6 +174,27 @@ idle
 		return len(r.delivered(func(d record) bool { return d.From == sink && d.Task == "T-2" })) > 0
 	})
 	r.conversation(1, "the request holding the sink's question")
+	// The Team Lead's acknowledgement of the status ("relayed m-1 to
+	// sink") waited for the next text typed into the CLI (acks:
+	// with-next) and went in with the sink's question: the relay cost the
+	// sender no model turn of its own.
+	var ack string
+	if msgs := r.audit("--kind", "message", "--task", "T-1"); len(msgs) == 1 && msgs[0].MsgID != "" {
+		ack = "relayed " + msgs[0].MsgID + " to sink"
+	} else {
+		t.Fatalf("T-1's message in the audit: %+v", msgs)
+	}
+	for _, q := range r.model.Requests() {
+		if q.Script < 0 && !q.Held {
+			continue // a CLI's own side request (Gemini CLI's checks), not a turn
+		}
+		if strings.Contains(string(q.Body), ack) {
+			if q.Script != 1 {
+				t.Errorf("the acknowledgement first reached the model in request %+v, not with the sink's question: it cost a turn of its own", q.Reply)
+			}
+			break
+		}
+	}
 
 	// 4. A recursive delete outside the working folder: the floor asks
 	// the human; nothing reaches the model while it waits.
