@@ -417,6 +417,16 @@ func TestHelpShowsEveryKey(t *testing.T) {
 	}
 }
 
+// The help tells what the README tells: one key never approves a
+// critical request.
+func TestHelpSaysACriticalRequestTakesTwo(t *testing.T) {
+	mm, _ := newModel(newFake()).Update(tea.WindowSizeMsg{Width: 160, Height: 45})
+	view := strings.Join(strings.Fields(ansi.Strip(press(mm.(Model), "?").View())), " ")
+	if want := "y approve once (y twice for a critical request)"; !strings.Contains(view, want) {
+		t.Errorf("the help lacks %q:\n%s", want, view)
+	}
+}
+
 // Issue 12 item 7: an item that cannot be delivered (its asker exited)
 // can be dropped from the keyboard.
 func TestDropFromInbox(t *testing.T) {

@@ -282,7 +282,7 @@ func (m Model) helpView() string {
 		"Consultations (" + m.keys.Consults.Help().Key + "): " + m.keys.Answer.Help().Key + " verdict (approve, concerns, reject) · " +
 		m.keys.Acknowledge.Help().Key + " accept the concerns · " + m.keys.Escalate.Help().Key + " escalate · " + m.keys.Reassign.Help().Key +
 		" reassign · " + m.keys.Detail.Help().Key + " request, verdicts, lineage\n" +
-		"Permissions (" + m.keys.Permissions.Help().Key + ", /permissions [pending|all|<agent>|p-id]): " + m.keys.Approve.Help().Key + " approve once · " +
+		"Permissions (" + m.keys.Permissions.Help().Key + ", /permissions [pending|all|<agent>|p-id]): " + m.keys.Approve.Help().Key + " approve once (" + m.keys.Approve.Help().Key + " twice for a critical request) · " +
 		m.keys.ApproveAlways.Help().Key + " approve always · " + m.keys.Deny.Help().Key + " deny · " + m.keys.DenyMessage.Help().Key +
 		" deny with a message · " + m.keys.Answer.Help().Key + " type it (approve [note], always <scope> [all], deny [message])\n" +
 		"  on the request selected in the inbox or the board, else the one in the badge; approve always asks how far: exact, prefix, dir or tool, " +

@@ -124,7 +124,7 @@ func consultSummary(stats engine.ConsultStats, listed int) string {
 		}
 	}
 	slices.Sort(others)
-	line := fmt.Sprintf("%d consultations: %s", stats.Matched, strings.Join(append(parts, others...), ", "))
+	line := fmt.Sprintf("%s: %s", plural(stats.Matched, "consultation"), strings.Join(append(parts, others...), ", "))
 	if stats.Matched > 0 {
 		line += fmt.Sprintf("; %d mandatory", stats.Mandatory)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +72,34 @@ func TestFindsTheConsoleThatRanHere(t *testing.T) {
 	}
 	if out, err := runCLI(t, "inbox", "--config", other); err == nil || !strings.Contains(err.Error(), "no console is running") {
 		t.Errorf("inbox --config of another team: %v\n%s", err, out)
+	}
+}
+
+// Run in a folder no console knows, a command names the consoles running
+// elsewhere and how to reach them.
+func TestNoConsoleHereNamesTheOnesElsewhere(t *testing.T) {
+	isolate(t)
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	project, state := t.TempDir(), t.TempDir()
+	// A short socket path: a unix socket's name is at most 107 bytes.
+	sock, err := os.CreateTemp("", "tl-*.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock.Close()
+	os.Remove(sock.Name())
+	l, err := net.Listen("unix", sock.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := control.Register(control.Registration{Dir: project, Config: filepath.Join(project, "team.yaml"), State: state,
+		Socket: sock.Name(), Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	_, err = runCLI(t, "agents")
+	if want := "; a console runs in " + project + " (--state " + state + "): run the command there, or pass its --state"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("agents: %v\nwant %q", err, want)
 	}
 }

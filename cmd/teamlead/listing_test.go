@@ -276,3 +276,14 @@ func lineContaining(out, s string) string {
 	}
 	return ""
 }
+
+// The line under a listing counts in words: one task, not "1 tasks".
+func TestListingSummaryCountsInWords(t *testing.T) {
+	o := newOffline(t)
+	for cmd, want := range map[string]string{"tasks": "\n1 task: 1 in-progress\n", "consults": "\n1 consultation: 1 pending"} {
+		out, err := o.run(t, cmd)
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("%s: %v\n%s\nwant %q", cmd, err, out, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -160,8 +161,33 @@ func (g *globals) notFound(cause error, noStore bool) error {
 			what += ", which holds no store"
 		}
 		what += "; start one with `teamlead run`, or pass --state DIR"
+		what += elsewhere()
 	}
 	return &notFoundError{msg: what, cause: cause}
+}
+
+// elsewhere names the consoles running for other folders, so that a
+// command run in the wrong folder says where to run it: ""
+// when none runs.
+func elsewhere() string {
+	regs, err := control.Registrations()
+	if err != nil {
+		return ""
+	}
+	var where []string
+	for _, r := range regs {
+		if r.Live() {
+			where = append(where, fmt.Sprintf("%s (--state %s)", r.Dir, r.State))
+		}
+	}
+	if len(where) == 0 {
+		return ""
+	}
+	slices.Sort(where)
+	if len(where) > 3 {
+		where = append(where[:3], fmt.Sprintf("%d more", len(where)-3))
+	}
+	return "; a console runs in " + strings.Join(where, ", ") + ": run the command there, or pass its --state"
 }
 
 // notFoundError is notFound's error: its message says it all, and it

@@ -99,7 +99,7 @@ func printTasks(w io.Writer, ts []tasks.Task, now time.Time) error {
 	if len(parts) == 0 {
 		parts = []string{"none"}
 	}
-	_, err := fmt.Fprintf(w, "%d tasks: %s\n", len(ts), strings.Join(parts, ", "))
+	_, err := fmt.Fprintf(w, "%s: %s\n", plural(len(ts), "task"), strings.Join(parts, ", "))
 	return err
 }
 

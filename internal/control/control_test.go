@@ -469,6 +469,11 @@ func TestOperationsSayWhatTheyChanged(t *testing.T) {
 	b, _ := json.Marshal(q)
 	meta[lead.QuestionKey(q.ID)] = string(b)
 	meta[lead.StatusPrefix(questions.Pending)+q.ID] = ""
+	// q-0002 as escalating left it: its route had no escalate_to.
+	ended := q
+	ended.ID, ended.Status, ended.Text = "q-0002", questions.TimedOut, "Ship on Friday?"
+	b, _ = json.Marshal(ended)
+	meta[lead.QuestionKey(ended.ID)] = string(b)
 	if err := con.st.Commit(&store.Batch{Meta: meta}); err != nil {
 		t.Fatal(err)
 	}
@@ -487,6 +492,7 @@ func TestOperationsSayWhatTheyChanged(t *testing.T) {
 		{func() (string, error) { return c.Answer("q-0001", "Yes, after 22:00 UTC.") }, "answered q-0001 (qa, staging: May I run the load test tonight?); the answer goes to qa"},
 		{func() (string, error) { return c.Drop("m-3", "asked twice") }, "dropped m-3 (dev's question: ship it?) (asked twice); nothing was typed into anyone"},
 		{func() (string, error) { return c.Escalate("q-0001") }, "escalated q-0001 (qa, staging: May I run the load test tonight?); it now waits for human/requester"},
+		{func() (string, error) { return c.Escalate("q-0002") }, "escalated q-0002 (qa, staging: Ship on Friday?); it had no one left to go to (escalate_to), so it timed out"},
 		{func() (string, error) { return c.Reassign("q-0001", "human/lead") }, "reassigned q-0001 (qa, staging: May I run the load test tonight?) to human/lead"},
 		{func() (string, error) { return c.Send("dev", "please also\nwrite a test") }, "sent to dev: please also write a test"},
 	} {

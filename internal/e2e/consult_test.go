@@ -45,7 +45,7 @@ idle
 	if len(blocked) != 1 || !strings.Contains(blocked[0]["reason"].(string), "c-1 (sec, security): pending") {
 		t.Errorf("blocked records %v", blocked)
 	}
-	if out := tm.mustCLI("consults"); !strings.Contains(out, "c-1") || !strings.Contains(out, "approved") || !strings.Contains(out, "1 consultations: 1 approved") {
+	if out := tm.mustCLI("consults"); !strings.Contains(out, "c-1") || !strings.Contains(out, "approved") || !strings.Contains(out, "1 consultation: 1 approved") {
 		t.Errorf("consults:\n%s", out)
 	}
 	// Killed and restarted: the approval is still there; the same decision

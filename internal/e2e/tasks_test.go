@@ -64,7 +64,7 @@ idle
 	if got := strings.Join(states, ","); got != "in-progress,in-review,in-review,passed" {
 		t.Errorf("task states %s", got)
 	}
-	if out := tm.mustCLI("tasks"); !strings.Contains(out, "T-2") || !strings.Contains(out, "passed") || !strings.Contains(out, "1 tasks: 1 passed") {
+	if out := tm.mustCLI("tasks"); !strings.Contains(out, "T-2") || !strings.Contains(out, "passed") || !strings.Contains(out, "1 task: 1 passed") {
 		t.Errorf("tasks:\n%s", out)
 	}
 	if out := tm.mustCLI("tasks", "T-2"); !strings.Contains(out, "in-review → passed  by qa  review PASS") || !strings.Contains(out, "handoff; assigned to qa") {

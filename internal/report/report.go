@@ -46,8 +46,14 @@ func NewWriter(w io.Writer, format string) (Writer, error) {
 type tableWriter struct{ tw *tabwriter.Writer }
 
 func (t *tableWriter) Write(r store.Record) error {
+	detail := Detail(r)
+	if r.Fields["error"] == "" {
+		// Clipped to keep the table readable; an error is kept whole, as
+		// its fix comes last.
+		detail = clip(detail, 80)
+	}
 	_, err := fmt.Fprintf(t.tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05.000"),
-		r.Kind, Dash(r.Agent), Dash(r.From), Dash(strings.Join(r.To, ",")), Dash(r.Type), Dash(r.Task), Dash(r.MsgID), clip(Detail(r), 80))
+		r.Kind, Dash(r.Agent), Dash(r.From), Dash(strings.Join(r.To, ",")), Dash(r.Type), Dash(r.Task), Dash(r.MsgID), detail)
 	return err
 }
 
@@ -135,8 +141,13 @@ func Summary(r store.Record) string {
 	return r.Agent + ": " + tag + Detail(r)
 }
 
-// Detail is the most telling text of r: its reason, else its body.
+// Detail is the most telling text of r: its reason, else its body. An
+// agent that could not start says why after its state: the audit table is
+// where a person looks for it once the console has quit.
 func Detail(r store.Record) string {
+	if e := r.Fields["error"]; r.Kind == "agent" && e != "" {
+		return firstLine(r.Reason + ": " + e)
+	}
 	if r.Reason != "" {
 		return firstLine(r.Reason)
 	}

@@ -66,6 +66,21 @@ func TestWriters(t *testing.T) {
 	}
 }
 
+// The audit table says why an agent could not start, and what to do, in
+// full: after the console has quit it is where a person looks.
+func TestTableSaysWhyAnAgentFailed(t *testing.T) {
+	var b bytes.Buffer
+	w, _ := NewWriter(&b, "table")
+	why := `"claude" is not on PATH: install it, or set the agent's command to its full path (PATH is /usr/local/bin:/usr/bin:/bin)`
+	if err := w.Write(store.Record{Seq: 3, Kind: "agent", Agent: "dev", Reason: "failed", Fields: map[string]string{"error": why, "pid": "0"}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	if want := "failed: " + why + "\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("table:\n%s\nwant its detail %q", b.String(), want)
+	}
+}
+
 func TestAge(t *testing.T) {
 	for d, want := range map[time.Duration]string{12 * time.Second: "12s", 5 * time.Minute: "5m", 3 * time.Hour: "3h", 72 * time.Hour: "3d"} {
 		if got := Age(d); got != want {

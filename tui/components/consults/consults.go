@@ -5,6 +5,7 @@ package consults
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -234,6 +235,10 @@ func (m Model) View() string {
 			}
 			lines = append(lines, l)
 		}
+	}
+	if wide && slices.ContainsFunc(rows, func(c consult.Consultation) bool { return c.Mandatory }) {
+		// The column is one cell wide: its heading alone says nothing.
+		lines = append(lines, m.st.Muted.Render(ansi.Truncate("● mandatory: the decision waits for this consultation's verdict", w, "…")))
 	}
 	return strings.Join(m.Window(lines, selFrom, selTo), "\n")
 }
