@@ -146,6 +146,10 @@ type Spec struct {
 	// Isolation says whether the agent's processes run in a sandbox, a
 	// user namespace of their own, or neither; "" means IsolationAuto.
 	Isolation Isolation
+	// StartArgs, when set, is asked at each start of a process for
+	// arguments to put right after the program's name (a CLI's resume
+	// arguments naming its last conversation).
+	StartArgs func() []string
 	// Protect names files and folders the agent may read but not change:
 	// in a sandbox they are bound read-only over themselves (renamed,
 	// removed or written, they fail with "read-only file system"; a

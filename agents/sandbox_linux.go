@@ -353,7 +353,7 @@ func describeWait(ws syscall.WaitStatus, ok bool, ps *os.ProcessState) string {
 
 // spawnSandboxed starts the agent's program (path, with env) in a
 // sandbox; isolation is what its running record says.
-func (a *Agent) spawnSandboxed(path string, env []string, isolation string) (*proc, error) {
+func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string) (*proc, error) {
 	s := a.spec
 	a.mu.Lock()
 	cols, rows := a.cols, a.rows
@@ -369,7 +369,7 @@ func (a *Agent) spawnSandboxed(path string, env []string, isolation string) (*pr
 		dir = needs[0]
 	}
 	protect, pins, unprotected := protectable(s.Protect, dir)
-	cfg := shimConfig{Path: path, Args: s.Command, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
+	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly, Protect: protect, Pin: pins}
 	cmd, ctl, master, tty, err := startSandbox(cfg)
 	if err != nil {

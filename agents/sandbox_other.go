@@ -24,7 +24,7 @@ func probeSandbox() error { return errors.New("sandboxes need Linux") }
 // SandboxProblem says why there is no sandbox for agents here.
 func SandboxProblem() string { return probeSandbox().Error() }
 
-func (a *Agent) spawnSandboxed(string, []string, string) (*proc, error) {
+func (a *Agent) spawnSandboxed(string, []string, []string, string) (*proc, error) {
 	return nil, errors.New("sandboxes need Linux")
 }
 

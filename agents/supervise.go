@@ -274,6 +274,12 @@ func (a *Agent) spawn() (*proc, error) {
 		}
 	}
 	env := buildEnv(s.Env)
+	argv := s.Command
+	if s.StartArgs != nil {
+		if extra := s.StartArgs(); len(extra) > 0 {
+			argv = append(append(append([]string(nil), s.Command[:1]...), extra...), s.Command[1:]...)
+		}
+	}
 	path, err := lookPath(s.Command[0], s.Dir, envValue(env, "PATH"))
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: %w", s.Name, err)
@@ -293,7 +299,7 @@ func (a *Agent) spawn() (*proc, error) {
 		return nil, fmt.Errorf("%w: agent %q: %w", ErrSpawn, s.Name, err)
 	}
 	if mode == modeSandbox {
-		return a.spawnSandboxed(path, env, isolation)
+		return a.spawnSandboxed(path, argv, env, isolation)
 	}
 	a.mu.Lock()
 	cols, rows := a.cols, a.rows
@@ -309,7 +315,7 @@ func (a *Agent) spawn() (*proc, error) {
 	if mode == modeUserNS {
 		userNamespace(attr)
 	}
-	cmd := &exec.Cmd{Path: path, Args: s.Command, Dir: s.Dir, Env: env, Stdin: tty, Stdout: tty, Stderr: tty, SysProcAttr: attr}
+	cmd := &exec.Cmd{Path: path, Args: argv, Dir: s.Dir, Env: env, Stdin: tty, Stdout: tty, Stderr: tty, SysProcAttr: attr}
 	if err := start(cmd); err != nil {
 		_ = tty.Close()
 		_ = master.Close()

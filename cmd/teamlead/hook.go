@@ -56,21 +56,21 @@ func runHook(g *globals, in io.Reader, out io.Writer) error {
 	}
 	switch h.Event {
 	case "PreToolUse", "PermissionRequest":
-		r, err := c.Permission(clihook.ClaudeAction(h.ToolName, h.ToolInput))
+		r, err := c.Permission(clihook.ClaudeAction(h.ToolName, h.ToolInput), h.SessionID)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "teamlead hook:", err)
 			return nil
 		}
 		return clihook.WriteClaudeDecision(out, h.Event, r)
 	case "Notification":
-		_ = c.HookState("waiting")
+		_ = c.HookState("waiting", h.SessionID)
 	case "Stop", "SubagentStop":
-		_ = c.HookState("idle")
+		_ = c.HookState("idle", h.SessionID)
 	case "UserPromptSubmit", "PostToolUse":
-		_ = c.HookState("busy")
+		_ = c.HookState("busy", h.SessionID)
 	default:
 		if state := clihook.GeminiStates[h.Event]; state != "" {
-			_ = c.HookState(state)
+			_ = c.HookState(state, h.SessionID)
 		}
 	}
 	return nil

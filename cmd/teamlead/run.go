@@ -27,6 +27,7 @@ import (
 
 type runFlags struct {
 	headless bool
+	fresh    bool
 	theme    string
 	sync     bool
 	grace    time.Duration
@@ -44,6 +45,7 @@ func newRunCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd, g, f) },
 	}
 	cmd.Flags().BoolVar(&f.headless, "headless", false, "run without a UI, printing events")
+	cmd.Flags().BoolVar(&f.fresh, "fresh", false, "start every agent CLI on a new conversation instead of resuming its last one")
 	cmd.Flags().StringVar(&f.theme, "theme", "", "console theme: dark, light, high-contrast or a .yaml file (default: ui.theme, else dark)")
 	cmd.Flags().BoolVar(&f.sync, "sync", false, "fsync every store commit (survives power loss; group-committed)")
 	cmd.Flags().DurationVar(&f.grace, "grace", 5*time.Second, "how long agents get after SIGTERM before SIGKILL")
@@ -109,6 +111,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
 		Socket:   socket,
 		Protect:  protect,
+		Fresh:    f.fresh,
 		OnError:  func(err error) { (*showErr.Load())(err) },
 		OwnWrite: files.Write})
 	if err != nil {

@@ -25,6 +25,9 @@ type Input struct {
 	// ToolName and ToolInput are the tool call of PreToolUse and PermissionRequest.
 	ToolName  string         `json:"tool_name"`
 	ToolInput map[string]any `json:"tool_input"`
+	// SessionID is the CLI's conversation (Claude Code and Gemini CLI send
+	// it with every event), which the console resumes after a restart.
+	SessionID string `json:"session_id"`
 }
 
 // ClaudeAction writes a Claude Code tool call as the policy reads actions:

@@ -143,6 +143,10 @@ type Preset struct {
 	LineDelay time.Duration `yaml:"line_delay"`
 	// SubmitRetries is how many times the submit key is pressed again while typed text still waits in the CLI's input box (read off its screen at the cursor); 0 checks nothing.
 	SubmitRetries int `yaml:"submit_retries"`
+	// Resume are the arguments that start the CLI back into a
+	// conversation, put right after its program, {session} replaced by the
+	// id its hooks last gave (Claude Code: ["--resume", "{session}"]).
+	Resume []string `yaml:"resume"`
 	// Acks is how relay acknowledgements reach the agent: "prompt" typed as
 	// a message of their own (the default, for programs that read lines),
 	// or "with-next" waiting for the next text typed into the agent and
@@ -343,6 +347,9 @@ func mergePreset(base, p Preset) Preset {
 	}
 	if p.Acks == "" {
 		p.Acks = base.Acks
+	}
+	if p.Resume == nil {
+		p.Resume = base.Resume
 	}
 	return p
 }

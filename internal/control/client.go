@@ -145,9 +145,9 @@ func (c *Client) Questions(status, id string) ([]questions.Question, error) {
 
 // Permission asks the console to decide action for the agent this process
 // runs in (its CLI's hook); it may wait for the human.
-func (c *Client) Permission(action string) (approvals.Request, error) {
+func (c *Client) Permission(action, session string) (approvals.Request, error) {
 	var out approvals.Request
-	err := c.do(Request{Cmd: "permission", Text: action}, func(r Reply) error {
+	err := c.do(Request{Cmd: "permission", Text: action, Session: session}, func(r Reply) error {
 		if len(r.Permissions) > 0 {
 			out = r.Permissions[0]
 		}
@@ -157,8 +157,9 @@ func (c *Client) Permission(action string) (approvals.Request, error) {
 }
 
 // HookState tells the console what the agent this process runs in is doing.
-func (c *Client) HookState(state string) error {
-	return c.do(Request{Cmd: "hook-state", Status: state}, func(Reply) error { return nil })
+// session, when not "", is the CLI's conversation id from the hook.
+func (c *Client) HookState(state, session string) error {
+	return c.do(Request{Cmd: "hook-state", Status: state, Session: session}, func(Reply) error { return nil })
 }
 
 // Permissions lists every permission request.

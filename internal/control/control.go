@@ -54,6 +54,9 @@ type Request struct {
 	Ask     *questions.Ask `json:"ask,omitempty"`
 	Status  string         `json:"status,omitempty"` // questions: pending | answered | timeout | all
 	Text    string         `json:"text,omitempty"`
+	// Session is the agent CLI's conversation id, from its hook
+	// (permission, hook-state).
+	Session string `json:"session,omitempty"`
 	Query   store.Query    `json:"query,omitempty"`
 	Pattern string         `json:"pattern,omitempty"` // watch: subject pattern
 	// Consult is the filter of a consult-query.
@@ -108,6 +111,8 @@ type Console interface {
 	HookPermission(agent, action string) (approvals.Request, error)
 	// HookState records what an agent's hook says it is doing.
 	HookState(agent, state string)
+	// AgentSession records the agent CLI's conversation id, from its hook.
+	AgentSession(agent, id string)
 	// Impersonation records that a process the human's operations are
 	// refused to asked for one (op, in words), and shows it to the human.
 	Impersonation(agent, op, why string, fields map[string]string)
@@ -290,6 +295,7 @@ func (s *Server) serve(c net.Conn) {
 	case "consult-query":
 		s.consultQuery(enc, req)
 	case "permission":
+		s.console.AgentSession(who.Agent, req.Session)
 		r, err := s.console.HookPermission(who.Agent, req.Text)
 		if err != nil {
 			fail(err)
@@ -297,6 +303,7 @@ func (s *Server) serve(c net.Conn) {
 		}
 		_ = enc.Encode(Reply{Permissions: []approvals.Request{r}, End: true})
 	case "hook-state":
+		s.console.AgentSession(who.Agent, req.Session)
 		s.console.HookState(who.Agent, req.Status)
 		_ = enc.Encode(Reply{End: true})
 	case "permissions":

@@ -73,6 +73,11 @@ func (f *fakeConsole) HookPermission(agent, action string) (approvals.Request, e
 }
 
 func (f *fakeConsole) HookState(agent, state string) { f.record("hook-state " + agent + " " + state) }
+func (f *fakeConsole) AgentSession(agent, id string) {
+	if id != "" {
+		f.record("session " + agent + " " + id)
+	}
+}
 
 func (f *fakeConsole) Impersonation(agent, op, why string, fields map[string]string) {
 	f.record("impersonation " + agent + " " + op + " pid=" + fields["pid"])

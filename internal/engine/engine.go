@@ -54,6 +54,9 @@ type Options struct {
 	// Socket is the control socket's path, given to agents as TEAMLEAD_SOCKET
 	// so that `teamlead ask` run from an agent's shell reaches this console.
 	Socket string
+	// Fresh starts every agent on a new conversation instead of resuming
+	// its last one (teamlead run --fresh).
+	Fresh bool
 	// Protect names what agents may read but never change (agents.Spec's
 	// Protect): the state folder, the consoles' registry, teamlead's own
 	// files and executable. Only a sandbox enforces it; the file guard
@@ -226,6 +229,9 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, a := range e.opts.Team.Agents {
 		e.sinks[a.Name] = newSink(e, a)
 	}
+	if err := e.loadSessions(); err != nil {
+		return fmt.Errorf("reading the agents' conversations: %w", err)
+	}
 	for _, a := range e.opts.Team.Agents {
 		if a.Preset == "claude-code" {
 			e.installHooks(a.Dir)
@@ -304,6 +310,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation:   agents.Isolation(a.Isolation),
 		Protect:     e.opts.Protect,
+		StartArgs:   func() []string { return e.startArgs(a.Name) },
 		SubmitCheck: s.submitPending,
 		OnRetype: func(text string) {
 			// Typed again into the next process, it is echoed again: the

@@ -44,6 +44,8 @@ type sink struct {
 	// placeholders are the preset's submit_pending: input rows that hide
 	// typed text (a long paste) but hold it.
 	placeholders []*regexp.Regexp
+	// session is the agent's conversation, for a CLI that resumes one.
+	session session
 }
 
 func newSink(e *Engine, a config.Agent) *sink {
@@ -119,6 +121,10 @@ func (s *sink) Echo(agent string, data []byte) {
 }
 
 func (s *sink) State(ev agents.StateEvent) {
+	switch agents.State(ev.State) {
+	case agents.StateExited, agents.StateRestarting:
+		s.e.resumeEnded(s.name, ev.ExitCode, time.Now())
+	}
 	switch agents.State(ev.State) {
 	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
 		// The process is gone: an open block is cut off, the next process starts clean.

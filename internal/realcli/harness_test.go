@@ -458,6 +458,22 @@ func (r *rig) cleanup() {
 	}
 }
 
+// kill SIGKILLs the console, as a crash would, and waits until the CLI it
+// ran is gone too (it loses its terminal with the console).
+func (r *rig) kill() {
+	r.t.Helper()
+	_ = r.console.Process.Kill()
+	<-r.done
+	deadline := time.Now().Add(stepDeadline)
+	for len(fakemodel.WithHome(r.home)) > 0 {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the CLI still runs %s after the console was killed", stepDeadline)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r.logf("the CLI gone with the console")
+}
+
 // stop stops the console and fails the test if it did not exit cleanly.
 func (r *rig) stop() {
 	r.t.Helper()

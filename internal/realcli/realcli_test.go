@@ -344,3 +344,46 @@ func primerAt(t *testing.T, c cli, req fakemodel.Request) {
 		t.Errorf("%s: the primer (%q) is not in the first request's %s; it is %s", c.name, first, field, where)
 	}
 }
+
+// Claude Code is started back into its conversation after the console was
+// SIGKILLed: its hooks gave the console the session id, the preset's
+// resume arguments (--resume <id>) start it again, and the first request
+// after the restart carries the earlier conversation.
+func TestClaudeCodeResumesAfterACrash(t *testing.T) {
+	tok := token()
+	codeword := "copper lynx " + tok
+	replies := []fakemodel.Reply{
+		{Text: "Noted."},
+		{When: "What was the codeword", Text: "It was " + codeword + "."},
+	}
+	r := newRig(t, claudeCode, replies, rigOptions{sinkScript: "idle\n"})
+	r.waitFor("the CLI waiting for input", startDeadline, func() bool { return r.screenState() == "idle" })
+	r.mustTeamlead("send", dev, "Remember the codeword "+codeword+".")
+	r.conversation(0, "the first conversation request")
+	r.waitFor("the conversation's id from the CLI's hooks", stepDeadline, func() bool {
+		for _, rec := range r.audit("--kind", "session") {
+			if rec.Agent == dev && rec.Fields["session"] != "" {
+				return true
+			}
+		}
+		return false
+	})
+	r.kill()
+
+	r.startConsole()
+	r.waitFor("the resume recorded", stepDeadline, func() bool {
+		for _, rec := range r.audit("--kind", "session") {
+			if rec.Agent == dev && rec.Fields["resumed"] == "true" {
+				return true
+			}
+		}
+		return false
+	})
+	r.waitFor("the CLI waiting for input again", startDeadline, func() bool { return r.screenState() == "idle" })
+	r.mustTeamlead("send", dev, "What was the codeword?")
+	req := r.conversation(1, "the first request after the restart")
+	if !strings.Contains(string(req.Body), codeword) {
+		t.Errorf("the first request after the restart does not carry the earlier conversation (%q):\n%.2000s", codeword, req.Body)
+	}
+	r.stop()
+}

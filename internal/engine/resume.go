@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/teamlead/teamlead/bus/wire"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/textsafe"
+)
+
+// Resume: a CLI whose preset says how to resume a conversation (resume:
+// ["--resume", "{session}"]) is started back into its last one after the
+// console or the agent stopped, crashed or the machine rebooted. The
+// session id arrives with the CLI's hooks (Claude Code's session_id); the
+// console keeps the latest per agent in the store.
+
+// sessionMetaPrefix keys each agent's last conversation in the store.
+const sessionMetaPrefix = "session/"
+
+// KindSession records that an agent's conversation changed, or was resumed.
+const KindSession = "session"
+
+// sessionRE is what a session id may be: it goes into the CLI's command
+// line, and comes from the agent's own hook (which it could forge): an id
+// like "--dangerously-skip-permissions" must never become an option.
+var sessionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// resumeFailWindow: a resumed process that fails within it is taken to
+// have refused the conversation (gone, another HOME), and the next start
+// is a fresh one, instead of a restart loop on the same id.
+const resumeFailWindow = 10 * time.Second
+
+// session is one agent's conversation as far as the console knows it.
+type session struct {
+	mu        sync.Mutex
+	id        string
+	resumedAt time.Time // when a process was last started into id
+}
+
+// loadSessions reads each agent's last conversation, or forgets them all
+// (Options.Fresh).
+func (e *Engine) loadSessions() error {
+	for _, a := range e.opts.Team.Agents {
+		s := e.sinks[a.Name]
+		if s == nil || len(e.opts.Team.Resolved[a.Name].Resume) == 0 {
+			continue
+		}
+		if e.opts.Fresh {
+			continue
+		}
+		id, ok, err := e.store.Meta(sessionMetaPrefix + a.Name)
+		if err != nil {
+			return err
+		}
+		if ok && sessionRE.MatchString(id) {
+			s.session.id = id
+		}
+	}
+	return nil
+}
+
+// startArgs are the resume arguments for the agent's next process: none
+// without a preset that resumes or a known conversation.
+func (e *Engine) startArgs(name string) []string {
+	s := e.sinks[name]
+	resume := e.opts.Team.Resolved[name].Resume
+	if s == nil || len(resume) == 0 {
+		return nil
+	}
+	s.session.mu.Lock()
+	id := s.session.id
+	if id != "" {
+		s.session.resumedAt = time.Now()
+	}
+	s.session.mu.Unlock()
+	if id == "" {
+		return nil
+	}
+	args := make([]string, len(resume))
+	for i, r := range resume {
+		args[i] = strings.ReplaceAll(r, "{session}", id)
+	}
+	go e.record(wire.Record{Kind: KindSession, Subject: "agent." + name + ".session", Agent: name, From: "team-lead",
+		Body: "resumed conversation " + id, Fields: map[string]string{"session": id, "resumed": "true"}}, nil, nil)
+	return args
+}
+
+// AgentSession records agent's conversation id, as its CLI's hook said.
+func (e *Engine) AgentSession(agent, id string) {
+	s := e.sinks[agent]
+	if s == nil || id == "" {
+		return
+	}
+	if !sessionRE.MatchString(id) {
+		e.Warn(fmt.Sprintf("agent %s's hook gave the conversation id %q, which is not one: it is not kept (its next start is a new conversation)", agent, textsafe.Line(id)))
+		return
+	}
+	s.session.mu.Lock()
+	same := s.session.id == id
+	s.session.id = id
+	s.session.mu.Unlock()
+	if same {
+		return
+	}
+	e.record(wire.Record{Kind: KindSession, Subject: "agent." + agent + ".session", Agent: agent, From: "team-lead",
+		Body: "conversation " + id, Fields: map[string]string{"session": id}}, map[string]string{sessionMetaPrefix + agent: id}, nil)
+}
+
+// resumeEnded forgets a conversation the CLI refused: a resumed process
+// that failed at once.
+func (e *Engine) resumeEnded(agent string, exitCode int, now time.Time) {
+	s := e.sinks[agent]
+	if s == nil {
+		return
+	}
+	s.session.mu.Lock()
+	at, id := s.session.resumedAt, s.session.id
+	failed := !at.IsZero() && now.Sub(at) < resumeFailWindow && exitCode != 0
+	s.session.resumedAt = time.Time{}
+	if failed {
+		s.session.id = ""
+	}
+	s.session.mu.Unlock()
+	if failed {
+		go e.record(wire.Record{Kind: KindSession, Subject: "agent." + agent + ".session", Agent: agent, From: "team-lead",
+			Body: fmt.Sprintf("conversation %s could not be resumed (exit %d): the next start is a new conversation", id, exitCode),
+			Fields: map[string]string{"session": id, "resume_failed": "true"}}, nil, []string{sessionMetaPrefix + agent})
+	}
+}
+
+// record commits one record with meta changes, from any goroutine.
+func (e *Engine) record(r wire.Record, meta map[string]string, metaDel []string) {
+	_ = e.do(func(now time.Time) (lead.Output, error) {
+		r.Time = now
+		return lead.Output{Records: []wire.Record{r}, Meta: meta, MetaDel: metaDel}, nil
+	})
+}
