@@ -48,17 +48,17 @@ var (
 
 // Request is one command sent to the console.
 type Request struct {
-	Cmd     string         `json:"cmd"` // agents | send | audit | watch | inbox | answer | ask | questions | consults | consult-query | ...
-	Agent   string         `json:"agent,omitempty"`
-	ID      string         `json:"id,omitempty"` // answer: the inbox item or question
-	Ask     *questions.Ask `json:"ask,omitempty"`
-	Status  string         `json:"status,omitempty"` // questions: pending | answered | timeout | all
-	Text    string         `json:"text,omitempty"`
+	Cmd    string         `json:"cmd"` // agents | send | audit | watch | inbox | answer | ask | questions | consults | consult-query | ...
+	Agent  string         `json:"agent,omitempty"`
+	ID     string         `json:"id,omitempty"` // answer: the inbox item or question
+	Ask    *questions.Ask `json:"ask,omitempty"`
+	Status string         `json:"status,omitempty"` // questions: pending | answered | timeout | all
+	Text   string         `json:"text,omitempty"`
 	// Session is the agent CLI's conversation id, from its hook
 	// (permission, hook-state).
-	Session string `json:"session,omitempty"`
-	Query   store.Query    `json:"query,omitempty"`
-	Pattern string         `json:"pattern,omitempty"` // watch: subject pattern
+	Session string      `json:"session,omitempty"`
+	Query   store.Query `json:"query,omitempty"`
+	Pattern string      `json:"pattern,omitempty"` // watch: subject pattern
 	// Consult is the filter of a consult-query.
 	Consult *engine.ConsultFilter `json:"consult,omitempty"`
 }

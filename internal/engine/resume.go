@@ -127,7 +127,7 @@ func (e *Engine) resumeEnded(agent string, exitCode int, now time.Time) {
 	s.session.mu.Unlock()
 	if failed {
 		go e.record(wire.Record{Kind: KindSession, Subject: "agent." + agent + ".session", Agent: agent, From: "team-lead",
-			Body: fmt.Sprintf("conversation %s could not be resumed (exit %d): the next start is a new conversation", id, exitCode),
+			Body:   fmt.Sprintf("conversation %s could not be resumed (exit %d): the next start is a new conversation", id, exitCode),
 			Fields: map[string]string{"session": id, "resume_failed": "true"}}, nil, []string{sessionMetaPrefix + agent})
 	}
 }
