@@ -84,6 +84,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C", "--directory"}), cwds, env, false) {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "make -C " + d + " runs the makefile of a folder outside the working directory"})
 		}
+		hs = append(hs, makeOverrideHits(v.args, cwds, env)...)
 	}
 	if v.name == "go" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
