@@ -92,6 +92,9 @@ func (e Env) protectedFile(abs string) (string, bool) {
 		}
 	}
 	segs := splitSegs(abs)
+	if progressFile(segs) {
+		return "", false
+	}
 	for i, s := range segs {
 		l := strings.ToLower(s)
 		if why, ok := protectedDirs[l]; ok {
@@ -135,4 +138,18 @@ func (e Env) protectedHit(abs, by string) []hit {
 		return []hit{{id: FloorProtectedFile, detail: by + " writes " + abs + " (" + why + ")"}}
 	}
 	return nil
+}
+
+// progressFile reports the workflow progress file the protocol's primer
+// tells agents to keep, .claude/state/progress.json (progress-<agent>.json
+// in a folder agents share; internal/progress): the console reads it, no
+// agent CLI does, so writing it steers nothing. Only the file itself, as
+// written (links already followed), not .claude/state.
+func progressFile(segs []string) bool {
+	n := len(segs)
+	if n < 3 || segs[n-3] != ".claude" || segs[n-2] != "state" {
+		return false
+	}
+	b := segs[n-1]
+	return b == "progress.json" || strings.HasPrefix(b, "progress-") && strings.HasSuffix(b, ".json") && !strings.ContainsAny(b, "/\\")
 }
