@@ -28,7 +28,37 @@ var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": 
 	".terraformrc": true, "terraform.rc": true, "terraform.tfstate": true, "terraform.tfstate.backup": true,
 	".envrc": true, "credentials": true, ".dockercfg": true, ".pgpass.conf": true, "service-account.json": true,
 	"application_default_credentials.json": true, "kubeconfig": true, ".kubeconfig": true, "htpasswd": true, ".token": true, "auth.json": true, "oauth_creds.json": true, ".credentials.json": true,
-	"credentials.db": true, "access_tokens.db": true, "google_accounts.json": true}
+	"credentials.db": true, "access_tokens.db": true, "google_accounts.json": true,
+	"local.settings.json": true, "database.yml": true, "database.yaml": true, "wp-config.php": true, "sa.json": true,
+	"secring.gpg": true, "secring.kbx": true}
+
+// credentialNamed are families of credential files known by the shape of
+// their name: an environment's appsettings.<Env>.json (.NET), Spring's
+// application-<profile>.properties|yml for the profiles that hold real
+// settings, every Terraform variables file (*.tfvars, *.auto.tfvars), a
+// Google service account's key (*-sa.json, service-account*.json), an
+// armoured private key by its name (private*.asc, *-private.asc).
+func credentialNamed(base string) bool {
+	stem, ext := strings.TrimSuffix(base, path.Ext(base)), path.Ext(base)
+	switch {
+	case strings.HasPrefix(base, "appsettings.") && ext == ".json" && stem != "appsettings":
+		return true
+	case strings.HasPrefix(base, "application-") && (ext == ".properties" || ext == ".yml" || ext == ".yaml"):
+		return springSecretProfiles[strings.TrimPrefix(stem, "application-")]
+	case strings.HasSuffix(base, ".tfvars") || strings.HasSuffix(base, ".tfvars.json"):
+		return true
+	case ext == ".json" && (strings.HasSuffix(stem, "-sa") || strings.HasSuffix(stem, "_sa") || strings.HasPrefix(stem, "service-account") || strings.HasPrefix(stem, "service_account")):
+		return true
+	case ext == ".asc" || ext == ".gpg":
+		return strings.Contains(stem, "private") || strings.Contains(stem, "secret")
+	}
+	return false
+}
+
+// springSecretProfiles are Spring profiles whose files hold a real
+// environment's settings (application-test.yml stays a test fixture).
+var springSecretProfiles = setOf("local", "dev", "development", "prod", "production", "stage", "staging", "secret",
+	"secrets", "private", "live", "uat", "preprod")
 
 // secretWords mark a data file by its name as holding secrets (secrets.yaml,
 // client_secret.json, token.txt, credentials.toml): a word of the name,
@@ -103,8 +133,11 @@ func isCredential(p string) bool {
 	p = strings.TrimSuffix(p, "/")
 	base := strings.ToLower(path.Base(p)) // .ENV is .env on a case-insensitive disk
 	base = editorCopy(base)
-	if credentialFiles[base] || secretName(base) || dotlessCredentials[base] {
+	if credentialFiles[base] || secretName(base) || dotlessCredentials[base] || credentialNamed(base) {
 		return true
+	}
+	if base == "gradle.properties" && strings.Contains(p, "/.gradle/") {
+		return true // ~/.gradle/gradle.properties: signing and repository passwords (the project's own is judged by content)
 	}
 	for _, f := range credentialSystemFiles {
 		if strings.HasPrefix(p, f) {
