@@ -122,8 +122,9 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 // sent off the machine when the compound command uses the network.
 func (b *bashCheck) credentialHits(pt part) []hit {
 	words := append(allWords(pt.cmd), pt.view.reads...)
+	read := readers[pt.view.name]
 	for _, w := range append(words, pt.view.writes...) {
-		if p, ok := credentialIn(w, pt.cwds); ok {
+		if p, ok := credentialInRead(w, pt.cwds, read); ok {
 			if b.hasNetwork {
 				return []hit{{id: FloorCredentialExfil, detail: p + " next to a network command"}}
 			}

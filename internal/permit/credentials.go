@@ -173,6 +173,12 @@ func isCredential(p string) bool {
 // itself, or what follows @ or = in it (curl -d @~/.aws/credentials,
 // --upload-file=~/.ssh/id_rsa), resolved from every possible directory.
 func credentialIn(w Word, cwds cwdSet) (string, bool) {
+	return credentialInRead(w, cwds, false)
+}
+
+// credentialInRead is credentialIn; with read set (the command prints the
+// files it names) a file is also looked at whole for tokens (readSecret).
+func credentialInRead(w Word, cwds cwdSet, read bool) (string, bool) {
 	cands := []string{w.Value}
 	if i := strings.LastIndexByte(w.Value, '@'); i >= 0 {
 		cands = append(cands, w.Value[i+1:])
@@ -199,7 +205,11 @@ func credentialIn(w Word, cwds cwdSet) (string, bool) {
 		cw := Word{Value: c, Dynamic: w.Dynamic, Glob: w.Glob, Tilde: strings.HasPrefix(c, "~")}
 		if abs, ok := cwds.resolve(cw); ok {
 			for _, a := range abs {
-				if cwds.env.secretFile(a) {
+				if read {
+					if why, ok := cwds.env.readSecret(a); ok {
+						return a + why, true
+					}
+				} else if cwds.env.secretFile(a) {
 					return a, true
 				}
 			}
@@ -225,6 +235,43 @@ func (e Env) secretFile(abs string) bool {
 // for a private key (less in a walk through a whole tree).
 func (e Env) secretFileScan(abs string, scan int) bool {
 	return isCredential(abs) || e.gitConfigSecret(abs) || e.configHoldsSecret(abs) || e.holdsPrivateKey(abs, scan)
+}
+
+// readScan bounds how much of a file the Read tool or a command that
+// prints files (cat, head, grep …) names is looked at for a private key
+// or a token of a well-known shape; a larger file is asked for (too large
+// to look through), so padding cannot hide a key past the bound.
+const readScan = 16 << 20
+
+// readSecret reports a file that is a credential when its content is
+// printed: secretFile, a token's shape anywhere in its first readScan
+// bytes, or a file larger than that. why says which.
+func (e Env) readSecret(abs string) (why string, ok bool) {
+	if e.secretFile(abs) {
+		return "", true
+	}
+	if e.FS == nil {
+		return "", false
+	}
+	real := e.realPath(abs)
+	fi, err := e.FS.Lstat(real)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	if fi.Size() > readScan {
+		return " (" + itoa(int(fi.Size()>>20)) + " MiB: too large to look through for keys and tokens)", true
+	}
+	body, err := e.readHead(real, readScan)
+	if err != nil {
+		return "", false
+	}
+	if hasPrivateKey(body) {
+		return " (it holds a private key)", true
+	}
+	if hasToken(body) {
+		return " (it holds a key or token)", true
+	}
+	return "", false
 }
 
 // privateKey is the armour of a private key: PEM (RSA, EC, DSA, PKCS#8,
