@@ -79,6 +79,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, gitSwitchHits(v, cwds, env)...)
 		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitSecretHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitHistoryHits(parseGit(v.args), cwds, env)...)
 	}
 	if v.name == "make" || v.name == "gmake" || v.name == "bmake" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C", "--directory"}), cwds, env, false) {
@@ -94,6 +95,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	}
 	if v.name == "git" {
 		hs = append(hs, gitStageHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitScopeStageHits(parseGit(v.args), cwds, env)...)
 	}
 	if v.name == "npx" || v.name == "pnpx" || v.name == "bunx" {
 		hs = append(hs, npxHits(v, cwds, env)...)

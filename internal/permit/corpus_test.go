@@ -76,6 +76,7 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/pad/prose.md": "GitHub tokens start with ghp_ and npm's with npm_; use process.env.npm_package_version.\n" +
 			"Install sk-learn, run the task-runner-configuration-helper; see https://github.com/o/r and\n" +
 			"postgres://user:password@localhost/db or postgres://${DB_USER}:${DB_PASS}@db/app. eyJ is base64 for {\".\n",
+		wd + "/hist/.git/HEAD": "ref: refs/heads/main\n", wd + "/hist/.git/config": "[core]\n", wd + "/hist/src/app.go": "package app\n",
 		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
@@ -95,7 +96,10 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 			t.Fatal(err)
 		}
 	}
-	env = Env{Workdir: wd, Home: home, FS: OSFS{}, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
+	hist := corpusHistory{OSFS{}, map[string][]string{
+		wd + "/.git": {"src/main.go", "README.md", "go.mod", ".env.example"}, wd + "/hist/.git": {"src/app.go", ".env.production"},
+		"pending:" + wd: {"src/new.go"}, "pending:" + wd + "/hist": {"src/app.go", ".env"}}}
+	env = Env{Workdir: wd, Home: home, FS: hist, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
 	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
 }
 
@@ -178,4 +182,26 @@ func TestRedTeamCorpus(t *testing.T) {
 	for class, c := range perClass {
 		t.Logf("%3d/%3d  %s", c[0], c[1], class)
 	}
+}
+
+// corpusHistory is the fixture's file system with made-up repository
+// histories: the working directory's holds no credential, hist/'s held
+// .env.production; git status lists src/new.go, and .env in hist/.
+type corpusHistory struct {
+	OSFS
+	m map[string][]string
+}
+
+func (h corpusHistory) HistoryNames(gitDir string) ([]string, error) {
+	if n, ok := h.m[gitDir]; ok {
+		return n, nil
+	}
+	return nil, os.ErrNotExist
+}
+
+func (h corpusHistory) Pending(dir string, tracked bool, scope []string) ([]string, error) {
+	if n, ok := h.m["pending:"+dir]; ok {
+		return n, nil
+	}
+	return nil, os.ErrNotExist
 }
