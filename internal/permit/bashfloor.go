@@ -79,19 +79,23 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, gitSwitchHits(v, cwds, env)...)
 		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitSecretHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitHistoryHits(parseGit(v.args), cwds, env)...)
 	}
 	if v.name == "make" || v.name == "gmake" || v.name == "bmake" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C", "--directory"}), cwds, env, false) {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "make -C " + d + " runs the makefile of a folder outside the working directory"})
 		}
+		hs = append(hs, makeOverrideHits(v.args, cwds, env)...)
 	}
 	if v.name == "go" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})
 		}
+		hs = append(hs, goForeignPackageHits(v, cwds, env)...)
 	}
 	if v.name == "git" {
 		hs = append(hs, gitStageHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitScopeStageHits(parseGit(v.args), cwds, env)...)
 	}
 	if v.name == "npx" || v.name == "pnpx" || v.name == "bunx" {
 		hs = append(hs, npxHits(v, cwds, env)...)
@@ -120,8 +124,9 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 // sent off the machine when the compound command uses the network.
 func (b *bashCheck) credentialHits(pt part) []hit {
 	words := append(allWords(pt.cmd), pt.view.reads...)
+	read := readers[pt.view.name]
 	for _, w := range append(words, pt.view.writes...) {
-		if p, ok := credentialIn(w, pt.cwds); ok {
+		if p, ok := credentialInRead(w, pt.cwds, read); ok {
 			if b.hasNetwork {
 				return []hit{{id: FloorCredentialExfil, detail: p + " next to a network command"}}
 			}

@@ -37,9 +37,10 @@ func isSafeAssign(w Word) bool {
 
 // matchWrappers are the process wrappers Claude Code strips before it
 // matches a Bash rule (timeout 60 go test matches Bash(go test:*)), plus
-// ionice.
+// ionice, taskset (CPU affinity) and prlimit (resource limits): they
+// change how the command runs, not what it does.
 var matchWrappers = map[string]bool{"timeout": true, "time": true, "nice": true, "nohup": true,
-	"stdbuf": true, "ionice": true, "xargs": true}
+	"stdbuf": true, "ionice": true, "xargs": true, "taskset": true, "prlimit": true}
 
 // matchText is the canonical text of a simple command that rules are
 // matched against: harmless assignments and process wrappers dropped,

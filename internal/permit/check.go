@@ -79,8 +79,8 @@ func (p *Policy) checkPath(a Action, agent string, env Env) Decision {
 		if known {
 			hits = append(hits, env.protectedHit(s.abs, a.Tool)...)
 		}
-	} else if known && env.secretFile(s.abs) || isCredential(arg) {
-		hits = append(hits, hit{id: FloorCredentialRead, detail: a.Tool + " of " + shown})
+	} else if why, secret := env.readSecret(s.abs); known && secret || isCredential(arg) {
+		hits = append(hits, hit{id: FloorCredentialRead, detail: a.Tool + " of " + shown + why})
 	} else if a.Tool == "Grep" && known {
 		if f, ok := treeCredentials(env, s.abs, true); ok {
 			hits = append(hits, hit{id: FloorCredentialRead, detail: "Grep reads every file under " + shown + ", " + f + " among them"})

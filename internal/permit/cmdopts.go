@@ -81,6 +81,22 @@ func gitRuns(args []Word) []nested {
 // sedView adds to a sed command's view what its program does beyond the
 // stream: commands it runs (e), files it writes (w) and reads (r).
 func sedView(v *view) {
+	if suffix, files, ok, dyn := sedInPlace(v.args); ok {
+		if dyn {
+			v.writes = append(v.writes, unknownWord) // a backup name known only when it runs
+		}
+		for _, f := range files {
+			if f.Dynamic {
+				if suffix != "" {
+					v.writes = append(v.writes, unknownWord)
+				}
+				continue
+			}
+			for _, b := range sedBackups(suffix, f.Value) {
+				v.writes = append(v.writes, pathWord(b))
+			}
+		}
+	}
 	progs, ok := sedPrograms(v.args)
 	if !ok {
 		v.opaque = true // a program from a file, or computed

@@ -54,8 +54,30 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/conf/docker-config.json":    `{"auths":{"ghcr.io":{"auth":"bWU6Z2hwX2FiY2RlZmdoaWprbG1ub3A="}}}`,
 		wd + "/conf/settings.json":         `{"editor.tabSize":2}`, wd + "/conf/README.md": "# conf\n",
 		wd + "/.dev.vars": "API_TOKEN=cf-secret-value\n", wd + "/.dev.vars.production": "API_TOKEN=cf-prod-value\n",
-		wd + "/.dev.vars.example": "API_TOKEN=\n",
-		home + "/.ssh/id_rsa":     "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		wd + "/.dev.vars.example":    "API_TOKEN=\n",
+		wd + "/leak/notes.txt":       "deploy notes\nAPI_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n",
+		wd + "/leak/pat.md":          "token: github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH\n",
+		wd + "/leak/slack.txt":       "SLACK=xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx\n",
+		wd + "/leak/npm.txt":         "//registry.npmjs.org/ npm_abcdefghijklmnopqrstuvwxyz0123456789\n",
+		wd + "/leak/gitlab.txt":      "glpat-abcdefghij0123456789\n",
+		wd + "/leak/openai.txt":      "OPENAI_API_KEY sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n",
+		wd + "/leak/anthropic.txt":   "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n",
+		wd + "/leak/google.txt":      "maps AIzaSyA1234567890abcdefghijklmnopqrstuv\n",
+		wd + "/leak/pypi.txt":        "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0\n",
+		wd + "/leak/sendgrid.txt":    "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG\n",
+		wd + "/leak/vault.txt":       "VAULT_TOKEN=hvs.CAESIabcdefghijklmnopqrstuvwxyz0123\n",
+		wd + "/leak/jwt.txt":         "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\n",
+		wd + "/leak/db.txt":          "DATABASE_URL=postgres://app:hunter2hunter2@db.internal:5432/app\n",
+		wd + "/leak/netrc-notes.txt": "machine api.example.com\n  login me\n  password hunter2hunter2\n",
+		wd + "/leak/aws.txt":         "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n",
+		wd + "/leak/dockercfg.txt":   `{"auths":{"ghcr.io":{"auth":"bWU6Z2hwX2FiY2RlZmdoaWprbG1ub3A="}}}`,
+		wd + "/pad/late-key.txt":     strings.Repeat("padding line\n", 3<<20/13) + "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+		wd + "/pad/huge.log":         strings.Repeat("a log line of an ordinary build\n", 17<<20/32),
+		wd + "/pad/prose.md": "GitHub tokens start with ghp_ and npm's with npm_; use process.env.npm_package_version.\n" +
+			"Install sk-learn, run the task-runner-configuration-helper; see https://github.com/o/r and\n" +
+			"postgres://user:password@localhost/db or postgres://${DB_USER}:${DB_PASS}@db/app. eyJ is base64 for {\".\n",
+		wd + "/hist/.git/HEAD": "ref: refs/heads/main\n", wd + "/hist/.git/config": "[core]\n", wd + "/hist/src/app.go": "package app\n",
+		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {
@@ -74,7 +96,10 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 			t.Fatal(err)
 		}
 	}
-	env = Env{Workdir: wd, Home: home, FS: OSFS{}, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
+	hist := corpusHistory{OSFS{}, map[string][]string{
+		wd + "/.git": {"src/main.go", "README.md", "go.mod", ".env.example"}, wd + "/hist/.git": {"src/app.go", ".env.production"},
+		"pending:" + wd: {"src/new.go"}, "pending:" + wd + "/hist": {"src/app.go", ".env"}}}
+	env = Env{Workdir: wd, Home: home, FS: hist, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
 	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
 }
 
@@ -157,4 +182,26 @@ func TestRedTeamCorpus(t *testing.T) {
 	for class, c := range perClass {
 		t.Logf("%3d/%3d  %s", c[0], c[1], class)
 	}
+}
+
+// corpusHistory is the fixture's file system with made-up repository
+// histories: the working directory's holds no credential, hist/'s held
+// .env.production; git status lists src/new.go, and .env in hist/.
+type corpusHistory struct {
+	OSFS
+	m map[string][]string
+}
+
+func (h corpusHistory) HistoryNames(gitDir string) ([]string, error) {
+	if n, ok := h.m[gitDir]; ok {
+		return n, nil
+	}
+	return nil, os.ErrNotExist
+}
+
+func (h corpusHistory) Pending(dir string, tracked bool, scope []string) ([]string, error) {
+	if n, ok := h.m["pending:"+dir]; ok {
+		return n, nil
+	}
+	return nil, os.ErrNotExist
 }

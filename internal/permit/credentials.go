@@ -28,7 +28,37 @@ var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": 
 	".terraformrc": true, "terraform.rc": true, "terraform.tfstate": true, "terraform.tfstate.backup": true,
 	".envrc": true, "credentials": true, ".dockercfg": true, ".pgpass.conf": true, "service-account.json": true,
 	"application_default_credentials.json": true, "kubeconfig": true, ".kubeconfig": true, "htpasswd": true, ".token": true, "auth.json": true, "oauth_creds.json": true, ".credentials.json": true,
-	"credentials.db": true, "access_tokens.db": true, "google_accounts.json": true}
+	"credentials.db": true, "access_tokens.db": true, "google_accounts.json": true,
+	"local.settings.json": true, "database.yml": true, "database.yaml": true, "wp-config.php": true, "sa.json": true,
+	"secring.gpg": true, "secring.kbx": true}
+
+// credentialNamed are families of credential files known by the shape of
+// their name: an environment's appsettings.<Env>.json (.NET), Spring's
+// application-<profile>.properties|yml for the profiles that hold real
+// settings, every Terraform variables file (*.tfvars, *.auto.tfvars), a
+// Google service account's key (*-sa.json, service-account*.json), an
+// armoured private key by its name (private*.asc, *-private.asc).
+func credentialNamed(base string) bool {
+	stem, ext := strings.TrimSuffix(base, path.Ext(base)), path.Ext(base)
+	switch {
+	case strings.HasPrefix(base, "appsettings.") && ext == ".json" && stem != "appsettings":
+		return true
+	case strings.HasPrefix(base, "application-") && (ext == ".properties" || ext == ".yml" || ext == ".yaml"):
+		return springSecretProfiles[strings.TrimPrefix(stem, "application-")]
+	case strings.HasSuffix(base, ".tfvars") || strings.HasSuffix(base, ".tfvars.json"):
+		return true
+	case ext == ".json" && (strings.HasSuffix(stem, "-sa") || strings.HasSuffix(stem, "_sa") || strings.HasPrefix(stem, "service-account") || strings.HasPrefix(stem, "service_account")):
+		return true
+	case ext == ".asc" || ext == ".gpg":
+		return strings.Contains(stem, "private") || strings.Contains(stem, "secret")
+	}
+	return false
+}
+
+// springSecretProfiles are Spring profiles whose files hold a real
+// environment's settings (application-test.yml stays a test fixture).
+var springSecretProfiles = setOf("local", "dev", "development", "prod", "production", "stage", "staging", "secret",
+	"secrets", "private", "live", "uat", "preprod")
 
 // secretWords mark a data file by its name as holding secrets (secrets.yaml,
 // client_secret.json, token.txt, credentials.toml): a word of the name,
@@ -103,8 +133,11 @@ func isCredential(p string) bool {
 	p = strings.TrimSuffix(p, "/")
 	base := strings.ToLower(path.Base(p)) // .ENV is .env on a case-insensitive disk
 	base = editorCopy(base)
-	if credentialFiles[base] || secretName(base) || dotlessCredentials[base] {
+	if credentialFiles[base] || secretName(base) || dotlessCredentials[base] || credentialNamed(base) {
 		return true
+	}
+	if base == "gradle.properties" && strings.Contains(p, "/.gradle/") {
+		return true // ~/.gradle/gradle.properties: signing and repository passwords (the project's own is judged by content)
 	}
 	for _, f := range credentialSystemFiles {
 		if strings.HasPrefix(p, f) {
@@ -140,6 +173,12 @@ func isCredential(p string) bool {
 // itself, or what follows @ or = in it (curl -d @~/.aws/credentials,
 // --upload-file=~/.ssh/id_rsa), resolved from every possible directory.
 func credentialIn(w Word, cwds cwdSet) (string, bool) {
+	return credentialInRead(w, cwds, false)
+}
+
+// credentialInRead is credentialIn; with read set (the command prints the
+// files it names) a file is also looked at whole for tokens (readSecret).
+func credentialInRead(w Word, cwds cwdSet, read bool) (string, bool) {
 	cands := []string{w.Value}
 	if i := strings.LastIndexByte(w.Value, '@'); i >= 0 {
 		cands = append(cands, w.Value[i+1:])
@@ -166,7 +205,11 @@ func credentialIn(w Word, cwds cwdSet) (string, bool) {
 		cw := Word{Value: c, Dynamic: w.Dynamic, Glob: w.Glob, Tilde: strings.HasPrefix(c, "~")}
 		if abs, ok := cwds.resolve(cw); ok {
 			for _, a := range abs {
-				if cwds.env.secretFile(a) {
+				if read {
+					if why, ok := cwds.env.readSecret(a); ok {
+						return a + why, true
+					}
+				} else if cwds.env.secretFile(a) {
 					return a, true
 				}
 			}
@@ -192,6 +235,43 @@ func (e Env) secretFile(abs string) bool {
 // for a private key (less in a walk through a whole tree).
 func (e Env) secretFileScan(abs string, scan int) bool {
 	return isCredential(abs) || e.gitConfigSecret(abs) || e.configHoldsSecret(abs) || e.holdsPrivateKey(abs, scan)
+}
+
+// readScan bounds how much of a file the Read tool or a command that
+// prints files (cat, head, grep …) names is looked at for a private key
+// or a token of a well-known shape; a larger file is asked for (too large
+// to look through), so padding cannot hide a key past the bound.
+const readScan = 16 << 20
+
+// readSecret reports a file that is a credential when its content is
+// printed: secretFile, a token's shape anywhere in its first readScan
+// bytes, or a file larger than that. why says which.
+func (e Env) readSecret(abs string) (why string, ok bool) {
+	if e.secretFile(abs) {
+		return "", true
+	}
+	if e.FS == nil {
+		return "", false
+	}
+	real := e.realPath(abs)
+	fi, err := e.FS.Lstat(real)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	if fi.Size() > readScan {
+		return " (" + itoa(int(fi.Size()>>20)) + " MiB: too large to look through for keys and tokens)", true
+	}
+	body, err := e.readHead(real, readScan)
+	if err != nil {
+		return "", false
+	}
+	if hasPrivateKey(body) {
+		return " (it holds a private key)", true
+	}
+	if hasToken(body) {
+		return " (it holds a key or token)", true
+	}
+	return "", false
 }
 
 // privateKey is the armour of a private key: PEM (RSA, EC, DSA, PKCS#8,

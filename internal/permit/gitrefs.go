@@ -170,7 +170,7 @@ func (e Env) ownRef(w Word, dirs []string) bool {
 	if w.Dynamic || w.Glob || w.Tilde || len(dirs) == 0 {
 		return false
 	}
-	name := w.Value
+	name := ancestorBase(w.Value)
 	if name == "HEAD" || name == "@" {
 		return true
 	}
@@ -184,6 +184,21 @@ func (e Env) ownRef(w Word, dirs []string) bool {
 		}
 	}
 	return true
+}
+
+// ancestorBase strips what names an ancestor of a commit (~, ~N, ^, ^N,
+// repeated: HEAD~1, main~3^2): an ancestor of HEAD or of a local branch is
+// the project's own history, which the branch already holds, so it is
+// as much the project's as the branch is (no other revision syntax: ^{…},
+// @{…}, :path, ranges are kept and refused by plainBranchName).
+func ancestorBase(n string) string {
+	for {
+		i := strings.LastIndexAny(n, "~^")
+		if i <= 0 || strings.Trim(n[i+1:], "0123456789") != "" {
+			return n
+		}
+		n = n[:i]
+	}
 }
 
 // plainBranchName reports a branch name without revision syntax (~ ^ :

@@ -1,6 +1,9 @@
 package permit
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // makeArg is one word (or option with its value) of a make command line.
 type makeArg struct {
@@ -124,4 +127,88 @@ func makeGoalsFirst(args []Word) (goals, rest []Word) {
 		}
 	}
 	return goals, rest
+}
+
+// makeDataOptions are the options a make variable's value may carry onto
+// a recipe's command line without asking: go test's and pytest's flags
+// that only choose, count, time or show tests (value: they take one,
+// glued with = or in the next word). Every other option asks, whatever
+// the variable: the policy does not know which command line the makefile
+// puts $(TESTFLAGS) or $(ARGS) on, so -exec=/outside/x, -toolexec,
+// -coverprofile=.git/hooks/x or pytest's -p plugin would reach go test or
+// pytest unseen.
+var makeDataOptions = map[string]bool{"v": false, "vv": false, "q": false, "x": false, "race": false,
+	"short": false, "cover": false, "failfast": false, "json": false, "benchmem": false, "trimpath": false,
+	"count": true, "run": true, "skip": true, "timeout": true, "bench": true, "benchtime": true, "tags": true,
+	"parallel": true, "cpu": true, "shuffle": true, "covermode": true, "mod": true, "vet": true, "k": true,
+	"p": true, "j": true}
+
+// makeNumberOnly are the data options whose value must be a number
+// (pytest -p names a plugin to load; go's -p and make's -j are counts).
+var makeNumberOnly = map[string]bool{"p": true, "j": true, "count": true, "parallel": true}
+
+// inertValues are program names that are also everyday values (DEBUG=true).
+var inertValues = map[string]bool{"true": true, "false": true, "test": true, "yes": true, "no": true}
+
+// systemBins are the folders of the machine's programs a make value is
+// looked up in (the policy does not see the agent's PATH).
+var systemBins = []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"}
+
+// makeOverrideHits: a command-line variable of make (make test
+// TESTFLAGS=…) whose value carries an option other than makeDataOptions,
+// names a program (its first word is a path outside the working
+// directory, or a program of the machine: ECHO=id, GOTEST=/outside/x),
+// since a recipe may put the variable where a command or its options go.
+func makeOverrideHits(args []Word, cwds cwdSet, env Env) []hit {
+	var hs []hit
+	for _, m := range parseMake(args) {
+		if m.kind != makeAssign {
+			continue
+		}
+		w := m.words[0]
+		name, op, val, _ := makeAssignOp(w.Value)
+		if op == "!=" || w.Dynamic {
+			continue // judged by makeHits
+		}
+		add := func(why string) {
+			hs = append(hs, hit{id: FloorCodeExec, detail: "make " + name + op + val + ": " + why})
+		}
+		fields := strings.Fields(val)
+		for i := 0; i < len(fields); i++ {
+			f := fields[i]
+			if !strings.HasPrefix(f, "-") || f == "-" {
+				continue
+			}
+			o := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-"), "test.")
+			o, v, glued := strings.Cut(o, "=")
+			takes, ok := makeDataOptions[o]
+			if !glued && takes && i+1 < len(fields) {
+				i++
+				v = fields[i]
+			}
+			if !ok || glued && !takes || makeNumberOnly[o] && v != "" && !isNumber(v) {
+				add("the value carries the option " + f + ", which reaches whatever command line the makefile puts it on")
+				break
+			}
+		}
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "-") || inertValues[fields[0]] {
+			continue
+		}
+		first := fields[0]
+		if strings.ContainsRune(first, '/') || strings.HasPrefix(first, "~") {
+			for _, d := range targetsOutside([]Word{pathWord(first)}, cwds, env, false) {
+				add("the value names " + d + ", outside the working directory (a recipe may run it)")
+			}
+			continue
+		}
+		if env.FS != nil && !strings.ContainsAny(first, "=:") {
+			for _, d := range systemBins {
+				if fi, err := env.FS.Lstat(path.Join(d, first)); err == nil && !fi.IsDir() {
+					add("the value names the program " + path.Join(d, first) + " (a recipe may run it)")
+					break
+				}
+			}
+		}
+	}
+	return hs
 }

@@ -25,8 +25,18 @@ var protectedDirs = map[string]string{
 	".sl": "Sapling's repository and its configuration", ".junie": "an agent's instructions (JetBrains Junie)",
 	".kiro": "an agent's instructions and hooks (Kiro)", ".amazonq": "an agent's rules (Amazon Q)", ".roo": "an agent's rules and modes (Roo Code)",
 	".kilocode": "an agent's rules (Kilo Code)", ".qwen": "an agent CLI's settings (Qwen Code)", ".opencode": "an agent CLI's settings and commands (opencode)",
-	".augment": "an agent's rules (Augment)",
+	".augment":  "an agent's rules (Augment)",
+	".lefthook": "the scripts lefthook's git hooks run", ".clinerules": "the instructions the editor's agent reads",
+	".helix": "the editor's language servers (commands run on opening a file)", ".lapce": "the editor's run configurations",
+	".theia": "the editor's tasks", ".fleet": "the editor's run configurations", ".mise": "mise's configuration and tasks",
+	".semaphore": "CI pipelines", ".builds": "CI pipelines (sourcehut)", ".tekton": "CI pipelines", ".teamcity": "CI pipelines",
+	"zuul.d": "CI pipelines (Zuul)", "bamboo-specs": "CI pipelines (Bamboo)", ".azure-pipelines": "CI pipelines", ".ci": "CI scripts",
 }
+
+// protectedSubDirs are folders protected under one parent only: yarn's
+// release (the file yarnPath runs) and plugins, mise's folder under .config.
+var protectedSubDirs = map[[2]string]string{{".yarn", "releases"}: "the yarn release every yarn command runs",
+	{".yarn", "plugins"}: "yarn's plugins (run by every yarn command)", {".config", "mise"}: "mise's configuration (hooks, env scripts)"}
 
 // protectedGitHub are the entries of .github that steer CI, review or the
 // agents: workflows and actions run with the repository's secrets,
@@ -79,7 +89,24 @@ var protectedNames = map[string]string{
 	"fly.toml": "the deploy's release command", "render.yaml": "the deploy's build commands", "railway.json": "the deploy's build commands",
 	"railway.toml":   "the deploy's build commands",
 	"rust-toolchain": "the toolchain cargo runs (path = any folder)", "rust-toolchain.toml": "the toolchain cargo runs (path = any folder)",
-	"go.work": "the modules go builds from (use and replace reach any folder)",
+	"go.work":            "the modules go builds from (use and replace reach any folder)",
+	"lefthook-local.yml": "lefthook's git hooks", "lefthook-local.yaml": "lefthook's git hooks", ".lefthook-local.yml": "lefthook's git hooks",
+	".lefthook-local.yaml": "lefthook's git hooks", ".lefthook.yaml": "lefthook's git hooks",
+	"shell.nix": "the nix shell direnv's use nix evaluates (shellHook runs in the human's shell)", "flake.nix": "the flake direnv's use flake evaluates (shellHook)",
+	"flake.lock": "the inputs the flake evaluates", "default.nix": "the nix expression direnv's use nix evaluates", "devbox.json": "devbox's init_hook and scripts",
+	".envrc.local": "direnv's script (sourced by .envrc)", ".devcontainer.json": "the dev container's commands (initializeCommand runs on the host)",
+	"mise.local.toml": "mise's tasks and hooks", ".mise.local.toml": "mise's tasks and hooks", ".rtx.toml": "mise's tasks and hooks",
+	"agents.override.md": "the instructions every Codex session here reads first", ".roomodes": "an editor agent's modes",
+	".continuerc.json": "an editor agent's settings (MCP servers)", ".aider.model.settings.yml": "Aider's model settings (API base, headers)",
+	".dir-locals-2.el": "emacs's per-folder code", ".pdbrc": "pdb's startup commands", ".rprofile": "R's startup code",
+	".cirrus.yml": "CI pipelines", ".cirrus.star": "CI pipelines", "appveyor.yml": "CI pipelines", ".appveyor.yml": "CI pipelines",
+	"bitrise.yml": "CI pipelines", "codemagic.yaml": "CI pipelines", ".zuul.yaml": "CI pipelines", ".zuul.yml": "CI pipelines",
+	"zuul.yaml": "CI pipelines", ".drone.star": "CI pipelines", "buildspec.yml": "CI pipelines (CodeBuild)", "buildspec.yaml": "CI pipelines (CodeBuild)",
+	"cloudbuild.yaml": "CI pipelines (Cloud Build)", "cloudbuild.yml": "CI pipelines (Cloud Build)", "cloudbuild.json": "CI pipelines (Cloud Build)",
+	"earthfile": "CI builds (Earthly)", "action.yml": "a GitHub Action (runs in CI with the repository's secrets)",
+	"action.yaml": "a GitHub Action (runs in CI with the repository's secrets)", ".pnp.cjs": "yarn's loader (run by every node process yarn starts)",
+	".pnp.loader.mjs": "yarn's loader (run by every node process yarn starts)", "pnpm-workspace.yaml": "pnpm's settings (scriptShell, pnpmfile, nodeOptions)",
+	".pnpmfile.mjs": "pnpm's hooks",
 }
 
 // protectedFile reports why writing abs (an absolute path, links already
@@ -92,6 +119,9 @@ func (e Env) protectedFile(abs string) (string, bool) {
 		}
 	}
 	segs := splitSegs(abs)
+	if progressFile(segs) {
+		return "", false
+	}
 	for i, s := range segs {
 		l := strings.ToLower(s)
 		if why, ok := protectedDirs[l]; ok {
@@ -109,10 +139,21 @@ func (e Env) protectedFile(abs string) (string, bool) {
 			}
 		}
 	}
+	for i := 0; i+1 < len(segs); i++ {
+		if why, ok := protectedSubDirs[[2]string{strings.ToLower(segs[i]), strings.ToLower(segs[i+1])}]; ok {
+			return why, true
+		}
+	}
 	if len(segs) == 0 {
 		return "", false
 	}
 	base := strings.ToLower(segs[len(segs)-1])
+	if len(segs) > 1 && base == "config.toml" && strings.ToLower(segs[len(segs)-2]) == "mise" {
+		return "mise's tasks and hooks", true // mise/config.toml
+	}
+	if (strings.HasPrefix(base, "mise.") || strings.HasPrefix(base, ".mise.")) && strings.HasSuffix(base, ".toml") {
+		return "mise's tasks and hooks", true // mise.dev.toml, .mise.local.toml
+	}
 	if why, ok := protectedNames[base]; ok {
 		return why, true
 	}
@@ -135,4 +176,18 @@ func (e Env) protectedHit(abs, by string) []hit {
 		return []hit{{id: FloorProtectedFile, detail: by + " writes " + abs + " (" + why + ")"}}
 	}
 	return nil
+}
+
+// progressFile reports the workflow progress file the protocol's primer
+// tells agents to keep, .claude/state/progress.json (progress-<agent>.json
+// in a folder agents share; internal/progress): the console reads it, no
+// agent CLI does, so writing it steers nothing. Only the file itself, as
+// written (links already followed), not .claude/state.
+func progressFile(segs []string) bool {
+	n := len(segs)
+	if n < 3 || segs[n-3] != ".claude" || segs[n-2] != "state" {
+		return false
+	}
+	b := segs[n-1]
+	return b == "progress.json" || strings.HasPrefix(b, "progress-") && strings.HasSuffix(b, ".json") && !strings.ContainsAny(b, "/\\")
 }

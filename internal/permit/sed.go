@@ -53,6 +53,9 @@ func sedPrograms(args []Word) ([]string, bool) {
 				if v[j] == 'f' {
 					return nil, false
 				}
+				if v[j] == 'i' {
+					break // the rest is the backup suffix (-i.bak, -ni'x/*')
+				}
 				if v[j] == 'l' {
 					if j+1 == len(v) {
 						next()
@@ -163,4 +166,76 @@ func scanSed(prog string) sedScript {
 		}
 	}
 	return s
+}
+
+// sedInPlace returns what sed -i does besides rewriting its files: the
+// backup suffix (-i.bak, -Ei'…', --in-place=…) and the files it edits.
+// ok is false without -i; dynamic is set when the suffix is computed.
+func sedInPlace(args []Word) (suffix string, files []Word, ok, dynamic bool) {
+	progFromOperand := true
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		v := w.Value
+		switch {
+		case v == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case v == "-e" || v == "--expression" || v == "-f" || v == "--file" || v == "-l" || v == "--line-length":
+			progFromOperand = progFromOperand && (v == "-l" || v == "--line-length")
+			i++
+		case strings.HasPrefix(v, "--expression=") || strings.HasPrefix(v, "--file="):
+			progFromOperand = false
+		case v == "--in-place" || strings.HasPrefix(v, "--in-place="):
+			ok = true
+			suffix, _ = strings.CutPrefix(v, "--in-place=")
+			suffix = strings.TrimPrefix(suffix, "--in-place")
+			dynamic = dynamic || w.Dynamic
+		case strings.HasPrefix(v, "--"):
+		case len(v) > 1 && v[0] == '-':
+			for j := 1; j < len(v); j++ {
+				c := v[j]
+				if c == 'i' {
+					ok, suffix = true, v[j+1:]
+					dynamic = dynamic || w.Dynamic
+					break
+				}
+				if c == 'e' || c == 'f' || c == 'l' {
+					if c != 'l' {
+						progFromOperand = false
+					}
+					if j+1 == len(v) {
+						i++
+					}
+					break
+				}
+			}
+		default:
+			files = append(files, w)
+		}
+	}
+	if progFromOperand && len(files) > 0 {
+		files = files[1:]
+	}
+	return suffix, files, ok, dynamic
+}
+
+// sedBackups returns the paths GNU sed renames a file to before it
+// rewrites it: its name plus the suffix, or, when the suffix holds a *,
+// the suffix with each * replaced by the file's name — relative to the
+// current folder, so -i'.git/hooks/*' moves pre-commit into git's hooks.
+// Both the file's base name and the whole operand are tried for *, and
+// the result also beside the file.
+func sedBackups(suffix string, file string) []string {
+	if suffix == "" {
+		return nil
+	}
+	if !strings.Contains(suffix, "*") {
+		return []string{file + suffix}
+	}
+	base := file[strings.LastIndexByte(file, '/')+1:]
+	out := []string{strings.ReplaceAll(suffix, "*", base), strings.ReplaceAll(suffix, "*", file)}
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		out = append(out, file[:i+1]+out[0])
+	}
+	return out
 }

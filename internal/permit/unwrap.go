@@ -28,6 +28,8 @@ var wrappers = map[string]wrapperSpec{
 	"time":         {argOpts: "fo", longArgs: []string{"--format", "--output"}},
 	"nice":         {argOpts: "n", longArgs: []string{"--adjustment"}},
 	"nohup":        {},
+	"taskset":      {positional: 1, stopOpts: "p"},
+	"prlimit":      {argOpts: "o", longArgs: []string{"--output"}, stopOpts: "p"},
 	"stdbuf":       {argOpts: "ioe", longArgs: []string{"--input", "--output", "--error"}},
 	"ionice":       {argOpts: "cnpPu", longArgs: []string{"--class", "--classdata"}},
 	"xargs":        {argOpts: "adEILnPs", longArgs: []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}, extraArgs: true},

@@ -14,10 +14,6 @@ const FloorURLData = "url-data"
 var gitHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucket.org": true, "codeberg.org": true,
 	"git.sr.ht": true, "go.googlesource.com": true, "salsa.debian.org": true}
 
-// secretShapeExpr is the start of a key or token of a well-known service
-// (secretShape; the configuration check looks for it too).
-const secretShapeExpr = `(sk-(proj-|ant-|live_)?|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA|AIza|npm_|pypi-)[A-Za-z0-9_\-]{8}`
-
 var (
 	// secretShape is the start of a key or token of a well-known service.
 	secretShape = regexp.MustCompile(secretShapeExpr)

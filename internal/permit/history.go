@@ -1,0 +1,397 @@
+package permit
+
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"os/exec"
+	"path"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A secret committed once stays in the repository's history after the
+// file is removed: git log -p, git show REV, git diff REV1 REV2, git
+// reflog -p, git cat-file -p SHA and git grep PATTERN REV print it. Those
+// commands ask when the history has ever held a credential file (by
+// name: .env.production, secrets.yaml, id_rsa …); git cat-file --batch…
+// and git grep of a revision always ask. git log, git log --oneline, git
+// show --stat, git diff of the working tree and git diff --cached, which
+// print no old content, stay allowed everywhere.
+
+// historyLister is an FS that can list the files a repository's history
+// ever added (OSFS runs git, bounded; see historyNames).
+type historyLister interface {
+	HistoryNames(gitDir string) ([]string, error)
+	// Pending lists the files git add SCOPE... (or commit -a: tracked
+	// only) would stage: untracked files git does not ignore and
+	// modified ones.
+	Pending(workTree string, tracked bool, scope []string) ([]string, error)
+}
+
+// historyTimeout bounds one git run of the policy.
+const historyTimeout = 3 * time.Second
+
+var historyCache struct {
+	sync.Mutex
+	m map[string]historyEntry
+}
+
+type historyEntry struct {
+	key   [32]byte
+	names []string
+}
+
+// HistoryNames lists every path a commit reachable from any ref or reflog
+// entry added (git log --all --reflog --diff-filter=A --name-only),
+// cached until a ref or the reflog changes. git runs with the settings
+// that could start a program turned off (no pager, fsmonitor, signature
+// check, external diff or textconv), no work tree and a time limit: about
+// 0.2 s for 5,000 commits, once; a history too long for the limit is an
+// error (the caller asks).
+func (OSFS) HistoryNames(gitDir string) ([]string, error) {
+	key := refsFingerprint(gitDir)
+	historyCache.Lock()
+	if e, ok := historyCache.m[gitDir]; ok && e.key == key {
+		historyCache.Unlock()
+		return e.names, nil
+	}
+	historyCache.Unlock()
+	out, err := runGit(gitDir, "", "log", "--all", "--reflog", "--format=", "--name-only", "--no-renames",
+		"--diff-filter=A", "--no-ext-diff", "--no-textconv", "-z")
+	if err != nil {
+		return nil, err
+	}
+	names := strings.Split(strings.Trim(out, "\x00\n"), "\x00")
+	historyCache.Lock()
+	if historyCache.m == nil {
+		historyCache.m = map[string]historyEntry{}
+	}
+	historyCache.m[gitDir] = historyEntry{key: key, names: names}
+	historyCache.Unlock()
+	return names, nil
+}
+
+// Pending runs git status --porcelain on the scope (-uno for tracked
+// files alone), with the same guards and limit as HistoryNames.
+func (OSFS) Pending(workTree string, tracked bool, scope []string) ([]string, error) {
+	untracked := "-uall"
+	if tracked {
+		untracked = "-uno"
+	}
+	args := append([]string{"status", "--porcelain", "-z", "--no-renames", untracked, "--ignore-submodules", "--"}, scope...)
+	out, err := runGit("", workTree, args...)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range strings.Split(out, "\x00") {
+		if len(e) > 3 {
+			names = append(names, e[3:])
+		}
+	}
+	return names, nil
+}
+
+// runGit runs git for the policy: no pager, no optional locks, settings
+// that run programs overridden, the caller's GIT_ variables dropped.
+func runGit(gitDir, workTree string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+	defer cancel()
+	pre := []string{"--no-pager", "--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
+		"-c", "core.untrackedCache=false", "-c", "diff.external=", "-c", "core.hooksPath=/dev/null", "-c", "gpg.program=false"}
+	if gitDir != "" {
+		pre = append(pre, "--git-dir="+gitDir)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
+	cmd.Dir = workTree
+	if workTree == "" {
+		cmd.Dir = gitDir
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.Output()
+	return string(out), err
+}
+
+// refsFingerprint sums what moves when history changes: HEAD, packed-refs,
+// the loose refs and the size of the reflogs (bounded walk).
+func refsFingerprint(gitDir string) [32]byte {
+	h := sha256.New()
+	for _, f := range []string{"HEAD", "packed-refs", "logs/HEAD"} {
+		if b, err := os.ReadFile(path.Join(gitDir, f)); err == nil {
+			h.Write([]byte(f))
+			if f == "logs/HEAD" {
+				h.Write([]byte(itoa(len(b))))
+			} else {
+				h.Write(b)
+			}
+		}
+	}
+	n := 0
+	var walk func(d string)
+	walk = func(d string) {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if n++; n > 20000 {
+				return
+			}
+			p := path.Join(d, e.Name())
+			if e.IsDir() {
+				walk(p)
+			} else if b, err := os.ReadFile(p); err == nil {
+				h.Write([]byte(p))
+				h.Write(b)
+			}
+		}
+	}
+	walk(path.Join(gitDir, "refs"))
+	var s [32]byte
+	copy(s[:], h.Sum(nil))
+	return s
+}
+
+// historyCredential reports a credential file the history of the
+// repository found from every one of dirs has held (the first found), or
+// why it cannot tell (no repository lister, git failed or ran too long).
+func (e Env) historyCredential(dirs []string) (found string, known bool) {
+	hl, ok := e.FS.(historyLister)
+	if !ok || len(dirs) == 0 {
+		return "", false
+	}
+	for _, d := range dirs {
+		cfg, ok := e.repoConfig(d)
+		if !ok {
+			return "", false
+		}
+		names, err := hl.HistoryNames(path.Dir(cfg))
+		if err != nil {
+			return "", false
+		}
+		for _, n := range names {
+			if isCredential(n) {
+				return n, true
+			}
+		}
+	}
+	return "", true
+}
+
+// gitContentOpts are options of log, show, reflog and whatchanged that
+// print the changes of commits (their lines), and gitSummaryOpts those
+// that make show print names and counts only.
+var (
+	gitContentShort = "puUcL"
+	gitContentLong  = []string{"--patch", "--patch-with-stat", "--patch-with-raw", "--cc", "--unified", "--word-diff",
+		"--color-words", "--text", "--binary", "--full-index", "--dd", "--remerge-diff", "--function-context"}
+	gitSummaryOpts = []string{"--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--no-patch",
+		"--summary", "--raw", "--dirstat", "--compact-summary", "--format", "--pretty", "--oneline"}
+)
+
+// gitHistoryHits: git commands that print old content of the repository
+// (see above).
+func gitHistoryHits(g gitInfo, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(g.args)
+	paths, pathsGiven := gitPathspec(g.args)
+	always := func(why string) []hit {
+		return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " " + joinValues(g.args) + " " + why}}
+	}
+	content := false
+	switch g.sub {
+	case "log", "whatchanged", "reflog":
+		content = hasShort(opts, gitContentShort) || hasLong(opts, gitContentLong...) || g.sub == "whatchanged" && hasShort(opts, "p")
+	case "show":
+		summary := hasShort(opts, "s") || hasLong(opts, gitSummaryOpts...) && !hasShort(opts, "p") && !hasLong(opts, "--patch")
+		if hasLong(opts, "--oneline", "--format", "--pretty") && !hasLong(opts, "--no-patch", "--stat", "--name-only", "--name-status", "--shortstat", "--numstat") && !hasShort(opts, "s") {
+			summary = false // git show --oneline REV still prints the diff
+		}
+		content = !summary
+		if len(ops) > 0 {
+			allPaths := true
+			for _, o := range ops {
+				allPaths = allPaths && strings.Contains(o.Value, ":")
+			}
+			content = content && !allPaths // REV:path alone: judged as a path
+		}
+	case "diff":
+		if hasLong(opts, "--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--summary", "--dirstat", "--compact-summary", "--quiet", "--exit-code") && !hasShort(opts, "p") && !hasLong(opts, "--patch") {
+			return nil
+		}
+		for _, o := range ops {
+			if o.Value == "--" {
+				break
+			}
+			if strings.Contains(o.Value, ":") || pathExists(o, cwds, env) {
+				continue // REV:path is judged as a path; a file is the working tree's
+			}
+			if o.Value != "HEAD" && o.Value != "@" {
+				content = true
+			}
+		}
+	case "cat-file":
+		if hasLong(opts, "--batch-all-objects", "--batch", "--batch-command") {
+			return always("prints objects of the whole repository (or names read when it runs), deleted credentials too")
+		}
+		content = hasShort(opts, "p") || hasLong(opts, "--textconv", "--filters")
+		for _, o := range ops {
+			if o.Value == "blob" {
+				content = true
+			}
+		}
+		if content && len(ops) == 1 && (ops[0].Value == "HEAD" || ops[0].Value == "@") {
+			return nil // the commit object itself
+		}
+	case "grep":
+		sopts, sops, _ := searchWords(g.args, "git grep")
+		explicit := false
+		for _, o := range sopts {
+			if o.name == "-e" || o.name == "-f" || o.name == "--regexp" || o.name == "--file" {
+				explicit = true
+			}
+		}
+		if !explicit && len(sops) > 0 {
+			sops = sops[1:]
+		}
+		for _, o := range sops {
+			if o.Value == "--" {
+				break
+			}
+			if strings.Contains(o.Value, ":") {
+				continue // REV:path: judged as a path
+			}
+			if !pathExists(o, cwds, env) && !pathsGiven || pathsGiven && !inWords(o, paths) {
+				return always("searches revision " + o.Raw + ": old content, deleted credentials too")
+			}
+		}
+		return nil
+	default:
+		return nil
+	}
+	if !content {
+		return nil
+	}
+	if pathsGiven {
+		plain := true
+		for _, p := range paths {
+			if p.Dynamic || p.Glob || strings.ContainsAny(p.Value, "*?[:") || isCredential(p.Value) {
+				plain = false
+			}
+		}
+		if plain {
+			return nil // only these paths' history is printed, and none is a credential
+		}
+	}
+	if env.FS == nil {
+		return nil // pure: the repository is not looked at
+	}
+	found, known := env.historyCredential(cwds.dirs)
+	switch {
+	case !known:
+		return always("prints old content of the repository, whose history could not be looked through for credentials here")
+	case found != "":
+		return always("prints old content of the repository, whose history holds the credential file " + found)
+	}
+	return nil
+}
+
+// gitPathspec returns what follows -- in a git command.
+func gitPathspec(args []Word) ([]Word, bool) {
+	for i, a := range args {
+		if a.Value == "--" {
+			return args[i+1:], true
+		}
+	}
+	return nil, false
+}
+
+func inWords(w Word, ws []Word) bool {
+	for _, x := range ws {
+		if x.Value == w.Value {
+			return true
+		}
+	}
+	return false
+}
+
+// gitScopeStageHits: git add of a folder, ., -A or -u, and git commit -a,
+// stage what git status lists in their scope (untracked files git does
+// not ignore, modified ones): a credential among them (a .env that an
+// edited .gitignore no longer ignores) is then printed by git diff
+// --cached and published by the next push. Named files are judged as
+// paths; --force by gitStageHits.
+func gitScopeStageHits(g gitInfo, cwds cwdSet, env Env) []hit {
+	if env.FS == nil {
+		return nil
+	}
+	ops, opts := operands(g.args)
+	var scope []string
+	tracked := false
+	switch g.sub {
+	case "add":
+		if hasShort(opts, "f") || hasLong(opts, "--force") || hasShort(opts, "nN") || hasLong(opts, "--dry-run", "--intent-to-add") {
+			return nil
+		}
+		all := hasShort(opts, "Au") || hasLong(opts, "--all", "--update", "--no-ignore-removal")
+		tracked = hasShort(opts, "u") || hasLong(opts, "--update")
+		for _, o := range ops {
+			if o.Value == "--" {
+				continue
+			}
+			if o.Dynamic || o.Glob || strings.HasPrefix(o.Value, ":") {
+				scope = append(scope, "\x00")
+				continue
+			}
+			abs, ok := cwds.resolve(o)
+			if !ok {
+				scope = append(scope, "\x00")
+				continue
+			}
+			for _, a := range abs {
+				if fi, err := env.FS.Lstat(a); err == nil && fi.IsDir() {
+					scope = append(scope, o.Value)
+				}
+			}
+		}
+		if all && len(ops) == 0 {
+			scope = []string{"."}
+		}
+	case "commit":
+		if !hasShort(opts, "a") && !hasLong(opts, "--all") {
+			return nil
+		}
+		scope, tracked = []string{"."}, true
+	default:
+		return nil
+	}
+	if len(scope) == 0 {
+		return nil
+	}
+	by := "git " + g.sub + " " + joinValues(g.args)
+	hl, ok := env.FS.(historyLister)
+	for _, s := range scope {
+		if s == "\x00" {
+			ok = false
+		}
+	}
+	if !ok || len(cwds.dirs) != 1 {
+		return []hit{{id: FloorCredentialRead, detail: by + " stages files not known here, which may be credentials"}}
+	}
+	names, err := hl.Pending(cwds.dirs[0], tracked, scope)
+	if err != nil {
+		return []hit{{id: FloorCredentialRead, detail: by + " stages files git status could not list here (" + err.Error() + "), which may be credentials"}}
+	}
+	for _, n := range names {
+		if isCredential(n) {
+			return []hit{{id: FloorCredentialRead, detail: by + " stages " + n + ", a credential: every diff and show then prints it, and a push publishes it"}}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package permit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestHistoryOnARealRepository: on a repository where .env.production
+// was committed and then removed, the commands that print old content ask
+// and the everyday ones stay allowed; staging a folder asks while git
+// status lists an unignored .env in it (git itself, as OSFS runs it).
+func TestHistoryOnARealRepository(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(p, body string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirty, clean := filepath.Join(root, "dirty"), filepath.Join(root, "clean")
+	for _, d := range []string{dirty, clean} {
+		git(root, "init", "-q", d)
+		write(d+"/main.go", "package main\n")
+		write(d+"/.gitignore", ".env\n")
+		git(d, "add", ".")
+		git(d, "commit", "-qm", "one")
+	}
+	write(dirty+"/.env.production", "PROD_TOKEN=x\n")
+	git(dirty, "add", ".env.production")
+	git(dirty, "commit", "-qm", "two")
+	git(dirty, "rm", "-q", ".env.production")
+	git(dirty, "commit", "-qm", "three")
+	write(clean+"/.env", "TOKEN=x\n")
+	write(dirty+"/.env", "TOKEN=x\n")
+	write(dirty+"/.gitignore", "")
+
+	p := builtin(t)
+	check := func(dir, action string, want Decide) {
+		t.Helper()
+		d := p.Check(action, "dev", Env{Workdir: dir, FS: OSFS{}})
+		if (d.Decide == Allow) != (want == Allow) {
+			t.Errorf("%s in %s: %s by %s: %s", action, filepath.Base(dir), d.Decide, d.Rule, d.Why)
+		}
+	}
+	for _, a := range []string{"Bash(git log -p)", "Bash(git show HEAD~1)", "Bash(git diff HEAD~2 HEAD~1)", "Bash(git reflog -p)", "Bash(git add .)", "Bash(git add -A)"} {
+		check(dirty, a, Ask)
+	}
+	for _, a := range []string{"Bash(git log -p)", "Bash(git show HEAD~1)", "Bash(git add .)", "Bash(git add -A)", "Bash(git commit -am x)"} {
+		check(clean, a, Allow)
+	}
+	for _, a := range []string{"Bash(git log --oneline)", "Bash(git show --stat HEAD~1)", "Bash(git diff)"} {
+		check(dirty, a, Allow)
+	}
+}

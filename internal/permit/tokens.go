@@ -1,0 +1,136 @@
+package permit
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// tokenShape is a key or token of a well-known service: the literal it
+// starts with, and the rest of its shape. One list serves three checks:
+// an address carrying the start of one (url-data, secretShapeExpr), a
+// configuration file holding one (configSecretValue), and any file a
+// command or the Read tool names (tokenContent, with the whole shape).
+type tokenShape struct {
+	lit  string // literal start, also the quick filter before the expression
+	expr string // the expression from lit on (the full shape)
+}
+
+var tokenShapes = []tokenShape{
+	{"ghp_", `ghp_[A-Za-z0-9]{30,}`}, {"gho_", `gho_[A-Za-z0-9]{30,}`}, {"ghs_", `ghs_[A-Za-z0-9]{30,}`},
+	{"ghu_", `ghu_[A-Za-z0-9]{30,}`}, {"ghr_", `ghr_[A-Za-z0-9]{30,}`}, // GitHub
+	{"github_pat_", `github_pat_[A-Za-z0-9_]{40,}`},                        // GitHub fine-grained
+	{"glpat-", `glpat-[A-Za-z0-9_\-]{20,}`},                                // GitLab
+	{"xox", `xox[abposre]-[A-Za-z0-9\-]{10,}`},                             // Slack
+	{"npm_", `npm_[A-Za-z0-9]{36}`},                                        // npm
+	{"sk-", `sk-(?:proj-|ant-|live_|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}`}, // OpenAI, Anthropic, Stripe
+	{"AKIA", `AKIA[0-9A-Z]{16}`}, {"ASIA", `ASIA[0-9A-Z]{16}`},             // AWS
+	{"AIza", `AIza[0-9A-Za-z_\-]{35}`},                                             // Google
+	{"pypi-", `pypi-[A-Za-z0-9_\-]{50,}`},                                          // PyPI
+	{"SG.", `SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}`},                        // SendGrid
+	{"hvs.", `hvs\.[A-Za-z0-9_\-]{24,}`},                                           // Vault
+	{"eyJ", `eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`}, // a JWT
+}
+
+// otherSecretShapes are secrets known by their context rather than a
+// prefix: a URL with a password (postgres://user:pass@host; not a
+// ${VAR}, <placeholder> or the word password), a netrc entry, a docker
+// config's auths.
+var otherSecretShapes = []tokenShape{
+	{"://", `[A-Za-z][A-Za-z0-9+.\-]*://[^/\s@:"'$<{]+:[^/\s@"'$<{*]{3,}@`},
+	{"machine", `machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+\S+`},
+	{"\"auth\"", `"auth"\s*:\s*"[A-Za-z0-9+/=]{12,}"`},
+}
+
+// placeholderPasswords are the passwords of URLs written as examples.
+var placeholderPasswords = []string{":password@", ":pass@", ":secret@", ":changeme@", ":xxx@", ":PASSWORD@"}
+
+// secretShapeExpr is the start of a key or token of a well-known service
+// (8 characters after the literal: an address may carry a piece of one).
+var secretShapeExpr = func() string {
+	var lits []string
+	for _, s := range tokenShapes {
+		l := regexp.QuoteMeta(s.lit)
+		if s.lit == "xox" {
+			l = `xox[abposre]-`
+		}
+		lits = append(lits, l)
+	}
+	return `(` + strings.Join(lits, "|") + `)[A-Za-z0-9_\-]{8}`
+}()
+
+// allShapes are tokenShapes and otherSecretShapes, in one list.
+var allShapes = append(append([]tokenShape{}, tokenShapes...), otherSecretShapes...)
+
+// tokenContent matches one whole shape of allShapes, anchored at its literal.
+var tokenContent = func() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, s := range allShapes {
+		e := s.expr
+		if s.lit == "://" {
+			e = e[strings.Index(e, "://"):]
+		}
+		out = append(out, regexp.MustCompile(`^(?:`+e+`)`))
+	}
+	return out
+}()
+
+// byFirst lists, for each byte, the shapes whose literal starts with it.
+var byFirst = func() (t [256][]int) {
+	for i, s := range allShapes {
+		t[s.lit[0]] = append(t[s.lit[0]], i)
+	}
+	return t
+}()
+
+// maxTokenTries bounds how many literals are matched against their shape
+// in one file: a file stuffed with them counts as holding a token rather
+// than making every permission request wait.
+const maxTokenTries = 20000
+
+// hasToken reports a key or token of a well-known shape in data: one pass
+// looks for the shapes' literals, and a shape is matched only from where
+// its literal starts (after a character that cannot be part of a word).
+func hasToken(data []byte) bool {
+	tries := 0
+	for j := 0; j < len(data); j++ {
+		for _, i := range byFirst[data[j]] {
+			s := allShapes[i]
+			if len(data)-j < len(s.lit) || data[j+1] != s.lit[1] || !bytes.HasPrefix(data[j:], []byte(s.lit)) {
+				continue
+			}
+			if s.lit == "://" {
+				k := j
+				for k > 0 && j-k < 32 && isSchemeByte(data[k-1]) {
+					k--
+				}
+				if k == j || !isLetter(data[k]) || k > 0 && isWordByte(data[k-1]) {
+					continue
+				}
+			} else if j > 0 && isWordByte(data[j-1]) {
+				continue
+			}
+			if tries++; tries > maxTokenTries {
+				return true
+			}
+			win := data[j:min(len(data), j+400)]
+			if loc := tokenContent[i].FindIndex(win); loc != nil && !placeholder(win[:loc[1]]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool     { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isWordByte(c byte) bool   { return isLetter(c) || c >= '0' && c <= '9' || c == '_' }
+func isSchemeByte(c byte) bool { return isWordByte(c) && c != '_' || c == '+' || c == '.' || c == '-' }
+
+func placeholder(m []byte) bool {
+	for _, p := range placeholderPasswords {
+		if bytes.HasSuffix(m, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
