@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/permit"
 )
 
@@ -270,7 +272,7 @@ func (f *permFlags) env(g *globals) (permit.Env, error) {
 	if err != nil {
 		return permit.Env{}, err
 	}
-	return permit.Env{Workdir: abs, Home: home, FS: permit.OSFS{}, Protected: own}, nil
+	return permit.Env{Workdir: abs, Home: home, FS: permit.OSFS{Isolate: func(cmd *exec.Cmd) { agents.Isolate(cmd) }}, Protected: own}, nil
 }
 
 func printDecision(w io.Writer, d permit.Decision, agent string, env permit.Env) {

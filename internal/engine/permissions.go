@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/clihook"
@@ -87,7 +89,7 @@ func (e *Engine) env(agent string) permit.Env {
 	if e.opts.Team != nil {
 		own = e.opts.Team.OwnFiles()
 	}
-	return permit.Env{Workdir: e.perm.workdir[agent], Home: e.perm.home, FS: permit.OSFS{}, Protected: own}
+	return permit.Env{Workdir: e.perm.workdir[agent], Home: e.perm.home, FS: permit.OSFS{Isolate: e.isolate}, Protected: own}
 }
 
 // StoredPermissions reads every permission request from the store.
@@ -345,3 +347,8 @@ func (e *Engine) installHooks(dir string) {
 		e.opts.OnError(fmt.Errorf("installing the Claude Code hooks in %s: %w (its permission dialogs are still read off its screen)", dir, err))
 	}
 }
+
+// isolate starts a program the policy runs (git, on a repository an agent
+// can configure) as an agent's: agents.Isolate with teamlead's files
+// protected.
+func (e *Engine) isolate(cmd *exec.Cmd) { agents.Isolate(cmd, e.opts.Protect...) }

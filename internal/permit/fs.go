@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 )
 
@@ -24,7 +25,14 @@ type FS interface {
 }
 
 // OSFS is the machine's own file system.
-type OSFS struct{}
+type OSFS struct {
+	// Isolate, when set, makes the git the policy runs (history.go) start
+	// as an agent's process does (agents.Isolate): the repository's
+	// configuration, which an agent can write, may name programs git runs
+	// however many of them the policy's options turn off (a partial
+	// clone's fetch, a remote helper).
+	Isolate func(*exec.Cmd)
+}
 
 // Lstat is os.Lstat.
 func (OSFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }

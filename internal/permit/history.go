@@ -50,7 +50,7 @@ type historyEntry struct {
 // check, external diff or textconv), no work tree and a time limit: about
 // 0.2 s for 5,000 commits, once; a history too long for the limit is an
 // error (the caller asks).
-func (OSFS) HistoryNames(gitDir string) ([]string, error) {
+func (o OSFS) HistoryNames(gitDir string) ([]string, error) {
 	key := refsFingerprint(gitDir)
 	historyCache.Lock()
 	if e, ok := historyCache.m[gitDir]; ok && e.key == key {
@@ -58,7 +58,7 @@ func (OSFS) HistoryNames(gitDir string) ([]string, error) {
 		return e.names, nil
 	}
 	historyCache.Unlock()
-	out, err := runGit(gitDir, "", "log", "--all", "--reflog", "--format=", "--name-only", "--no-renames",
+	out, err := runGit(o.Isolate, gitDir, "", "log", "--all", "--reflog", "--format=", "--name-only", "--no-renames",
 		"--diff-filter=A", "--no-ext-diff", "--no-textconv", "-z")
 	if err != nil {
 		return nil, err
@@ -73,22 +73,26 @@ func (OSFS) HistoryNames(gitDir string) ([]string, error) {
 	return names, nil
 }
 
-// Pending runs git status --porcelain on the scope (-uno for tracked
-// files alone), with the same guards and limit as HistoryNames.
-func (OSFS) Pending(workTree string, tracked bool, scope []string) ([]string, error) {
-	untracked := "-uall"
-	if tracked {
-		untracked = "-uno"
+// Pending lists what git add or commit -a could stage in the scope: the
+// tracked files (tracked), or those and the untracked files git does not
+// ignore. git ls-files, not git status: status may hash a file whose
+// index entry is racy through the repository's clean filter, a program
+// .git/config names, which an agent can write; ls-files reads no file's
+// content. Tracked files count whether or not they changed (more asks,
+// never a program run). Same guards and limit as HistoryNames.
+func (o OSFS) Pending(workTree string, tracked bool, scope []string) ([]string, error) {
+	args := []string{"ls-files", "-z", "--cached"}
+	if !tracked {
+		args = append(args, "--others", "--exclude-standard")
 	}
-	args := append([]string{"status", "--porcelain", "-z", "--no-renames", untracked, "--ignore-submodules", "--"}, scope...)
-	out, err := runGit("", workTree, args...)
+	out, err := runGit(o.Isolate, "", workTree, append(append(args, "--"), scope...)...)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
 	for _, e := range strings.Split(out, "\x00") {
-		if len(e) > 3 {
-			names = append(names, e[3:])
+		if e != "" {
+			names = append(names, e)
 		}
 	}
 	return names, nil
@@ -96,7 +100,7 @@ func (OSFS) Pending(workTree string, tracked bool, scope []string) ([]string, er
 
 // runGit runs git for the policy: no pager, no optional locks, settings
 // that run programs overridden, the caller's GIT_ variables dropped.
-func runGit(gitDir, workTree string, args ...string) (string, error) {
+func runGit(isolate func(*exec.Cmd), gitDir, workTree string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 	defer cancel()
 	pre := []string{"--no-pager", "--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
@@ -115,6 +119,9 @@ func runGit(gitDir, workTree string, args ...string) (string, error) {
 		}
 	}
 	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
+	if isolate != nil {
+		isolate(cmd)
+	}
 	out, err := cmd.Output()
 	return string(out), err
 }

@@ -70,3 +70,58 @@ func TestHistoryOnARealRepository(t *testing.T) {
 		check(dirty, a, Allow)
 	}
 }
+
+// The policy's own git never runs a program the repository names: an agent
+// can write .git/config and .gitattributes, and a clean filter runs
+// whenever git hashes a changed file (git status did, for the staging
+// check), in the console's process tree and outside every sandbox.
+func TestPolicyGitRunsNoFilter(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pwned := filepath.Join(dir, "PWNED")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", ".")
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a.txt")
+	git("commit", "-qm", "one")
+	if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.txt filter=evil\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("config", "filter.evil.clean", "touch "+pwned+"; cat")
+	// Changed since it was added: git must hash it to know.
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// And it starts as the console says (agents.Isolate, in the console):
+	// whatever git still runs is an agent's.
+	isolated := 0
+	fsys := OSFS{Isolate: func(*exec.Cmd) { isolated++ }}
+	for _, tracked := range []bool{false, true} {
+		if _, err := fsys.Pending(dir, tracked, []string{"."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := fsys.HistoryNames(filepath.Join(dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if isolated != 3 {
+		t.Errorf("%d of 3 git runs went through Isolate", isolated)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("the policy's git ran the repository's clean filter")
+	}
+}
