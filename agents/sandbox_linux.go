@@ -477,6 +477,12 @@ func shimMain() int {
 	ws := shimWait(pid, cfg.Grace, sigs, func(ws syscall.WaitStatus) {
 		_, _ = ctl.Write([]byte("exit " + strconv.FormatUint(uint64(ws), 10)))
 	})
+	return shimExitStatus(ws)
+}
+
+// shimExitStatus is the shim's own exit status for its program's: the same
+// code, 128+N for a signal N, as a shell would say.
+func shimExitStatus(ws syscall.WaitStatus) int {
 	switch {
 	case ws.Exited():
 		return ws.ExitStatus()
@@ -517,14 +523,7 @@ func shimStdio(cfg shimConfig) int {
 	if err != nil {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
-	ws := shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {})
-	switch {
-	case ws.Exited():
-		return ws.ExitStatus()
-	case ws.Signaled():
-		return 128 + int(ws.Signal())
-	}
-	return 125
+	return shimExitStatus(shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {}))
 }
 
 // isolateInSandbox makes cmd start its program in a sandbox of its own, as
@@ -595,24 +594,21 @@ func shimMounts(cfg shimConfig) error {
 	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
 		return fmt.Errorf("mount a devpts of its own on /dev/pts: %w", err)
 	}
-	for _, d := range cfg.Hide {
-		if err := mountOver(d, true); err != nil {
-			return err
-		}
-	}
-	for _, f := range cfg.HideFile {
-		if err := mountOver(f, false); err != nil {
-			return err
-		}
-	}
-	for _, p := range cfg.Pin {
-		if err := bindOver(p, false); err != nil {
-			return err
-		}
-	}
-	for _, p := range cfg.Protect {
-		if err := bindOver(p, true); err != nil {
-			return err
+	// In this order: the folders pinned above a protected path are bound
+	// before it, so that its read-only bind is made in their mounts.
+	for _, step := range []struct {
+		paths []string
+		mount func(string) error
+	}{
+		{cfg.Hide, func(p string) error { return mountOver(p, true) }},
+		{cfg.HideFile, func(p string) error { return mountOver(p, false) }},
+		{cfg.Pin, func(p string) error { return bindOver(p, false) }},
+		{cfg.Protect, func(p string) error { return bindOver(p, true) }},
+	} {
+		for _, p := range step.paths {
+			if err := step.mount(p); err != nil {
+				return err
+			}
 		}
 	}
 	for _, r := range cfg.ReadOnly {
