@@ -119,7 +119,7 @@ func classify(r store.Record) (act string, violation bool) {
 
 // WriteCompliance prints the report for people.
 func WriteCompliance(w io.Writer, c Compliance) error {
-	fmt.Fprintf(w, "Team Lead compliance (seed 001): %d audit records read\n\n", c.Records)
+	fmt.Fprintf(w, "Team Lead compliance (does the Team Lead only coordinate?): %d audit records read\n\n", c.Records)
 	fmt.Fprintln(w, "Permitted actions the Team Lead took:")
 	for _, a := range []string{ActAssign, ActRelay, ActStatus, ActApprovalRequest, ActClose, ActApproval} {
 		fmt.Fprintf(w, "  %-18s %d\n", a, c.Actions[a])

@@ -685,7 +685,7 @@ func (m *mdRenderer) head() error {
 	fmt.Fprintf(w, "## Summary\n\n| Measure | Value |\n|---|---|\n")
 	rows := [][2]string{
 		{"Consultations", strconv.Itoa(s.Consultations)},
-		{"Complete records (SC-008)", fmt.Sprintf("%d of %d", s.Complete, s.Consultations)},
+		{"Complete records (requester, consulted agent, context, response, resolution time)", fmt.Sprintf("%d of %d", s.Complete, s.Consultations)},
 		{"Incomplete records", fmt.Sprintf("%d (%d still open)", s.Incomplete, s.IncompleteOpen)},
 		{"Mandatory", strconv.Itoa(s.Mandatory)},
 		{"Answered (at least one verdict)", strconv.Itoa(s.Answered)},

@@ -41,7 +41,7 @@ type IndexEntry struct {
 }
 
 // indexHeader is the comment at the top of the index.
-const indexHeader = "# Query index kept by teamlead (seed 000): one entry per query file.\n"
+const indexHeader = "# Query index kept by teamlead: one entry per query file.\n"
 
 // IndexPath is the index file of the queries folder dir.
 func IndexPath(dir string) string { return filepath.Join(dir, IndexFile) }
