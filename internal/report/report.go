@@ -95,7 +95,10 @@ func Summary(r store.Record) string {
 	case "message":
 		return fmt.Sprintf("%s → %s %s%s", r.From, strings.Join(r.To, ", "), tag, firstLine(r.Body))
 	case "delivered", "undelivered":
-		s := fmt.Sprintf("%s → %s", Dash(r.MsgID), r.Agent)
+		s := "to " + r.Agent // the human's words and notices have no message id
+		if r.MsgID != "" {
+			s = r.MsgID + " → " + r.Agent
+		}
 		if k := r.Fields["delivery"]; k != "" {
 			s += " (" + k + ")"
 		}

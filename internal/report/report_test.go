@@ -105,3 +105,16 @@ func TestLineKindColumnAligns(t *testing.T) {
 		}
 	}
 }
+
+// A delivery with no message id (the human's words, a notice) says whom it
+// reached, not "- → dev".
+func TestDeliveredWithoutAnIDNamesTheAgent(t *testing.T) {
+	r := store.Record{Kind: "delivered", Agent: "dev", Fields: map[string]string{"delivery": "human"}}
+	if got := Summary(r); got != "to dev (human)" {
+		t.Errorf("Summary = %q", got)
+	}
+	r.MsgID = "m-4"
+	if got := Summary(r); got != "m-4 → dev (human)" {
+		t.Errorf("Summary = %q", got)
+	}
+}
