@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/doctor"
 )
 
@@ -35,8 +34,7 @@ func newDoctorCmd(g *globals) *cobra.Command {
 			if err := g.resolve(); err != nil {
 				ambiguous = err
 			}
-			reg, _ := control.RegistryDir()
-			checks := doctor.Run(doctor.Options{Config: g.config, ConfigNamed: g.configSet || g.found != nil, State: g.state, Registry: reg})
+			checks := doctor.Run(doctor.Options{Config: g.config, ConfigNamed: g.configSet || g.found != nil, State: g.state})
 			if ambiguous != nil {
 				checks = append([]doctor.Check{{Check: "console", Status: doctor.Problem, Finding: ambiguous.Error(),
 					Fix: "pass --state DIR to say which console's state folder to check"}}, checks...)

@@ -179,8 +179,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 // protected lists what agents, and the programs the team file names, must
 // not change (guard.Protected).
 func protected(g *globals, team *config.Team) []string {
-	reg, _ := control.RegistryDir()
-	return guard.Protected(g.state, reg, team.OwnFiles())
+	return control.Protected(g.state, team.OwnFiles())
 }
 
 // printEvents prints one line per record committed after `after`.

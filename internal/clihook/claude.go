@@ -92,9 +92,14 @@ var claudeEvents = []string{"PreToolUse", "Notification", "Stop", "UserPromptSub
 // keeping every other setting and hook, and replacing teamlead's own from
 // an earlier start.
 func InstallClaude(dir, self string) error {
-	path := filepath.Join(dir, ".claude", "settings.local.json")
+	// Never through a link out of the folder: an agent can make .claude a
+	// link to any folder, and the console would write there.
+	path, err := fsutil.Within(dir, filepath.Join(dir, ".claude", "settings.local.json"))
+	if err != nil {
+		return fmt.Errorf("Claude Code's hooks not installed: %w", err)
+	}
 	settings := map[string]any{}
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := fsutil.ReadRegular(path); err == nil {
 		if err := json.Unmarshal(data, &settings); err != nil {
 			return fmt.Errorf("%s is not JSON (%v): fix or remove it, and teamlead adds its hooks", path, err)
 		}

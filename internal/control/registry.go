@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/guard"
 )
 
 // A running console records where it runs, so that the CLI run in the
@@ -218,4 +220,28 @@ func Find(dir, config string, configSet bool) (r Registration, live, ok bool, er
 func within(path, folder string) bool {
 	rel, err := filepath.Rel(folder, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// Protected is guard.Protected for a console on state with its own files,
+// widened to every console this user has run: each one's state folder and
+// team files beside its team file. A sandbox protects them all, so that an
+// agent of one team (or a program doctor probes) cannot change another
+// team's state or configuration either (the sixth red team moved another
+// console's state folder away from an agent of a second console).
+func Protected(state string, ownFiles []string) []string {
+	reg, _ := RegistryDir()
+	files := append([]string(nil), ownFiles...)
+	regs, _ := Registrations()
+	var states []string
+	for _, r := range regs {
+		states = append(states, r.State)
+		if r.Config != "" {
+			files = append(files, r.Config)
+			dir := filepath.Dir(r.Config)
+			for _, name := range []string{"answerers.yaml", "consultations.yaml", "presets.yaml", "permissions.yaml"} {
+				files = append(files, filepath.Join(dir, name))
+			}
+		}
+	}
+	return append(guard.Protected(state, reg, files), states...)
 }

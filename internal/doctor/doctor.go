@@ -88,9 +88,6 @@ type Options struct {
 	MachineWarnings func() []string
 	// SandboxProblem defaults to agents.SandboxProblem.
 	SandboxProblem func() string
-	// Registry is the consoles' registry folder (control.RegistryDir),
-	// kept read-only for the programs doctor runs.
-	Registry string
 }
 
 // DefaultVersionTimeout is how long `<cli> --version` may take.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/config"
-	"github.com/teamlead/teamlead/internal/guard"
+	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/primer"
 	"github.com/teamlead/teamlead/internal/textsafe"
 )
@@ -155,7 +155,7 @@ func programChecks(o Options, team *config.Team) []Check {
 	if team != nil {
 		own = team.OwnFiles()
 	}
-	protect := guard.Protected(o.State, o.Registry, own)
+	protect := control.Protected(o.State, own)
 	var ts []target
 	if team != nil {
 		for _, a := range team.Agents {

@@ -48,13 +48,20 @@ type team struct {
 	extra  string // YAML appended to the team file (questions:, ui:, ...)
 	// cwd is the folder the console starts in (default: the test's).
 	cwd string
+	// stateHome, when set, is XDG_STATE_HOME (another team's: one user's
+	// consoles, one registry).
+	stateHome string
 }
 
 // env is the environment of the team's console and commands: no TEAMLEAD_*
 // from the test's, and the team's own record of running consoles
 // (XDG_STATE_HOME), so a test never finds another test's console.
 func (tm *team) env() []string {
-	return append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=", "TEAMLEAD_SOCKET=", "XDG_STATE_HOME="+filepath.Join(tm.dir, "xdg-state"))
+	stateHome := tm.stateHome
+	if stateHome == "" {
+		stateHome = filepath.Join(tm.dir, "xdg-state")
+	}
+	return append(os.Environ(), "TEAMLEAD_STATE=", "TEAMLEAD_CONFIG=", "TEAMLEAD_SOCKET=", "XDG_STATE_HOME="+stateHome)
 }
 
 func newTeam(t *testing.T, agents ...agentDef) *team {

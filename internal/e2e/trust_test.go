@@ -262,3 +262,36 @@ func teamFileChangedOutsideASandbox(t *testing.T) {
 	}
 	tm.start().stop()
 }
+
+// An agent of one team cannot change another team of the same person: in
+// its sandbox every registered console's state folder and team files are
+// read-only and the folders above them pinned (the sixth red team moved
+// another console's state folder away from an agent of a second console,
+// and had the restarted console use its own files).
+func TestAgentOfAnotherTeamCannotChangeThisOne(t *testing.T) {
+	if out, _ := exec.Command(bin.teamlead, "doctor").CombinedOutput(); !strings.Contains(string(out), "agents run in a sandbox of their own") {
+		t.Skipf("no sandbox here:\n%s", out)
+	}
+	victim := newTeam(t, agentDef{name: "dev", script: "idle\n"})
+	cv := victim.start()
+	defer cv.stop()
+	attempt := filepath.Join(t.TempDir(), "attempt")
+	script := fmt.Sprintf(`{ if echo '# forged' >> %[1]s; then echo WROTE; fi
+if mv %[2]s %[2]s.moved; then echo MOVED-STATE; fi
+if mv %[3]s %[3]s.moved; then echo MOVED-TEAM; fi
+echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.dir, attempt)
+	other := newTeam(t, agentDef{name: "mallory", command: []string{"sh", "-c", script}})
+	other.stateHome = filepath.Join(victim.dir, "xdg-state")
+	co := other.start()
+	defer co.stop()
+	waitFor(t, 30*time.Second, "the other team's agent's attempt", func() bool {
+		b, _ := os.ReadFile(attempt)
+		return strings.Contains(string(b), "done")
+	})
+	b, _ := os.ReadFile(attempt)
+	for _, breach := range []string{"WROTE", "MOVED-STATE", "MOVED-TEAM"} {
+		if strings.Contains(string(b), breach) {
+			t.Errorf("%s:\n%s", breach, b)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func (e *Engine) writePrimerFile(a config.Agent) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(a.Dir, path)
 		}
-		err = primer.WriteFile(path, text)
+		err = primer.WriteFile(a.Dir, path, text)
 	}
 	if err != nil {
 		e.primerFailed(a.Name, err)

@@ -4,9 +4,12 @@ package fsutil
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -82,4 +85,47 @@ func OpenRegular(path string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
 	return f, nil
+}
+
+// ErrOutside: a path leads, through links, out of the folder it must stay in.
+var ErrOutside = errors.New("leads outside the folder")
+
+// Within returns path with its links followed (as far as it exists: a file
+// still to be made is joined to its real folder) if the result stays in
+// root (its own links followed too); else an error wrapping ErrOutside.
+// The console writes into an agent's folder through it: an agent can make
+// any name there a link to a file of teamlead's or the human's.
+func Within(root, path string) (string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = filepath.Clean(root)
+	}
+	real := filepath.Clean(path)
+	for p, rest := real, ""; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			real = filepath.Join(r, rest)
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+	if real != realRoot && !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s %w %s (it leads to %s)", path, ErrOutside, root, real)
+	}
+	return real, nil
+}
+
+// ReadRegular reads path if it is a regular file, without waiting on a
+// FIFO put in its place (OpenRegular).
+func ReadRegular(path string) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

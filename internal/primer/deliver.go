@@ -215,16 +215,26 @@ func Merge(existing, text string) (string, error) {
 }
 
 // WriteFile puts text as the primer block into the instructions file at
-// path (see Merge), atomically: through a temporary file in the same
-// folder and a rename, keeping the file's permissions, following a
-// symbolic link to the real file. The folder is created if missing; a file
-// that already holds exactly this content is not touched.
-func WriteFile(path, text string) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
+// path in the agent's folder root (see Merge), atomically: through a
+// temporary file in the same folder and a rename, keeping the file's
+// permissions. A symbolic link is followed (AGENTS.md pointing at
+// CLAUDE.md) only to a Markdown file inside root and outside .git: an
+// agent could point the name at the store, the teamlead program or a
+// source file. The folder is created if missing; a file that already
+// holds exactly this content is not touched.
+func WriteFile(root, path, text string) error {
+	real, err := fsutil.Within(root, path)
+	if err != nil {
+		return fmt.Errorf("primer: not written: %w", err)
+	}
+	if real != filepath.Clean(path) {
+		if !strings.EqualFold(filepath.Ext(real), ".md") || strings.Contains(real+string(filepath.Separator), string(filepath.Separator)+".git"+string(filepath.Separator)) {
+			return fmt.Errorf("primer: not written: %s is a link to %s, which is not a Markdown file of the agent's folder", path, real)
+		}
 		path = real
 	}
 	perm := fs.FileMode(0o644)
-	old, err := os.ReadFile(path)
+	old, err := fsutil.ReadRegular(path)
 	switch {
 	case err == nil:
 		if fi, err := os.Stat(path); err == nil {

@@ -112,7 +112,7 @@ func TestWriteFile(t *testing.T) {
 
 	// A new file, in a folder that does not exist yet.
 	fresh := filepath.Join(dir, "new", "AGENTS.md")
-	if err := WriteFile(fresh, "primer one"); err != nil {
+	if err := WriteFile(dir, fresh, "primer one"); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(fresh); got != begin+"primer one\n"+end {
@@ -124,14 +124,14 @@ func TestWriteFile(t *testing.T) {
 	if err := os.WriteFile(user, []byte("# House rules\nUse tabs.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(user, "primer one"); err != nil {
+	if err := WriteFile(dir, user, "primer one"); err != nil {
 		t.Fatal(err)
 	}
 	withTail := read(user) + "\n## Added later by the user\nNo force pushes.\n"
 	if err := os.WriteFile(user, []byte(withTail), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(user, "primer two\nline 2"); err != nil {
+	if err := WriteFile(dir, user, "primer two\nline 2"); err != nil {
 		t.Fatal(err)
 	}
 	want := "# House rules\nUse tabs.\n\n" + begin + "primer two\nline 2\n" + end + "\n## Added later by the user\nNo force pushes.\n"
@@ -147,7 +147,7 @@ func TestWriteFile(t *testing.T) {
 	if err := os.Chtimes(user, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(user, "primer two\nline 2"); err != nil {
+	if err := WriteFile(dir, user, "primer two\nline 2"); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(user); !fi.ModTime().Equal(old) {
@@ -163,7 +163,7 @@ func TestWriteFile(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(link, "P"); err != nil {
+	if err := WriteFile(dir, link, "P"); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -173,13 +173,34 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("target: %q", got)
 	}
 
+	// A link out of the agent's folder, or to a file that is not
+	// Markdown, is not followed: the target is untouched (the sixth red
+	// team pointed AGENTS.md at the store's MANIFEST and at teamlead).
+	outside := filepath.Join(t.TempDir(), "MANIFEST")
+	code := filepath.Join(dir, "main.go")
+	for _, tgt := range []string{outside, code} {
+		if err := os.WriteFile(tgt, []byte("precious\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		evil := filepath.Join(dir, "AGENTS-"+filepath.Base(tgt)+".md")
+		if err := os.Symlink(tgt, evil); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(dir, evil, "P"); err == nil {
+			t.Errorf("%s written through", tgt)
+		}
+		if got := read(tgt); got != "precious\n" {
+			t.Errorf("%s changed: %q", tgt, got)
+		}
+	}
+
 	// Broken markers: an error naming the file, and the file untouched.
 	broken := filepath.Join(dir, "broken.md")
 	text := "mine\n" + begin + "half a block\nuser text\n"
 	if err := os.WriteFile(broken, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := WriteFile(broken, "P")
+	err := WriteFile(dir, broken, "P")
 	if !errors.Is(err, ErrMarkers) || !strings.Contains(err.Error(), "broken.md") || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("err = %v", err)
 	}
