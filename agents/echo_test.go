@@ -56,6 +56,7 @@ func TestEchoComesBackAfterRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "got1", rec.diag, func() bool { return rec.has("got1 [first]") })
+	echoSettled(t, a, rec)
 	if _, err := a.Write([]byte("later\r")); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +87,7 @@ func TestEchoNotRestoredOverTheProgramsChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "got1", rec.diag, func() bool { return rec.has("got1 [first]") })
+	echoSettled(t, a, rec)
 	if _, err := a.Write([]byte("secret\r")); err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +95,20 @@ func TestEchoNotRestoredOverTheProgramsChange(t *testing.T) {
 	if rec.has("secret\r\n") {
 		t.Fatalf("echo was turned back on over the program's stty -echo\n%s", rec.diag())
 	}
+}
+
+// echoSettled waits until the writer is done with the last message's echo
+// (it gives it back, or leaves it, after the message's done returned).
+func echoSettled(t *testing.T, a *Agent, rec *recorder) {
+	t.Helper()
+	eventually(t, "the console done with the terminal's echo", rec.diag, func() bool {
+		a.mu.Lock()
+		p := a.cur
+		a.mu.Unlock()
+		p.wmu.Lock()
+		defer p.wmu.Unlock()
+		return p.echo == nil
+	})
 }
 
 // echoForm draws what Linux's n_tty echoes.
