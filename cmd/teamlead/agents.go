@@ -12,6 +12,7 @@ import (
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/usage"
 )
 
 func newAgentsCmd(g *globals) *cobra.Command {
@@ -61,12 +62,19 @@ type agentJSON struct {
 	Live bool `json:"live"`
 	// Error says why the agent failed or died, and what to do.
 	Error string `json:"error,omitempty"`
+	// Tokens is what its CLI used this run, read from its transcript
+	// (Claude Code's): input, output, cache_read, cache_write, cost_usd.
+	Tokens *usage.Tokens `json:"tokens,omitempty"`
 }
 
 func agentView(a agentRow, live bool, now time.Time) agentJSON {
 	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live, Error: a.Err}
 	if live {
 		v.Pid = a.Pid
+		if a.Tokens != (usage.Tokens{}) {
+			t := a.Tokens
+			v.Tokens = &t
+		}
 		if a.State == "running" {
 			v.Doing, v.DoingFrom = a.Doing(now, engine.DefaultBusyFor)
 		}
@@ -81,7 +89,7 @@ func agentView(a agentRow, live bool, now time.Time) agentJSON {
 func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 	var failed []string
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS")
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS\tTOKENS IN/OUT")
 	for _, a := range list {
 		pid := "-"
 		if a.Pid > 0 && live {
@@ -99,7 +107,11 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 			state, from := a.Doing(now, engine.DefaultBusyFor)
 			doing = state + " (" + from + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", a.Name, a.Role, state, doing, pid, a.Restarts)
+		tokens := "-"
+		if live && a.Tokens != (usage.Tokens{}) {
+			tokens = count(a.Tokens.Input+a.Tokens.CacheRead+a.Tokens.CacheWrite) + "/" + count(a.Tokens.Output)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", a.Name, a.Role, state, doing, pid, a.Restarts, tokens)
 	}
 	for _, a := range list {
 		if a.Err != "" && (a.State == "failed" || a.last == "failed" || a.State == "exited") {
@@ -178,4 +190,15 @@ func openReadOnly(g *globals) (*store.Store, error) {
 		return nil, g.notFound(err, true)
 	}
 	return st, err
+}
+
+// count writes a token count short: 950, 12.3k, 4.1M.
+func count(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/clihook"
+	"github.com/teamlead/teamlead/internal/control"
 )
 
 func newHookCmd(g *globals) *cobra.Command {
@@ -54,23 +55,24 @@ func runHook(g *globals, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return nil // no console: stay out of the way, Claude Code asks as usual
 	}
+	info := control.HookInfo{Session: h.SessionID, Transcript: h.TranscriptPath}
 	switch h.Event {
 	case "PreToolUse", "PermissionRequest":
-		r, err := c.Permission(clihook.ClaudeAction(h.ToolName, h.ToolInput), h.SessionID)
+		r, err := c.Permission(clihook.ClaudeAction(h.ToolName, h.ToolInput), info)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "teamlead hook:", err)
 			return nil
 		}
 		return clihook.WriteClaudeDecision(out, h.Event, r)
 	case "Notification":
-		_ = c.HookState("waiting", h.SessionID)
+		_ = c.HookState("waiting", info)
 	case "Stop", "SubagentStop":
-		_ = c.HookState("idle", h.SessionID)
+		_ = c.HookState("idle", info)
 	case "UserPromptSubmit", "PostToolUse":
-		_ = c.HookState("busy", h.SessionID)
+		_ = c.HookState("busy", info)
 	default:
 		if state := clihook.GeminiStates[h.Event]; state != "" {
-			_ = c.HookState(state, h.SessionID)
+			_ = c.HookState(state, info)
 		}
 	}
 	return nil

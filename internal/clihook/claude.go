@@ -28,6 +28,9 @@ type Input struct {
 	// SessionID is the CLI's conversation (Claude Code and Gemini CLI send
 	// it with every event), which the console resumes after a restart.
 	SessionID string `json:"session_id"`
+	// TranscriptPath is Claude Code's transcript of the conversation,
+	// from which the console reads what it used.
+	TranscriptPath string `json:"transcript_path"`
 }
 
 // ClaudeAction writes a Claude Code tool call as the policy reads actions:

@@ -145,9 +145,9 @@ func (c *Client) Questions(status, id string) ([]questions.Question, error) {
 
 // Permission asks the console to decide action for the agent this process
 // runs in (its CLI's hook); it may wait for the human.
-func (c *Client) Permission(action, session string) (approvals.Request, error) {
+func (c *Client) Permission(action string, info HookInfo) (approvals.Request, error) {
 	var out approvals.Request
-	err := c.do(Request{Cmd: "permission", Text: action, Session: session}, func(r Reply) error {
+	err := c.do(Request{Cmd: "permission", Text: action, Session: info.Session, Transcript: info.Transcript}, func(r Reply) error {
 		if len(r.Permissions) > 0 {
 			out = r.Permissions[0]
 		}
@@ -157,9 +157,13 @@ func (c *Client) Permission(action, session string) (approvals.Request, error) {
 }
 
 // HookState tells the console what the agent this process runs in is doing.
-// session, when not "", is the CLI's conversation id from the hook.
-func (c *Client) HookState(state, session string) error {
-	return c.do(Request{Cmd: "hook-state", Status: state, Session: session}, func(Reply) error { return nil })
+// HookInfo is what a CLI's hook event says of its conversation: its id
+// and its transcript's path ("" when the CLI gives none).
+type HookInfo struct{ Session, Transcript string }
+
+// info is what the hook said of its conversation.
+func (c *Client) HookState(state string, info HookInfo) error {
+	return c.do(Request{Cmd: "hook-state", Status: state, Session: info.Session, Transcript: info.Transcript}, func(Reply) error { return nil })
 }
 
 // Permissions lists every permission request.

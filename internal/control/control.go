@@ -56,9 +56,11 @@ type Request struct {
 	Text   string         `json:"text,omitempty"`
 	// Session is the agent CLI's conversation id, from its hook
 	// (permission, hook-state).
-	Session string      `json:"session,omitempty"`
-	Query   store.Query `json:"query,omitempty"`
-	Pattern string      `json:"pattern,omitempty"` // watch: subject pattern
+	Session string `json:"session,omitempty"`
+	// Transcript is the agent CLI's transcript file, from its hook.
+	Transcript string      `json:"transcript,omitempty"`
+	Query      store.Query `json:"query,omitempty"`
+	Pattern    string      `json:"pattern,omitempty"` // watch: subject pattern
 	// Consult is the filter of a consult-query.
 	Consult *engine.ConsultFilter `json:"consult,omitempty"`
 }
@@ -113,6 +115,8 @@ type Console interface {
 	HookState(agent, state string)
 	// AgentSession records the agent CLI's conversation id, from its hook.
 	AgentSession(agent, id string)
+	// AgentTranscript takes the agent CLI's transcript path, from its hook.
+	AgentTranscript(agent, path string)
 	// Impersonation records that a process the human's operations are
 	// refused to asked for one (op, in words), and shows it to the human.
 	Impersonation(agent, op, why string, fields map[string]string)
@@ -296,6 +300,7 @@ func (s *Server) serve(c net.Conn) {
 		s.consultQuery(enc, req)
 	case "permission":
 		s.console.AgentSession(who.Agent, req.Session)
+		s.console.AgentTranscript(who.Agent, req.Transcript)
 		r, err := s.console.HookPermission(who.Agent, req.Text)
 		if err != nil {
 			fail(err)
@@ -304,6 +309,7 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{Permissions: []approvals.Request{r}, End: true})
 	case "hook-state":
 		s.console.AgentSession(who.Agent, req.Session)
+		s.console.AgentTranscript(who.Agent, req.Transcript)
 		s.console.HookState(who.Agent, req.Status)
 		_ = enc.Encode(Reply{End: true})
 	case "permissions":

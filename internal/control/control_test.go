@@ -72,7 +72,9 @@ func (f *fakeConsole) HookPermission(agent, action string) (approvals.Request, e
 	return approvals.Request{ID: "p-1", Agent: agent, Action: action, Status: approvals.Approved}, nil
 }
 
-func (f *fakeConsole) HookState(agent, state string) { f.record("hook-state " + agent + " " + state) }
+func (f *fakeConsole) HookState(agent, state string)      { f.record("hook-state " + agent + " " + state) }
+func (f *fakeConsole) AgentTranscript(agent, path string) {}
+
 func (f *fakeConsole) AgentSession(agent, id string) {
 	if id != "" {
 		f.record("session " + agent + " " + id)

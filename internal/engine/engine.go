@@ -30,6 +30,7 @@ import (
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/usage"
 )
 
 // ErrStopped is returned by requests made after the engine stopped.
@@ -843,6 +844,9 @@ type AgentInfo struct {
 	HookFrom string `json:"hook_from,omitempty"`
 	// Err says why the agent failed to start or died, and what to do.
 	Err string `json:"error,omitempty"`
+	// Tokens is what its CLI used this run, from its transcripts (Claude
+	// Code's); zero when its CLI names none.
+	Tokens usage.Tokens `json:"tokens,omitzero"`
 }
 
 // DefaultBusyFor is how long after its last output an agent that neither
@@ -881,7 +885,8 @@ func (e *Engine) Agents() []AgentInfo {
 		}
 		hs := e.hookStateOf(n)
 		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
-			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from, Err: info.Err})
+			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from, Err: info.Err,
+			Tokens: e.sinks[n].spend.total()})
 	}
 	return out
 }

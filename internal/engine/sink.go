@@ -46,6 +46,8 @@ type sink struct {
 	placeholders []*regexp.Regexp
 	// session is the agent's conversation, for a CLI that resumes one.
 	session session
+	// spend is what the agent's CLI used, from its transcripts.
+	spend spend
 }
 
 func newSink(e *Engine, a config.Agent) *sink {

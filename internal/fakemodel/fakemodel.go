@@ -86,10 +86,19 @@ type Request struct {
 	// back for the first time (a client resends the whole conversation;
 	// earlier requests' results are left out): present once a tool call
 	// was run, or refused, by the client.
-	ToolResults []ToolResult    `json:"tool_results,omitempty"`
-	Body        json.RawMessage `json:"body,omitempty"`
+	ToolResults []ToolResult `json:"tool_results,omitempty"`
+	// Usage is the usage the reply reported (Messages API), as a CLI
+	// would record it.
+	Usage *Usage          `json:"usage,omitempty"`
+	Body  json.RawMessage `json:"body,omitempty"`
 	// RawBody holds a body that is not JSON.
 	RawBody string `json:"raw_body,omitempty"`
+}
+
+// Usage is what a reply said it used.
+type Usage struct {
+	Input  int `json:"input"`
+	Output int `json:"output"`
 }
 
 // Server is a running fake model. Its methods are safe for concurrent use.
@@ -223,6 +232,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if req.Script >= 0 || req.Held {
 			req.ToolResults = s.fresh(messagesResults(body))
 		}
+		req.Usage = &Usage{Input: 10, Output: tokens(reply.Text) + call.tokens()}
 		s.record(req)
 		if in.Stream {
 			s.streamMessage(w, r, model, reply.Text, call)

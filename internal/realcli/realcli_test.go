@@ -292,6 +292,23 @@ idle
 		t.Errorf("go version's result: %+v", tr)
 	}
 	r.conversation(4, "the request after go version")
+	if f.cli.name == "claude" && f.stateHooks {
+		// What Claude Code spent, read from the transcript its hooks
+		// name, is what the model server reported for its turns.
+		var in, out int64
+		r.waitFor("the agent's tokens to match the model server's usage", stepDeadline, func() bool {
+			in, out = 0, 0
+			for _, q := range r.model.Requests() {
+				if q.API == "messages" && q.Stream && q.Usage != nil && (q.Script >= 0 || q.Held) {
+					in += int64(q.Usage.Input)
+					out += int64(q.Usage.Output)
+				}
+			}
+			tk := r.agent().Tokens
+			return out > 0 && tk.Output == out && tk.Input == in
+		})
+		r.logf("tokens: %d in, %d out, as the model server reported", in, out)
+	}
 	r.logf("%d conversation requests answered with the aside (acknowledgements typed into the CLI, its own side turns)", r.held())
 	// Every message typed into the CLI was taken (with the submit key
 	// pressed again, at most, when the CLI kept the text).

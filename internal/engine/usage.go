@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/teamlead/teamlead/internal/fsutil"
+	"github.com/teamlead/teamlead/internal/usage"
+)
+
+// What each agent spent: Claude Code names its transcript in every hook
+// event; the console reads it as it grows (usage.Transcript) and shows the
+// sum in the agent list and `teamlead agents`. A CLI whose hooks name no
+// transcript shows nothing.
+
+// spend is one agent's usage, read from its CLI's transcripts.
+type spend struct {
+	mu   sync.Mutex
+	path string            // the transcript being read
+	tr   *usage.Transcript // what it held so far
+	done usage.Tokens      // earlier transcripts of this run (a new conversation)
+}
+
+// maxTranscriptRead bounds one read of a transcript: the rest is read at
+// the next hook event.
+const maxTranscriptRead = 16 << 20
+
+// AgentTranscript takes agent's transcript path from its CLI's hook and
+// reads what it added. The path comes from the agent: only a .jsonl file
+// in the CLI's own folder under the agent's home (~/.claude) is read, and
+// never through a FIFO (fsutil.ReadRegular's open).
+func (e *Engine) AgentTranscript(agent, path string) {
+	s := e.sinks[agent]
+	if s == nil || path == "" || !filepath.IsAbs(path) || !strings.HasSuffix(path, ".jsonl") {
+		return
+	}
+	home := os.Getenv("HOME")
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == agent && a.Env["HOME"] != "" {
+			home = a.Env["HOME"]
+		}
+	}
+	real, err := fsutil.Within(filepath.Join(home, ".claude"), path)
+	if err != nil {
+		return
+	}
+	go s.spend.read(real)
+}
+
+// read takes what path added since the last read.
+func (sp *spend) read(path string) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if path != sp.path {
+		if sp.tr != nil {
+			sp.done = sp.done.Add(sp.tr.Total())
+		}
+		sp.path, sp.tr = path, &usage.Transcript{}
+	}
+	f, err := fsutil.OpenRegular(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if _, err := f.Seek(sp.tr.Offset(), io.SeekStart); err != nil {
+		return
+	}
+	_ = sp.tr.Read(io.LimitReader(f, maxTranscriptRead))
+}
+
+// total is the agent's usage so far.
+func (sp *spend) total() usage.Tokens {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	t := sp.done
+	if sp.tr != nil {
+		t = t.Add(sp.tr.Total())
+	}
+	return t
+}

@@ -1,0 +1,118 @@
+// Package usage reads what an agent CLI spent from the files it keeps:
+// Claude Code's transcript (JSON lines; its path comes with every hook
+// event). It is read as it grows, from where the last read stopped.
+package usage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+)
+
+// Tokens is what a conversation used, as the model server reported it.
+type Tokens struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	// CostUSD is the CLI's own estimate, when it writes one (Claude Code's
+	// cost-state lines); 0 when unknown.
+	CostUSD float64 `json:"cost_usd,omitempty"`
+}
+
+// Add returns t plus o.
+func (t Tokens) Add(o Tokens) Tokens {
+	return Tokens{Input: t.Input + o.Input, Output: t.Output + o.Output, CacheRead: t.CacheRead + o.CacheRead,
+		CacheWrite: t.CacheWrite + o.CacheWrite, CostUSD: t.CostUSD + o.CostUSD}
+}
+
+// maxLine bounds one transcript line; a longer one (a huge tool result) is
+// skipped whole.
+const maxLine = 8 << 20
+
+// Transcript is one Claude Code transcript read so far. Claude Code writes
+// one line per content block of a reply, each with the reply's usage so
+// far: the last usage seen for each message id counts, once.
+type Transcript struct {
+	offset   int64
+	messages map[string]Tokens
+	partial  []byte // a last line not yet ended
+	cost     float64
+}
+
+// Offset is how far the file has been read.
+func (t *Transcript) Offset() int64 { return t.offset }
+
+// Read takes the lines r holds from t.Offset() on (the caller seeks there).
+func (t *Transcript) Read(r io.Reader) error {
+	if t.messages == nil {
+		t.messages = map[string]Tokens{}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		t.offset += int64(len(chunk))
+		if len(t.partial)+len(chunk) <= maxLine {
+			t.partial = append(t.partial, chunk...)
+		} else {
+			t.partial = append(t.partial[:0], 0) // too long: dropped at its end
+		}
+		switch err {
+		case nil:
+			t.line(t.partial)
+			t.partial = t.partial[:0]
+		case bufio.ErrBufferFull:
+		case io.EOF:
+			return nil
+		default:
+			return err
+		}
+	}
+}
+
+// transcriptLine is the part of a line Read looks at.
+type transcriptLine struct {
+	Type    string `json:"type"`
+	Message *struct {
+		ID    string `json:"id"`
+		Usage *struct {
+			Input      int64 `json:"input_tokens"`
+			Output     int64 `json:"output_tokens"`
+			CacheRead  int64 `json:"cache_read_input_tokens"`
+			CacheWrite int64 `json:"cache_creation_input_tokens"`
+		} `json:"usage"`
+	} `json:"message"`
+	TotalCostUSD *float64 `json:"totalCostUSD"`
+}
+
+func (t *Transcript) line(b []byte) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return
+	}
+	var l transcriptLine
+	if json.Unmarshal(b, &l) != nil {
+		return
+	}
+	switch {
+	case l.Type == "assistant" && l.Message != nil && l.Message.ID != "" && l.Message.Usage != nil:
+		u := l.Message.Usage
+		if u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 {
+			return
+		}
+		t.messages[l.Message.ID] = Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}
+	case l.Type == "cost-state" && l.TotalCostUSD != nil && *l.TotalCostUSD >= 0:
+		t.cost = *l.TotalCostUSD
+	}
+}
+
+// Total is what the conversation used so far.
+func (t *Transcript) Total() Tokens {
+	var sum Tokens
+	for _, m := range t.messages {
+		sum = sum.Add(m)
+	}
+	sum.CostUSD = t.cost
+	return sum
+}

@@ -1,0 +1,74 @@
+package usage
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A transcript the real Claude Code 2.1.328 wrote against the scripted
+// model server (one reply: 10 tokens in, 2 out).
+func TestClaudeCodeTranscript(t *testing.T) {
+	b, err := os.ReadFile("testdata/claude-code-2.1.328.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr Transcript
+	if err := tr.Read(bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+	got := tr.Total()
+	if got.Input != 10 || got.Output != 2 || got.CacheRead != 0 || got.CacheWrite != 0 || got.CostUSD <= 0 {
+		t.Errorf("total %+v", got)
+	}
+	if tr.Offset() != int64(len(b)) {
+		t.Errorf("offset %d of %d", tr.Offset(), len(b))
+	}
+}
+
+// Read as the file grows: a line cut in two reads counts once it ends;
+// every content block of one reply carries its usage so far, and the last
+// one counts, once.
+func TestTranscriptReadAsItGrows(t *testing.T) {
+	block := func(id string, out int) string {
+		return `{"type":"assistant","message":{"id":"` + id + `","usage":{"input_tokens":7,"output_tokens":` + strconv.Itoa(out) + `,"cache_read_input_tokens":3,"cache_creation_input_tokens":1}}}` + "\n"
+	}
+	all := block("m1", 1) + block("m1", 5) + "not json\n" + block("m2", 2)
+	var tr Transcript
+	cut := len(block("m1", 1)) + 10
+	if err := tr.Read(strings.NewReader(all[:cut])); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Total(); got.Output != 1 {
+		t.Errorf("after the first read: %+v", got)
+	}
+	if err := tr.Read(strings.NewReader(all[cut:])); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Total(); got != (Tokens{Input: 14, Output: 7, CacheRead: 6, CacheWrite: 2}) {
+		t.Errorf("total %+v", got)
+	}
+}
+
+// Whatever a transcript holds, Read neither fails on it nor counts less
+// than nothing.
+func FuzzClaudeTranscript(f *testing.F) {
+	if b, err := os.ReadFile("testdata/claude-code-2.1.328.jsonl"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"type":"assistant","message":{"id":"x","usage":{"input_tokens":-5}}}` + "\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var tr Transcript
+		if err := tr.Read(bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.Total(); got.Input < 0 || got.Output < 0 || got.CacheRead < 0 || got.CacheWrite < 0 || got.CostUSD < 0 {
+			t.Fatalf("negative total %+v", got)
+		}
+		if tr.Offset() != int64(len(b)) {
+			t.Fatalf("offset %d of %d", tr.Offset(), len(b))
+		}
+	})
+}
