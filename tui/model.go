@@ -19,6 +19,7 @@ import (
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/usage"
 	"github.com/teamlead/teamlead/tui/components/activity"
 	"github.com/teamlead/teamlead/tui/components/agentlist"
 	"github.com/teamlead/teamlead/tui/components/always"
@@ -457,7 +458,11 @@ func (m *Model) refreshAgents() {
 		case state == "running":
 			state = doing
 		}
-		rows = append(rows, agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name], Err: a.Err})
+		row := agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name], Err: a.Err}
+		if n := a.Tokens.All(); n > 0 {
+			row.Tokens = usage.Short(n)
+		}
+		rows = append(rows, row)
 	}
 	m.agents.SetRows(rows)
 	m.screen.SetSource(m.con.Screen(m.agents.Selected()))

@@ -109,7 +109,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 		}
 		tokens := "-"
 		if live && a.Tokens != (usage.Tokens{}) {
-			tokens = count(a.Tokens.Input+a.Tokens.CacheRead+a.Tokens.CacheWrite) + "/" + count(a.Tokens.Output)
+			tokens = usage.Short(a.Tokens.Input+a.Tokens.CacheRead+a.Tokens.CacheWrite) + "/" + usage.Short(a.Tokens.Output)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", a.Name, a.Role, state, doing, pid, a.Restarts, tokens)
 	}
@@ -190,15 +190,4 @@ func openReadOnly(g *globals) (*store.Store, error) {
 		return nil, g.notFound(err, true)
 	}
 	return st, err
-}
-
-// count writes a token count short: 950, 12.3k, 4.1M.
-func count(n int64) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 1_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
 }

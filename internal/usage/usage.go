@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 )
 
@@ -19,6 +20,20 @@ type Tokens struct {
 	// CostUSD is the CLI's own estimate, when it writes one (Claude Code's
 	// cost-state lines); 0 when unknown.
 	CostUSD float64 `json:"cost_usd,omitempty"`
+}
+
+// All is every token of t: input (with the cache's) and output.
+func (t Tokens) All() int64 { return t.Input + t.CacheRead + t.CacheWrite + t.Output }
+
+// Short writes a token count short: 950, 12.3k, 4.1M.
+func Short(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }
 
 // Add returns t plus o.

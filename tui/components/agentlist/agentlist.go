@@ -21,6 +21,9 @@ type Row struct {
 	Pending int
 	// Err says why the agent failed or died, and what to do.
 	Err string
+	// Tokens is what its CLI used this run, written short ("12.4k"); ""
+	// when its CLI names no transcript. Shown when the row has room.
+	Tokens string
 }
 
 // Model is the agent list.
@@ -110,12 +113,19 @@ func (m Model) View() string {
 		if r.Unread > 0 {
 			marks += fmt.Sprintf(" ✉%d", r.Unread)
 		}
+		tokens := ""
+		if r.Tokens != "" {
+			tokens = " " + r.Tokens + " tok"
+		}
 		if i == m.sel {
 			prefix := "▶ "
 			if !m.focused {
 				prefix = "› "
 			}
 			plain := fmt.Sprintf("%s%-*s %s%-10s%s", prefix, nameW, r.Name, roleCell(r.Role, roleW), r.State, marks)
+			if ansi.StringWidth(plain+tokens) <= m.width {
+				plain += tokens
+			}
 			lines = append(lines, m.st.Selected.Render(layout.Pad(ansi.Truncate(plain, max(m.width, 1), "…"), m.width)))
 			continue
 		}
@@ -126,6 +136,9 @@ func (m Model) View() string {
 		}
 		if r.Unread > 0 {
 			line += m.st.Accent.Render(fmt.Sprintf(" ✉%d", r.Unread))
+		}
+		if tokens != "" && ansi.StringWidth(line+tokens) <= m.width {
+			line += m.st.Muted.Render(tokens)
 		}
 		lines = append(lines, ansi.Truncate(line, max(m.width, 1), "…"))
 	}

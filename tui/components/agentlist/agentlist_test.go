@@ -45,3 +45,21 @@ func TestView(t *testing.T) {
 		t.Errorf("selected after removal %q", m.Selected())
 	}
 }
+
+// What an agent's CLI spent shows at the end of its row when the row has
+// room, and gives way first when it has not.
+func TestViewTokens(t *testing.T) {
+	th, _ := themes.Load("dark")
+	m := New(style.New(th, true))
+	m.SetRows([]Row{{Name: "dev", Role: "developer", State: "busy", Tokens: "12.4k"}, {Name: "qa", Role: "qa", State: "idle", Tokens: "950"}})
+	m.SetSize(50, 5)
+	for _, want := range []string{"12.4k tok", "950 tok"} {
+		if !strings.Contains(m.View(), want) {
+			t.Errorf("wide: no %q in\n%s", want, m.View())
+		}
+	}
+	m.SetSize(20, 5)
+	if v := m.View(); strings.Contains(v, "tok") || !strings.Contains(v, "busy") || !strings.Contains(v, "idle") {
+		t.Errorf("narrow: the tokens did not give way:\n%s", v)
+	}
+}
