@@ -731,6 +731,13 @@ func (m Model) escalate(id string) tea.Cmd {
 		if err := con.Escalate(id); err != nil {
 			return statusMsg{text: err.Error(), err: true}
 		}
+		if qs, err := con.ListQuestions("all"); err == nil && strings.HasPrefix(id, "q-") {
+			for _, q := range qs {
+				if q.ID == id {
+					return statusMsg{text: "escalated " + id + "; " + q.Escalated()}
+				}
+			}
+		}
 		return statusMsg{text: "escalated " + id}
 	}
 }

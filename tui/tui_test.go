@@ -203,7 +203,7 @@ func (f *fakeConsole) Reassign(id, answerer string) error {
 
 func (f *fakeConsole) ListQuestions(status string) ([]questions.Question, error) {
 	f.record("list " + status)
-	if status == "pending" {
+	if status == "pending" || status == "all" {
 		return f.Questions(), nil
 	}
 	return nil, nil
@@ -566,7 +566,8 @@ func TestEscalateAndReassignQuestion(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown}) // the blocker m-4 is first (oldest), then q-0001
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
 	waitCall(t, f, "escalate q-0001")
-	waitOutput(t, tm, "escalated q-0001")
+	// Where it went, in the words the CLI uses (questions.Escalated).
+	waitOutput(t, tm, "escalated q-0001; it now waits for")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":")})
 	tm.Type("/reassign q-0001 team/product")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})

@@ -137,11 +137,7 @@ func (s *Server) answered(id string, it item, text string) string {
 func (s *Server) escalated(id string, it item) string {
 	subject := it.subject
 	if q, ok := s.question(id); ok {
-		if q.Status == questions.TimedOut {
-			// The chain had no next step: escalating ended it.
-			return fmt.Sprintf("escalated %s; it had no one left to go to (escalate_to), so it timed out", subject)
-		}
-		return fmt.Sprintf("escalated %s; it now waits for %s", subject, q.Answerer)
+		return "escalated " + subject + "; " + q.Escalated()
 	}
 	if c, ok := s.consultation(id); ok {
 		return fmt.Sprintf("escalated %s; it is now %s with %s", subject, c.Status, c.Consulted)

@@ -528,3 +528,13 @@ func (m *Machine) Reassign(id, answerer string, now time.Time) (Effects, error) 
 	m.assign(q, route, a.String(), "reassigned by the human", now, &eff)
 	return eff, nil
 }
+
+// Escalated says where q went once escalated: to its next answerer, or,
+// with no one left to go to, nowhere (it timed out). One wording for the
+// CLI and the console.
+func (q Question) Escalated() string {
+	if q.Status == TimedOut {
+		return "it had no one left to go to (escalate_to), so it timed out"
+	}
+	return "it now waits for " + q.Answerer
+}
