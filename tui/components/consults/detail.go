@@ -46,12 +46,12 @@ func (m Model) detailView() string {
 	lines = append(lines, m.statusStyle(c.Status).Render(head))
 	add(text, fmt.Sprintf("%s (%s) asks %s (%s) about the %s decision on %s", c.Requester, layout.OrDash(c.RequesterRole), c.Consulted,
 		layout.OrDash(c.ConsultedRole), layout.OrDash(c.Decision), layout.OrDash(c.Task)))
-	when := fmt.Sprintf("opened %s (%s ago)", stamp(c.Created), report.Age(now.Sub(c.Created)))
+	when := fmt.Sprintf("opened %s (%s ago)", layout.Stamp(c.Created), report.Age(now.Sub(c.Created)))
 	if d := deadline(c, now); d != "" {
 		when += " · " + d
 	}
 	if !c.ResolvedAt.IsZero() {
-		when += fmt.Sprintf(" · closed %s", stamp(c.ResolvedAt))
+		when += fmt.Sprintf(" · closed %s", layout.Stamp(c.ResolvedAt))
 	}
 	add(muted, when)
 	if c.Query != "" {
@@ -72,7 +72,7 @@ func (m Model) detailView() string {
 
 	lines = append(lines, "", accent("History"))
 	for _, s := range history(c) {
-		addIndent(text, "  "+stamp(s.at)+"  "+s.text, strings.Repeat(" ", 2+len(stamp(s.at))+2))
+		addIndent(text, "  "+layout.Stamp(s.at)+"  "+s.text, strings.Repeat(" ", 2+len(layout.Stamp(s.at))+2))
 	}
 
 	if chain := m.lineage(c); len(chain) > 1 {
@@ -82,7 +82,7 @@ func (m Model) detailView() string {
 			if l.ID == c.ID {
 				mark = "▸ "
 			}
-			line := fmt.Sprintf("%s%s %s, opened %s", mark, l.ID, l.Status, stamp(l.Created))
+			line := fmt.Sprintf("%s%s %s, opened %s", mark, l.ID, l.Status, layout.Stamp(l.Created))
 			if l.Supersedes != "" {
 				line += ", supersedes " + l.Supersedes
 			}
@@ -182,11 +182,5 @@ func (m Model) blockOf(c consult.Consultation) (Block, bool) {
 	return Block{}, false
 }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "--:--:--"
-	}
-	return t.Format("Jan 02 15:04:05")
-}
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -5,6 +5,7 @@ package layout
 
 import (
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -45,4 +46,13 @@ func Wrap(s string, w int, indent string) []string {
 		}
 	}
 	return out
+}
+
+// Stamp writes a time in the boards' detail views: "Jan 02 15:04:05", or
+// "--:--:--" for none.
+func Stamp(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--"
+	}
+	return t.Format("Jan 02 15:04:05")
 }

@@ -3,7 +3,6 @@ package permissions
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -46,7 +45,7 @@ func (m Model) detailView() string {
 		who += ", for " + r.Task
 	}
 	add(text, who)
-	when := fmt.Sprintf("asked %s (%s ago)", stamp(r.Created), report.Age(now.Sub(r.Created)))
+	when := fmt.Sprintf("asked %s (%s ago)", layout.Stamp(r.Created), report.Age(now.Sub(r.Created)))
 	switch {
 	case r.Escalated && !r.Done():
 		when += " · escalated: waited too long"
@@ -88,7 +87,7 @@ func (m Model) detailView() string {
 			d = "  " + string(r.Status)
 		}
 		if !r.Decided.IsZero() {
-			d += " at " + stamp(r.Decided)
+			d += " at " + layout.Stamp(r.Decided)
 		}
 		add(StatusStyle(m.st, r.Status).Render, d)
 		if note := strings.TrimSpace(r.Note); note != "" {
@@ -99,9 +98,3 @@ func (m Model) detailView() string {
 	return strings.Join(m.Scroll(lines), "\n")
 }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "--:--:--"
-	}
-	return t.Format("Jan 02 15:04:05")
-}

@@ -251,8 +251,8 @@ func (m Model) detailView() string {
 	head := fmt.Sprintf("%s · %s for %s", t.ID, t.State, report.Age(now.Sub(since(t))))
 	lines = append(lines, m.stateStyle(t.State).Bold(true).Render(head))
 	add(text, fmt.Sprintf("developer %s · QA %s · %s", layout.OrDash(t.Developer), layout.OrDash(t.QA), reviews(t.Reviews)), "  ")
-	add(muted, fmt.Sprintf("created %s (%s ago) · updated %s (%s ago)", stamp(t.Created), report.Age(now.Sub(t.Created)),
-		stamp(t.Updated), report.Age(now.Sub(t.Updated))), "  ")
+	add(muted, fmt.Sprintf("created %s (%s ago) · updated %s (%s ago)", layout.Stamp(t.Created), report.Age(now.Sub(t.Created)),
+		layout.Stamp(t.Updated), report.Age(now.Sub(t.Updated))), "  ")
 
 	lines = append(lines, "", title("History"))
 	if len(t.History) == 0 {
@@ -263,14 +263,14 @@ func (m Model) detailView() string {
 		if h.From != "" {
 			move = string(h.From) + " → " + string(h.To)
 		}
-		s := "  " + stamp(h.At) + "  " + move
+		s := "  " + layout.Stamp(h.At) + "  " + move
 		if h.By != "" {
 			s += " by " + h.By
 		}
 		if n := strings.Join(strings.Fields(h.Note), " "); n != "" {
 			s += ": " + n
 		}
-		add(text, s, strings.Repeat(" ", 2+len(stamp(h.At))+2))
+		add(text, s, strings.Repeat(" ", 2+len(layout.Stamp(h.At))+2))
 	}
 
 	if r := t.LastReview; r != nil {
@@ -313,11 +313,5 @@ func reviews(n int) string {
 	return fmt.Sprintf("%d reviews", n)
 }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "--:--:--"
-	}
-	return t.Format("Jan 02 15:04:05")
-}
 
 func cut(s string, w int) string { return ansi.Truncate(s, w, "…") }
