@@ -147,6 +147,9 @@ type Preset struct {
 	// conversation, put right after its program, {session} replaced by the
 	// id its hooks last gave (Claude Code: ["--resume", "{session}"]).
 	Resume []string `yaml:"resume"`
+	// SessionFile is where a CLI whose hooks give no conversation id
+	// (Codex) records its conversations, so that Resume can name one.
+	SessionFile *SessionFile `yaml:"session_file"`
 	// Acks is how relay acknowledgements reach the agent: "prompt" typed as
 	// a message of their own (the default, for programs that read lines),
 	// or "with-next" waiting for the next text typed into the agent and
@@ -170,6 +173,16 @@ type Preset struct {
 	State *detect.StateSpec `yaml:"state"`
 	// Primer is how to hand the agent the protocol primer.
 	Primer *PresetPrimer `yaml:"primer"`
+}
+
+// SessionFile says where a CLI records its conversations: files matching
+// Glob (relative to the agent's home), each a JSON-lines file whose first
+// line holds the conversation's id and working folder at the dotted paths
+// ID and Cwd.
+type SessionFile struct {
+	Glob string `yaml:"glob"`
+	ID   string `yaml:"id"`
+	Cwd  string `yaml:"cwd"`
 }
 
 // Preset.Acks values.
@@ -350,6 +363,9 @@ func mergePreset(base, p Preset) Preset {
 	}
 	if p.Resume == nil {
 		p.Resume = base.Resume
+	}
+	if p.SessionFile == nil {
+		p.SessionFile = base.SessionFile
 	}
 	return p
 }

@@ -53,6 +53,9 @@ func (s *sink) look() {
 		if state != detect.KindUnknown {
 			s.e.screenState(s.name, state)
 		}
+		if state == detect.KindIdle {
+			go s.e.findSession(s.name) // a turn ended: a CLI may have recorded its conversation
+		}
 	}
 	switch {
 	case ok:

@@ -1,13 +1,19 @@
 package engine
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/teamlead/teamlead/bus/wire"
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/textsafe"
 )
@@ -138,4 +144,91 @@ func (e *Engine) record(r wire.Record, meta map[string]string, metaDel []string)
 		r.Time = now
 		return lead.Output{Records: []wire.Record{r}, Meta: meta, MetaDel: metaDel}, nil
 	})
+}
+
+// findSession looks for the conversation of an agent whose CLI records it
+// in files (Preset.SessionFile: Codex's rollouts) rather than naming it to
+// a hook: the newest file written since its process started whose first
+// line names the agent's folder. It runs when the agent's screen says it
+// is idle (a turn ended) and when its process ends.
+func (e *Engine) findSession(agent string) {
+	s := e.sinks[agent]
+	sf := e.opts.Team.Resolved[agent].SessionFile
+	if s == nil || sf == nil || sf.Glob == "" || len(e.opts.Team.Resolved[agent].Resume) == 0 {
+		return
+	}
+	var dir string
+	home := os.Getenv("HOME")
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == agent {
+			dir = a.Dir
+			if h := a.Env["HOME"]; h != "" {
+				home = h
+			}
+		}
+	}
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	var since time.Time
+	if a := s.agent.Load(); a != nil {
+		since = a.Info().StartedAt.Add(-2 * time.Second)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, sf.Glob))
+	type found struct {
+		id  string
+		mod time.Time
+	}
+	var best found
+	for _, f := range files {
+		fi, err := os.Lstat(f)
+		if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since) || !fi.ModTime().After(best.mod) {
+			continue
+		}
+		id, cwd := sessionFileFields(f, sf.ID, sf.Cwd)
+		if id == "" || cwd == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(cwd); err == nil {
+			cwd = r
+		}
+		if cwd == dir {
+			best = found{id: id, mod: fi.ModTime()}
+		}
+	}
+	if best.id != "" {
+		e.AgentSession(agent, best.id)
+	}
+}
+
+// sessionFileFields reads the first line of a session file (at most 1 MiB;
+// never through a FIFO) and the strings at two dotted paths in it.
+func sessionFileFields(path, idPath, cwdPath string) (id, cwd string) {
+	f, err := fsutil.OpenRegular(path)
+	if err != nil {
+		return "", ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadBytes('\n')
+	var doc any
+	if json.Unmarshal(line, &doc) != nil {
+		return "", ""
+	}
+	return dotted(doc, idPath), dotted(doc, cwdPath)
+}
+
+// dotted is the string at a dotted path ("payload.id") in a JSON value.
+func dotted(v any, path string) string {
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
 }

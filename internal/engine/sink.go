@@ -126,6 +126,7 @@ func (s *sink) State(ev agents.StateEvent) {
 	switch agents.State(ev.State) {
 	case agents.StateExited, agents.StateRestarting:
 		s.e.resumeEnded(s.name, ev.ExitCode, time.Now())
+		go s.e.findSession(s.name)
 	}
 	switch agents.State(ev.State) {
 	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:

@@ -366,18 +366,25 @@ func primerAt(t *testing.T, c cli, req fakemodel.Request) {
 // SIGKILLed: its hooks gave the console the session id, the preset's
 // resume arguments (--resume <id>) start it again, and the first request
 // after the restart carries the earlier conversation.
-func TestClaudeCodeResumesAfterACrash(t *testing.T) {
+func TestClaudeCodeResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, claudeCode) }
+
+// Codex names no conversation to a hook: the console finds it in the
+// rollout files Codex keeps (preset session_file) and starts `codex resume
+// <id>`.
+func TestCodexResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, codex) }
+
+func resumesAfterACrash(t *testing.T, c cli) {
 	tok := token()
 	codeword := "copper lynx " + tok
 	replies := []fakemodel.Reply{
 		{Text: "Noted."},
 		{When: "What was the codeword", Text: "It was " + codeword + "."},
 	}
-	r := newRig(t, claudeCode, replies, rigOptions{sinkScript: "idle\n"})
+	r := newRig(t, c, replies, rigOptions{sinkScript: "idle\n"})
 	r.waitFor("the CLI waiting for input", startDeadline, func() bool { return r.screenState() == "idle" })
 	r.mustTeamlead("send", dev, "Remember the codeword "+codeword+".")
 	r.conversation(0, "the first conversation request")
-	r.waitFor("the conversation's id from the CLI's hooks", stepDeadline, func() bool {
+	r.waitFor("the conversation's id", stepDeadline, func() bool {
 		for _, rec := range r.audit("--kind", "session") {
 			if rec.Agent == dev && rec.Fields["session"] != "" {
 				return true
