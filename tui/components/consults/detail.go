@@ -182,5 +182,4 @@ func (m Model) blockOf(c consult.Consultation) (Block, bool) {
 	return Block{}, false
 }
 
-
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

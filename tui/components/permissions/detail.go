@@ -97,4 +97,3 @@ func (m Model) detailView() string {
 
 	return strings.Join(m.Scroll(lines), "\n")
 }
-

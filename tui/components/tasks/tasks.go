@@ -313,5 +313,4 @@ func reviews(n int) string {
 	return fmt.Sprintf("%d reviews", n)
 }
 
-
 func cut(s string, w int) string { return ansi.Truncate(s, w, "…") }
