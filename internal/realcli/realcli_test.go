@@ -373,6 +373,10 @@ func TestClaudeCodeResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, clau
 // <id>`.
 func TestCodexResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, codex) }
 
+// Gemini CLI names its session to its hooks, as Claude Code does, and
+// resumes it with --resume <id>.
+func TestGeminiResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, gemini) }
+
 func resumesAfterACrash(t *testing.T, c cli) {
 	tok := token()
 	codeword := "copper lynx " + tok
