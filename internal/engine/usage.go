@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -48,7 +49,15 @@ func (e *Engine) AgentTranscript(agent, path string) {
 		return
 	}
 	go s.spend.read(real)
+	// The CLI may write the turn's last lines after the hook that ended
+	// it (Stop): look again a little later, when no hook may come.
+	for _, d := range rereadAfter {
+		time.AfterFunc(d, func() { s.spend.read(real) })
+	}
 }
+
+// rereadAfter are the later looks at a transcript after a hook event.
+var rereadAfter = []time.Duration{time.Second, 5 * time.Second}
 
 // read takes what path added since the last read.
 func (sp *spend) read(path string) {

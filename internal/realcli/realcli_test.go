@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/fakemodel"
+	"github.com/teamlead/teamlead/internal/usage"
 )
 
 // denial is what a CLI tells the model server about a tool call the human
@@ -296,6 +297,7 @@ idle
 		// What Claude Code spent, read from the transcript its hooks
 		// name, is what the model server reported for its turns.
 		var in, out int64
+		var seen usage.Tokens
 		r.waitFor("the agent's tokens to match the model server's usage", stepDeadline, func() bool {
 			in, out = 0, 0
 			for _, q := range r.model.Requests() {
@@ -305,6 +307,10 @@ idle
 				}
 			}
 			tk := r.agent().Tokens
+			if tk.Output != seen.Output || tk.Input != seen.Input {
+				seen = tk
+				r.logf("tokens read so far: %d in, %d out (the model server: %d in, %d out)", tk.Input, tk.Output, in, out)
+			}
 			return out > 0 && tk.Output == out && tk.Input == in
 		})
 		r.logf("tokens: %d in, %d out, as the model server reported", in, out)
