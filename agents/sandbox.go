@@ -55,6 +55,8 @@ type hidden struct {
 	readOnly []string
 	// kept says what could not be hidden and why, for the running record.
 	kept []string
+	// keptFor are the needed paths that kept them (the same order).
+	keptFor []string
 }
 
 // sandboxHides lists what an agent's sandbox hides, for the user uid, from
@@ -166,6 +168,7 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 		}
 		if n := needed(d); n != "" {
 			h.kept = append(h.kept, d+" (holds "+n+", which the agent needs)")
+			h.keptFor = append(h.keptFor, n)
 			continue
 		}
 		h.dirs = append(h.dirs, d)

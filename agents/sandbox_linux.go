@@ -43,6 +43,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -369,6 +370,20 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		dir = needs[0]
 	}
 	protect, pins, unprotected := protectable(s.Protect, dir)
+	// The agent's folder and program are never a reason to leave a
+	// server's folder visible or teamlead's files writable: the agent can
+	// replace its own folder by a link to /tmp/tmux-UID or the state
+	// folder and let itself be restarted there (the seventh red team did).
+	// Only the control socket's folder may be kept (the human put the
+	// state there).
+	for i, need := range h.keptFor {
+		if need != resolved(envValue(env, "TEAMLEAD_SOCKET")) {
+			return nil, fmt.Errorf("%w: agent %q: its folder or program (%s) is inside %s, which the sandbox hides from agents; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, need, strings.Fields(h.kept[i])[0])
+		}
+	}
+	if len(unprotected) > 0 {
+		return nil, fmt.Errorf("%w: agent %q: its folder is inside teamlead's own (%s), which agents may not change; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, strings.Join(unprotected, ", "))
+	}
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly, Protect: protect, Pin: pins}
 	cmd, ctl, master, tty, err := startSandbox(cfg)
@@ -379,9 +394,6 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	if len(h.kept) > 0 {
 		notes = append(notes, "not hidden: "+strings.Join(h.kept, ", "))
 	}
-	if len(unprotected) > 0 {
-		notes = append(notes, "writable: "+strings.Join(unprotected, ", "))
-	}
 	if ctl.note != "" {
 		notes = append(notes, ctl.note)
 	}
@@ -389,6 +401,14 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		isolation += "; " + strings.Join(notes, "; ")
 	}
 	return a.started(cmd, master, tty, ctl, isolation), nil
+}
+
+// resolved is p with its links followed, or p as it is.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }
 
 // terminate asks the process to end: SIGTERM to its session, or for a

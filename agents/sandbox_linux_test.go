@@ -547,13 +547,45 @@ echo checked
 		t.Errorf("the socket: %v", err)
 	}
 
-	// The agent's own folder is never made read-only, even when named.
+	// An agent whose folder is inside teamlead's state (the human's
+	// setting, or a link the agent put in its folder's place) is not
+	// started: it would have the state writable.
 	rec2 := &recorder{}
 	b := Start(Spec{Name: "inside", Isolation: IsolationSandbox, Dir: filepath.Join(state, "agent"),
 		Command: []string{"/bin/sh", "-c", "echo x > mine && echo wrote; sleep 600"}, Protect: []string{state}}, rec2)
 	defer b.Stop()
-	eventually(t, "the agent writing its folder", rec2.diag, func() bool { return strings.Contains(rec2.output(), "wrote") })
-	if iso := b.Info().Isolation; !strings.Contains(iso, "writable: "+state+" (holds the agent's folder") {
-		t.Errorf("isolation %q", iso)
+	eventually(t, "the agent refused", rec2.diag, func() bool { return rec2.count(StateFailed) > 0 })
+	if ev := rec2.last(); !strings.Contains(ev.Err, "inside teamlead's own") || rec2.has("wrote") {
+		t.Errorf("the agent inside the state folder: %+v\n%s", ev, rec2.output())
+	}
+}
+
+// An agent whose folder leads into a folder the sandbox hides (its folder
+// replaced by a link to $XDG_RUNTIME_DIR or /tmp/tmux-UID, restarted there)
+// is not started: the folder would have stayed visible, with the human's
+// servers in it (the seventh red team reached tmux so).
+func TestSandboxRefusesAFolderInsideAHiddenOne(t *testing.T) {
+	needSandbox(t)
+	tmp := t.TempDir()
+	xdg := filepath.Join(tmp, "xdg")
+	if err := os.Mkdir(xdg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", filepath.Join(xdg, "bus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	work := filepath.Join(tmp, "work")
+	if err := os.Symlink(xdg, work); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	a := Start(Spec{Name: "linked", Isolation: IsolationSandbox, Dir: work, Env: map[string]string{"XDG_RUNTIME_DIR": xdg},
+		Command: []string{"/bin/sh", "-c", "ls -A; sleep 600"}}, rec)
+	defer a.Stop()
+	eventually(t, "the agent refused", rec.diag, func() bool { return rec.count(StateFailed) > 0 })
+	if ev := rec.last(); !strings.Contains(ev.Err, "hides from agents") || rec.has("bus") {
+		t.Errorf("the agent in a hidden folder: %+v\n%s", ev, rec.output())
 	}
 }

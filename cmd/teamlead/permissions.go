@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/permit"
 )
 
@@ -272,7 +273,12 @@ func (f *permFlags) env(g *globals) (permit.Env, error) {
 	if err != nil {
 		return permit.Env{}, err
 	}
-	return permit.Env{Workdir: abs, Home: home, FS: permit.OSFS{Isolate: func(cmd *exec.Cmd) { agents.Isolate(cmd) }}, Protected: own}, nil
+	// The git the policy runs is found on PATH, where an agent may have
+	// put its own (~/.local/bin): it runs as an agent's would, with every
+	// console's files and this program protected (the seventh red team's
+	// git replaced the teamlead program through the human's check).
+	protect := control.Protected(g.state, own)
+	return permit.Env{Workdir: abs, Home: home, FS: permit.OSFS{Isolate: func(cmd *exec.Cmd) { agents.Isolate(cmd, protect...) }}, Protected: own}, nil
 }
 
 func printDecision(w io.Writer, d permit.Decision, agent string, env permit.Env) {

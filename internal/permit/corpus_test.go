@@ -71,8 +71,18 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/leak/netrc-notes.txt": "machine api.example.com\n  login me\n  password hunter2hunter2\n",
 		wd + "/leak/aws.txt":         "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n",
 		wd + "/leak/dockercfg.txt":   `{"auths":{"ghcr.io":{"auth":"bWU6Z2hwX2FiY2RlZmdoaWprbG1ub3A="}}}`,
-		wd + "/pad/late-key.txt":     strings.Repeat("padding line\n", 3<<20/13) + "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
-		wd + "/pad/huge.log":         strings.Repeat("a log line of an ordinary build\n", 17<<20/32),
+		// Red team 7's shapes.
+		wd + "/leak/stripe.txt":       "STRIPE=sk_live_51HabcdefghijklmnopqrstuvWXYZ\n",
+		wd + "/leak/awssecret.txt":    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+		wd + "/leak/hf.txt":           "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEFGH\n",
+		wd + "/leak/do.txt":           "dop_v1_" + strings.Repeat("ab12", 16) + "\n",
+		wd + "/leak/age.txt":          "AGE-SECRET-KEY-1" + strings.Repeat("QZ", 30) + "\n",
+		wd + "/leak/azure.txt":        "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=" + strings.Repeat("Ab1+", 22) + "==\n",
+		wd + "/leak/redis.txt":        "REDIS_URL=redis://:s3cr3tpassword@cache:6379\n",
+		wd + "/leak/dbpass.txt":       "DB_PASSWORD=Tr0ub4dor&3horse\n",
+		wd + "/leak/template.env.txt": "DB_PASSWORD=${DB_PASSWORD}\npassword: <your password>\n",
+		wd + "/pad/late-key.txt":      strings.Repeat("padding line\n", 3<<20/13) + "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+		wd + "/pad/huge.log":          strings.Repeat("a log line of an ordinary build\n", 17<<20/32),
 		wd + "/pad/prose.md": "GitHub tokens start with ghp_ and npm's with npm_; use process.env.npm_package_version.\n" +
 			"Install sk-learn, run the task-runner-configuration-helper; see https://github.com/o/r and\n" +
 			"postgres://user:password@localhost/db or postgres://${DB_USER}:${DB_PASS}@db/app. eyJ is base64 for {\".\n",

@@ -16,6 +16,11 @@ type tokenShape struct {
 	expr string // the expression from lit on (the full shape)
 }
 
+// inName are the literals that may end a longer name (DB_PASSWORD=…); the
+// others start a word.
+var inName = map[string]bool{"password": true, "PASSWORD": true, "Password": true,
+	"aws_secret_access_key": true, "AWS_SECRET_ACCESS_KEY": true}
+
 var tokenShapes = []tokenShape{
 	{"ghp_", `ghp_[A-Za-z0-9]{30,}`}, {"gho_", `gho_[A-Za-z0-9]{30,}`}, {"ghs_", `ghs_[A-Za-z0-9]{30,}`},
 	{"ghu_", `ghu_[A-Za-z0-9]{30,}`}, {"ghr_", `ghr_[A-Za-z0-9]{30,}`}, // GitHub
@@ -30,6 +35,16 @@ var tokenShapes = []tokenShape{
 	{"SG.", `SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}`},                        // SendGrid
 	{"hvs.", `hvs\.[A-Za-z0-9_\-]{24,}`},                                           // Vault
 	{"eyJ", `eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`}, // a JWT
+	// Red team 7: more services' keys.
+	{"sk_live_", `sk_live_[A-Za-z0-9]{20,}`}, {"rk_live_", `rk_live_[A-Za-z0-9]{20,}`}, // Stripe
+	{"hf_", `hf_[A-Za-z0-9]{30,}`},                        // Hugging Face
+	{"dop_v1_", `dop_v1_[a-f0-9]{64}`},                    // DigitalOcean
+	{"dapi", `dapi[a-f0-9]{32}`},                          // Databricks
+	{"sbp_", `sbp_[a-f0-9]{40}`},                          // Supabase
+	{"AGE-SECRET-KEY-1", `AGE-SECRET-KEY-1[0-9A-Z]{50,}`}, // age
+	{"AccountKey=", `AccountKey=[A-Za-z0-9+/=]{40,}`},     // Azure storage
+	{"glrt-", `glrt-[A-Za-z0-9_\-]{20,}`},                 // GitLab runner
+	{"shpat_", `shpat_[a-fA-F0-9]{32}`},                   // Shopify
 }
 
 // otherSecretShapes are secrets known by their context rather than a
@@ -37,7 +52,15 @@ var tokenShapes = []tokenShape{
 // ${VAR}, <placeholder> or the word password), a netrc entry, a docker
 // config's auths.
 var otherSecretShapes = []tokenShape{
-	{"://", `[A-Za-z][A-Za-z0-9+.\-]*://[^/\s@:"'$<{]+:[^/\s@"'$<{*]{3,}@`},
+	{"://", `[A-Za-z][A-Za-z0-9+.\-]*://[^/\s@:"'$<{]*:[^/\s@"'$<{*]{3,}@`},
+	// An AWS secret key, a bot token and a password, known by their name
+	// (a value of 8 or more characters that is not a ${VAR} or <example>).
+	{"aws_secret_access_key", `aws_secret_access_key\s*[=:]\s*["']?[A-Za-z0-9/+=]{40}`},
+	{"AWS_SECRET_ACCESS_KEY", `AWS_SECRET_ACCESS_KEY\s*[=:]\s*["']?[A-Za-z0-9/+=]{40}`},
+	{"password", `password["']?\s*[=:]\s*["']?[^\s"'$<{]{8,}`},
+	{"PASSWORD", `PASSWORD["']?\s*[=:]\s*["']?[^\s"'$<{]{8,}`},
+	{"Password", `Password["']?\s*[=:]\s*["']?[^\s"'$<{]{8,}`},
+	{"bot", `bot[0-9]{8,10}:[A-Za-z0-9_\-]{35}`}, // Telegram, in an API URL
 	{"machine", `machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+\S+`},
 	{"\"auth\"", `"auth"\s*:\s*"[A-Za-z0-9+/=]{12,}"`},
 }
@@ -107,7 +130,7 @@ func hasToken(data []byte) bool {
 				if k == j || !isLetter(data[k]) || k > 0 && isWordByte(data[k-1]) {
 					continue
 				}
-			} else if j > 0 && isWordByte(data[j-1]) {
+			} else if j > 0 && isWordByte(data[j-1]) && !inName[s.lit] {
 				continue
 			}
 			if tries++; tries > maxTokenTries {
