@@ -157,19 +157,7 @@ func (e *Engine) findSession(agent string) {
 	if s == nil || sf == nil || sf.Glob == "" || len(e.opts.Team.Resolved[agent].Resume) == 0 {
 		return
 	}
-	var dir string
-	home := os.Getenv("HOME")
-	for _, a := range e.opts.Team.Agents {
-		if a.Name == agent {
-			dir = a.Dir
-			if h := a.Env["HOME"]; h != "" {
-				home = h
-			}
-		}
-	}
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
+	home, dir := e.agentHome(agent)
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = r
 	}

@@ -38,12 +38,7 @@ func (e *Engine) AgentTranscript(agent, path string) {
 	if s == nil || path == "" || !filepath.IsAbs(path) || !strings.HasSuffix(path, ".jsonl") {
 		return
 	}
-	home := os.Getenv("HOME")
-	for _, a := range e.opts.Team.Agents {
-		if a.Name == agent && a.Env["HOME"] != "" {
-			home = a.Env["HOME"]
-		}
-	}
+	home, _ := e.agentHome(agent)
 	real, err := fsutil.Within(filepath.Join(home, ".claude"), path)
 	if err != nil {
 		return
@@ -89,4 +84,22 @@ func (sp *spend) total() usage.Tokens {
 		t = t.Add(sp.tr.Total())
 	}
 	return t
+}
+
+// agentHome is the home folder agent's CLI runs with (its HOME, else the
+// console's) and its working folder (else the console's).
+func (e *Engine) agentHome(agent string) (home, dir string) {
+	home = os.Getenv("HOME")
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == agent {
+			dir = a.Dir
+			if h := a.Env["HOME"]; h != "" {
+				home = h
+			}
+		}
+	}
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	return home, dir
 }
