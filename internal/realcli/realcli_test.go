@@ -414,6 +414,14 @@ func resumesAfterACrash(t *testing.T, c cli) {
 		return false
 	})
 	r.waitFor("the CLI waiting for input again", startDeadline, func() bool { return r.screenState() == "idle" })
+	// A resumed CLI draws the earlier conversation after its prompt shows:
+	// text typed while it still loads can be wiped with its input box
+	// (seen once with Gemini CLI on a loaded machine). Its screen still
+	// for a second means it is done.
+	r.waitFor("the resumed CLI's screen to settle", startDeadline, func() bool {
+		last := r.agent().LastOutput
+		return !last.IsZero() && time.Since(last) > time.Second
+	})
 	r.mustTeamlead("send", dev, "What was the codeword?")
 	req := r.conversation(1, "the first request after the restart")
 	if !strings.Contains(string(req.Body), codeword) {
