@@ -295,3 +295,43 @@ echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.
 		}
 	}
 }
+
+// The git the human's `teamlead permissions check` runs for the policy is
+// found on PATH, where an agent can put its own (~/.local/bin): it runs as
+// an agent's, and cannot change teamlead's state or the program (the
+// seventh red team's git replaced the teamlead program).
+func TestPermissionsCheckGitCannotChangeTeamlead(t *testing.T) {
+	if out, _ := exec.Command(bin.teamlead, "doctor").CombinedOutput(); !strings.Contains(string(out), "agents run in a sandbox of their own") {
+		t.Skipf("no sandbox here:\n%s", out)
+	}
+	tm := newTeam(t, agentDef{name: "dev", script: "idle\n"})
+	c := tm.start()
+	c.stop()
+	project, fakeBin := filepath.Join(tm.dir, "project"), filepath.Join(tm.dir, "fakebin")
+	for _, d := range []string{filepath.Join(project, ".git"), fakeBin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(project, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(tm.dir, "fake-git-ran")
+	fake := fmt.Sprintf("#!/bin/sh\ntouch %s\necho forged > %s/FORGED 2>/dev/null && echo wrote-state >> %s\nexit 0\n", marker, tm.state, marker)
+	if err := os.WriteFile(filepath.Join(fakeBin, "git"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin.teamlead, "permissions", "check", "--state", tm.state, "--config", tm.config, "--workdir", project, "Bash(git add .)")
+	cmd.Env = append(tm.env(), "PATH="+fakeBin+":"+os.Getenv("PATH"))
+	out, _ := cmd.CombinedOutput()
+	b, err := os.ReadFile(marker)
+	if err != nil {
+		t.Skipf("the policy ran no git here (%v):\n%s", err, out)
+	}
+	if strings.Contains(string(b), "wrote-state") {
+		t.Errorf("the git the policy ran wrote into the state folder:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(tm.state, "FORGED")); err == nil {
+		t.Error("FORGED in the state folder")
+	}
+}
