@@ -674,6 +674,11 @@ func mountOver(path string, dir bool) error {
 // MNT_LOCK_READONLY): it cannot unmount it or remount it writable.
 func bindOver(path string, readOnly bool) error {
 	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		// Gone since the console listed it (another console's state
+		// folder removed meanwhile): nothing left there to protect.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("open %s to protect it: %w", path, err)
 	}
