@@ -208,9 +208,7 @@ idle
 // config accept). In a sandbox (the default) the write itself fails.
 func TestTeamFileChangedWhileAgentsRanWaitsForTheHuman(t *testing.T) {
 	t.Run("sandbox", func(t *testing.T) {
-		if out, _ := exec.Command(bin.teamlead, "doctor").CombinedOutput(); !strings.Contains(string(out), "agents run in a sandbox of their own") {
-			t.Skipf("no sandbox here:\n%s", out)
-		}
+		needSandbox(t)
 		tm := newTeam(t)
 		tm.write("team.yaml", []agentDef{{name: "dev", command: []string{"sh", "-c",
 			"echo dev ready; { if echo '# written by the agent' >> team.yaml; then echo WROTE; else echo REFUSED; fi; " +
@@ -269,9 +267,7 @@ func teamFileChangedOutsideASandbox(t *testing.T) {
 // another console's state folder away from an agent of a second console,
 // and had the restarted console use its own files).
 func TestAgentOfAnotherTeamCannotChangeThisOne(t *testing.T) {
-	if out, _ := exec.Command(bin.teamlead, "doctor").CombinedOutput(); !strings.Contains(string(out), "agents run in a sandbox of their own") {
-		t.Skipf("no sandbox here:\n%s", out)
-	}
+	needSandbox(t)
 	victim := newTeam(t, agentDef{name: "dev", script: "idle\n"})
 	cv := victim.start()
 	defer cv.stop()
@@ -301,9 +297,7 @@ echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.
 // an agent's, and cannot change teamlead's state or the program (the
 // seventh red team's git replaced the teamlead program).
 func TestPermissionsCheckGitCannotChangeTeamlead(t *testing.T) {
-	if out, _ := exec.Command(bin.teamlead, "doctor").CombinedOutput(); !strings.Contains(string(out), "agents run in a sandbox of their own") {
-		t.Skipf("no sandbox here:\n%s", out)
-	}
+	needSandbox(t)
 	tm := newTeam(t, agentDef{name: "dev", script: "idle\n"})
 	c := tm.start()
 	c.stop()
@@ -333,5 +327,14 @@ func TestPermissionsCheckGitCannotChangeTeamlead(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tm.state, "FORGED")); err == nil {
 		t.Error("FORGED in the state folder")
+	}
+}
+
+// needSandbox skips a test where this machine gives agents no sandbox (as
+// teamlead doctor says).
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if out, _ := exec.Command(bin.teamlead, "doctor").CombinedOutput(); !strings.Contains(string(out), "agents run in a sandbox of their own") {
+		t.Skipf("no sandbox here:\n%s", out)
 	}
 }

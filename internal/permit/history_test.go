@@ -19,14 +19,7 @@ func TestHistoryOnARealRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(dir string, args ...string) { t.Helper(); gitIn(t, dir, args...) }
 	write := func(p, body string) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -84,14 +77,7 @@ func TestPolicyGitRunsNoFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	pwned := filepath.Join(dir, "PWNED")
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); gitIn(t, dir, args...) }
 	git("init", "-q", ".")
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -123,5 +109,15 @@ func TestPolicyGitRunsNoFilter(t *testing.T) {
 	}
 	if _, err := os.Stat(pwned); err == nil {
 		t.Fatal("the policy's git ran the repository's clean filter")
+	}
+}
+
+// gitIn runs git in dir for a test, with an identity and no signing.
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
