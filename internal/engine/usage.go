@@ -23,6 +23,7 @@ type spend struct {
 	path string            // the transcript being read
 	tr   *usage.Transcript // what it held so far
 	done usage.Tokens      // earlier transcripts of this run (a new conversation)
+	late *time.Timer       // the look after the last hook event (rereadAfter)
 }
 
 // maxTranscriptRead bounds one read of a transcript: the rest is read at
@@ -44,15 +45,24 @@ func (e *Engine) AgentTranscript(agent, path string) {
 		return
 	}
 	go s.spend.read(real)
-	// The CLI may write the turn's last lines after the hook that ended
-	// it (Stop): look again a little later, when no hook may come.
-	for _, d := range rereadAfter {
-		time.AfterFunc(d, func() { s.spend.read(real) })
-	}
+	s.spend.lookLater(real)
 }
 
-// rereadAfter are the later looks at a transcript after a hook event.
-var rereadAfter = []time.Duration{time.Second, 5 * time.Second}
+// rereadAfter is how long after the last hook event the transcript is
+// looked at once more: the CLI may write a turn's last lines after the
+// hook that ended it (Stop), and no hook may come after.
+const rereadAfter = 2 * time.Second
+
+// lookLater reads path again rereadAfter after the last call: one timer
+// per agent, however many hook events come (one per tool call).
+func (sp *spend) lookLater(path string) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.late != nil {
+		sp.late.Stop()
+	}
+	sp.late = time.AfterFunc(rereadAfter, func() { sp.read(path) })
+}
 
 // read takes what path added since the last read.
 func (sp *spend) read(path string) {
