@@ -101,10 +101,7 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 		if n == "" {
 			continue
 		}
-		if r, err := filepath.EvalSymlinks(n); err == nil {
-			n = r
-		}
-		realNeeds = append(realNeeds, filepath.Clean(n))
+		realNeeds = append(realNeeds, resolved(n))
 	}
 	needed := func(p string) string {
 		for _, n := range realNeeds {
@@ -132,10 +129,7 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 	homes := vals("HOME")
 	var socks []string
 	for _, sock := range vals("SSH_AUTH_SOCK") {
-		dir := filepath.Dir(sock)
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = r
-		}
+		dir := resolved(filepath.Dir(sock))
 		if ownFolder(dir, uid, homes) && needed(dir) == "" {
 			cands = append(cands, dir)
 		} else {
@@ -230,10 +224,7 @@ func otherTerminals(uid int) []string {
 // agent could move ~/.local away and put a state folder of its own where
 // the next console looks, with no record of what the human accepted.
 func protectable(paths []string, dir string) (protect, pins, kept []string) {
-	realDir := filepath.Clean(dir)
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		realDir = r
-	}
+	realDir := resolved(dir)
 	seen := map[string]bool{}
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
@@ -274,6 +265,15 @@ func outermost(paths []string) []string {
 		}
 	}
 	return out
+}
+
+// resolved is p with its links followed, or p cleaned where it cannot be
+// (it does not exist yet).
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }
 
 // within reports whether p is one of dirs or inside one.

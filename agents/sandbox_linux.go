@@ -44,7 +44,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -401,14 +400,6 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		isolation += "; " + strings.Join(notes, "; ")
 	}
 	return a.started(cmd, master, tty, ctl, isolation), nil
-}
-
-// resolved is p with its links followed, or p as it is.
-func resolved(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return filepath.Clean(p)
 }
 
 // terminate asks the process to end: SIGTERM to its session, or for a
