@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gobwas/glob"
@@ -830,6 +831,8 @@ func rtCheckPattern(s string) error {
 		return errors.New("empty; write a topic pattern like \"api.*\" (or use default: for everything else)")
 	case p != strings.ToLower(s):
 		return fmt.Errorf("%q has spaces around it; delete them", s)
+	case strings.IndexFunc(p, unicode.IsControl) >= 0:
+		return fmt.Errorf("%q holds a line break or another control character, which no topic holds", s)
 	case p[0] == '.' || p[len(p)-1] == '.' || strings.Contains(p, ".."):
 		return fmt.Errorf("%q has an empty level (a leading, trailing or doubled '.'), so it can never match a topic", s)
 	}
