@@ -35,6 +35,10 @@ type bashCheck struct {
 	parts      []part
 	hasFetcher bool // some part downloads from the network
 	hasNetwork bool // some part sends data over the network
+	// assigns are the script's variable assignments (x=1 alone, before a
+	// command, after env or export, or read from input: x=…): make takes
+	// its environment as variables, so a later make sees them.
+	assigns []Word
 }
 
 func (p *Policy) checkBash(a Action, agent string, env Env) Decision {
@@ -68,6 +72,7 @@ func (p *Policy) bashParts(a Action, agent string, env Env) ([]part, []Decision)
 // collect adds the parts of cmds, and of the commands they run.
 func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
 	for _, c := range cmds {
+		b.noteAssigns(c)
 		if c.Control && len(execHits(c, view{})) == 0 || len(c.Args) == 0 && len(c.Redirects) == 0 && len(execHits(c, view{})) == 0 {
 			continue // runs nothing itself; its substitutions are commands of their own
 		}
@@ -87,6 +92,19 @@ func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
 		for _, n := range v.nested {
 			b.nested(n, pt.cwds, depth+1)
 		}
+	}
+}
+
+// noteAssigns keeps the variable assignments of c for makeEnvHits.
+func (b *bashCheck) noteAssigns(c Command) {
+	b.assigns = append(b.assigns, c.Assigns...)
+	for _, a := range c.Args {
+		if isAssignment(a.Raw) {
+			b.assigns = append(b.assigns, a)
+		}
+	}
+	for _, n := range assignedNames(lookThrough(c)) { // read X, printf -v X, mapfile X
+		b.assigns = append(b.assigns, Word{Raw: n + "=…", Value: n + "=…", Dynamic: true})
 	}
 }
 

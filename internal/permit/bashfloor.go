@@ -86,6 +86,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "make -C " + d + " runs the makefile of a folder outside the working directory"})
 		}
 		hs = append(hs, makeOverrideHits(v.args, cwds, env)...)
+		hs = append(hs, b.makeEnvHits(cwds)...)
 	}
 	if v.name == "go" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
@@ -197,4 +198,17 @@ func firstRaw(c Command) string {
 		return ""
 	}
 	return c.Args[0].Raw
+}
+
+// makeEnvHits judges the script's variable assignments as make's own
+// command-line variables: make takes its environment as variables (every
+// one the makefile leaves unset or sets with ?=, and all of them under
+// make -e), so export TESTFLAGS=-exec=/x; make test reaches the recipe
+// as make test TESTFLAGS=-exec=/x would.
+func (b *bashCheck) makeEnvHits(cwds cwdSet) []hit {
+	hs := append(makeHits(b.assigns), makeOverrideHits(b.assigns, cwds, b.env)...)
+	for i := range hs {
+		hs[i].detail = "in make's environment: " + strings.TrimPrefix(hs[i].detail, "make ")
+	}
+	return hs
 }

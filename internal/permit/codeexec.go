@@ -383,10 +383,18 @@ func execHits(c Command, v view) []hit {
 		}
 	case v.name == "git":
 		hs = append(hs, gitExecHits(v.args)...)
-		hs = append(hs, gitConfigWrite(parseGit(v.args))...)
+		g := parseGit(v.args)
+		hs = append(hs, gitConfigWrite(g)...)
+		if gitShowsDiffs[g.sub] && hasLong(optionWords(g.args), "--ext-diff") {
+			add("git " + g.sub + " --ext-diff runs the diff program the repository's configuration or attributes name")
+		}
 	}
 	return hs
 }
+
+// gitShowsDiffs are git's commands that run an external diff program only
+// when told to (git diff runs the configured one unasked, as the human set it).
+var gitShowsDiffs = setOf("log", "show", "format-patch", "whatchanged", "stash", "diff-files", "diff-index", "diff-tree", "range-diff")
 
 // gitConfigReads are git config's options that only read.
 var gitConfigReads = map[string]bool{"--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,

@@ -39,11 +39,12 @@ var protectedSubDirs = map[[2]string]string{{".yarn", "releases"}: "the yarn rel
 	{".yarn", "plugins"}: "yarn's plugins (run by every yarn command)", {".config", "mise"}: "mise's configuration (hooks, env scripts)"}
 
 // protectedGitHub are the entries of .github that steer CI, review or the
-// agents: workflows and actions run with the repository's secrets,
+// agents: workflows and actions run with the repository's secrets, hooks
+// are the commands Copilot's coding agent runs,
 // CODEOWNERS decides who must review, dependabot.yml names registries and
 // their credentials, the rest are Copilot's instructions and prompts.
 var protectedGitHub = map[string]bool{"workflows": true, "actions": true, "dependabot.yml": true, "dependabot.yaml": true,
-	"instructions": true, "prompts": true, "chatmodes": true, "agents": true, "copilot": true}
+	"instructions": true, "prompts": true, "chatmodes": true, "agents": true, "copilot": true, "hooks": true}
 
 // protectedPrefixes and protectedSuffixes are families of such files
 // (.lintstagedrc.json, lint-staged.config.mjs, app.code-workspace).
@@ -72,7 +73,9 @@ var protectedNames = map[string]string{
 	".bashrc": "a shell's startup script", ".bash_profile": "a shell's startup script", ".profile": "a shell's startup script",
 	".zshrc": "a shell's startup script", ".zshenv": "a shell's startup script", ".zprofile": "a shell's startup script",
 	"pip.conf": "pip's configuration (index, trusted hosts)", ".pypirc": "package upload credentials",
-	".aider.conf.yml": "Aider's configuration (the commands it runs)", ".gitpod.yml": "the commands a Gitpod workspace runs",
+	".aider.conf.yml": "Aider's configuration (the commands it runs)", ".aider.conf.yaml": "Aider's configuration (the commands it runs)",
+	".bazelrc": "bazel's options (--run_under, --workspace_status_command run programs)", "user.bazelrc": "bazel's options (--run_under runs a program)",
+	".bazeliskrc": "bazelisk's settings (the URL of the bazel it downloads and runs)", ".gitpod.yml": "the commands a Gitpod workspace runs",
 	"claude.md": "the instructions every Claude Code session here reads", "claude.local.md": "the instructions every Claude Code session here reads",
 	"agents.md": "the instructions every Codex session here reads", "gemini.md": "the instructions every Gemini CLI session here reads",
 	".cursorrules": "the instructions the editor's agent reads", ".windsurfrules": "the instructions the editor's agent reads",
