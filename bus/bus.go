@@ -40,25 +40,42 @@ type Subscription struct {
 	// subscription ends: by Close, or because the subscriber lagged (then
 	// Lagged reports true and the subscriber should resubscribe after the
 	// last Seq it handled: nothing is lost, it is in the store).
-	C       <-chan store.Record
+	C      <-chan store.Record
+	close  func()
+	lagged func() bool
+}
+
+// NewSubscription is how a Bus implementation hands out a stream: c is
+// closed when it ends, close ends it early, lagged says whether it ended
+// because the subscriber fell behind.
+func NewSubscription(c <-chan store.Record, close func(), lagged func() bool) *Subscription {
+	return &Subscription{C: c, close: close, lagged: lagged}
+}
+
+// Lagged reports whether the subscription ended because it fell behind.
+func (s *Subscription) Lagged() bool { return s.lagged() }
+
+// Close ends the subscription.
+func (s *Subscription) Close() { s.close() }
+
+// embeddedSub is one subscriber of the embedded bus.
+type embeddedSub struct {
 	c       chan store.Record
 	pattern string
 	bus     *Embedded
 	lagged  bool
 	closed  bool
 	live    chan store.Record
-	stop    chan struct{} // closed by Close: the pump gives up at once
+	stop    chan struct{} // closed by close: the pump gives up at once
 }
 
-// Lagged reports whether the subscription ended because it fell behind.
-func (s *Subscription) Lagged() bool {
+func (s *embeddedSub) isLagged() bool {
 	s.bus.mu.Lock()
 	defer s.bus.mu.Unlock()
 	return s.lagged
 }
 
-// Close ends the subscription.
-func (s *Subscription) Close() {
+func (s *embeddedSub) close() {
 	s.bus.mu.Lock()
 	defer s.bus.mu.Unlock()
 	if !s.closed {
@@ -71,13 +88,13 @@ func (s *Subscription) Close() {
 type Embedded struct {
 	mu     sync.Mutex
 	store  Replayer
-	subs   map[*Subscription]bool
+	subs   map[*embeddedSub]bool
 	lastSq uint64
 }
 
 // NewEmbedded returns a bus replaying history from st.
 func NewEmbedded(st Replayer) *Embedded {
-	return &Embedded{store: st, subs: map[*Subscription]bool{}}
+	return &Embedded{store: st, subs: map[*embeddedSub]bool{}}
 }
 
 // Publish implements Bus.
@@ -103,7 +120,7 @@ func (b *Embedded) Publish(recs ...store.Record) {
 }
 
 // remove ends s; b.mu is held.
-func (b *Embedded) remove(s *Subscription) {
+func (b *Embedded) remove(s *embeddedSub) {
 	if s.closed {
 		return
 	}
@@ -115,18 +132,17 @@ func (b *Embedded) remove(s *Subscription) {
 // Subscribe implements Bus. Records committed before the call are replayed
 // from the store, then live records follow without gap or repeat.
 func (b *Embedded) Subscribe(pattern string, after uint64) *Subscription {
-	s := &Subscription{pattern: pattern, bus: b, c: make(chan store.Record, 64), live: make(chan store.Record, subscriberBuffer), stop: make(chan struct{})}
-	s.C = s.c
+	s := &embeddedSub{pattern: pattern, bus: b, c: make(chan store.Record, 64), live: make(chan store.Record, subscriberBuffer), stop: make(chan struct{})}
 	b.mu.Lock()
 	b.subs[s] = true
 	b.mu.Unlock()
 	go s.pump(after)
-	return s
+	return NewSubscription(s.c, s.close, s.isLagged)
 }
 
 // pump replays stored records after `after`, then forwards live ones,
 // skipping any the replay already covered.
-func (s *Subscription) pump(after uint64) {
+func (s *embeddedSub) pump(after uint64) {
 	defer close(s.c)
 	last := after
 	send := func(r store.Record) error {

@@ -1,0 +1,63 @@
+package natsbus
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Server is a NATS server with JetStream run inside the console (teamlead
+// run --nats-listen), for a small team with no NATS of its own.
+type Server struct {
+	srv *server.Server
+}
+
+// Serve starts a NATS server listening on listen (HOST:PORT; port 0 picks
+// one) with JetStream on a file store under dir, and waits until it takes
+// connections.
+func Serve(listen, dir string) (*Server, error) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, fmt.Errorf("--nats-listen %q: want HOST:PORT, e.g. 0.0.0.0:4222 (%v)", listen, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return nil, fmt.Errorf("--nats-listen %q: %q is not a port", listen, port)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("NATS store folder: %w", err)
+	}
+	opts := &server.Options{
+		ServerName: "teamlead",
+		Host:       host,
+		Port:       p,
+		JetStream:  true,
+		StoreDir:   filepath.Clean(dir),
+		NoSigs:     true, // the console handles its signals
+		NoLog:      true,
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("NATS server: %w", err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("NATS server on %s did not start in 10s (is the port in use?)", listen)
+	}
+	return &Server{srv: srv}, nil
+}
+
+// URL is where clients on this machine connect.
+func (s *Server) URL() string { return s.srv.ClientURL() }
+
+// Close stops the server; JetStream's files stay for the next start.
+func (s *Server) Close() {
+	s.srv.Shutdown()
+	s.srv.WaitForShutdown()
+}
