@@ -29,6 +29,10 @@ type Bus struct {
 
 var _ bus.Bus = (*Bus)(nil)
 
+// KindError is the kind of the last record of a subscription that ended
+// because following the stream failed; its Body says why.
+const KindError = "bus-error"
+
 // ErrNoRecords is returned by Open when the team's stream holds nothing
 // yet: no console of this team has published on this server.
 var ErrNoRecords = errors.New("the team's stream holds no records yet")
@@ -87,7 +91,7 @@ func (b *Bus) Subscribe(pattern string, after uint64) *bus.Subscription {
 	go func() {
 		defer close(out)
 		if err := b.follow(ctx, pattern, after, out); err != nil && ctx.Err() == nil {
-			out <- store.Record{Kind: "bus-error", Subject: "bus.error", Body: err.Error()}
+			out <- store.Record{Kind: KindError, Subject: "bus.error", Body: err.Error()}
 		}
 	}()
 	return bus.NewSubscription(out, stop, func() bool { return false })
@@ -183,4 +187,27 @@ func (b *Bus) isBefore(ctx context.Context, seq, after uint64) (bool, error) {
 	}
 	n, err := strconv.ParseUint(msg.Header.Get(hdrSeq), 10, 64)
 	return err != nil || n <= after, nil
+}
+
+// LastSeq is the store sequence of the followed store's newest record on
+// the stream (0: none yet).
+func (b *Bus) LastSeq(ctx context.Context) (uint64, error) {
+	info, err := b.stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("JetStream stream %s: %w", b.names.Stream, err)
+	}
+	for seq := info.State.LastSeq; seq >= info.State.FirstSeq && seq > 0; seq-- {
+		msg, err := b.stream.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("JetStream stream %s: %w", b.names.Stream, err)
+		}
+		if msg.Header.Get(hdrEpoch) == b.epoch {
+			return strconv.ParseUint(msg.Header.Get(hdrSeq), 10, 64)
+		}
+		return 0, nil // a newer store published after the followed one
+	}
+	return 0, nil
 }

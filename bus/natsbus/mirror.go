@@ -3,6 +3,7 @@ package natsbus
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -46,8 +47,10 @@ type Mirror struct {
 	err       error
 }
 
-// StartMirror checks the team's stream (creating it), finds the last
-// record of this store it holds and starts publishing the rest.
+// StartMirror starts publishing src's records on the team's stream. It
+// returns at once: the stream is made (or checked) and the last record of
+// this store it holds found on the first try that reaches the server, and
+// tried again every second until then (Err says why it waits).
 func StartMirror(nc *nats.Conn, team, epoch string, src Source) (*Mirror, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -55,20 +58,27 @@ func StartMirror(nc *nats.Conn, team, epoch string, src Source) (*Mirror, error)
 	}
 	m := &Mirror{js: js, names: NamesOf(team), epoch: epoch, src: src,
 		wake: make(chan struct{}, 1), idle: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go m.run()
+	return m, nil
+}
+
+// setup makes the stream and finds where publishing resumes.
+func (m *Mirror) setup() error {
+	if !m.js.Conn().IsConnected() {
+		return errNotConnected
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), ackWait)
 	defer cancel()
-	s, err := ensureStream(ctx, js, m.names)
+	s, err := ensureStream(ctx, m.js, m.names)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	last, err := lastOf(ctx, s, epoch)
+	last, err := lastOf(ctx, s, m.epoch)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m.published.Store(last)
-	go m.run()
-	m.Wake()
-	return m, nil
+	return nil
 }
 
 // lastOf returns the store sequence of the stream's last record when it
@@ -125,13 +135,24 @@ func (m *Mirror) Close(wait time.Duration) {
 	<-m.done
 }
 
+// errNotConnected: the connection is down, and reconnecting.
+var errNotConnected = errors.New("cannot reach the server (trying again)")
+
 // retryEvery is how soon a failed publish is tried again.
 const retryEvery = time.Second
 
 func (m *Mirror) run() {
 	defer close(m.done)
+	ready := false
 	for {
-		err := m.flush()
+		var err error
+		if !ready {
+			err = m.setup()
+			ready = err == nil
+		}
+		if ready {
+			err = m.flush()
+		}
 		m.errMu.Lock()
 		m.err = err
 		m.errMu.Unlock()
@@ -158,6 +179,9 @@ func (m *Mirror) run() {
 // rest for the next try, and the server's duplicate check drops a record
 // published twice.
 func (m *Mirror) flush() error {
+	if !m.js.Conn().IsConnected() {
+		return errNotConnected
+	}
 	for {
 		select {
 		case <-m.stop:

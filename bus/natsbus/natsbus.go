@@ -34,6 +34,9 @@ type Config struct {
 	TLS TLS
 	// Name is how the connection shows in the server's monitoring.
 	Name string
+	// Wait connects in the background when the server cannot be reached
+	// now, instead of failing (a console starts without its NATS).
+	Wait bool
 }
 
 // TLS are the files of a TLS connection: CA to trust the server, Cert and
@@ -47,7 +50,7 @@ func Connect(c Config) (*nats.Conn, error) {
 		return nil, errors.New("no NATS URL: set bus.nats in the team file, --nats or TEAMLEAD_NATS")
 	}
 	opts := []nats.Option{nats.Name(c.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
-		nats.RetryOnFailedConnect(false)}
+		nats.RetryOnFailedConnect(c.Wait)}
 	if c.Creds != "" {
 		opts = append(opts, nats.UserCredentials(c.Creds))
 	}
@@ -62,7 +65,7 @@ func Connect(c Config) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(c.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach NATS at %s: %w (is the server running, and the address right?)", c.URL, err)
+		return nil, fmt.Errorf("cannot reach NATS at %s: %w (is the server running, and the address right?)", Redact(c.URL), err)
 	}
 	return nc, nil
 }
@@ -163,3 +166,17 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, n Names) (jetstre
 
 // msgID is the record's id for the server's duplicate check.
 func msgID(epoch string, seq uint64) string { return fmt.Sprintf("%s-%d", epoch, seq) }
+
+// Redact hides the secrets of a NATS URL (nats://TOKEN@host or user:pass@)
+// for messages and logs.
+func Redact(u string) string {
+	parts := strings.Split(u, ",")
+	for i, p := range parts {
+		if at := strings.LastIndexByte(p, '@'); at >= 0 {
+			if s := strings.Index(p, "://"); s >= 0 && s < at {
+				parts[i] = p[:s+3] + "***" + p[at:]
+			}
+		}
+	}
+	return strings.Join(parts, ",")
+}

@@ -29,7 +29,7 @@ func freePort(t *testing.T) string {
 
 func serve(t *testing.T, listen, dir string) *Server {
 	t.Helper()
-	s, err := Serve(listen, dir)
+	s, err := Serve(listen, dir, "secret")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func collect(t *testing.T, sub *bus.Subscription, want int) []store.Record {
 			if !ok {
 				t.Fatalf("subscription ended after %d of %d records", len(got), want)
 			}
-			if r.Kind == "bus" {
+			if r.Kind == KindError {
 				t.Fatalf("bus error: %s", r.Body)
 			}
 			if len(got) > 0 && r.Seq <= got[len(got)-1].Seq {
@@ -127,6 +127,7 @@ func TestMirrorPublishesEveryRecordOnceInOrder(t *testing.T) {
 	for i := 0; i < 9; i++ {
 		commit(t, st, m, 100)
 	}
+	waitFor(t, func() bool { return m.Published() == 1000 }, "1000 records published")
 	b, err := Open(context.Background(), nc, "demo team", "", m)
 	if err != nil {
 		t.Fatal(err)
@@ -167,6 +168,7 @@ func TestServerRestartLosesNothing(t *testing.T) {
 	}
 	defer m.Close(0)
 	commit(t, st, m, 300)
+	waitFor(t, func() bool { return m.Published() == 300 }, "300 records published")
 	srv.Close()
 	for i := 0; i < 3; i++ {
 		commit(t, st, m, 100)
@@ -174,6 +176,7 @@ func TestServerRestartLosesNothing(t *testing.T) {
 	srv = serve(t, listen, filepath.Join(dir, "nats"))
 	defer srv.Close()
 	m.Wake()
+	waitFor(t, func() bool { return m.Published() == 600 }, "the 300 committed while NATS was away published")
 	b, err := Open(context.Background(), connect(t, srv.URL()), "t", "e1", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +209,7 @@ func TestConsoleRestartPublishesTheRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, func() bool { return m.Published() == 120 }, "the rest published")
 	b, err := Open(context.Background(), nc, "t", "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +263,19 @@ func TestOpenWithoutStreamSaysSo(t *testing.T) {
 	_, err := Open(context.Background(), connect(t, srv.URL()), "nobody", "", nil)
 	if err == nil || !strings.Contains(err.Error(), "no console of team") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestServerWantsItsToken(t *testing.T) {
+	srv := serve(t, "127.0.0.1:0", t.TempDir())
+	defer srv.Close()
+	bare := "nats://" + srv.Addr().String()
+	if nc, err := Connect(Config{URL: bare}); err == nil {
+		nc.Close()
+		t.Fatal("connected without the token")
+	}
+	if _, err := Connect(Config{URL: "nats://wrong@" + srv.Addr().String()}); err == nil || strings.Contains(err.Error(), "wrong") {
+		t.Fatalf("a wrong token: err = %v (and the token must not be shown)", err)
 	}
 }
 

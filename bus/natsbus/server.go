@@ -1,11 +1,13 @@
 package natsbus
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -14,13 +16,19 @@ import (
 // Server is a NATS server with JetStream run inside the console (teamlead
 // run --nats-listen), for a small team with no NATS of its own.
 type Server struct {
-	srv *server.Server
+	srv   *server.Server
+	token string
 }
 
 // Serve starts a NATS server listening on listen (HOST:PORT; port 0 picks
 // one) with JetStream on a file store under dir, and waits until it takes
-// connections.
-func Serve(listen, dir string) (*Server, error) {
+// connections. Clients must give token (in the URL: nats://TOKEN@host:port):
+// the server listens on the network, where anybody, an agent on this
+// machine included, could otherwise publish or delete the team's records.
+func Serve(listen, dir, token string) (*Server, error) {
+	if token == "" {
+		return nil, errors.New("NATS server: no token")
+	}
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
 		return nil, fmt.Errorf("--nats-listen %q: want HOST:PORT, e.g. 0.0.0.0:4222 (%v)", listen, err)
@@ -32,14 +40,18 @@ func Serve(listen, dir string) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("NATS store folder: %w", err)
 	}
+	if p == 0 {
+		p = server.RANDOM_PORT // the server takes 0 as its default port, 4222
+	}
 	opts := &server.Options{
-		ServerName: "teamlead",
-		Host:       host,
-		Port:       p,
-		JetStream:  true,
-		StoreDir:   filepath.Clean(dir),
-		NoSigs:     true, // the console handles its signals
-		NoLog:      true,
+		ServerName:    "teamlead",
+		Host:          host,
+		Port:          p,
+		JetStream:     true,
+		StoreDir:      filepath.Clean(dir),
+		NoSigs:        true, // the console handles its signals
+		NoLog:         true,
+		Authorization: token,
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
@@ -50,11 +62,16 @@ func Serve(listen, dir string) (*Server, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("NATS server on %s did not start in 10s (is the port in use?)", listen)
 	}
-	return &Server{srv: srv}, nil
+	return &Server{srv: srv, token: token}, nil
 }
 
-// URL is where clients on this machine connect.
-func (s *Server) URL() string { return s.srv.ClientURL() }
+// URL is where clients on this machine connect, the token included.
+func (s *Server) URL() string {
+	return strings.Replace(s.srv.ClientURL(), "nats://", "nats://"+s.token+"@", 1)
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.srv.Addr() }
 
 // Close stops the server; JetStream's files stay for the next start.
 func (s *Server) Close() {

@@ -34,6 +34,7 @@ type auditFlags struct {
 	export                 bool
 	out                    string
 	decision, status       string
+	nats, team             string
 }
 
 func newAuditCmd(g *globals) *cobra.Command {
@@ -74,6 +75,8 @@ func newAuditCmd(g *globals) *cobra.Command {
 	fl.StringVar(&f.out, "out", "", "with --export: write to this file (atomically) instead of stdout")
 	fl.StringVar(&f.decision, "decision", "", "with --export: only this decision type")
 	fl.StringVar(&f.status, "status", "", "with --export: only consultations with this status")
+	fl.StringVar(&f.nats, "nats", "", "read the team's records from this NATS server (where its console publishes them), e.g. on another machine (env TEAMLEAD_NATS)")
+	fl.StringVar(&f.team, "team", "", "with --nats: the team's name on NATS (default: the team file's bus.name)")
 	return cmd
 }
 
@@ -123,6 +126,12 @@ func audit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 	w, err := report.NewWriter(cmd.OutOrStdout(), f.format.value)
 	if err != nil {
 		return fmt.Errorf("--format: %w", err)
+	}
+	if f.nats != "" || os.Getenv("TEAMLEAD_NATS") != "" {
+		if err := auditNATS(cmd.Context(), g, f, q, w.Write, w.Close); err != nil {
+			return err
+		}
+		return w.Close()
 	}
 	c, err := g.client()
 	switch {

@@ -32,6 +32,8 @@ type runFlags struct {
 	sync     bool
 	grace    time.Duration
 	backoff  time.Duration
+	// nats and natsListen: see startNATS.
+	nats, natsListen string
 }
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -50,6 +52,8 @@ func newRunCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&f.sync, "sync", false, "fsync every store commit (survives power loss; group-committed)")
 	cmd.Flags().DurationVar(&f.grace, "grace", 5*time.Second, "how long agents get after SIGTERM before SIGKILL")
 	cmd.Flags().DurationVar(&f.backoff, "restart-backoff", 500*time.Millisecond, "first delay before restarting an agent (doubles up to 30s)")
+	cmd.Flags().StringVar(&f.nats, "nats", "", "also publish the team's records on this NATS server (JetStream), for other machines (env TEAMLEAD_NATS; default: the team file's bus.nats)")
+	cmd.Flags().StringVar(&f.natsListen, "nats-listen", "", "start a NATS server with JetStream inside the console on HOST:PORT, its files under the state folder (default: the team file's bus.listen)")
 	return cmd
 }
 
@@ -134,6 +138,14 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err := eng.Start(engCtx); err != nil {
 		return err
 	}
+	stopNATS, err := startNATS(g, f, team, st, eng)
+	if err != nil {
+		stopEngine()
+		<-eng.Done()
+		return err
+	}
+	// Runs when run returns, once the engine has stopped: its last records go out too.
+	defer stopNATS()
 	warnings := append(eng.Problems(), trust.MachineWarnings()...)
 	if subreaper != nil {
 		warnings = append(warnings, fmt.Sprintf("the console could not become the subreaper of its agents (%v): a process an agent detaches is told from the human's only by its user namespace", subreaper))

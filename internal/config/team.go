@@ -36,6 +36,8 @@ type Team struct {
 	Permissions Permissions `yaml:"permissions"`
 	// Isolation is every agent's default: auto (a sandbox of its own — user, PID and mount namespaces — where the kernel allows one, else a user namespace alone, so that no process it starts can act as the human), sandbox (required), userns (a user namespace alone, required) or none.
 	Isolation string `yaml:"isolation"`
+	// Bus says where the team's bus runs: on the console's store alone (no bus section), or also on NATS JetStream.
+	Bus Bus `yaml:"bus"`
 
 	// File is the absolute path the team was loaded from.
 	File string `yaml:"-"`
@@ -396,6 +398,7 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset,
 	p.add(t.validateConsultations(file, root, base)...)
 	p.add(t.validatePermissions(file, root, base))
 	t.validateQuestions(file, root, base, p)
+	t.validateBus(file, root, base, p)
 }
 
 func (t *Team) validateAgents(file string, root *yaml.Node, presets map[string]Preset, p *problems) {

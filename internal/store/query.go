@@ -48,8 +48,9 @@ func (q Query) inTime(at []byte) bool {
 		(q.Until.IsZero() || bytes.Compare(at, timeBytes(q.Until)) < 0)
 }
 
-// match reports whether r satisfies every filter of q.
-func (q Query) match(r *Record) bool {
+// Match reports whether r satisfies every filter of q (Limit and Reverse
+// aside): for records read from elsewhere than the store.
+func (q Query) Match(r *Record) bool {
 	return r.Seq > q.AfterSeq &&
 		(q.Agent == "" || slices.Contains(recordAgents(r), q.Agent)) &&
 		(q.Task == "" || r.Task == q.Task) &&
@@ -154,7 +155,7 @@ func (v *visitor) record(val []byte) error {
 	if err := json.Unmarshal(val, &r); err != nil {
 		return fmt.Errorf("store: decode record: %w", err)
 	}
-	if !v.q.match(&r) {
+	if !v.q.Match(&r) {
 		return nil
 	}
 	if err := v.fn(r); err != nil {

@@ -65,7 +65,7 @@ func expect(recs []Record, q Query) []uint64 {
 		if q.Reverse {
 			i = len(recs) - 1 - i
 		}
-		if q.match(&recs[i]) && (q.Limit == 0 || len(seqs) < q.Limit) {
+		if q.Match(&recs[i]) && (q.Limit == 0 || len(seqs) < q.Limit) {
 			seqs = append(seqs, recs[i].Seq)
 		}
 	}

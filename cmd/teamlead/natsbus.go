@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/teamlead/teamlead/bus/natsbus"
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/fsutil"
+	"github.com/teamlead/teamlead/internal/store"
+)
+
+// natsURL is the NATS server a command uses: --nats, else TEAMLEAD_NATS,
+// else the team file's bus.nats.
+func natsURL(flag string, team *config.Team) string {
+	switch {
+	case flag != "":
+		return flag
+	case os.Getenv("TEAMLEAD_NATS") != "":
+		return os.Getenv("TEAMLEAD_NATS")
+	case team != nil:
+		return team.Bus.NATS
+	}
+	return ""
+}
+
+// epochKey is the store's name on the team's stream (natsbus.NewEpoch).
+const epochKey = "bus/epoch"
+
+// storeEpoch returns the store's epoch, made on first use.
+func storeEpoch(st *store.Store) (string, error) {
+	if e, ok, err := st.Meta(epochKey); err != nil || ok {
+		return e, err
+	}
+	e := natsbus.NewEpoch()
+	return e, st.Commit(&store.Batch{Meta: map[string]string{epochKey: e}})
+}
+
+// serverToken is the token of the console's own NATS server: kept in the
+// state folder (which agents cannot read or change), the same across
+// restarts so that other machines keep their URL.
+func serverToken(dir string) (string, error) {
+	path := filepath.Join(dir, "token")
+	if b, err := fsutil.ReadRegular(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		return strings.TrimSpace(string(b)), nil
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("NATS token %s: %w", path, err)
+	}
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	tok := hex.EncodeToString(b)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return tok, fsutil.WriteFileAtomic(path, []byte(tok+"\n"), 0o600)
+}
+
+// startNATS publishes the team's records on NATS JetStream when the team
+// file, --nats or TEAMLEAD_NATS names a server, or --nats-listen (or
+// bus.listen) starts one inside the console. It returns what stops it; a
+// server that cannot be reached is not fatal: the records wait in the
+// store, Activity says so, and they are published when it is back.
+func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng *engine.Engine) (func(), error) {
+	url := natsURL(f.nats, team)
+	listen := f.natsListen
+	if listen == "" {
+		listen = team.Bus.Listen
+	}
+	if err := config.CheckNATSURL(url); err != nil {
+		return nil, fmt.Errorf("--nats: %w", err)
+	}
+	if err := config.CheckListen(listen); err != nil {
+		return nil, fmt.Errorf("--nats-listen: %w", err)
+	}
+	if url == "" && listen == "" {
+		return func() {}, nil
+	}
+	var srv *natsbus.Server
+	if listen != "" {
+		dir := filepath.Join(g.state, "nats")
+		tok, err := serverToken(dir)
+		if err != nil {
+			return nil, err
+		}
+		if srv, err = natsbus.Serve(listen, dir, tok); err != nil {
+			return nil, err
+		}
+		if url == "" {
+			url = srv.URL()
+		}
+		// The token stays out of the records: they are published, and
+		// agents may read the audit.
+		urlFile := filepath.Join(dir, "url")
+		if err := fsutil.WriteFileAtomic(urlFile, []byte("nats://"+tok+"@HOST:"+portOf(srv.Addr().String())+"\n"), 0o600); err != nil {
+			srv.Close()
+			return nil, err
+		}
+		eng.Warn(fmt.Sprintf("NATS server with JetStream listening on %s (its files in %s); other machines connect with the URL in %s, HOST replaced by this machine's address",
+			srv.Addr(), dir, urlFile))
+	}
+	nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead console of " + team.Bus.Name, Wait: true,
+		TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
+	if err != nil {
+		if srv != nil {
+			srv.Close()
+		}
+		return nil, err
+	}
+	epoch, err := storeEpoch(st)
+	if err != nil {
+		nc.Close()
+		if srv != nil {
+			srv.Close()
+		}
+		return nil, err
+	}
+	m, err := natsbus.StartMirror(nc, team.Bus.Name, epoch, st)
+	if err != nil {
+		nc.Close()
+		if srv != nil {
+			srv.Close()
+		}
+		return nil, err
+	}
+	done := make(chan struct{})
+	go wakeOnCommit(eng, m, st.LastSeq(), done)
+	go reportMirror(eng, m, natsbus.Redact(url), done)
+	return func() {
+		close(done)
+		m.Close(3 * time.Second)
+		nc.Close()
+		if srv != nil {
+			srv.Close()
+		}
+	}, nil
+}
+
+// wakeOnCommit wakes the mirror whenever the console commits records.
+func wakeOnCommit(eng *engine.Engine, m *natsbus.Mirror, after uint64, done <-chan struct{}) {
+	for {
+		sub := eng.Bus().Subscribe(">", after)
+	read:
+		for {
+			select {
+			case r, ok := <-sub.C:
+				if !ok {
+					break read
+				}
+				after = r.Seq
+				m.Wake()
+			case <-done:
+				sub.Close()
+				return
+			}
+		}
+		if !sub.Lagged() {
+			return
+		}
+	}
+}
+
+// reportMirror tells Activity when publishing to NATS stops working, and
+// when it works again.
+func reportMirror(eng *engine.Engine, m *natsbus.Mirror, url string, done <-chan struct{}) {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	failing := false
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		switch err := m.Err(); {
+		case err != nil && !failing:
+			failing = true
+			eng.Warn(fmt.Sprintf("NATS at %s: %v; the team's records wait in the store and are published when it is back", url, err))
+		case err == nil && failing:
+			failing = false
+			eng.Warn(fmt.Sprintf("NATS at %s works again: records up to %d published", url, m.Published()))
+		}
+	}
+}
+
+func portOf(addr string) string {
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		return addr[i+1:]
+	}
+	return addr
+}
+
+// auditNATS prints the team's records from its stream on NATS: the ones
+// there now, and with --follow the ones that come after.
+func auditNATS(ctx context.Context, g *globals, f *auditFlags, q store.Query, write func(store.Record) error, flush func() error) error {
+	if q.Reverse {
+		return errors.New("--newest reads the store; with --nats records come oldest first")
+	}
+	name := f.team
+	var team *config.Team
+	if name == "" {
+		t, err := config.LoadTeam(g.config)
+		if err != nil {
+			return fmt.Errorf("--nats needs the team's name: give --team NAME, or --config with the team file (%v)", err)
+		}
+		team, name = t, t.Bus.Name
+	}
+	url := natsURL(f.nats, team)
+	if err := config.CheckNATSURL(url); err != nil {
+		return fmt.Errorf("--nats: %w", err)
+	}
+	cfg := natsbus.Config{URL: url, Name: "teamlead audit"}
+	if team != nil {
+		cfg.Creds, cfg.TLS = team.Bus.Creds, natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}
+	}
+	nc, err := natsbus.Connect(cfg)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	b, err := natsbus.Open(ctx, nc, name, "", nil)
+	if err != nil {
+		return err
+	}
+	last, err := b.LastSeq(ctx)
+	if err != nil {
+		return err
+	}
+	if !f.follow && last == 0 {
+		return nil
+	}
+	sub := b.Subscribe(">", 0)
+	defer sub.Close()
+	n := 0
+	for {
+		var r store.Record
+		var ok bool
+		select {
+		case r, ok = <-sub.C:
+		case <-ctx.Done():
+			return nil
+		}
+		if !ok {
+			return nil
+		}
+		if r.Kind == natsbus.KindError {
+			return errors.New(r.Body)
+		}
+		if q.Match(&r) && (q.Limit == 0 || n < q.Limit) {
+			n++
+			if err := write(r); err != nil {
+				return err
+			}
+			if f.follow {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if !f.follow && (r.Seq >= last || q.Limit > 0 && n >= q.Limit) {
+			return nil
+		}
+	}
+}
