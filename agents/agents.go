@@ -156,7 +156,8 @@ type Spec struct {
 	// control socket among them still connects). teamlead's own state and
 	// configuration, which only the human changes. A path that does not
 	// exist when the agent starts, or that holds the agent's folder, is
-	// left as it is. Without a sandbox nothing is protected this way.
+	// left as it is. Without a sandbox nothing is protected this way. A
+	// folder named SecretsDir directly inside one is hidden altogether.
 	Protect []string
 	// OnRetype, when set, is called before a message a process took but
 	// may not have read is typed again into the next process (it exited

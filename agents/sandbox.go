@@ -254,6 +254,30 @@ func protectable(paths []string, dir string) (protect, pins, kept []string) {
 	return protect, pins, kept
 }
 
+// SecretsDir is the folder, directly inside a protected folder, that a
+// sandbox hides instead of showing it read-only: the console keeps there
+// what grants more than reading (the token of its NATS server).
+const SecretsDir = "secrets"
+
+// secretDirs are the SecretsDir folders of the protected paths: real
+// folders (not links) of the user, each covered by an empty tmpfs, which
+// the read-only bind of its parent carries along.
+func secretDirs(protect []string, uid int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range protect {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		d := filepath.Join(resolved(p), SecretsDir)
+		if st, err := os.Lstat(d); err == nil && st.IsDir() && fileOwner(st) == uid && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // outermost returns paths without those inside another of them (a bind
 // inside a folder bound read-only is read-only with it), shortest first.
 func outermost(paths []string) []string {

@@ -384,7 +384,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		return nil, fmt.Errorf("%w: agent %q: its folder is inside teamlead's own (%s), which agents may not change; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, strings.Join(unprotected, ", "))
 	}
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
-		Grace: s.Grace, Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly, Protect: protect, Pin: pins}
+		Grace: s.Grace, Hide: append(h.dirs, secretDirs(s.Protect, os.Getuid())...), HideFile: h.files, ReadOnly: h.readOnly, Protect: protect, Pin: pins}
 	cmd, ctl, master, tty, err := startSandbox(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
@@ -556,7 +556,7 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	h := sandboxHides(os.Getuid(), os.Environ(), env, []string{dir, cmd.Path})
 	prot, pins, _ := protectable(protect, dir)
 	cfg := shimConfig{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(env), Dir: dir, Grace: time.Second,
-		Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true}
+		Hide: append(h.dirs, secretDirs(protect, os.Getuid())...), HideFile: h.files, ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true}
 	data, err := json.Marshal(cfg)
 	if err != nil {
 		return false

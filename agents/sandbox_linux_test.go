@@ -477,7 +477,10 @@ func TestSandboxProtectsTeamleadsFiles(t *testing.T) {
 		heard <- string(b[:n])
 	}()
 	team := filepath.Join(work, "team.yaml")
-	for _, f := range []string{team, filepath.Join(state, "guard")} {
+	if err := os.Mkdir(filepath.Join(state, SecretsDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{team, filepath.Join(state, "guard"), filepath.Join(state, SecretsDir, "token")} {
 		if err := os.WriteFile(f, []byte("kept\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -510,6 +513,9 @@ held unshare -Urm sh -c 'mount -o remount,bind,rw team.yaml && echo forged > tea
 held mv %[2]s %[2]s.moved
 held mv %[4]s %[4]s.moved
 held sh -c 'cd %[2]s/.. && mv %[5]s elsewhere'
+held cat %[1]s/secrets/token
+held sh -c 'echo forged > %[1]s/secrets/token'
+held sh -c 'ls -a %[1]s/secrets | grep -q token'
 grep -q kept team.yaml && echo "read: team.yaml"
 grep -q kept %[1]s/guard && echo "read: guard"
 echo own > mine && echo "wrote: own folder"
@@ -527,8 +533,8 @@ echo checked
 	}
 	out := rec.output()
 	checkSandboxReport(t, out, "read: team.yaml", "read: guard", "wrote: own folder", "dialled")
-	if n := strings.Count(out, "held: "); n != 19 {
-		t.Errorf("%d attempts held, want 19:\n%s", n, out)
+	if n := strings.Count(out, "held: "); n != 22 {
+		t.Errorf("%d attempts held, want 22:\n%s", n, out)
 	}
 	select {
 	case got := <-heard:
@@ -538,7 +544,7 @@ echo checked
 	case <-time.After(waitTimeout):
 		t.Error("the socket heard nothing")
 	}
-	for _, f := range []string{team, filepath.Join(state, "guard")} {
+	for _, f := range []string{team, filepath.Join(state, "guard"), filepath.Join(state, SecretsDir, "token")} {
 		if b, err := os.ReadFile(f); err != nil || string(b) != "kept\n" {
 			t.Errorf("%s: %q, %v", f, b, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/agents"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,10 +46,10 @@ func storeEpoch(st *store.Store) (string, error) {
 }
 
 // serverToken is the token of the console's own NATS server: kept in the
-// state folder (which agents cannot read or change), the same across
+// state folder's secrets (which no agent's sandbox shows), the same across
 // restarts so that other machines keep their URL.
 func serverToken(dir string) (string, error) {
-	path := filepath.Join(dir, "token")
+	path := filepath.Join(dir, "nats-token")
 	if b, err := fsutil.ReadRegular(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
 		return strings.TrimSpace(string(b)), nil
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -86,7 +87,8 @@ func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng 
 	var srv *natsbus.Server
 	if listen != "" {
 		dir := filepath.Join(g.state, "nats")
-		tok, err := serverToken(dir)
+		secrets := filepath.Join(g.state, agents.SecretsDir)
+		tok, err := serverToken(secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +100,7 @@ func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng 
 		}
 		// The token stays out of the records: they are published, and
 		// agents may read the audit.
-		urlFile := filepath.Join(dir, "url")
+		urlFile := filepath.Join(secrets, "nats-url")
 		if err := fsutil.WriteFileAtomic(urlFile, []byte("nats://"+tok+"@HOST:"+portOf(srv.Addr().String())+"\n"), 0o600); err != nil {
 			srv.Close()
 			return nil, err

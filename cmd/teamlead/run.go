@@ -75,6 +75,11 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return fmt.Errorf("state directory: %w", err)
 	}
 	_ = os.Chmod(g.state, 0o700)
+	// Before any agent starts, so that every sandbox hides it (a folder
+	// made later would show, read-only, to agents already running).
+	if err := os.MkdirAll(filepath.Join(g.state, agents.SecretsDir), 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
 	st, err := store.Open(g.storeDir(), store.Options{Sync: f.sync})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {

@@ -41,7 +41,7 @@ idle
 		agentDef{name: "architect", flags: []string{"--raw"}, script: "idle\n"},
 	)
 	c := tm.start("--nats-listen", "127.0.0.1:0")
-	urlFile := filepath.Join(tm.state, "nats", "url")
+	urlFile := filepath.Join(tm.state, "secrets", "nats-url")
 	var url string
 	waitFor(t, 10*time.Second, "the NATS URL file", func() bool {
 		b, err := os.ReadFile(urlFile)
