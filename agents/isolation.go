@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -55,6 +56,10 @@ const (
 // to run the approval). cmd must not be started yet; a cmd with
 // ExtraFiles or a SysProcAttr of its own gets the user namespace alone.
 func Isolate(cmd *exec.Cmd, protect ...string) bool {
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = dropEnv(cmd.Env, consoleOnlyEnv...)
 	if isolateInSandbox(cmd, protect) {
 		return true
 	}

@@ -3,6 +3,7 @@ package agents
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,14 +31,13 @@ var sandboxDropEnv = []string{
 }
 
 // sandboxEnv returns env without sandboxDropEnv.
-func sandboxEnv(env []string) []string {
-	drop := make(map[string]bool, len(sandboxDropEnv))
-	for _, k := range sandboxDropEnv {
-		drop[k] = true
-	}
+func sandboxEnv(env []string) []string { return dropEnv(env, sandboxDropEnv...) }
+
+// dropEnv returns env without the variables named.
+func dropEnv(env []string, names ...string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(names, k) {
 			out = append(out, kv)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -527,12 +528,16 @@ func waitCode(ws syscall.WaitStatus) (code int, sig string) {
 // appears once: exec.Cmd would drop the earlier of two, but the sandbox
 // starts the program with execve, and a program reading the first one
 // (Claude Code does) would see the console's HOME, not the agent's.
+// consoleOnlyEnv are the console's variables no agent gets, whatever its
+// isolation: TEAMLEAD_NATS may carry the token of the team's NATS server.
+var consoleOnlyEnv = []string{"TEAMLEAD_NATS"}
+
 func buildEnv(env map[string]string) []string {
 	base := dedupEnv(os.Environ())
 	out := make([]string, 0, len(base)+len(env)+1)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, set := env[k]; !set {
+		if _, set := env[k]; !set && !slices.Contains(consoleOnlyEnv, k) {
 			out = append(out, kv)
 		}
 	}

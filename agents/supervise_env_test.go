@@ -26,3 +26,12 @@ func TestBuildEnvNamesEachVariableOnce(t *testing.T) {
 		}
 	}
 }
+
+// The token of the team's NATS server, in the console's environment, does
+// not reach an agent.
+func TestBuildEnvKeepsTheNATSURLFromAgents(t *testing.T) {
+	t.Setenv("TEAMLEAD_NATS", "nats://secret@host:4222")
+	if v := envValue(buildEnv(map[string]string{"TEAMLEAD_AGENT": "dev"}), "TEAMLEAD_NATS"); v != "" {
+		t.Errorf("the agent got TEAMLEAD_NATS=%s", v)
+	}
+}
