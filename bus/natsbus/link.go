@@ -45,6 +45,7 @@ func (e Event) ID() string { return e.Node + "-" + e.Epoch + "-" + strconv.Forma
 // linkNames are the streams and subjects of one team's link.
 type linkNames struct {
 	Names
+	team                       string // the team as one token
 	deliverStream, eventStream string
 	deliverPrefix, eventPrefix string
 }
@@ -52,7 +53,7 @@ type linkNames struct {
 func linkNamesOf(team string) linkNames {
 	n := NamesOf(team)
 	t := token(team)
-	return linkNames{Names: n, deliverStream: n.Stream + "_DELIVER", eventStream: n.Stream + "_EVENTS",
+	return linkNames{Names: n, team: t, deliverStream: n.Stream + "_DELIVER", eventStream: n.Stream + "_EVENTS",
 		deliverPrefix: "teamlead." + t + ".deliver", eventPrefix: "teamlead." + t + ".ev"}
 }
 

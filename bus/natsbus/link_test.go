@@ -2,6 +2,7 @@ package natsbus
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -158,4 +159,82 @@ func TestEventsReachTheConsole(t *testing.T) {
 		}
 	}
 	none(t, evs2, "a sixth event")
+}
+
+// A request about an agent reaches its node and the answer comes back; with
+// no node, the console hears that it is unreachable. Screens and presence
+// reach the console.
+func TestControlScreensAndPresence(t *testing.T) {
+	srv := serve(t, "127.0.0.1:0", filepath.Join(t.TempDir(), "nats"))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	con, err := OpenConsole(ctx, connect(t, srv.URL()), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := con.Control(ctx, "dev", Request{Op: "resize", Cols: 80, Rows: 24}); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("no node: %v", err)
+	}
+	nodes, err := con.Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nodes.Close()
+	screens, err := con.Screens()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer screens.Close()
+
+	n, err := OpenNode(ctx, connect(t, srv.URL()), "t", "box", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan Request, 1)
+	if err := n.Serve(ctx, "dev", func(r Request) error {
+		got <- r
+		if r.Op == "stop" {
+			return errors.New("not now")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := con.Control(ctx, "dev", Request{Op: "keys", Keys: []byte("ls\r")}); err != nil {
+		t.Fatal(err)
+	}
+	if r := next(t, got, "the request"); r.Op != "keys" || string(r.Keys) != "ls\r" {
+		t.Fatalf("node got %+v", r)
+	}
+	if err := con.Control(ctx, "dev", Request{Op: "stop"}); err == nil || err.Error() != "not now" {
+		t.Fatalf("the node's refusal: %v", err)
+	}
+
+	n.Announce(ctx, []string{"dev"})
+	deadline := time.Now().Add(10 * time.Second)
+	for !nodes.Reachable("box") {
+		if time.Now().After(deadline) {
+			t.Fatal("the node's presence never arrived")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if nodes.Reachable("other") {
+		t.Fatal("a node never heard of is reachable")
+	}
+	if err := n.PublishScreen(Frame{Agent: "dev", Cols: 3, Rows: 1, Text: "$ _", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if f, ok := screens.Frame("dev"); ok {
+			if f.Text != "$ _" {
+				t.Fatalf("frame %+v", f)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the screen never arrived")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -1,0 +1,221 @@
+package natsbus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// What is not kept travels on plain NATS subjects: the console's requests
+// to a node about an agent (keys typed in focus mode, a resize, a stop or
+// a restart), the agents' screens, and the nodes' presence. A request
+// lost with a node is answered by an error; a screen lost is followed by
+// the next; a node whose presence stops is shown unreachable.
+
+// Request is the console's request about an agent of a node.
+type Request struct {
+	Op   string `json:"op"` // keys, resize, stop, restart
+	Keys []byte `json:"keys,omitempty"`
+	Cols int    `json:"cols,omitempty"`
+	Rows int    `json:"rows,omitempty"`
+}
+
+type reply struct {
+	Err string `json:"err,omitempty"`
+}
+
+// requestWait bounds the wait for a node's answer.
+const requestWait = 3 * time.Second
+
+// ErrUnreachable: no node answered for the agent.
+var ErrUnreachable = errors.New("its node is unreachable")
+
+func (l linkNames) controlSubject(agent string) string {
+	return "teamlead." + l.team + ".ctl." + token(agent)
+}
+
+func (l linkNames) screenSubject(agent string) string {
+	return "teamlead." + l.team + ".screen." + token(agent)
+}
+
+func (l linkNames) presenceSubject(node string) string {
+	return "teamlead." + l.team + ".node." + token(node)
+}
+
+// Control asks agent's node to do r and returns its answer.
+func (c *Console) Control(ctx context.Context, agent string, r Request) error {
+	data, _ := json.Marshal(r)
+	ctx, cancel := context.WithTimeout(ctx, requestWait)
+	defer cancel()
+	msg, err := c.js.Conn().RequestWithContext(ctx, c.l.controlSubject(agent), data)
+	if err != nil {
+		return fmt.Errorf("%s: %w (%v)", agent, ErrUnreachable, err)
+	}
+	var rep reply
+	if err := json.Unmarshal(msg.Data, &rep); err != nil {
+		return fmt.Errorf("%s: its node answered %q", agent, msg.Data)
+	}
+	if rep.Err != "" {
+		return errors.New(rep.Err)
+	}
+	return nil
+}
+
+// Serve answers the console's requests about agent with do until ctx ends.
+func (n *Node) Serve(ctx context.Context, agent string, do func(Request) error) error {
+	sub, err := n.js.Conn().Subscribe(n.l.controlSubject(agent), func(m *nats.Msg) {
+		var r Request
+		var rep reply
+		if err := json.Unmarshal(m.Data, &r); err != nil {
+			rep.Err = "not a request: " + err.Error()
+		} else if err := do(r); err != nil {
+			rep.Err = err.Error()
+		}
+		b, _ := json.Marshal(rep)
+		_ = m.Respond(b)
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		<-ctx.Done()
+		_ = sub.Unsubscribe()
+	}()
+	return n.js.Conn().Flush() // the server has the subscription before the node says it runs
+}
+
+// Frame is an agent's screen as its node renders it.
+type Frame struct {
+	Agent      string    `json:"agent"`
+	Cols       int       `json:"cols"`
+	Rows       int       `json:"rows"`
+	Text       string    `json:"text"` // Render(0, cols, rows): lines with SGR colours
+	Scrollback int       `json:"scrollback"`
+	Time       time.Time `json:"time"`
+}
+
+// PublishScreen sends a frame of agent's screen (the node sends one at
+// most every FrameEvery while the screen changes).
+func (n *Node) PublishScreen(f Frame) error {
+	b, _ := json.Marshal(f)
+	return n.js.Conn().Publish(n.l.screenSubject(f.Agent), b)
+}
+
+// FrameEvery bounds the rate of an agent's screen frames.
+const FrameEvery = 100 * time.Millisecond
+
+// Screens keeps the newest frame of every remote agent.
+type Screens struct {
+	mu     sync.Mutex
+	frames map[string]Frame
+	sub    *nats.Subscription
+}
+
+// Screens follows the agents' screens until Close.
+func (c *Console) Screens() (*Screens, error) {
+	s := &Screens{frames: map[string]Frame{}}
+	sub, err := c.js.Conn().Subscribe("teamlead."+c.l.team+".screen.>", func(m *nats.Msg) {
+		var f Frame
+		if json.Unmarshal(m.Data, &f) != nil {
+			return
+		}
+		s.mu.Lock()
+		if old, ok := s.frames[f.Agent]; !ok || !f.Time.Before(old.Time) {
+			s.frames[f.Agent] = f
+		}
+		s.mu.Unlock()
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.sub = sub
+	return s, nil
+}
+
+// Frame is the newest frame of agent's screen.
+func (s *Screens) Frame(agent string) (Frame, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.frames[agent]
+	return f, ok
+}
+
+// Close stops following.
+func (s *Screens) Close() { _ = s.sub.Unsubscribe() }
+
+// Presence is a node's word that it runs, and which agents.
+type Presence struct {
+	Node   string    `json:"node"`
+	Agents []string  `json:"agents"`
+	Time   time.Time `json:"time"`
+}
+
+// PresenceEvery is how often a node says it runs; a node not heard from
+// for three times as long is unreachable.
+const PresenceEvery = 2 * time.Second
+
+// Announce says the node runs agents, now and every PresenceEvery until
+// ctx ends.
+func (n *Node) Announce(ctx context.Context, agents []string) {
+	send := func() {
+		b, _ := json.Marshal(Presence{Node: n.name, Agents: agents, Time: time.Now()})
+		_ = n.js.Conn().Publish(n.l.presenceSubject(n.name), b)
+	}
+	send()
+	go func() {
+		t := time.NewTicker(PresenceEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				send()
+			}
+		}
+	}()
+}
+
+// Nodes follows the nodes' presence.
+type Nodes struct {
+	mu   sync.Mutex
+	seen map[string]Presence
+	at   map[string]time.Time
+	sub  *nats.Subscription
+	now  func() time.Time
+}
+
+// Nodes follows the nodes' presence until Close.
+func (c *Console) Nodes() (*Nodes, error) {
+	ns := &Nodes{seen: map[string]Presence{}, at: map[string]time.Time{}, now: time.Now}
+	sub, err := c.js.Conn().Subscribe("teamlead."+c.l.team+".node.*", func(m *nats.Msg) {
+		var p Presence
+		if json.Unmarshal(m.Data, &p) != nil {
+			return
+		}
+		ns.mu.Lock()
+		ns.seen[p.Node], ns.at[p.Node] = p, ns.now()
+		ns.mu.Unlock()
+	})
+	if err != nil {
+		return nil, err
+	}
+	ns.sub = sub
+	return ns, nil
+}
+
+// Reachable reports whether node was heard from lately.
+func (ns *Nodes) Reachable(node string) bool {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	at, ok := ns.at[node]
+	return ok && ns.now().Sub(at) < 3*PresenceEvery
+}
+
+// Close stops following.
+func (ns *Nodes) Close() { _ = ns.sub.Unsubscribe() }
