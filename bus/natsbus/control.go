@@ -134,7 +134,7 @@ func (c *Console) Screens() (*Screens, error) {
 		return nil, err
 	}
 	s.sub = sub
-	return s, nil
+	return s, c.js.Conn().Flush()
 }
 
 // Frame is the newest frame of agent's screen.
@@ -206,7 +206,7 @@ func (c *Console) Nodes() (*Nodes, error) {
 		return nil, err
 	}
 	ns.sub = sub
-	return ns, nil
+	return ns, c.js.Conn().Flush()
 }
 
 // Reachable reports whether node was heard from lately.
