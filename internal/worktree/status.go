@@ -1,0 +1,135 @@
+package worktree
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Info is a worktree's state against the user's checkout.
+type Info struct {
+	Branch  string // the worktree's branch, "" when detached
+	Head    string // the worktree's HEAD commit
+	Against string // what Ahead and Behind compare with: the user's branch, or its commit when detached
+	Ahead   int    // commits on the worktree's HEAD not in Against
+	Behind  int    // commits in Against not in the worktree's HEAD
+	Dirty   bool   // uncommitted changes or untracked files
+}
+
+// Status reports the worktree's branch, HEAD, ahead/behind counts against
+// the user's checkout's current branch, and whether it has uncommitted
+// changes.
+func Status(t Tree) (Info, error) {
+	r, err := reader(t)
+	if err != nil {
+		return Info{}, err
+	}
+	var info Info
+	head, err := r.run("rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return Info{}, err
+	}
+	info.Head = line(head)
+	// Full refs: --short turns a name shared with a tag into heads/<name>.
+	branch, err := r.runOK([]int{1}, "symbolic-ref", "--quiet", "HEAD") // 1: detached
+	if err != nil {
+		return Info{}, err
+	}
+	info.Branch = strings.TrimPrefix(line(branch), "refs/heads/")
+	against := "HEAD"
+	if out, err := git(t.Repo, "symbolic-ref", "--quiet", "HEAD"); err == nil {
+		against = line(out)
+		info.Against = strings.TrimPrefix(against, "refs/heads/")
+	}
+	out, err := git(t.Repo, "rev-parse", "--verify", against+"^{commit}")
+	if err != nil {
+		return Info{}, err
+	}
+	if info.Against == "" {
+		info.Against = line(out)
+	}
+	counts, err := git(t.Repo, "rev-list", "--left-right", "--count", line(out)+"..."+info.Head)
+	if err != nil {
+		return Info{}, err
+	}
+	if f := strings.Fields(string(counts)); len(f) == 2 {
+		info.Behind, _ = strconv.Atoi(f[0])
+		info.Ahead, _ = strconv.Atoi(f[1])
+	}
+	changed, err := changes(r)
+	if err != nil {
+		return Info{}, err
+	}
+	info.Dirty = len(changed) > 0
+	return info, nil
+}
+
+// changes lists the worktree's uncommitted and untracked paths.
+func changes(r runner) ([]string, error) {
+	out, err := r.run("status", "--porcelain", "-z", "--untracked-files=normal", "--ignore-submodules=dirty")
+	if err != nil {
+		return nil, err
+	}
+	return parseStatus(out), nil
+}
+
+// Remove deletes the agent's worktree folder with git worktree remove. It
+// refuses while there are uncommitted changes or untracked files, unless
+// force, and git refuses one with checked-out submodules unless force
+// (ErrHasSubmodules). It never deletes the branch: the agent's commits stay
+// reachable, and Ensure checks the branch out again. A folder already
+// deleted by hand only has git's record of it pruned.
+func Remove(t Tree, force bool) error {
+	if _, err := os.Stat(t.Path); errors.Is(err, fs.ErrNotExist) {
+		// Deleted by hand: only git's record of it is left.
+		_, err := git(t.Repo, "worktree", "prune")
+		return err
+	}
+	// git worktree remove checks cleanliness through the worktree's .git
+	// file: make sure it still leads to the worktree's own git dir.
+	b, err := os.ReadFile(filepath.Join(t.Path, ".git"))
+	if err != nil || canonical(strings.TrimSuffix(strings.TrimPrefix(string(b), "gitdir: "), "\n")) != canonical(t.GitDir) {
+		return fmt.Errorf("%w: %s/.git should read \"gitdir: %s\": restore it, or delete the folder and run git worktree prune", ErrForeignGitFile, t.Path, t.GitDir)
+	}
+	r, err := reader(t)
+	if err != nil {
+		return err
+	}
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	} else {
+		changed, err := changes(r)
+		if err != nil {
+			return err
+		}
+		if len(changed) > 0 {
+			return fmt.Errorf("%w: %s (%s): commit them, or remove with force to lose them; the branch %s is kept either way", ErrUncommitted, t.Path, summary(changed), t.Branch)
+		}
+	}
+	// From the user's checkout, with the filters still off for the
+	// status git runs inside.
+	_, err = runner{dir: t.Repo, env: r.env}.run(append(args, "--", t.Path)...)
+	var ge *GitError
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "containing submodules") {
+		return fmt.Errorf("%w: %s: check its submodules for uncommitted work, then remove with force; the branch %s is kept either way", ErrHasSubmodules, t.Path, t.Branch)
+	}
+	return err
+}
+
+// summary names up to three paths and counts the rest.
+func summary(paths []string) string {
+	quoted := make([]string, 0, 3)
+	for _, p := range paths[:min(3, len(paths))] {
+		quoted = append(quoted, strconv.Quote(p))
+	}
+	s := strings.Join(quoted, ", ")
+	if len(paths) > 3 {
+		s += fmt.Sprintf(" and %d more", len(paths)-3)
+	}
+	return s
+}

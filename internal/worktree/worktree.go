@@ -1,0 +1,225 @@
+package worktree
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// baseFile, in a worktree's own git dir, holds the commit the worktree was
+// created from, so diffs compare against it after a restart. A file and
+// not `git config --worktree`, which needs extensions.worktreeConfig.
+const baseFile = "teamlead-base"
+
+// Spec says which agent needs a worktree of which repository.
+type Spec struct {
+	Repo   string // the agent's configured folder: a repository or a folder in one
+	Agent  string // the agent's name; also the worktree's folder name
+	Branch string // "" means teamlead/<agent>
+	Root   string // where worktrees live; "" means <repo top>/../<repo name>-worktrees
+}
+
+// Tree is an agent's linked worktree.
+type Tree struct {
+	Path   string // the worktree's top: Root/<agent>
+	Dir    string // Spec.Repo's subfolder inside the worktree (Path when Repo is the top)
+	Branch string // short branch name, e.g. teamlead/alice
+	Base   string // the commit it was created from; diffs compare against it
+	Repo   string // top of the user's checkout it was created from
+	GitDir string // the worktree's own git dir (<common dir>/worktrees/<id>)
+}
+
+// plan is a Spec resolved against the repository.
+type plan struct {
+	top    string // the user's checkout
+	common string // the shared git dir
+	prefix string // Spec.Repo relative to top, "" or ending in "/"
+	branch string
+	path   string
+}
+
+var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Ensure returns the agent's worktree at Root/<agent>, creating it when
+// missing. After a restart it returns the existing one untouched, dirty or
+// not. A new worktree checks out the branch if it exists and is free, or
+// creates it from the user's checkout's HEAD, which must then be on a
+// branch and clean. When initialising submodules fails the error wraps
+// ErrSubmodule and the returned Tree is still valid.
+func Ensure(s Spec) (Tree, error) {
+	p, err := resolve(s)
+	if err != nil {
+		return Tree{}, err
+	}
+	t, err := p.existing()
+	if !errors.Is(err, ErrNoWorktree) {
+		return t, err
+	}
+	return p.create()
+}
+
+// Open returns the agent's existing worktree, as Ensure would, without
+// creating one: ErrNoWorktree when there is none.
+func Open(s Spec) (Tree, error) {
+	p, err := resolve(s)
+	if err != nil {
+		return Tree{}, err
+	}
+	return p.existing()
+}
+
+func resolve(s Spec) (plan, error) {
+	if !agentName.MatchString(s.Agent) || strings.HasSuffix(s.Agent, ".lock") || strings.Contains(s.Agent, "..") {
+		return plan{}, fmt.Errorf("%w: agent name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", ErrBadName, s.Agent)
+	}
+	if _, err := os.Stat(s.Repo); err != nil {
+		return plan{}, fmt.Errorf("%w: %s: %v", ErrNotRepository, s.Repo, err)
+	}
+	inside, err := git(s.Repo, "rev-parse", "--is-inside-work-tree")
+	if err != nil {
+		return plan{}, fmt.Errorf("%w: %s: point the agent at a folder inside a git checkout, or run git init there (%v)", ErrNotRepository, s.Repo, err)
+	}
+	if line(inside) != "true" {
+		return plan{}, fmt.Errorf("%w: %s is not inside a work tree (a bare repository or a .git folder): point the agent at a checkout", ErrNotRepository, s.Repo)
+	}
+	var p plan
+	for _, q := range []struct {
+		dst  *string
+		args []string
+	}{
+		{&p.top, []string{"rev-parse", "--show-toplevel"}},
+		{&p.common, []string{"rev-parse", "--path-format=absolute", "--git-common-dir"}},
+		{&p.prefix, []string{"rev-parse", "--show-prefix"}},
+	} {
+		out, err := git(s.Repo, q.args...)
+		if err != nil {
+			return plan{}, err
+		}
+		*q.dst = line(out)
+	}
+	p.branch = s.Branch
+	if p.branch == "" {
+		p.branch = "teamlead/" + s.Agent
+	}
+	if strings.HasPrefix(p.branch, "-") {
+		return plan{}, fmt.Errorf("%w: branch %q starts with '-'", ErrBadName, p.branch)
+	}
+	if _, err := git(p.top, "check-ref-format", "refs/heads/"+p.branch); err != nil {
+		return plan{}, fmt.Errorf("%w: branch %q is not a valid git branch name (see git check-ref-format)", ErrBadName, p.branch)
+	}
+	root := s.Root
+	if root == "" {
+		root = filepath.Join(filepath.Dir(p.top), filepath.Base(p.top)+"-worktrees")
+	}
+	root, err = filepath.Abs(root)
+	if err != nil {
+		return plan{}, err
+	}
+	p.path = canonical(filepath.Join(root, s.Agent))
+	return p, nil
+}
+
+// canonical resolves symlinks in the longest existing prefix of path, so
+// it compares equal to the real paths git records.
+func canonical(path string) string {
+	rest := ""
+	for dir := path; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+func (p plan) worktrees() ([]listed, error) {
+	out, err := git(p.top, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	all := parseWorktreeList(out)
+	for i := range all {
+		all[i].Path = canonical(all[i].Path)
+	}
+	return all, nil
+}
+
+// existing finds the agent's worktree among the repository's: ErrNoWorktree
+// when the path is free (or registered but its folder is gone).
+func (p plan) existing() (Tree, error) {
+	all, err := p.worktrees()
+	if err != nil {
+		return Tree{}, err
+	}
+	for _, w := range all {
+		if w.Path != p.path {
+			continue
+		}
+		if w.Prunable {
+			return Tree{}, fmt.Errorf("%w: %s is registered but its folder is gone", ErrNoWorktree, p.path)
+		}
+		if w.Branch != "refs/heads/"+p.branch {
+			on := "a detached HEAD"
+			if w.Branch != "" {
+				on = "branch " + strings.TrimPrefix(w.Branch, "refs/heads/")
+			}
+			return Tree{}, fmt.Errorf("%w: %s is on %s, not %s: switch it back (git -C %s switch %s) or remove it", ErrOtherBranch, p.path, on, p.branch, p.path, p.branch)
+		}
+		return p.tree()
+	}
+	if entries, err := os.ReadDir(p.path); err == nil && len(entries) == 0 {
+		return Tree{}, fmt.Errorf("%w: %s", ErrNoWorktree, p.path) // git accepts an empty folder
+	} else if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return Tree{}, fmt.Errorf("%w: %s: move it away or set another worktree root", ErrPathTaken, p.path)
+	}
+	return Tree{}, fmt.Errorf("%w: %s", ErrNoWorktree, p.path)
+}
+
+// tree builds the Tree of the registered worktree at p.path, recording
+// its base if nothing did yet.
+func (p plan) tree() (Tree, error) {
+	gitDir, err := p.gitDir()
+	if err != nil {
+		return Tree{}, err
+	}
+	t := Tree{Path: p.path, Dir: filepath.Join(p.path, p.prefix), Branch: p.branch, Repo: p.top, GitDir: gitDir}
+	if b, err := os.ReadFile(filepath.Join(gitDir, baseFile)); err == nil {
+		t.Base = strings.TrimSpace(string(b))
+		return t, nil
+	}
+	// Not made by Ensure (or made before bases were recorded): where the
+	// branch left the user's HEAD is what it was created from.
+	out, err := git(p.top, "merge-base", "HEAD", "refs/heads/"+p.branch)
+	if err != nil {
+		out, err = git(p.top, "rev-parse", "--verify", "refs/heads/"+p.branch+"^{commit}")
+		if err != nil {
+			return Tree{}, err
+		}
+	}
+	t.Base = line(out)
+	return t, os.WriteFile(filepath.Join(gitDir, baseFile), []byte(t.Base+"\n"), 0o644)
+}
+
+// gitDir finds the worktree's own git dir from the shared one's records
+// (worktrees/<id>/gitdir holds <path>/.git), not from the .git file in
+// the worktree, which the agent can rewrite.
+func (p plan) gitDir() (string, error) {
+	dirs, err := os.ReadDir(filepath.Join(p.common, "worktrees"))
+	if err != nil {
+		return "", err
+	}
+	for _, d := range dirs {
+		dir := filepath.Join(p.common, "worktrees", d.Name())
+		b, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+		if err == nil && canonical(filepath.Dir(strings.TrimSuffix(string(b), "\n"))) == p.path {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s is listed by git but %s/worktrees has no record of it", ErrNoWorktree, p.path, p.common)
+}

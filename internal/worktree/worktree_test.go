@@ -1,0 +1,259 @@
+package worktree
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEnsureCreates(t *testing.T) {
+	repo := newRepo(t)
+	head := run(t, repo, "rev-parse", "HEAD")
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	want := Tree{
+		Path:   filepath.Join(filepath.Dir(repo), "repo-worktrees", "alice"),
+		Branch: "teamlead/alice",
+		Base:   head,
+		Repo:   repo,
+	}
+	want.Dir = want.Path
+	got := tr
+	got.GitDir = ""
+	if got != want {
+		t.Fatalf("tree = %+v\nwant %+v", got, want)
+	}
+	if read(t, filepath.Join(tr.Path, "README")) != "hello\n" {
+		t.Error("worktree lacks the main checkout's files")
+	}
+	if b := read(t, filepath.Join(tr.GitDir, baseFile)); strings.TrimSpace(b) != head {
+		t.Errorf("recorded base %q, want %s", b, head)
+	}
+	if br := run(t, tr.Path, "symbolic-ref", "--short", "HEAD"); br != "teamlead/alice" {
+		t.Errorf("worktree on %q", br)
+	}
+}
+
+func TestEnsureReusesAfterRestart(t *testing.T) {
+	repo := newRepo(t)
+	first := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	write(t, filepath.Join(first.Path, "README"), "agent's edit\n")
+	write(t, filepath.Join(first.Path, "notes.txt"), "untracked\n")
+	write(t, filepath.Join(repo, "README"), "user's edit\n") // main dirty: fine on reuse
+	commit(t, repo, "main moves on")
+
+	second := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	if second != first {
+		t.Fatalf("second Ensure = %+v, want %+v", second, first)
+	}
+	if read(t, filepath.Join(first.Path, "README")) != "agent's edit\n" || read(t, filepath.Join(first.Path, "notes.txt")) != "untracked\n" {
+		t.Fatal("reuse touched the agent's files")
+	}
+	opened, err := Open(Spec{Repo: repo, Agent: "alice"})
+	if err != nil || opened != first {
+		t.Fatalf("Open = %+v, %v", opened, err)
+	}
+	if _, err := Open(Spec{Repo: repo, Agent: "nobody"}); !errors.Is(err, ErrNoWorktree) {
+		t.Fatalf("Open of a missing worktree: %v", err)
+	}
+}
+
+func TestEnsureRecreatesOnKeptBranch(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	write(t, filepath.Join(tr.Path, "work.txt"), "done\n")
+	commit(t, tr.Path, "agent work")
+	if err := Remove(tr, false); err != nil {
+		t.Fatal(err)
+	}
+	again := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	if again.Base != tr.Base {
+		t.Errorf("base after re-creation = %s, want the fork point %s", again.Base, tr.Base)
+	}
+	if read(t, filepath.Join(again.Path, "work.txt")) != "done\n" {
+		t.Error("the kept branch's commit is missing")
+	}
+}
+
+func TestEnsureDirtyCheckout(t *testing.T) {
+	repo := newRepo(t)
+	write(t, filepath.Join(repo, "README"), "uncommitted\n")
+	_, err := Ensure(Spec{Repo: repo, Agent: "alice"})
+	if !errors.Is(err, ErrDirtyCheckout) || !strings.Contains(err.Error(), "README") || !strings.Contains(err.Error(), "stash") {
+		t.Fatalf("new branch from a dirty checkout: %v", err)
+	}
+	run(t, repo, "branch", "teamlead/bob")
+	if _, err := Ensure(Spec{Repo: repo, Agent: "bob"}); err != nil {
+		t.Fatalf("existing branch from a dirty checkout: %v", err)
+	}
+}
+
+func TestEnsureBranchCheckedOutElsewhere(t *testing.T) {
+	repo := newRepo(t)
+	other := filepath.Join(filepath.Dir(repo), "by-hand")
+	run(t, repo, "worktree", "add", "-q", "-b", "teamlead/alice", other)
+	_, err := Ensure(Spec{Repo: repo, Agent: "alice"})
+	if !errors.Is(err, ErrBranchCheckedOut) || !strings.Contains(err.Error(), other) {
+		t.Fatalf("branch in another worktree: %v", err)
+	}
+	_, err = Ensure(Spec{Repo: repo, Agent: "bob", Branch: "main"})
+	if !errors.Is(err, ErrBranchCheckedOut) || !strings.Contains(err.Error(), repo) {
+		t.Fatalf("branch of the main checkout: %v", err)
+	}
+}
+
+func TestEnsureDetachedHead(t *testing.T) {
+	repo := newRepo(t)
+	run(t, repo, "checkout", "-q", "--detach")
+	head := run(t, repo, "rev-parse", "HEAD")
+	_, err := Ensure(Spec{Repo: repo, Agent: "alice"})
+	if !errors.Is(err, ErrDetachedHead) || !strings.Contains(err.Error(), head[:12]) || !strings.Contains(err.Error(), "git switch") {
+		t.Fatalf("detached HEAD: %v", err)
+	}
+}
+
+func TestEnsureNotRepository(t *testing.T) {
+	_, err := Ensure(Spec{Repo: t.TempDir(), Agent: "alice"})
+	if !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("plain folder: %v", err)
+	}
+	_, err = Ensure(Spec{Repo: filepath.Join(t.TempDir(), "missing"), Agent: "alice"})
+	if !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("missing folder: %v", err)
+	}
+}
+
+func TestEnsureEmptyRepository(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "empty")
+	run(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	_, err := Ensure(Spec{Repo: dir, Agent: "alice"})
+	if !errors.Is(err, ErrNoCommits) {
+		t.Fatalf("empty repository: %v", err)
+	}
+}
+
+func TestEnsureBadNames(t *testing.T) {
+	repo := newRepo(t)
+	for _, s := range []Spec{
+		{Repo: repo, Agent: ""},
+		{Repo: repo, Agent: "../escape"},
+		{Repo: repo, Agent: "a/b"},
+		{Repo: repo, Agent: "-x"},
+		{Repo: repo, Agent: "ok", Branch: "-x"},
+		{Repo: repo, Agent: "ok", Branch: "bad..name"},
+	} {
+		if _, err := Ensure(s); !errors.Is(err, ErrBadName) {
+			t.Errorf("Ensure(%+v) = %v, want ErrBadName", s, err)
+		}
+	}
+}
+
+func TestEnsureSubfolder(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: filepath.Join(repo, "sub", "dir"), Agent: "alice"})
+	if tr.Repo != repo {
+		t.Errorf("Repo = %s, want the top %s", tr.Repo, repo)
+	}
+	if want := filepath.Join(tr.Path, "sub", "dir"); tr.Dir != want {
+		t.Errorf("Dir = %s, want %s", tr.Dir, want)
+	}
+	if _, err := os.Stat(filepath.Join(tr.Dir, "code.go")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestEnsurePathTaken(t *testing.T) {
+	repo := newRepo(t)
+	root := filepath.Join(t.TempDir(), "trees")
+	write(t, filepath.Join(root, "alice", "keep.txt"), "someone's\n")
+	_, err := Ensure(Spec{Repo: repo, Agent: "alice", Root: root})
+	if !errors.Is(err, ErrPathTaken) {
+		t.Fatalf("non-empty folder: %v", err)
+	}
+	if read(t, filepath.Join(root, "alice", "keep.txt")) != "someone's\n" {
+		t.Fatal("the folder was touched")
+	}
+	// A worktree of another repository is not ours either.
+	other := newRepo(t)
+	run(t, other, "worktree", "add", "-q", "-b", "x", filepath.Join(root, "bob"))
+	if _, err := Ensure(Spec{Repo: repo, Agent: "bob", Root: root}); !errors.Is(err, ErrPathTaken) {
+		t.Fatalf("another repository's worktree: %v", err)
+	}
+	// An empty folder is fine.
+	if err := os.MkdirAll(filepath.Join(root, "carol"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ensure(t, Spec{Repo: repo, Agent: "carol", Root: root})
+}
+
+func TestEnsureOtherBranch(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	run(t, tr.Path, "switch", "-q", "-c", "elsewhere")
+	_, err := Ensure(Spec{Repo: repo, Agent: "alice"})
+	if !errors.Is(err, ErrOtherBranch) || !strings.Contains(err.Error(), "elsewhere") {
+		t.Fatalf("worktree switched away: %v", err)
+	}
+}
+
+func TestEnsureFolderDeletedByHand(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	if err := os.RemoveAll(tr.Path); err != nil {
+		t.Fatal(err)
+	}
+	again := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	if _, err := os.Stat(filepath.Join(again.Path, "README")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEnsureSubmodule(t *testing.T) {
+	repo := newRepo(t)
+	lib := filepath.Join(filepath.Dir(repo), "lib")
+	run(t, filepath.Dir(lib), "init", "-q", "-b", "main", lib)
+	write(t, filepath.Join(lib, "lib.txt"), "library\n")
+	commit(t, lib, "lib")
+	run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib")
+	commit(t, repo, "add submodule")
+
+	// Git's default refuses file:// submodules when git itself clones
+	// them: the error must name the submodule.
+	tr, err := Ensure(Spec{Repo: repo, Agent: "alice"})
+	if !errors.Is(err, ErrSubmodule) || !strings.Contains(err.Error(), "vendor/lib") {
+		t.Fatalf("local submodule under the default protocol policy: %v", err)
+	}
+	if tr.Path == "" {
+		t.Fatal("the worktree should be returned with ErrSubmodule")
+	}
+
+	// A user who allows file:// in their own config gets it checked out.
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, global, "[protocol \"file\"]\n\tallow = always\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	tr = ensure(t, Spec{Repo: repo, Agent: "bob"})
+	if read(t, filepath.Join(tr.Path, "vendor", "lib", "lib.txt")) != "library\n" {
+		t.Fatal("submodule not checked out")
+	}
+}
+
+func TestRemoveWithSubmodule(t *testing.T) {
+	repo := newRepo(t)
+	lib := filepath.Join(filepath.Dir(repo), "lib")
+	run(t, filepath.Dir(lib), "init", "-q", "-b", "main", lib)
+	write(t, filepath.Join(lib, "lib.txt"), "library\n")
+	commit(t, lib, "lib")
+	run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib")
+	commit(t, repo, "add submodule")
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, global, "[protocol \"file\"]\n\tallow = always\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	if err := Remove(tr, false); !errors.Is(err, ErrHasSubmodules) {
+		t.Fatalf("unforced: %v", err)
+	}
+	if err := Remove(tr, true); err != nil {
+		t.Fatal(err)
+	}
+}
