@@ -71,6 +71,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := placeAgents(team); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(g.state, 0o700); err != nil {
 		return fmt.Errorf("state directory: %w", err)
 	}

@@ -36,6 +36,8 @@ type Team struct {
 	Permissions Permissions `yaml:"permissions"`
 	// Isolation is every agent's default: auto (a sandbox of its own — user, PID and mount namespaces — where the kernel allows one, else a user namespace alone, so that no process it starts can act as the human), sandbox (required), userns (a user namespace alone, required) or none.
 	Isolation string `yaml:"isolation"`
+	// Worktrees configures the agents' git worktrees.
+	Worktrees Worktrees `yaml:"worktrees"`
 	// Bus says where the team's bus runs: on the console's store alone (no bus section), or also on NATS JetStream.
 	Bus Bus `yaml:"bus"`
 
@@ -73,6 +75,12 @@ type Agent struct {
 	Capabilities []string `yaml:"capabilities"`
 	// Isolation overrides the team's isolation for this agent: auto, sandbox, userns or none.
 	Isolation string `yaml:"isolation"`
+	// Worktree runs the agent in a git worktree of its own: true (branch teamlead/<name>), a branch name, or false; default: the team's worktrees.default. Its dir names the repository (or a folder in it).
+	Worktree string `yaml:"worktree"`
+	// Branch is the agent's worktree branch once resolved ("" = no worktree).
+	Branch string `yaml:"-"`
+	// Repo is the folder the team file names as the agent's dir, when it works in a worktree (Dir is then the worktree's).
+	Repo string `yaml:"-"`
 }
 
 // Progress configures the watching of progress files.
@@ -227,6 +235,18 @@ type presetFile struct {
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+
+// branchRE are the branch names a worktree may take: git's rules, kept
+// narrow (no leading -, no spaces or control characters).
+var branchRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*$`)
+
+// Worktrees configures the agents' git worktrees.
+type Worktrees struct {
+	// Default puts every agent in a worktree of its own unless it says worktree: false.
+	Default bool `yaml:"default"`
+	// Root is the folder the worktrees are made in, relative to the team file (default: <repository>-worktrees beside each repository).
+	Root string `yaml:"root"`
+}
 
 // reserved addresses cannot be agent names.
 var reserved = map[string]bool{"team-lead": true, "human": true, "all": true}
@@ -399,6 +419,9 @@ func (t *Team) validate(file string, root *yaml.Node, presets map[string]Preset,
 	p.add(t.validatePermissions(file, root, base))
 	t.validateQuestions(file, root, base, p)
 	t.validateBus(file, root, base, p)
+	if t.Worktrees.Root != "" && !filepath.IsAbs(t.Worktrees.Root) {
+		t.Worktrees.Root = filepath.Join(base, t.Worktrees.Root)
+	}
 }
 
 func (t *Team) validateAgents(file string, root *yaml.Node, presets map[string]Preset, p *problems) {
@@ -491,6 +514,17 @@ func (t *Team) validateAgents(file string, root *yaml.Node, presets map[string]P
 		}
 		if !filepath.IsAbs(a.Dir) {
 			a.Dir = filepath.Join(base, a.Dir)
+		}
+		switch w := strings.TrimSpace(a.Worktree); {
+		case w == "" && t.Worktrees.Default:
+			a.Branch = "teamlead/" + a.Name
+		case w == "" || w == "false" || w == "no":
+		case w == "true" || w == "yes":
+			a.Branch = "teamlead/" + a.Name
+		case !branchRE.MatchString(w) || strings.Contains(w, "..") || strings.HasSuffix(w, ".lock") || strings.HasSuffix(w, "/"):
+			fail(i, "worktree", fmt.Sprintf("%q is not a branch name; write true (branch teamlead/%s), false, or a branch such as feature/login", w, a.Name))
+		default:
+			a.Branch = w
 		}
 		if len(a.Command) > 0 && strings.Contains(a.Command[0], "/") && !filepath.IsAbs(a.Command[0]) {
 			a.Command[0] = filepath.Join(base, a.Command[0])

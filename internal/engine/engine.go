@@ -234,6 +234,11 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("reading the agents' conversations: %w", err)
 	}
 	for _, a := range e.opts.Team.Agents {
+		if a.Branch != "" {
+			go e.record(store.Record{Kind: KindWorktree, Subject: "agent." + a.Name + ".worktree", Agent: a.Name, From: "team-lead",
+				Body: "works in " + a.Dir + " on branch " + a.Branch + " (from " + a.Repo + ")",
+				Fields: map[string]string{"branch": a.Branch, "dir": a.Dir, "repo": a.Repo}}, nil, nil)
+		}
 		if a.Preset == "claude-code" {
 			e.installHooks(a.Dir)
 		}

@@ -30,6 +30,9 @@ const sessionMetaPrefix = "session/"
 // KindSession records that an agent's conversation changed, or was resumed.
 const KindSession = "session"
 
+// KindWorktree records the git worktree an agent works in.
+const KindWorktree = "worktree"
+
 // sessionRE is what a session id may be: it goes into the CLI's command
 // line, and comes from the agent's own hook (which it could forge): an id
 // like "--dangerously-skip-permissions" must never become an option.

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/trust"
+	"github.com/teamlead/teamlead/internal/worktree"
+)
+
+// placeAgents moves each agent that works in a worktree there before any
+// starts: the worktree is made (or found again after a restart) and the
+// agent's dir becomes the worktree's (Repo keeps the folder the team file
+// names). A worktree that cannot be made stops the start with the reason.
+func placeAgents(team *config.Team) error {
+	for i := range team.Agents {
+		a := &team.Agents[i]
+		if a.Branch == "" {
+			continue
+		}
+		t, err := worktree.Ensure(worktreeSpec(team, *a))
+		if err != nil && !errors.Is(err, worktree.ErrSubmodule) {
+			return fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
+		}
+		a.Repo, a.Dir = a.Dir, t.Dir
+	}
+	return nil
+}
+
+// worktreeSpec is what the team file says of a's worktree.
+func worktreeSpec(team *config.Team, a config.Agent) worktree.Spec {
+	repo := a.Dir
+	if a.Repo != "" {
+		repo = a.Repo
+	}
+	return worktree.Spec{Repo: repo, Agent: a.Name, Branch: a.Branch, Root: team.Worktrees.Root}
+}
+
+// agentTree finds the worktree of the team's agent name, never making one.
+func agentTree(g *globals, name string) (worktree.Tree, error) {
+	team, err := config.LoadTeam(g.config)
+	if err != nil {
+		return worktree.Tree{}, err
+	}
+	for _, a := range team.Agents {
+		if a.Name != name {
+			continue
+		}
+		if a.Branch == "" {
+			return worktree.Tree{}, fmt.Errorf("agent %s does not work in a worktree (add worktree: true to it in %s)", name, team.File)
+		}
+		t, err := worktree.Open(worktreeSpec(team, a))
+		if errors.Is(err, worktree.ErrNoWorktree) {
+			return t, fmt.Errorf("agent %s has no worktree yet: teamlead run makes it (%w)", name, err)
+		}
+		return t, err
+	}
+	return worktree.Tree{}, fmt.Errorf("no agent %q in %s", name, team.File)
+}
+
+// humanOnly refuses what only the person may do when an agent's process
+// asks (trust.InsideAgent).
+func humanOnly(what string) error {
+	if why := trust.InsideAgent(); why != "" {
+		return fmt.Errorf("refusing to %s: %s; only you can, from your own terminal", what, why)
+	}
+	return nil
+}
+
+// confirm asks the person at the terminal; yes skips the question. With no
+// terminal to ask on, the answer is no.
+func confirm(cmd *cobra.Command, question string, yes bool) (bool, error) {
+	if yes {
+		return true, nil
+	}
+	in, ok := cmd.InOrStdin().(*os.File)
+	if !ok || !term.IsTerminal(in.Fd()) {
+		return false, fmt.Errorf("%s: no terminal to ask you on; add --yes to go ahead", question)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s [y/N] ", question)
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes"), nil
+}
+
+func newWorktreeCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "worktree",
+		Short: "List the agents' git worktrees, or remove one",
+		Long: "An agent with worktree: true (or a branch name) in the team file works in a git worktree\n" +
+			"of its own, on branch teamlead/<agent> (or the one named), made by teamlead run from the\n" +
+			"current HEAD of the repository its dir names. Nothing is ever removed automatically.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return listWorktrees(cmd, g) },
+	}
+	var force bool
+	rm := &cobra.Command{
+		Use:   "rm AGENT",
+		Short: "Remove an agent's worktree (refused while it holds uncommitted work, unless --force); the branch is kept",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := humanOnly("remove a worktree"); err != nil {
+				return err
+			}
+			t, err := agentTree(g, args[0])
+			if err != nil {
+				return err
+			}
+			if err := worktree.Remove(t, force); err != nil {
+				if errors.Is(err, worktree.ErrUncommitted) {
+					return fmt.Errorf("%w\n(teamlead diff %s shows it; --force removes it anyway)", err, args[0])
+				}
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "removed %s; branch %s is kept (git branch -D %s deletes it)\n", t.Path, t.Branch, t.Branch)
+			return nil
+		},
+	}
+	rm.Flags().BoolVar(&force, "force", false, "remove it even with uncommitted changes or untracked files (they are lost)")
+	cmd.AddCommand(rm)
+	return cmd
+}
+
+func listWorktrees(cmd *cobra.Command, g *globals) error {
+	team, err := config.LoadTeam(g.config)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "AGENT\tBRANCH\tAHEAD\tBEHIND\tCHANGES\tPATH")
+	n := 0
+	for _, a := range team.Agents {
+		if a.Branch == "" {
+			continue
+		}
+		n++
+		t, err := worktree.Open(worktreeSpec(team, a))
+		if err != nil {
+			fmt.Fprintf(w, "%s\t%s\t-\t-\t-\t(%s)\n", a.Name, a.Branch, firstLine(err.Error()))
+			continue
+		}
+		info, err := worktree.Status(t)
+		if err != nil {
+			fmt.Fprintf(w, "%s\t%s\t-\t-\t-\t%s (%s)\n", a.Name, a.Branch, t.Path, firstLine(err.Error()))
+			continue
+		}
+		dirty := "none"
+		if info.Dirty {
+			dirty = "uncommitted"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%s\n", a.Name, t.Branch, info.Ahead, info.Behind, dirty, t.Path)
+	}
+	if n == 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "no agent of %s works in a worktree (worktree: true on an agent, or worktrees: {default: true})\n", team.File)
+		return nil
+	}
+	return w.Flush()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func newDiffCmd(g *globals) *cobra.Command {
+	var stat bool
+	var format *formatFlag
+	cmd := &cobra.Command{
+		Use:   "diff AGENT",
+		Short: "Show what an agent changed in its worktree: committed, staged and unstaged, against where it started",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format.value != "text" && format.value != "json" {
+				return fmt.Errorf("--format: %q: use text or json", format.value)
+			}
+			t, err := agentTree(g, args[0])
+			if err != nil {
+				return err
+			}
+			c, err := worktree.Diff(t)
+			if err != nil {
+				return err
+			}
+			return printDiff(cmd.OutOrStdout(), t, c, stat, format.value == "json")
+		},
+	}
+	cmd.Flags().BoolVar(&stat, "stat", false, "only the files changed and their line counts")
+	format = &formatFlag{formats: []string{"text", "json"}}
+	cmd.Flags().StringVar(&format.value, "format", "text", "text or json (one document)")
+	return cmd
+}
+
+// printDiff writes an agent's changes: as JSON, as --stat, or as the three
+// unified diffs under headings.
+func printDiff(w io.Writer, t worktree.Tree, c worktree.Changes, stat, asJSON bool) error {
+	if asJSON {
+		type part struct {
+			Files []worktree.File `json:"files"`
+			Patch string          `json:"patch,omitempty"`
+		}
+		doc := struct {
+			Branch    string `json:"branch"`
+			Base      string `json:"base"`
+			Head      string `json:"head"`
+			Path      string `json:"path"`
+			Committed part   `json:"committed"`
+			Staged    part   `json:"staged"`
+			Unstaged  part   `json:"unstaged"`
+		}{t.Branch, c.Base, c.Head, t.Path, part{c.Committed.Files, c.Committed.Patch},
+			part{c.Staged.Files, c.Staged.Patch}, part{c.Unstaged.Files, c.Unstaged.Patch}}
+		if stat {
+			doc.Committed.Patch, doc.Staged.Patch, doc.Unstaged.Patch = "", "", ""
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	fmt.Fprintf(w, "%s in %s, since %.12s\n", t.Branch, t.Path, c.Base)
+	if stat {
+		_, err := io.WriteString(w, c.Stat())
+		return err
+	}
+	for _, p := range []struct {
+		name string
+		part worktree.Part
+	}{{"committed", c.Committed}, {"staged", c.Staged}, {"unstaged", c.Unstaged}} {
+		if len(p.part.Files) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n=== %s (%d files)\n%s", p.name, len(p.part.Files), p.part.Patch)
+	}
+	if len(c.Committed.Files)+len(c.Staged.Files)+len(c.Unstaged.Files) == 0 {
+		fmt.Fprintln(w, "no changes")
+	}
+	return nil
+}
+
+func newMergeCmd(g *globals) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "merge AGENT",
+		Short: "Merge an agent's branch into your checkout (asks you first; changes nothing on a conflict)",
+		Long: "Merge shows what the agent's branch brings (teamlead diff AGENT --stat), asks you, then merges it\n" +
+			"into the branch checked out in the repository the agent's dir names, with a merge commit. It\n" +
+			"changes nothing when that checkout has uncommitted changes, is on no branch, or when the merge\n" +
+			"would conflict (it names the files). Your repository's git hooks do not run: the agent could\n" +
+			"have written them.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := humanOnly("merge an agent's work into your checkout"); err != nil {
+				return err
+			}
+			t, err := agentTree(g, args[0])
+			if err != nil {
+				return err
+			}
+			c, err := worktree.Diff(t)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "%s brings, since %.12s:\n%s", t.Branch, c.Base, c.Committed.Stat())
+			if n := len(c.Staged.Files) + len(c.Unstaged.Files); n > 0 {
+				fmt.Fprintf(out, "(%d files changed in the worktree but not committed stay out of the merge)\n", n)
+			}
+			ok, err := confirm(cmd, fmt.Sprintf("merge %s into %s?", t.Branch, t.Repo), yes)
+			if err != nil || !ok {
+				if err == nil {
+					fmt.Fprintln(out, "not merged")
+				}
+				return err
+			}
+			m, err := worktree.Merge(t)
+			if err != nil {
+				return err
+			}
+			if m.Commit == "" {
+				fmt.Fprintf(out, "%s has nothing %s does not have already\n", t.Branch, m.Into)
+				return nil
+			}
+			fmt.Fprintf(out, "merged %s into %s: %.12s, %d files\n", t.Branch, m.Into, m.Commit, m.Files)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "merge without asking")
+	return cmd
+}

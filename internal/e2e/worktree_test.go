@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// An agent with worktree: true works in a worktree of its own on
+// teamlead/<agent>; teamlead worktree lists it, teamlead diff shows what
+// it did, teamlead worktree rm refuses while it holds uncommitted work,
+// teamlead merge brings its branch in, and a restart finds it again with
+// its work untouched.
+func TestAgentWorksInItsWorktree(t *testing.T) {
+	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	tm := newTeamWith(t, "")
+	repo := filepath.Join(tm.dir, "app")
+	git(t, tm.dir, "init", "-q", "-b", "main", repo)
+	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("app\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "first")
+	// The agent reports where it runs, commits one file and leaves another
+	// uncommitted.
+	script := `pwd > "$OUT"; git branch --show-current >> "$OUT"; echo feature > feature.go; git add feature.go; ` +
+		`git commit -q -m feature; echo draft > draft.txt; "$TL" merge dev --yes --config "$CFG" >> "$OUT" 2>&1; ` +
+		`"$TL" worktree rm dev --force --config "$CFG" >> "$OUT" 2>&1; echo done >> "$OUT"; exec sleep 600`
+	out := filepath.Join(tm.dir, "dev.out")
+	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", TL: " + bin.teamlead + ", CFG: " + filepath.Join(tm.dir, "team.yaml") + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	waitFor(t, 20*time.Second, "the agent to report", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "done")
+	}, func() string { return c.out.String() })
+	b, _ := os.ReadFile(out)
+	wantDir := filepath.Join(tm.dir, "app-worktrees", "dev")
+	if lines := strings.Split(string(b), "\n"); !sameDir(lines[0], wantDir) || lines[1] != "teamlead/dev" {
+		t.Fatalf("the agent ran in %q on %q, want %s on teamlead/dev", lines[0], lines[1], wantDir)
+	}
+	// The agent's own process may not merge or remove: only the human.
+	if n := strings.Count(string(b), "refusing to"); n != 2 {
+		t.Errorf("the agent's merge and worktree rm: %d refused, want 2:\n%s", n, b)
+	}
+	waitFor(t, 10*time.Second, "the worktree record", func() bool {
+		o, _ := tm.cli("audit", "--kind", "worktree", "--format", "json")
+		return strings.Contains(o, "on branch teamlead/dev")
+	}, func() string { o, _ := tm.cli("audit", "--kind", "worktree"); return o + c.out.String() })
+
+	list := tm.mustCLI("worktree")
+	if !strings.Contains(list, "teamlead/dev") || !strings.Contains(list, "uncommitted") || !strings.Contains(list, "app-worktrees/dev") {
+		t.Errorf("teamlead worktree:\n%s", list)
+	}
+	stat := tm.mustCLI("diff", "dev", "--stat")
+	if !strings.Contains(stat, "feature.go") || !strings.Contains(stat, "draft.txt") {
+		t.Errorf("teamlead diff --stat:\n%s", stat)
+	}
+	if o, err := tm.cli("worktree", "rm", "dev"); err == nil || !strings.Contains(o, "uncommitted") {
+		t.Errorf("worktree rm of a worktree with a draft: %v\n%s", err, o)
+	}
+	if _, err := os.Stat(filepath.Join(wantDir, "draft.txt")); err != nil {
+		t.Fatalf("the draft is gone: %v", err)
+	}
+
+	// Merged into the human's checkout: the committed file only.
+	if o, err := tm.cli("merge", "dev"); err == nil || !strings.Contains(o, "--yes") {
+		t.Errorf("merge with no terminal to ask on: %v\n%s", err, o)
+	}
+	merged := tm.mustCLI("merge", "dev", "--yes")
+	if !strings.Contains(merged, "merged teamlead/dev into main") {
+		t.Errorf("teamlead merge:\n%s", merged)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "feature.go")); err != nil {
+		t.Errorf("feature.go not in the human's checkout: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "draft.txt")); err == nil {
+		t.Error("the uncommitted draft was merged")
+	}
+
+	// A restart finds the same worktree, the draft untouched.
+	c.stop()
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	c = tm.start()
+	defer c.stop()
+	waitFor(t, 20*time.Second, "the agent to report again", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "teamlead/dev")
+	}, func() string { return c.out.String() })
+	if d, err := os.ReadFile(filepath.Join(wantDir, "draft.txt")); err != nil || string(d) != "draft\n" {
+		t.Errorf("the draft after the restart: %q, %v", d, err)
+	}
+}
+
+func sameDir(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}

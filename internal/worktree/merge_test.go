@@ -1,0 +1,79 @@
+package worktree
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMergeBringsTheBranchIn(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	write(t, filepath.Join(tr.Path, "feature.go"), "package x\n")
+	commit(t, tr.Path, "feature")
+	write(t, filepath.Join(repo, "other.txt"), "main moved on\n")
+	commit(t, repo, "main work")
+	// A hook an agent could have left in the shared .git: not run.
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	write(t, filepath.Join(repo, ".git", "hooks", "pre-merge-commit"), "#!/bin/sh\ntouch "+marker+"\n")
+	if err := os.Chmod(filepath.Join(repo, ".git", "hooks", "pre-merge-commit"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Merge(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Into != "main" || m.Commit == "" || m.Files != 1 {
+		t.Fatalf("Merge = %+v", m)
+	}
+	if read(t, filepath.Join(repo, "feature.go")) != "package x\n" {
+		t.Fatal("the agent's file is not in the checkout")
+	}
+	if parents := strings.Fields(run(t, repo, "log", "-1", "--format=%P")); len(parents) != 2 {
+		t.Fatalf("not a merge commit: parents %v", parents)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the repository's hook ran")
+	}
+	// Merged already: nothing to do.
+	if m, err := Merge(tr); err != nil || m.Commit != "" {
+		t.Fatalf("second merge: %+v, %v", m, err)
+	}
+}
+
+func TestMergeChangesNothingOnConflict(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	write(t, filepath.Join(tr.Path, "README"), "agent's words\n")
+	commit(t, tr.Path, "agent edits README")
+	write(t, filepath.Join(repo, "README"), "human's words\n")
+	head := commit(t, repo, "human edits README")
+	_, err := Merge(tr)
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "README") {
+		t.Fatalf("conflict: %v", err)
+	}
+	if run(t, repo, "rev-parse", "HEAD") != head || run(t, repo, "status", "--porcelain") != "" {
+		t.Fatal("the checkout changed")
+	}
+	if read(t, filepath.Join(repo, "README")) != "human's words\n" {
+		t.Fatal("README changed")
+	}
+}
+
+func TestMergeRefusesADirtyOrDetachedCheckout(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	write(t, filepath.Join(tr.Path, "feature.go"), "package x\n")
+	commit(t, tr.Path, "feature")
+	write(t, filepath.Join(repo, "README"), "unsaved\n")
+	if _, err := Merge(tr); !errors.Is(err, ErrDirtyCheckout) {
+		t.Fatalf("dirty: %v", err)
+	}
+	run(t, repo, "checkout", "-q", "--", "README")
+	run(t, repo, "checkout", "-q", "--detach")
+	if _, err := Merge(tr); !errors.Is(err, ErrDetachedHead) {
+		t.Fatalf("detached: %v", err)
+	}
+}
