@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/trust"

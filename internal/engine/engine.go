@@ -236,7 +236,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, a := range e.opts.Team.Agents {
 		if a.Branch != "" {
 			go e.record(store.Record{Kind: KindWorktree, Subject: "agent." + a.Name + ".worktree", Agent: a.Name, From: "team-lead",
-				Body: "works in " + a.Dir + " on branch " + a.Branch + " (from " + a.Repo + ")",
+				Body:   "works in " + a.Dir + " on branch " + a.Branch + " (from " + a.Repo + ")",
 				Fields: map[string]string{"branch": a.Branch, "dir": a.Dir, "repo": a.Repo}}, nil, nil)
 		}
 		if a.Preset == "claude-code" {
