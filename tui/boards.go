@@ -11,6 +11,7 @@ import (
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/components/listview"
 	taskboard "github.com/teamlead/teamlead/tui/components/tasks"
@@ -25,7 +26,61 @@ const (
 	viewConsults                     // the consultations board
 	viewTasks                        // the tasks board
 	viewPermissions                  // the permissions board
+	viewDiff                         // what the selected agent changed in its worktree
 )
+
+// diffMsg carries an agent's diff, read off the update loop.
+type diffMsg struct {
+	agent   string
+	tree    worktree.Tree
+	changes worktree.Changes
+	err     error
+}
+
+// toggleDiff shows the selected agent's diff in the right pane, or its
+// screen again.
+func (m *Model) toggleDiff() tea.Cmd {
+	agent := m.agents.Selected()
+	if m.right == viewDiff && m.diff.Agent() == agent {
+		m.right = viewScreen
+		return nil
+	}
+	if agent == "" {
+		m.status, m.statusE = "no agent selected", true
+		return nil
+	}
+	m.right = viewDiff
+	m.setPane(paneScreen)
+	m.diff.Loading(agent)
+	con := m.con
+	return func() tea.Msg {
+		t, c, err := con.Diff(agent)
+		return diffMsg{agent: agent, tree: t, changes: c, err: err}
+	}
+}
+
+// onDiffKey handles a key while the diff is shown and focused: scrolling,
+// and esc back to the screen.
+func (m Model) onDiffKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
+	ks := m.keys
+	switch {
+	case key.Matches(k, ks.Cancel):
+		m.right = viewScreen
+	case key.Matches(k, ks.Up):
+		m.diff.Scroll(-1)
+	case key.Matches(k, ks.Down):
+		m.diff.Scroll(1)
+	case key.Matches(k, ks.PageUp):
+		m.diff.PageUp()
+	case key.Matches(k, ks.PageDown):
+		m.diff.PageDown()
+	case key.Matches(k, ks.Bottom):
+		m.diff.End()
+	default:
+		return m, nil, false
+	}
+	return m, nil, true
+}
 
 // consultsMsg carries a fresh list of consultations; gen orders fetches
 // that ran concurrently, so an older answer never replaces a newer one.
@@ -123,6 +178,14 @@ func (m Model) onBoardMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		m.status, m.statusE = msg.text, msg.err
 		cmd := m.fetchConsults()
 		return m, cmd, true
+	case diffMsg:
+		if m.diff.Agent() == msg.agent {
+			if msg.err != nil {
+				m.diff.SetError(msg.agent, msg.err)
+			} else {
+				m.diff.Set(msg.agent, msg.tree, msg.changes)
+			}
+		}
 	default:
 		return m, nil, false
 	}

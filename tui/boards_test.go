@@ -247,3 +247,24 @@ func TestChoosingAnAgentLeavesTheBoard(t *testing.T) {
 		}
 	}
 }
+
+// d shows the selected agent's worktree diff in the right pane; the keys
+// scroll it; esc (or d) goes back to the screen; an agent with no worktree
+// says so.
+func TestDiffView(t *testing.T) {
+	f := newFake()
+	tm := start(t, f)
+	tm.Send(runes("d"))
+	waitOutput(t, tm, "diff of dev — lines 1–")
+	waitOutput(t, tm, "teamlead/dev since abcdef123456")
+	waitOutput(t, tm, "M main.go  +40 −0")
+	tm.Send(tea.KeyMsg{Type: tea.KeyPgDown})
+	waitOutput(t, tm, "+line 20 of the change")
+	tm.Send(runes("G"))
+	waitOutput(t, tm, "+line 39 of the change")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	waitOutput(t, tm, "dev — developer — busy")
+	tm.Send(runes("]"))
+	tm.Send(runes("d"))
+	waitOutput(t, tm, "does not work in a worktree of its own")
+}

@@ -15,11 +15,14 @@ import (
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"github.com/teamlead/teamlead/tui/components/screen"
 )
 
 // Console is the running team the dashboard drives (the engine).
 type Console interface {
+	// Diff is what an agent changed in its git worktree.
+	Diff(agent string) (worktree.Tree, worktree.Changes, error)
 	// Agents lists the team in configuration order.
 	Agents() []engine.AgentInfo
 	// Screen is an agent's emulated terminal, nil if it has none.

@@ -63,6 +63,9 @@ type KeyMap struct {
 	// AllAgents switches the approve-always rule between the requesting
 	// agent and every agent.
 	AllAgents key.Binding `action:"toggle-all-agents"`
+	// Diff shows what the selected agent changed in its worktree (again:
+	// its screen).
+	Diff key.Binding `action:"show-diff"`
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -110,6 +113,7 @@ func DefaultKeyMap() KeyMap {
 		Confirm:       b("enter|confirm", "enter"),
 		NextAgent:     b("]|next agent", "]"),
 		PrevAgent:     b("[|previous agent", "["),
+		Diff:          b("d|diff of the agent's worktree", "d"),
 	}
 }
 

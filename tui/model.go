@@ -24,6 +24,7 @@ import (
 	"github.com/teamlead/teamlead/tui/components/agentlist"
 	"github.com/teamlead/teamlead/tui/components/always"
 	"github.com/teamlead/teamlead/tui/components/consults"
+	"github.com/teamlead/teamlead/tui/components/diffview"
 	"github.com/teamlead/teamlead/tui/components/palette"
 	permboard "github.com/teamlead/teamlead/tui/components/permissions"
 	"github.com/teamlead/teamlead/tui/components/queue"
@@ -82,6 +83,7 @@ type Model struct {
 	consults consults.Model
 	tasks    taskboard.Model
 	perms    permboard.Model // the permissions board
+	diff     diffview.Model  // the selected agent's worktree diff
 	always   always.Model    // the approve-always chooser
 	palette  palette.Model
 	input    textinput.Model
@@ -175,7 +177,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	h.Styles.ShortDesc, h.Styles.FullDesc = st.Muted, st.Muted
 	m := Model{con: con, keys: opts.Keys, st: st, opts: opts, help: h,
 		agents: agentlist.New(st), screen: screen.New(st), queue: queue.New(st, opts.Now), qlist: queue.New(st, opts.Now), activity: activity.New(st),
-		consults: consults.New(st, boardKeys(opts.Keys), opts.Now), tasks: taskboard.New(st, boardKeys(opts.Keys), opts.Now),
+		consults: consults.New(st, boardKeys(opts.Keys), opts.Now), tasks: taskboard.New(st, boardKeys(opts.Keys), opts.Now), diff: diffview.New(st),
 		perms: permboard.New(st, boardKeys(opts.Keys), opts.Now), always: always.New(st, alwaysKeys(opts.Keys)),
 		palette: palette.New(st, paletteEntries(opts.Keys)), input: in, editor: ed, unread: map[string]int{}, keyOut: newKeyWriter(con)}
 	// The sequence first, then the queues: a record committed in between
@@ -517,7 +519,7 @@ func (m *Model) dismissStatus() {
 // gives way to its screen; its workflow view stays, being its own.
 func (m *Model) selectAgent(delta int) {
 	m.agents.Move(delta)
-	if m.boardShown() {
+	if m.boardShown() || m.right == viewDiff {
 		m.right = viewScreen
 	}
 	m.refreshAgents()
@@ -626,6 +628,9 @@ func (m Model) onNormalKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Permissions):
 		cmd := m.toggleBoard(viewPermissions)
 		return m, cmd
+	case key.Matches(k, ks.Diff):
+		cmd := m.toggleDiff()
+		return m, cmd
 	case key.Matches(k, ks.Approve), key.Matches(k, ks.ApproveAlways), key.Matches(k, ks.Deny), key.Matches(k, ks.DenyMessage):
 		return m.onPermissionKey(k)
 	case key.Matches(k, ks.Activity):
@@ -645,6 +650,11 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	ks := m.keys
 	if m.pane == paneScreen && m.boardShown() {
 		return m.onBoardKey(k)
+	}
+	if m.pane == paneScreen && m.right == viewDiff && m.mode != modeFocus {
+		if next, cmd, ok := m.onDiffKey(k); ok {
+			return next, cmd
+		}
 	}
 	switch m.pane {
 	case paneAgents, paneScreen:

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"regexp"
 	"strings"
 	"sync"
@@ -110,6 +112,20 @@ func (f *fakeConsole) Consultations() []consult.Consultation {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]consult.Consultation(nil), f.cs...)
+}
+
+// Diff gives dev a small diff; any other agent has no worktree.
+func (f *fakeConsole) Diff(agent string) (worktree.Tree, worktree.Changes, error) {
+	if agent != "dev" {
+		return worktree.Tree{}, worktree.Changes{}, errors.New(agent + " does not work in a worktree of its own")
+	}
+	var patch strings.Builder
+	patch.WriteString("diff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,40 +1,40 @@\n")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&patch, "+line %d of the change\n", i)
+	}
+	return worktree.Tree{Branch: "teamlead/dev", Path: "/w/dev"},
+		worktree.Changes{Base: "abcdef123456", Committed: worktree.Part{Files: []worktree.File{{Path: "main.go", Status: "M", Added: 40}}, Patch: patch.String()}}, nil
 }
 
 func (f *fakeConsole) Tasks() []tasks.Task {

@@ -41,6 +41,7 @@ func (m *Model) layout() {
 	m.consults.SetSize(cols, rows)
 	m.tasks.SetSize(cols, rows)
 	m.perms.SetSize(cols, rows)
+	m.diff.SetSize(cols, rows)
 	m.always.SetWidth(max(m.width-4, 20))
 	m.activity.SetSize(m.width-2, activityH-2)
 	m.palette.SetWidth(m.width)
@@ -82,6 +83,10 @@ func (m Model) View() string {
 			right, rightTitle = m.tasks.View(), m.boardTitle()
 		case viewPermissions:
 			right, rightTitle = m.permsView(), m.boardTitle()
+		case viewDiff:
+			first, total := m.diff.Position()
+			rightTitle = fmt.Sprintf("diff of %s — lines %d–%d of %d — %s or esc for its screen", m.diff.Agent(), first, min(first+agentsH+inboxH-3, total), total, m.keys.Diff.Help().Key)
+			right = m.diff.View()
 		}
 	}
 	screen := m.box(rightTitle, right, m.width-left, agentsH+inboxH, m.pane == paneScreen || m.mode == modeFocus)

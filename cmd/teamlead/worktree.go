@@ -28,22 +28,13 @@ func placeAgents(team *config.Team) error {
 		if a.Branch == "" {
 			continue
 		}
-		t, err := worktree.Ensure(worktreeSpec(team, *a))
+		t, err := worktree.Ensure(team.WorktreeOf(*a))
 		if err != nil && !errors.Is(err, worktree.ErrSubmodule) {
 			return fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
 		}
 		a.Repo, a.Dir = a.Dir, t.Dir
 	}
 	return nil
-}
-
-// worktreeSpec is what the team file says of a's worktree.
-func worktreeSpec(team *config.Team, a config.Agent) worktree.Spec {
-	repo := a.Dir
-	if a.Repo != "" {
-		repo = a.Repo
-	}
-	return worktree.Spec{Repo: repo, Agent: a.Name, Branch: a.Branch, Root: team.Worktrees.Root}
 }
 
 // agentTree finds the worktree of the team's agent name, never making one.
@@ -59,7 +50,7 @@ func agentTree(g *globals, name string) (worktree.Tree, error) {
 		if a.Branch == "" {
 			return worktree.Tree{}, fmt.Errorf("agent %s does not work in a worktree (add worktree: true to it in %s)", name, team.File)
 		}
-		t, err := worktree.Open(worktreeSpec(team, a))
+		t, err := worktree.Open(team.WorktreeOf(a))
 		if errors.Is(err, worktree.ErrNoWorktree) {
 			return t, fmt.Errorf("agent %s has no worktree yet: teamlead run makes it (%w)", name, err)
 		}
@@ -143,7 +134,7 @@ func listWorktrees(cmd *cobra.Command, g *globals) error {
 			continue
 		}
 		n++
-		t, err := worktree.Open(worktreeSpec(team, a))
+		t, err := worktree.Open(team.WorktreeOf(a))
 		if err != nil {
 			fmt.Fprintf(w, "%s\t%s\t-\t-\t-\t(%s)\n", a.Name, a.Branch, firstLine(err.Error()))
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"runtime"
 	"strings"
 	"sync"
@@ -363,6 +364,9 @@ func (c *benchConsole) Acknowledge(id string) error { return nil }
 
 // Tasks implements tui.Console: none in the benchmark.
 func (c *benchConsole) Tasks() []tasks.Task { return nil }
+func (c *benchConsole) Diff(string) (worktree.Tree, worktree.Changes, error) {
+	return worktree.Tree{}, worktree.Changes{}, errors.New("no worktrees in the benchmark")
+}
 
 // Bus implements tui.Console.
 func (c *benchConsole) Bus() bus.Bus { return c.b }

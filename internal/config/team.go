@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -637,4 +638,15 @@ func (t *Team) validateQuestions(file string, root *yaml.Node, base string, p *p
 		}
 		q.Tools[name] = tool
 	}
+}
+
+// WorktreeOf is what the team file says of a's git worktree (a.Branch is
+// "" for an agent without one). Before teamlead run places the agent,
+// a.Dir is the repository; after, a.Repo holds it.
+func (t *Team) WorktreeOf(a Agent) worktree.Spec {
+	repo := a.Dir
+	if a.Repo != "" {
+		repo = a.Repo
+	}
+	return worktree.Spec{Repo: repo, Agent: a.Name, Branch: a.Branch, Root: t.Worktrees.Root}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"os"
 	"sort"
 	"strconv"
@@ -976,3 +977,22 @@ func (e *Engine) Problems() []string { return e.problems }
 
 // LastSeq is the sequence of the newest committed record.
 func (e *Engine) LastSeq() uint64 { return e.store.LastSeq() }
+
+// Diff is what agent changed in its git worktree since it was made.
+func (e *Engine) Diff(agent string) (worktree.Tree, worktree.Changes, error) {
+	for _, a := range e.opts.Team.Agents {
+		if a.Name != agent {
+			continue
+		}
+		if a.Branch == "" {
+			return worktree.Tree{}, worktree.Changes{}, fmt.Errorf("%s does not work in a worktree of its own (worktree: true on it in the team file gives it one)", agent)
+		}
+		t, err := worktree.Open(e.opts.Team.WorktreeOf(a))
+		if err != nil {
+			return t, worktree.Changes{}, err
+		}
+		c, err := worktree.Diff(t)
+		return t, c, err
+	}
+	return worktree.Tree{}, worktree.Changes{}, fmt.Errorf("no agent %q", agent)
+}
