@@ -84,8 +84,10 @@ func (m Model) View() string {
 		case viewPermissions:
 			right, rightTitle = m.permsView(), m.boardTitle()
 		case viewDiff:
-			first, total := m.diff.Position()
-			rightTitle = fmt.Sprintf("diff of %s — lines %d–%d of %d — %s or esc for its screen", m.diff.Agent(), first, min(first+agentsH+inboxH-3, total), total, m.keys.Diff.Help().Key)
+			rightTitle = fmt.Sprintf("diff of %s — %s or esc for its screen", m.diff.Agent(), m.keys.Diff.Help().Key)
+			if first, total := m.diff.Position(); total > 0 {
+				rightTitle = fmt.Sprintf("diff of %s — lines %d–%d of %d — %s or esc for its screen", m.diff.Agent(), first, min(first+agentsH+inboxH-3, total), total, m.keys.Diff.Help().Key)
+			}
 			right = m.diff.View()
 		}
 	}

@@ -169,7 +169,9 @@ func (m *Model) render() {
 		m.lines = append(m.lines, m.st.Muted.Render("reading the diff of "+m.agent+"…"))
 		return
 	case m.err != "":
-		m.lines = append(m.lines, m.st.Error.Render(ansi.Truncate(m.err, m.width, "…")))
+		for _, l := range strings.Split(ansi.Wrap(m.err, m.width, " "), "\n") {
+			m.lines = append(m.lines, m.st.Error.Render(l))
+		}
 		return
 	}
 	for _, l := range m.raw {
