@@ -464,6 +464,12 @@ func (m *Model) refreshAgents() {
 		if n := a.Tokens.All(); n > 0 {
 			row.Tokens = usage.Short(n)
 		}
+		if w := a.Worktree; w != nil && w.Err == "" {
+			row.Tree = fmt.Sprintf("%s ↑%d↓%d", w.Branch, w.Ahead, w.Behind)
+			if w.Dirty {
+				row.Tree += " *"
+			}
+		}
 		rows = append(rows, row)
 	}
 	m.agents.SetRows(rows)

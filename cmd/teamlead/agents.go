@@ -65,6 +65,8 @@ type agentJSON struct {
 	// Tokens is what its CLI used this run, read from its transcript
 	// (Claude Code's): input, output, cache_read, cache_write, cost_usd.
 	Tokens *usage.Tokens `json:"tokens,omitempty"`
+	// Worktree is its git worktree: branch, ahead, behind, uncommitted.
+	Worktree *engine.Worktree `json:"worktree,omitempty"`
 }
 
 func agentView(a agentRow, live bool, now time.Time) agentJSON {
@@ -75,6 +77,7 @@ func agentView(a agentRow, live bool, now time.Time) agentJSON {
 			t := a.Tokens
 			v.Tokens = &t
 		}
+		v.Worktree = a.Worktree
 		if a.State == "running" {
 			v.Doing, v.DoingFrom = a.Doing(now, engine.DefaultBusyFor)
 		}
@@ -89,7 +92,7 @@ func agentView(a agentRow, live bool, now time.Time) agentJSON {
 func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 	var failed []string
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS\tTOKENS IN/OUT")
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS\tTOKENS IN/OUT\tBRANCH")
 	for _, a := range list {
 		pid := "-"
 		if a.Pid > 0 && live {
@@ -111,7 +114,14 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 		if live && a.Tokens != (usage.Tokens{}) {
 			tokens = usage.Short(a.Tokens.Input+a.Tokens.CacheRead+a.Tokens.CacheWrite) + "/" + usage.Short(a.Tokens.Output)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", a.Name, a.Role, state, doing, pid, a.Restarts, tokens)
+		branch := "-"
+		if w := a.Worktree; live && w != nil && w.Err == "" {
+			branch = fmt.Sprintf("%s ↑%d↓%d", w.Branch, w.Ahead, w.Behind)
+			if w.Dirty {
+				branch += " (uncommitted)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.Name, a.Role, state, doing, pid, a.Restarts, tokens, branch)
 	}
 	for _, a := range list {
 		if a.Err != "" && (a.State == "failed" || a.last == "failed" || a.State == "exited") {

@@ -63,6 +63,11 @@ func TestAgentWorksInItsWorktree(t *testing.T) {
 		return strings.Contains(o, "on branch teamlead/dev")
 	}, func() string { o, _ := tm.cli("audit", "--kind", "worktree"); return o + c.out.String() })
 
+	// The agent list says how far its branch is from the human's.
+	waitFor(t, 15*time.Second, "teamlead agents to show the branch", func() bool {
+		o, _ := tm.cli("agents")
+		return strings.Contains(o, "teamlead/dev ↑1↓0 (uncommitted)")
+	}, func() string { o, _ := tm.cli("agents"); return o })
 	list := tm.mustCLI("worktree")
 	if !strings.Contains(list, "teamlead/dev") || !strings.Contains(list, "uncommitted") || !strings.Contains(list, "app-worktrees/dev") {
 		t.Errorf("teamlead worktree:\n%s", list)

@@ -234,6 +234,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := e.loadSessions(); err != nil {
 		return fmt.Errorf("reading the agents' conversations: %w", err)
 	}
+	go e.watchWorktrees()
 	for _, a := range e.opts.Team.Agents {
 		if a.Branch != "" {
 			go e.record(store.Record{Kind: KindWorktree, Subject: "agent." + a.Name + ".worktree", Agent: a.Name, From: "team-lead",
@@ -853,6 +854,20 @@ type AgentInfo struct {
 	// Tokens is what its CLI used this run, from its transcripts (Claude
 	// Code's); zero when its CLI names none.
 	Tokens usage.Tokens `json:"tokens,omitzero"`
+	// Worktree is the agent's git worktree, as last looked at (nil: it
+	// works in no worktree of its own).
+	Worktree *Worktree `json:"worktree,omitempty"`
+}
+
+// Worktree is an agent's branch against the person's: commits ahead and
+// behind, and whether it holds uncommitted work.
+type Worktree struct {
+	Branch string `json:"branch"`
+	Ahead  int    `json:"ahead"`
+	Behind int    `json:"behind"`
+	Dirty  bool   `json:"uncommitted"`
+	// Err says why it could not be looked at.
+	Err string `json:"error,omitempty"`
 }
 
 // DefaultBusyFor is how long after its last output an agent that neither
@@ -892,7 +907,7 @@ func (e *Engine) Agents() []AgentInfo {
 		hs := e.hookStateOf(n)
 		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
 			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from, Err: info.Err,
-			Tokens: e.sinks[n].spend.total()})
+			Tokens: e.sinks[n].spend.total(), Worktree: e.sinks[n].tree.Load()})
 	}
 	return out
 }

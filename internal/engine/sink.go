@@ -48,6 +48,8 @@ type sink struct {
 	session session
 	// spend is what the agent's CLI used, from its transcripts.
 	spend spend
+	// tree is its git worktree as watchWorktrees last saw it.
+	tree atomic.Pointer[Worktree]
 }
 
 func newSink(e *Engine, a config.Agent) *sink {

@@ -24,6 +24,10 @@ type Row struct {
 	// Tokens is what its CLI used this run, written short ("12.4k"); ""
 	// when its CLI names no transcript. Shown when the row has room.
 	Tokens string
+	// Tree is its worktree's branch against yours, written short
+	// ("teamlead/dev ↑2↓1 *": ahead, behind, uncommitted work); "" when
+	// it works in none. Shown when the row has room, before Tokens.
+	Tree string
 }
 
 // Model is the agent list.
@@ -117,14 +121,20 @@ func (m Model) View() string {
 		if r.Tokens != "" {
 			tokens = " " + r.Tokens + " tok"
 		}
+		tree := ""
+		if r.Tree != "" {
+			tree = " " + r.Tree
+		}
 		if i == m.sel {
 			prefix := "▶ "
 			if !m.focused {
 				prefix = "› "
 			}
 			plain := fmt.Sprintf("%s%-*s %s%-10s%s", prefix, nameW, r.Name, roleCell(r.Role, roleW), r.State, marks)
-			if ansi.StringWidth(plain+tokens) <= m.width {
-				plain += tokens
+			for _, extra := range []string{tree, tokens} {
+				if extra != "" && ansi.StringWidth(plain+extra) <= m.width {
+					plain += extra
+				}
 			}
 			lines = append(lines, m.st.Selected.Render(layout.Pad(ansi.Truncate(plain, max(m.width, 1), "…"), m.width)))
 			continue
@@ -137,8 +147,10 @@ func (m Model) View() string {
 		if r.Unread > 0 {
 			line += m.st.Accent.Render(fmt.Sprintf(" ✉%d", r.Unread))
 		}
-		if tokens != "" && ansi.StringWidth(line+tokens) <= m.width {
-			line += m.st.Muted.Render(tokens)
+		for _, extra := range []string{tree, tokens} {
+			if extra != "" && ansi.StringWidth(line+extra) <= m.width {
+				line += m.st.Muted.Render(extra)
+			}
 		}
 		lines = append(lines, ansi.Truncate(line, max(m.width, 1), "…"))
 	}

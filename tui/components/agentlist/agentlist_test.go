@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/golden"
@@ -63,3 +64,21 @@ func TestViewTokens(t *testing.T) {
 		t.Errorf("narrow: the tokens did not give way:\n%s", v)
 	}
 }
+
+// An agent's worktree shows when the row has room, before its tokens.
+func TestViewWorktree(t *testing.T) {
+	th, _ := themes.Load("dark")
+	m := New(style.New(th, true))
+	m.SetRows([]Row{{Name: "dev", Role: "developer", State: "busy", Tree: "teamlead/dev ↑2↓1 *", Tokens: "3k"}, {Name: "qa", Role: "qa", State: "idle", Tree: "teamlead/qa ↑0↓0"}})
+	m.SetSize(70, 5)
+	for _, want := range []string{"teamlead/dev ↑2↓1 * 3k tok", "teamlead/qa ↑0↓0"} {
+		if !strings.Contains(ansi.Strip(m.View()), want) {
+			t.Errorf("wide: no %q in\n%s", want, m.View())
+		}
+	}
+	m.SetSize(30, 5)
+	if strings.Contains(m.View(), "teamlead/") {
+		t.Errorf("narrow: the branch crowds the row\n%s", m.View())
+	}
+}
+
