@@ -81,4 +81,3 @@ func TestViewWorktree(t *testing.T) {
 		t.Errorf("narrow: the branch crowds the row\n%s", m.View())
 	}
 }
-
