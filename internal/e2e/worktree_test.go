@@ -119,3 +119,47 @@ func sameDir(a, b string) bool {
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
 }
+
+// A handoff from an agent in a worktree reaches QA naming the branch and
+// the commit checked out there, whatever the agent wrote.
+func TestHandoffNamesTheBranchAndCommit(t *testing.T) {
+	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	tm := newTeamWith(t, "")
+	repo := filepath.Join(tm.dir, "app")
+	git(t, tm.dir, "init", "-q", "-b", "main", repo)
+	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("app\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "first")
+	script := `echo x > x.go; git add x.go; git commit -q -m x; ` +
+		`printf '[ROUTE]\nfrom: dev\nto: team-lead\ntype: handoff\ntask: T-1\nbranch: main\ncommit: 0000\nbody: done\n[/ROUTE]\n'; exec sleep 600`
+	tm.write("team.yaml", []agentDef{
+		{name: "qa", role: "qa", flags: []string{"--raw"}, script: "idle\n"},
+		{name: "dev", role: "developer", dir: repo, command: []string{"/bin/sh", "-c", script}},
+	})
+	// No mandatory consultation holds the handoff back.
+	if err := os.WriteFile(filepath.Join(tm.dir, "consultations.yaml"), []byte("mandatory: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(tm.config)
+	if err := os.WriteFile(tm.config, append(b, "    worktree: true\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 20*time.Second, "the assignment", func() bool { return strings.Contains(tm.received("qa"), "[/ROUTE]") }, func() string { o, _ := tm.cli("audit"); return o + c.out.String() })
+	got := tm.received("qa")
+	head := git(t, filepath.Join(tm.dir, "app-worktrees", "dev"), "rev-parse", "HEAD")
+	for _, want := range []string{"type: handoff", "branch: teamlead/dev", "commit: " + head} {
+		if !strings.Contains(got, want) {
+			t.Errorf("QA's assignment lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "commit: 0000") || strings.Contains(got, "branch: main") {
+		t.Errorf("the agent's own branch and commit reached QA:\n%s", got)
+	}
+}

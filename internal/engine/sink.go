@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"github.com/teamlead/teamlead/internal/worktree"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +52,9 @@ type sink struct {
 	spend spend
 	// tree is its git worktree as watchWorktrees last saw it.
 	tree atomic.Pointer[Worktree]
+	// worktreeDir is the folder of its worktree ("" for none): its
+	// handoffs name the branch and commit checked out there.
+	worktreeDir string
 }
 
 func newSink(e *Engine, a config.Agent) *sink {
@@ -61,6 +66,9 @@ func newSink(e *Engine, a config.Agent) *sink {
 		rows = 40
 	}
 	s := &sink{e: e, name: a.Name, ready: make(chan struct{})}
+	if a.Branch != "" {
+		s.worktreeDir = a.Dir
+	}
 	// Focus mode types keys in the classic xterm encodings, so programs are
 	// not offered the kitty keyboard protocol (Claude Code would switch to
 	// it and expect Esc and Ctrl keys in its CSI u form).
@@ -144,7 +152,29 @@ func (s *sink) State(ev agents.StateEvent) {
 	s.e.send(input{kind: inState, agent: ev.Agent, state: ev})
 }
 
-func (s *sink) emit(ev protocol.Event) { s.e.send(input{kind: inBlock, agent: s.name, block: ev}) }
+func (s *sink) emit(ev protocol.Event) {
+	s.stampHandoff(&ev)
+	s.e.send(input{kind: inBlock, agent: s.name, block: ev})
+}
+
+// stampHandoff writes into a handoff from an agent with a worktree the
+// branch and commit checked out there, so that QA's assignment names what
+// to review: read from the worktree, not taken from the agent's words.
+func (s *sink) stampHandoff(ev *protocol.Event) {
+	if s.worktreeDir == "" || ev.Kind != protocol.KindEnvelope || !strings.EqualFold(strings.TrimSpace(ev.Envelope.Get("type")), protocol.TypeHandoff) {
+		return
+	}
+	branch, commit, err := worktree.Head(s.worktreeDir)
+	if err != nil {
+		return
+	}
+	if branch != "" {
+		ev.Envelope.Set("branch", branch)
+	} else {
+		ev.Envelope.Del("branch") // detached: the commit alone says it
+	}
+	ev.Envelope.Set("commit", commit)
+}
 
 func (s *sink) signal() {
 	select {

@@ -133,3 +133,19 @@ func summary(paths []string) string {
 	}
 	return s
 }
+
+// Head is the branch and commit checked out in dir, a worktree or any
+// checkout (branch "" when detached). It runs no program the repository
+// configures.
+func Head(dir string) (branch, commit string, err error) {
+	out, err := git(dir, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return "", "", err
+	}
+	commit = line(out)
+	r := runner{dir: dir}
+	if out, err := r.runOK([]int{1}, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
+		branch = line(out) // "" when detached (exit 1)
+	}
+	return branch, commit, nil
+}

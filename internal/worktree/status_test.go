@@ -112,3 +112,17 @@ func TestRewrittenGitFile(t *testing.T) {
 		t.Fatalf("Remove = %v, want ErrForeignGitFile", err)
 	}
 }
+
+func TestHead(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	write(t, filepath.Join(tr.Path, "x"), "x")
+	want := commit(t, tr.Path, "x")
+	if b, c, err := Head(tr.Dir); err != nil || b != "teamlead/dev" || c != want {
+		t.Fatalf("Head = %q %q %v, want teamlead/dev %s", b, c, err, want)
+	}
+	run(t, tr.Path, "checkout", "-q", "--detach")
+	if b, c, err := Head(tr.Path); err != nil || b != "" || c != want {
+		t.Fatalf("detached: Head = %q %q %v", b, c, err)
+	}
+}
