@@ -125,7 +125,8 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		Protect:  protect,
 		Fresh:    f.fresh,
 		OnError:  func(err error) { (*showErr.Load())(err) },
-		OwnWrite: files.Write})
+		OwnWrite: files.Write,
+		History:  filepath.Join(g.state, "screens")})
 	if err != nil {
 		return err
 	}

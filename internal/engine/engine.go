@@ -71,6 +71,9 @@ type Options struct {
 	// teamlead's own files (path) on the human's word, so that the file
 	// guard takes it for the human's (guard.Guard.Write).
 	OwnWrite func(path string, write func() error) error
+	// History is the folder the agents' screens are saved in, and read
+	// back from at the next start ("": not kept).
+	History string
 }
 
 // Engine is a running team.
@@ -235,6 +238,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("reading the agents' conversations: %w", err)
 	}
 	go e.watchWorktrees()
+	if e.opts.History != "" {
+		go e.saveHistory()
+	}
 	for _, a := range e.opts.Team.Agents {
 		if a.Branch != "" {
 			go e.record(store.Record{Kind: KindWorktree, Subject: "agent." + a.Name + ".worktree", Agent: a.Name, From: "team-lead",
@@ -965,7 +971,7 @@ type Screen interface {
 // Screen returns agent's emulated terminal, or nil.
 func (e *Engine) Screen(agent string) Screen {
 	if s := e.sinks[agent]; s != nil {
-		return s.term
+		return s.view
 	}
 	return nil
 }

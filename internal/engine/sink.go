@@ -55,6 +55,12 @@ type sink struct {
 	// worktreeDir is the folder of its worktree ("" for none): its
 	// handoffs name the branch and commit checked out there.
 	worktreeDir string
+	// history is its screen as earlier runs left it, and where this one's
+	// is saved.
+	history *history
+	// view is what the console shows: term, below the earlier runs' lines
+	// when there are any (one value, so the screen pane knows it again).
+	view Screen
 }
 
 func newSink(e *Engine, a config.Agent) *sink {
@@ -69,10 +75,15 @@ func newSink(e *Engine, a config.Agent) *sink {
 	if a.Branch != "" {
 		s.worktreeDir = a.Dir
 	}
+	s.history = loadHistory(e.opts.History, a.Name, a.Scrollback)
 	// Focus mode types keys in the classic xterm encodings, so programs are
 	// not offered the kitty keyboard protocol (Claude Code would switch to
 	// it and expect Esc and Ctrl keys in its CSI u form).
 	s.term = vt.New(cols, rows, vt.Options{Scrollback: a.Scrollback, Reply: agentWriter{s: s}, NoKittyKeyboard: true})
+	s.view = s.term
+	if len(s.history.lines) > 0 {
+		s.view = &withHistory{term: s.term, lines: s.history.lines}
+	}
 	if a.Parse == "screen" {
 		s.scanner = screenscan.New()
 	} else {
