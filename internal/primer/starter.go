@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -106,6 +107,10 @@ type StarterResult struct {
 	// Notes are what the team cannot do as configured (a mandatory rule
 	// whose role has no agent, no QA agent), with what to do.
 	Notes []string
+	// Worktrees: dir is in a git repository with a commit, so each agent
+	// works in a git worktree of its own (the demo's too: its scripts are
+	// read from the team's folder, not the worktree).
+	Worktrees bool
 }
 
 // WriteStarter writes a starter team into dir: team.yaml, with one agent
@@ -183,6 +188,21 @@ func WriteStarter(dir string, opt StarterOptions) (*StarterResult, error) {
 			return nil, err
 		}
 		res.Notes = notes
+	}
+	if _, _, err := worktree.Head(dir); err == nil {
+		res.Worktrees = true
+		if res.Demo {
+			// Each demo agent reads its script from the team's folder: the
+			// scripts just written are in no commit, so in no worktree.
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return nil, fmt.Errorf("init: %w", err)
+			}
+			for i := range res.Agents {
+				c := res.Agents[i].Command
+				c[len(c)-1] = filepath.Join(abs, "demo", c[len(c)-1])
+			}
+		}
 	}
 	var b bytes.Buffer
 	if err := starterTmpl.Execute(&b, res); err != nil {

@@ -3,6 +3,7 @@ package primer
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,5 +193,40 @@ func TestArgvQuoting(t *testing.T) {
 	want := `["/opt/my tools/claude", --name, dev, dev.mock, -c, x=1, "a:b", "#x"]`
 	if got := a.Argv(); got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// In a git repository with a commit the starter team puts each agent in a
+// worktree of its own; the demo's agents read their scripts from the
+// team's folder (they are in no commit).
+func TestStarterInARepositoryUsesWorktrees(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "first")
+	bin := fakePath(t)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+"/usr/bin"+string(os.PathListSeparator)+"/bin")
+	res, err := WriteStarter(dir, StarterOptions{LookPath: func(string) (string, error) { return "", errors.New("none") }, MockAgent: "mockagent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Worktrees || !res.Demo {
+		t.Fatalf("Worktrees %v, Demo %v", res.Worktrees, res.Demo)
+	}
+	team, err := config.LoadTeam(res.Team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range team.Agents {
+		script := a.Command[len(a.Command)-1]
+		if a.Branch != "teamlead/"+a.Name || !filepath.IsAbs(script) || !strings.HasPrefix(script, dir) {
+			t.Errorf("%s: branch %q, script %q", a.Name, a.Branch, script)
+		}
 	}
 }
