@@ -28,7 +28,7 @@ const (
 var accessOf = map[string]access{
 	"agents": anyone, "inbox": anyone, "questions": anyone, "consults": anyone, "consult-query": anyone,
 	"permissions": anyone, "tasks": anyone, "audit": anyone, "watch": anyone,
-	"ask": agentDoor, "permission": agentDoor, "hook-state": agentDoor,
+	"ask": agentDoor, "permission": agentDoor, "hook-state": agentDoor, "route": agentDoor,
 }
 
 // admit checks req against who sent it; a refusal is recorded and shown
@@ -43,6 +43,9 @@ func (s *Server) admit(req Request, who trust.Caller) error {
 			// any agent, nor for the human.
 			s.refuse(req, who, "it belongs to an agent the console can no longer tell")
 			return fmt.Errorf("refused: %s: this process is an agent's (%s), but which agent can no longer be told; run it from the agent's own session", req.Cmd, who)
+		}
+		if !who.Contained && req.Cmd == "route" {
+			return fmt.Errorf("route: only an agent's teamlead tool sends as that agent (this process is not an agent's: %s); you type into an agent with teamlead send", who.Why)
 		}
 		if !who.Contained && req.Cmd != "ask" {
 			return fmt.Errorf("%s: only an agent's hook does this (this process is not an agent's: %s)", req.Cmd, who.Why)

@@ -16,6 +16,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -27,6 +29,7 @@ import (
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
@@ -63,6 +66,15 @@ type Request struct {
 	Pattern    string      `json:"pattern,omitempty"` // watch: subject pattern
 	// Consult is the filter of a consult-query.
 	Consult *engine.ConsultFilter `json:"consult,omitempty"`
+	// Route is an envelope an agent's tool sends (route): its headers
+	// (to, type, task, …) and body; from is the caller, as the kernel says.
+	Route *RouteRequest `json:"route,omitempty"`
+}
+
+// RouteRequest is an envelope sent through an agent's tool.
+type RouteRequest struct {
+	Headers map[string]string `json:"headers"`
+	Body    string            `json:"body"`
 }
 
 // Reply is one line of the console's answer.
@@ -83,7 +95,10 @@ type Reply struct {
 	// Done says what an operation changed, in a line for the human: send,
 	// answer, escalate, reassign, acknowledge, drop.
 	Done string `json:"done,omitempty"`
-	End  bool   `json:"end,omitempty"`
+	// Answers are what the Team Lead says back to a route: the
+	// acknowledgement (with the message id), or why it was refused.
+	Answers []string `json:"answers,omitempty"`
+	End     bool     `json:"end,omitempty"`
 }
 
 // docsPerReply is how many consultations one consult-query reply line carries.
@@ -96,6 +111,8 @@ type Console interface {
 	Inbox() []lead.InboxItem
 	// AnswerAny answers a question (q-…) or an inbox item (m-…) as the human.
 	AnswerAny(id, text string) error
+	// Route takes an envelope agent sent through its tool.
+	Route(agent string, env protocol.Envelope) ([]string, error)
 	// Ask asks a question; Asker is set by the server, never the client.
 	Ask(a questions.Ask) (questions.Question, error)
 	// AgentOfSession names the agent whose session a process is in.
@@ -289,6 +306,17 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		_ = enc.Encode(Reply{Questions: []questions.Question{q}, End: true})
+	case "route":
+		if req.Route == nil {
+			fail(fmt.Errorf("route: no envelope"))
+			return
+		}
+		answers, err := s.console.Route(who.Agent, routeEnvelope(req.Route))
+		if err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Answers: answers, End: true})
 	case "consults":
 		cs, err := engine.StoredConsultations(s.console.Store())
 		if err != nil {
@@ -454,4 +482,22 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// routeEnvelope is the envelope of a route request, headers in a fixed
+// order (from is the caller's: the server sets it).
+func routeEnvelope(r *RouteRequest) protocol.Envelope {
+	keys := make([]string, 0, len(r.Headers))
+	for k := range r.Headers {
+		if !strings.EqualFold(k, "from") && !strings.EqualFold(k, "body") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var env protocol.Envelope
+	for _, k := range keys {
+		env.Set(k, r.Headers[k])
+	}
+	env.Body = r.Body
+	return env
 }

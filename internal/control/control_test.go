@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/internal/protocol"
 	"io"
 	"net"
 	"os"
@@ -55,6 +56,11 @@ func (f *fakeConsole) Ask(a questions.Ask) (questions.Question, error) {
 }
 
 func (f *fakeConsole) AgentOfSession(int) string { return "" }
+
+func (f *fakeConsole) Route(agent string, env protocol.Envelope) ([]string, error) {
+	f.record("route " + agent + " " + env.Get("to") + " " + env.Body)
+	return []string{"relayed m-1 to " + env.Get("to")}, nil
+}
 
 func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); return nil }
 
@@ -441,6 +447,14 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 	if out := asChild(`{"cmd":"ask","ask":{"topic":"t","text":"q"}}`); !strings.Contains(out, "which agent can no longer be told") {
 		t.Errorf("ask from an unnamed agent process: %q", out)
 	}
+	// Nor send through an agent's tool; and the human's own shell sends as
+	// the human, with teamlead send, never as an agent.
+	if out := asChild(`{"cmd":"route","route":{"headers":{"to":"dev","type":"status","task":"T-1"},"body":"hi"}}`); !strings.Contains(out, "which agent can no longer be told") {
+		t.Errorf("route from an unnamed agent process: %q", out)
+	}
+	if _, err := (&Client{path: srv.Path()}).Route(map[string]string{"to": "dev", "type": "status", "task": "T-1"}, "hi"); err == nil || !strings.Contains(err.Error(), "only an agent's teamlead tool") {
+		t.Errorf("route from the human's process: %v", err)
+	}
 	con.mu.Lock()
 	defer con.mu.Unlock()
 	var refusals int
@@ -454,8 +468,8 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 			t.Errorf("refusal without the process's pid: %q", c)
 		}
 	}
-	if refusals != 10 {
-		t.Errorf("%d refusals recorded, want 10: %q", refusals, con.sent)
+	if refusals != 11 {
+		t.Errorf("%d refusals recorded, want 11: %q", refusals, con.sent)
 	}
 }
 

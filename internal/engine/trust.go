@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/protocol"
 )
 
 // Impersonation records that a process of agent (or of an agent no longer
@@ -18,4 +19,17 @@ func (e *Engine) Impersonation(agent, op, why string, fields map[string]string) 
 // Warn records a warning for the human (Activity, audit).
 func (e *Engine) Warn(text string) {
 	_ = e.do(func(now time.Time) (lead.Output, error) { return e.lead.Warning(text, now), nil })
+}
+
+// Route takes an envelope agent sent through its teamlead tool (teamlead
+// mcp): handled as if printed, it returns once committed, with what the
+// Team Lead would have typed back into the agent (lead.ToolBlock).
+func (e *Engine) Route(agent string, env protocol.Envelope) ([]string, error) {
+	var answers []string
+	err := e.do(func(now time.Time) (lead.Output, error) {
+		out, a := e.lead.ToolBlock(agent, env, now)
+		answers = a
+		return out, nil
+	})
+	return answers, err
 }

@@ -573,3 +573,42 @@ func (l *Lead) Members() []Member {
 	}
 	return out
 }
+
+// ToolBlock is an envelope an agent sent through its teamlead tool (PROTOCOL
+// section 7) rather than printed: it is handled as a printed one, from the
+// agent the kernel named, except that what the Team Lead would type back
+// into the sender — the acknowledgement, a refusal, a reformat request — is
+// returned as the call's answer instead: a tool call has its answer built
+// in, and typing it too would cost the agent a model turn.
+func (l *Lead) ToolBlock(agent string, env protocol.Envelope, now time.Time) (Output, []string) {
+	var out Output
+	if l.members[agent] == nil {
+		return out, []string{"no agent " + agent + " in this team"}
+	}
+	env.Set("from", agent)
+	l.envelope(&out, agent, protocol.Event{Kind: protocol.KindEnvelope, Envelope: env, HasBody: true, Block: "route", Raw: protocol.Format(&env)}, now)
+	var answers []string
+	kept := out.Deliveries[:0]
+	for _, d := range out.Deliveries {
+		if d.Agent == agent && (d.Kind == DeliverAck || d.Kind == DeliverNotice) {
+			answers = append(answers, bodyOf(d.Text))
+			continue
+		}
+		kept = append(kept, d)
+	}
+	out.Deliveries = kept
+	return out, answers
+}
+
+// bodyOf is the body of the one envelope text holds.
+func bodyOf(text string) string {
+	body := text
+	p := protocol.NewParser()
+	p.Feed([]byte(text+"\n"), func(ev protocol.Event) {
+		if ev.Kind == protocol.KindEnvelope {
+			body = ev.Envelope.Body
+		}
+	})
+	p.Flush(func(protocol.Event) {})
+	return body
+}
