@@ -265,11 +265,11 @@ func (c *Client) Watch(pattern string, q store.Query, fn func(store.Record) erro
 // Route sends an envelope as the agent this process belongs to (the
 // console asks the kernel which) and returns what the Team Lead answers:
 // the acknowledgement with the message id, or why it was refused.
-func (c *Client) Route(headers map[string]string, body string) ([]string, error) {
-	var answers []string
-	err := c.do(Request{Cmd: "route", Route: &RouteRequest{Headers: headers, Body: body}}, func(r Reply) error {
+func (c *Client) Route(headers map[string]string, body string) (answers []string, refused bool, err error) {
+	err = c.do(Request{Cmd: "route", Route: &RouteRequest{Headers: headers, Body: body}}, func(r Reply) error {
 		answers = append(answers, r.Answers...)
+		refused = refused || r.Refused
 		return nil
 	})
-	return answers, err
+	return answers, refused, err
 }

@@ -98,7 +98,9 @@ type Reply struct {
 	// Answers are what the Team Lead says back to a route: the
 	// acknowledgement (with the message id), or why it was refused.
 	Answers []string `json:"answers,omitempty"`
-	End     bool     `json:"end,omitempty"`
+	// Refused: the route was refused; Answers say why.
+	Refused bool `json:"refused,omitempty"`
+	End     bool `json:"end,omitempty"`
 }
 
 // docsPerReply is how many consultations one consult-query reply line carries.
@@ -112,7 +114,7 @@ type Console interface {
 	// AnswerAny answers a question (q-…) or an inbox item (m-…) as the human.
 	AnswerAny(id, text string) error
 	// Route takes an envelope agent sent through its tool.
-	Route(agent string, env protocol.Envelope) ([]string, error)
+	Route(agent string, env protocol.Envelope) (answers []string, refused bool, err error)
 	// Ask asks a question; Asker is set by the server, never the client.
 	Ask(a questions.Ask) (questions.Question, error)
 	// AgentOfSession names the agent whose session a process is in.
@@ -311,12 +313,12 @@ func (s *Server) serve(c net.Conn) {
 			fail(fmt.Errorf("route: no envelope"))
 			return
 		}
-		answers, err := s.console.Route(who.Agent, routeEnvelope(req.Route))
+		answers, refused, err := s.console.Route(who.Agent, routeEnvelope(req.Route))
 		if err != nil {
 			fail(err)
 			return
 		}
-		_ = enc.Encode(Reply{Answers: answers, End: true})
+		_ = enc.Encode(Reply{Answers: answers, Refused: refused, End: true})
 	case "consults":
 		cs, err := engine.StoredConsultations(s.console.Store())
 		if err != nil {

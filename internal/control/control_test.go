@@ -57,9 +57,9 @@ func (f *fakeConsole) Ask(a questions.Ask) (questions.Question, error) {
 
 func (f *fakeConsole) AgentOfSession(int) string { return "" }
 
-func (f *fakeConsole) Route(agent string, env protocol.Envelope) ([]string, error) {
+func (f *fakeConsole) Route(agent string, env protocol.Envelope) ([]string, bool, error) {
 	f.record("route " + agent + " " + env.Get("to") + " " + env.Body)
-	return []string{"relayed m-1 to " + env.Get("to")}, nil
+	return []string{"relayed m-1 to " + env.Get("to")}, false, nil
 }
 
 func (f *fakeConsole) Escalate(id string) error { f.record("escalate " + id); return nil }
@@ -452,7 +452,7 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 	if out := asChild(`{"cmd":"route","route":{"headers":{"to":"dev","type":"status","task":"T-1"},"body":"hi"}}`); !strings.Contains(out, "which agent can no longer be told") {
 		t.Errorf("route from an unnamed agent process: %q", out)
 	}
-	if _, err := (&Client{path: srv.Path()}).Route(map[string]string{"to": "dev", "type": "status", "task": "T-1"}, "hi"); err == nil || !strings.Contains(err.Error(), "only an agent's teamlead tool") {
+	if _, _, err := (&Client{path: srv.Path()}).Route(map[string]string{"to": "dev", "type": "status", "task": "T-1"}, "hi"); err == nil || !strings.Contains(err.Error(), "only an agent's teamlead tool") {
 		t.Errorf("route from the human's process: %v", err)
 	}
 	con.mu.Lock()

@@ -24,12 +24,11 @@ func (e *Engine) Warn(text string) {
 // Route takes an envelope agent sent through its teamlead tool (teamlead
 // mcp): handled as if printed, it returns once committed, with what the
 // Team Lead would have typed back into the agent (lead.ToolBlock).
-func (e *Engine) Route(agent string, env protocol.Envelope) ([]string, error) {
-	var answers []string
-	err := e.do(func(now time.Time) (lead.Output, error) {
-		out, a := e.lead.ToolBlock(agent, env, now)
-		answers = a
+func (e *Engine) Route(agent string, env protocol.Envelope) (answers []string, refused bool, err error) {
+	err = e.do(func(now time.Time) (lead.Output, error) {
+		var out lead.Output
+		out, answers, refused = e.lead.ToolBlock(agent, env, now)
 		return out, nil
 	})
-	return answers, err
+	return answers, refused, err
 }

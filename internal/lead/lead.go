@@ -580,14 +580,20 @@ func (l *Lead) Members() []Member {
 // into the sender — the acknowledgement, a refusal, a reformat request — is
 // returned as the call's answer instead: a tool call has its answer built
 // in, and typing it too would cost the agent a model turn.
-func (l *Lead) ToolBlock(agent string, env protocol.Envelope, now time.Time) (Output, []string) {
-	var out Output
+//
+// refused reports that the envelope was refused (or sent back to be
+// reformatted): the answers then say why.
+func (l *Lead) ToolBlock(agent string, env protocol.Envelope, now time.Time) (out Output, answers []string, refused bool) {
 	if l.members[agent] == nil {
-		return out, []string{"no agent " + agent + " in this team"}
+		return out, []string{"no agent " + agent + " in this team"}, true
 	}
 	env.Set("from", agent)
 	l.envelope(&out, agent, protocol.Event{Kind: protocol.KindEnvelope, Envelope: env, HasBody: true, Block: "route", Raw: protocol.Format(&env)}, now)
-	var answers []string
+	for _, r := range out.Records {
+		if r.Kind == KindRefusal || r.Kind == KindReformat {
+			refused = true
+		}
+	}
 	kept := out.Deliveries[:0]
 	for _, d := range out.Deliveries {
 		if d.Agent == agent && (d.Kind == DeliverAck || d.Kind == DeliverNotice) {
@@ -597,7 +603,7 @@ func (l *Lead) ToolBlock(agent string, env protocol.Envelope, now time.Time) (Ou
 		kept = append(kept, d)
 	}
 	out.Deliveries = kept
-	return out, answers
+	return out, answers, refused
 }
 
 // bodyOf is the body of the one envelope text holds.
