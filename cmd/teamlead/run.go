@@ -126,7 +126,8 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		Fresh:    f.fresh,
 		OnError:  func(err error) { (*showErr.Load())(err) },
 		OwnWrite: files.Write,
-		History:  filepath.Join(g.state, "screens")})
+		History:  filepath.Join(g.state, "screens"),
+		MCP:      filepath.Join(g.state, "mcp")})
 	if err != nil {
 		return err
 	}

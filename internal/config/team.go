@@ -184,6 +184,15 @@ type Preset struct {
 	State *detect.StateSpec `yaml:"state"`
 	// Primer is how to hand the agent the protocol primer.
 	Primer *PresetPrimer `yaml:"primer"`
+	// MCP is how the CLI is given teamlead's tools (teamlead mcp); none when empty.
+	MCP *PresetMCP `yaml:"mcp"`
+}
+
+// PresetMCP is how an agent CLI is given teamlead's MCP server, in
+// console-owned configuration only (never the person's own settings).
+type PresetMCP struct {
+	// Flag are arguments appended to the command: "{mcp_config}" is replaced by a JSON file the console writes for the agent ({"mcpServers": {"teamlead": …}}, as Claude Code's --mcp-config takes), "{teamlead}" by the teamlead executable (for CLIs configured by flags, e.g. Codex's -c).
+	Flag []string `yaml:"flag"`
 }
 
 // SessionFile says where a CLI records its conversations: files matching
@@ -380,6 +389,9 @@ func mergePreset(base, p Preset) Preset {
 	}
 	if p.Primer == nil {
 		p.Primer = base.Primer
+	}
+	if p.MCP == nil {
+		p.MCP = base.MCP
 	}
 	if p.Acks == "" {
 		p.Acks = base.Acks

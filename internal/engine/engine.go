@@ -74,6 +74,9 @@ type Options struct {
 	// History is the folder the agents' screens are saved in, and read
 	// back from at the next start ("": not kept).
 	History string
+	// MCP is the folder of the MCP configuration files the console writes
+	// for the agents' CLIs ("": no teamlead tools).
+	MCP string
 }
 
 // Engine is a running team.
@@ -314,7 +317,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			env[clihook.GeminiEnv] = path
 		}
 	}
-	command := append(append([]string(nil), a.Command...), e.primerArgs(a)...)
+	command := append(append(append([]string(nil), a.Command...), e.primerArgs(a)...), e.mcpArgs(a)...)
 	return agents.Spec{
 		Name: a.Name, Command: command, Dir: a.Dir, Env: env,
 		Cols: uint16(a.Cols), Rows: uint16(a.Rows),

@@ -98,6 +98,8 @@ type topic struct{ Pattern, Who string }
 
 // data feeds primer.tmpl.
 type data struct {
+	// Tools: the agent's CLI has teamlead's MCP tools (its preset's mcp).
+	Tools      bool
 	Version    string
 	Name, Role string
 	Mates      []mate
@@ -157,6 +159,9 @@ func build(team *config.Team, agent string) (*data, error) {
 	d := &data{Version: ProtocolVersion, Name: me.Name, Role: role, Count: len(team.Agents),
 		Developer: role == "developer", QA: strings.EqualFold(role, tasks.QARole), ReviewExample: strings.TrimRight(tasks.Example, "\n"),
 		Stall: human(team.Progress.Stall), ProgressFile: progressFile(team, me)}
+	if p := team.Resolved[me.Name].MCP; p != nil && len(p.Flag) > 0 {
+		d.Tools = true
+	}
 	byRole := map[string][]string{}
 	for _, a := range team.Agents {
 		r := strings.ToLower(a.Role)

@@ -429,3 +429,56 @@ func resumesAfterACrash(t *testing.T, c cli) {
 	}
 	r.stop()
 }
+
+// Claude Code gets teamlead's tools (its preset's mcp: --mcp-config of a
+// file the console writes): the tools are in the model's first request; a
+// send_message call is relayed once, from the agent; its result, which the
+// model gets in the next request, is the acknowledgement; and nothing is
+// typed back into the CLI for it, so the message costs no model turn
+// beyond the call itself.
+func TestClaudeCodeSendsThroughItsTool(t *testing.T) {
+	tok := token()
+	status := "tool sent copper lynx " + tok
+	replies := []fakemodel.Reply{
+		{Text: "Sending my status with the tool.", Tool: &fakemodel.ToolCall{Name: "mcp__teamlead__send_message",
+			Input: map[string]any{"to": sink, "type": "status", "task": "T-1", "body": status}}},
+		{When: "to sink", Text: "Sent."},
+	}
+	r := newRig(t, claudeCode, replies, rigOptions{sinkScript: "idle\n"})
+	r.waitFor("the CLI waiting for input", startDeadline, func() bool { return r.screenState() == "idle" })
+	r.mustTeamlead("send", dev, "Report your status on T-1 to sink.")
+	first := r.conversation(0, "the first conversation request")
+	for _, tool := range []string{"mcp__teamlead__send_message", "mcp__teamlead__ask_question", "mcp__teamlead__hand_off"} {
+		if !strings.Contains(string(first.Body), tool) {
+			t.Errorf("the model's first request does not offer %s", tool)
+		}
+	}
+	r.waitFor("the status relayed to the sink", stepDeadline, func() bool { return strings.Contains(r.received(), status) })
+	if got := r.received(); !strings.Contains(got, "from: dev\r") || strings.Count(got, status) != 1 {
+		t.Errorf("the sink received %q", got)
+	}
+	after := r.conversation(1, "the request carrying the tool's result")
+	msgs := r.audit("--kind", "message", "--task", "T-1")
+	if len(msgs) != 1 || msgs[0].From != dev {
+		t.Fatalf("T-1's messages in the audit: %+v", msgs)
+	}
+	if ack := "relayed " + msgs[0].MsgID + " to sink"; !strings.Contains(string(after.Body), ack) {
+		t.Errorf("the tool's result in the model's next request lacks %q", ack)
+	}
+	// Nothing from team-lead was typed into the CLI, so no request beyond
+	// the call's own two: the turn that called it and the one with its
+	// result.
+	r.waitFor("the CLI idle after the turn", stepDeadline, func() bool { return r.screenState() == "idle" })
+	if d := r.delivered(func(d record) bool { return d.From == "team-lead" }); len(d) != 0 {
+		t.Errorf("typed into the CLI from team-lead: %+v", d)
+	}
+	turns := 0
+	for _, q := range r.model.Requests() {
+		if q.Script >= 0 || q.Held {
+			turns++
+		}
+	}
+	if turns != 2 {
+		t.Errorf("%d conversation requests, want 2 (the call and its result)", turns)
+	}
+}

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/fsutil"
+)
+
+// Placeholders of a preset's mcp flag.
+const (
+	mcpConfigPlaceholder = "{mcp_config}"
+	teamleadPlaceholder  = "{teamlead}"
+)
+
+// mcpArgs are the arguments that give a's CLI teamlead's tools (its
+// preset's mcp flag): the configuration file they name is written under
+// Options.MCP, which the console owns, never in the person's settings.
+func (e *Engine) mcpArgs(a config.Agent) []string {
+	p := e.opts.Team.Resolved[a.Name].MCP
+	if p == nil || len(p.Flag) == 0 || e.opts.MCP == "" {
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", a.Name, err))
+		return nil
+	}
+	file := ""
+	args := make([]string, 0, len(p.Flag))
+	for _, f := range p.Flag {
+		if strings.Contains(f, mcpConfigPlaceholder) && file == "" {
+			if file, err = e.writeMCPConfig(a.Name, exe); err != nil {
+				e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", a.Name, err))
+				return nil
+			}
+		}
+		f = strings.ReplaceAll(f, mcpConfigPlaceholder, file)
+		args = append(args, strings.ReplaceAll(f, teamleadPlaceholder, exe))
+	}
+	return args
+}
+
+// writeMCPConfig writes the agent's MCP configuration: teamlead's server,
+// started as `teamlead mcp` with the console's socket.
+func (e *Engine) writeMCPConfig(agent, exe string) (string, error) {
+	type server struct {
+		Type    string            `json:"type"`
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+	}
+	doc := map[string]map[string]server{"mcpServers": {"teamlead" /* mcptools.Name */ : {Type: "stdio", Command: exe, Args: []string{"mcp"},
+		Env: map[string]string{"TEAMLEAD_SOCKET": e.opts.Socket, "TEAMLEAD_AGENT": agent}}}}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(e.opts.MCP, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(e.opts.MCP, agent+".json")
+	return path, fsutil.WriteFileAtomic(path, b, 0o600)
+}
