@@ -191,7 +191,7 @@ type Preset struct {
 // PresetMCP is how an agent CLI is given teamlead's MCP server, in
 // console-owned configuration only (never the person's own settings).
 type PresetMCP struct {
-	// Flag are arguments appended to the command: "{mcp_config}" is replaced by a JSON file the console writes for the agent ({"mcpServers": {"teamlead": …}}, as Claude Code's --mcp-config takes), "{teamlead}" by the teamlead executable (for CLIs configured by flags, e.g. Codex's -c).
+	// Flag are arguments appended to the command: "{mcp_config}" is replaced by a JSON file the console writes for the agent ({"mcpServers": {"teamlead": …}}, as Claude Code's --mcp-config takes), "{teamlead}" by the teamlead executable, "{socket}" by the console's socket and "{agent}" by the agent's name (for CLIs configured by flags, e.g. Codex's -c).
 	Flag []string `yaml:"flag"`
 }
 

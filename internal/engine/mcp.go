@@ -15,6 +15,8 @@ import (
 const (
 	mcpConfigPlaceholder = "{mcp_config}"
 	teamleadPlaceholder  = "{teamlead}"
+	socketPlaceholder    = "{socket}"
+	agentPlaceholder     = "{agent}"
 )
 
 // mcpArgs are the arguments that give a's CLI teamlead's tools (its
@@ -39,8 +41,8 @@ func (e *Engine) mcpArgs(a config.Agent) []string {
 				return nil
 			}
 		}
-		f = strings.ReplaceAll(f, mcpConfigPlaceholder, file)
-		args = append(args, strings.ReplaceAll(f, teamleadPlaceholder, exe))
+		args = append(args, strings.NewReplacer(mcpConfigPlaceholder, file, teamleadPlaceholder, exe,
+			socketPlaceholder, e.opts.Socket, agentPlaceholder, a.Name).Replace(f))
 	}
 	return args
 }

@@ -74,6 +74,10 @@ type SentCall struct {
 	Input map[string]any `json:"input,omitempty"`
 	// Text is a custom tool's free-form input.
 	Text string `json:"text,omitempty"`
+	// Namespace is the Responses API tool namespace the function is in
+	// (Codex lists an MCP server's tools as namespace mcp__<server>);
+	// Name is then the function's name inside it.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // ToolResult is the result of a tool call that a request carries back.
@@ -124,6 +128,9 @@ func (c *SentCall) responsesItem(status string) map[string]any {
 	default:
 		item["type"] = "function_call"
 		item["name"] = c.Name
+		if c.Namespace != "" {
+			item["namespace"] = c.Namespace
+		}
 		item["arguments"] = ""
 		if status == "completed" {
 			item["arguments"] = c.Arguments()
@@ -185,8 +192,10 @@ func (s *Server) Result(id string) (ToolResult, bool) {
 // declared is one tool of a request's tool list, whatever the API.
 type declared struct {
 	kind   string         // KindToolUse, KindFunction, KindCustom, KindLocalShell, KindGemini
-	name   string         // the tool's name
+	name   string         // the tool's name (namespace__name for a function in a namespace)
 	params map[string]any // its JSON schema's properties
+	ns     string         // the Responses API namespace it is in ("": none)
+	fn     string         // its name in that namespace
 }
 
 // declaredTools reads a request's tool list: Messages API tools ({name,
@@ -197,8 +206,12 @@ func declaredTools(api string, tools []json.RawMessage) []declared {
 	var out []declared
 	for _, raw := range tools {
 		var t struct {
-			Type         string `json:"type"`
-			Name         string `json:"name"`
+			Type  string `json:"type"`
+			Name  string `json:"name"`
+			Tools []struct {
+				Name       string `json:"name"`
+				Parameters schema `json:"parameters"`
+			} `json:"tools"`
 			InputSchema  schema `json:"input_schema"`
 			Parameters   schema `json:"parameters"`
 			FunctionDecl []struct {
@@ -212,15 +225,19 @@ func declaredTools(api string, tools []json.RawMessage) []declared {
 		}
 		switch api {
 		case "messages":
-			out = append(out, declared{KindToolUse, t.Name, t.InputSchema.Properties})
+			out = append(out, declared{kind: KindToolUse, name: t.Name, params: t.InputSchema.Properties})
 		case "responses":
 			switch t.Type {
 			case "function":
-				out = append(out, declared{KindFunction, t.Name, t.Parameters.Properties})
+				out = append(out, declared{kind: KindFunction, name: t.Name, params: t.Parameters.Properties})
 			case "custom":
-				out = append(out, declared{KindCustom, t.Name, nil})
+				out = append(out, declared{kind: KindCustom, name: t.Name})
 			case "local_shell":
-				out = append(out, declared{KindLocalShell, "local_shell", nil})
+				out = append(out, declared{kind: KindLocalShell, name: "local_shell"})
+			case "namespace":
+				for _, f := range t.Tools {
+					out = append(out, declared{KindFunction, t.Name + "__" + f.Name, f.Parameters.Properties, t.Name, f.Name})
+				}
 			}
 		case "gemini":
 			for _, f := range t.FunctionDecl {
@@ -228,7 +245,7 @@ func declaredTools(api string, tools []json.RawMessage) []declared {
 				if p == nil {
 					p = f.JSONSchema.Properties
 				}
-				out = append(out, declared{KindGemini, f.Name, p})
+				out = append(out, declared{kind: KindGemini, name: f.Name, params: p})
 			}
 		}
 	}
@@ -295,6 +312,9 @@ func (s *Server) resolve(req *Request, tc *ToolCall, tools []json.RawMessage) *S
 	}
 	if call.Input == nil && call.Kind != KindCustom {
 		call.Input = map[string]any{}
+	}
+	if call.Kind == KindFunction {
+		call.Namespace, call.Name = namespaceOf(decl, call.Name)
 	}
 	switch call.Kind {
 	case KindToolUse:
@@ -490,4 +510,16 @@ func geminiResults(body []byte) []ToolResult {
 		}
 	}
 	return out
+}
+
+// namespaceOf is the namespace a function's scripted name
+// (mcp__teamlead__send_message) was declared in and its name there, or no
+// namespace and the name as it is.
+func namespaceOf(decl []declared, name string) (namespace, fn string) {
+	for _, d := range decl {
+		if d.kind == KindFunction && d.name == name && d.ns != "" {
+			return d.ns, d.fn
+		}
+	}
+	return "", name
 }

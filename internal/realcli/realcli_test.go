@@ -436,7 +436,12 @@ func resumesAfterACrash(t *testing.T, c cli) {
 // model gets in the next request, is the acknowledgement; and nothing is
 // typed back into the CLI for it, so the message costs no model turn
 // beyond the call itself.
-func TestClaudeCodeSendsThroughItsTool(t *testing.T) {
+func TestClaudeCodeSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, claudeCode) }
+
+// TestCodexSendsThroughItsTool: the same with Codex (its preset's mcp: -c mcp_servers.teamlead…).
+func TestCodexSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, codex) }
+
+func sendsThroughItsTool(t *testing.T, c cli) {
 	tok := token()
 	status := "tool sent copper lynx " + tok
 	replies := []fakemodel.Reply{
@@ -444,13 +449,15 @@ func TestClaudeCodeSendsThroughItsTool(t *testing.T) {
 			Input: map[string]any{"to": sink, "type": "status", "task": "T-1", "body": status}}},
 		{When: "to sink", Text: "Sent."},
 	}
-	r := newRig(t, claudeCode, replies, rigOptions{sinkScript: "idle\n"})
+	r := newRig(t, c, replies, rigOptions{sinkScript: "idle\n"})
 	r.waitFor("the CLI waiting for input", startDeadline, func() bool { return r.screenState() == "idle" })
 	r.mustTeamlead("send", dev, "Report your status on T-1 to sink.")
 	first := r.conversation(0, "the first conversation request")
-	for _, tool := range []string{"mcp__teamlead__send_message", "mcp__teamlead__ask_question", "mcp__teamlead__hand_off"} {
-		if !strings.Contains(string(first.Body), tool) {
-			t.Errorf("the model's first request does not offer %s", tool)
+	for _, tool := range []string{"send_message", "ask_question", "hand_off"} {
+		// Claude Code lists mcp__teamlead__send_message; Codex lists a
+		// namespace mcp__teamlead holding send_message.
+		if body := string(first.Body); !strings.Contains(body, "mcp__teamlead__"+tool) && !(strings.Contains(body, `"mcp__teamlead"`) && strings.Contains(body, `"`+tool+`"`)) {
+			t.Errorf("the model's first request does not offer teamlead's %s", tool)
 		}
 	}
 	r.waitFor("the status relayed to the sink", stepDeadline, func() bool { return strings.Contains(r.received(), status) })
