@@ -39,7 +39,12 @@ func GeminiSettings(self string) ([]byte, error) {
 		hooks[ev] = []any{map[string]any{"hooks": []any{map[string]any{
 			"type": "command", "name": "teamlead", "command": command(self), "timeout": 10000}}}}
 	}
-	data, err := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	// teamlead's tools (teamlead mcp), trusted: they only send through the
+	// Team Lead, so Gemini CLI asks no confirmation of its own for them.
+	// The server finds the console and the agent in the environment the
+	// CLI passes on (TEAMLEAD_SOCKET, TEAMLEAD_AGENT).
+	mcp := map[string]any{"teamlead": map[string]any{"command": self, "args": []string{"mcp"}, "trust": true}}
+	data, err := json.MarshalIndent(map[string]any{"hooks": hooks, "mcpServers": mcp}, "", "  ")
 	return append(data, '\n'), err
 }
 

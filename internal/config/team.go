@@ -193,6 +193,8 @@ type Preset struct {
 type PresetMCP struct {
 	// Flag are arguments appended to the command: "{mcp_config}" is replaced by a JSON file the console writes for the agent ({"mcpServers": {"teamlead": …}}, as Claude Code's --mcp-config takes), "{teamlead}" by the teamlead executable, "{socket}" by the console's socket and "{agent}" by the agent's name (for CLIs configured by flags, e.g. Codex's -c).
 	Flag []string `yaml:"flag"`
+	// Settings says the console's own settings file for the CLI lists the server (Gemini CLI's system defaults, which teamlead writes).
+	Settings bool `yaml:"settings"`
 }
 
 // SessionFile says where a CLI records its conversations: files matching

@@ -316,6 +316,9 @@ func (s *Server) resolve(req *Request, tc *ToolCall, tools []json.RawMessage) *S
 	if call.Kind == KindFunction {
 		call.Namespace, call.Name = namespaceOf(decl, call.Name)
 	}
+	if call.Kind == KindGemini {
+		call.Name = geminiMCPName(decl, call.Name)
+	}
 	switch call.Kind {
 	case KindToolUse:
 		call.ID = s.id("toolu")
@@ -522,4 +525,19 @@ func namespaceOf(decl []declared, name string) (namespace, fn string) {
 		}
 	}
 	return "", name
+}
+
+// geminiMCPName is the name Gemini CLI gives an MCP tool scripted as
+// mcp__server__tool (mcp_server_tool), when it declared that one.
+func geminiMCPName(decl []declared, name string) string {
+	if !strings.HasPrefix(name, "mcp__") {
+		return name
+	}
+	alt := strings.ReplaceAll(name, "__", "_")
+	for _, d := range decl {
+		if d.name == alt {
+			return alt
+		}
+	}
+	return name
 }

@@ -441,6 +441,9 @@ func TestClaudeCodeSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, cl
 // TestCodexSendsThroughItsTool: the same with Codex (its preset's mcp: -c mcp_servers.teamlead…).
 func TestCodexSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, codex) }
 
+// TestGeminiSendsThroughItsTool: the same with Gemini CLI (its system defaults list the server).
+func TestGeminiSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, gemini) }
+
 func sendsThroughItsTool(t *testing.T, c cli) {
 	tok := token()
 	status := "tool sent copper lynx " + tok
@@ -456,7 +459,9 @@ func sendsThroughItsTool(t *testing.T, c cli) {
 	for _, tool := range []string{"send_message", "ask_question", "hand_off"} {
 		// Claude Code lists mcp__teamlead__send_message; Codex lists a
 		// namespace mcp__teamlead holding send_message.
-		if body := string(first.Body); !strings.Contains(body, "mcp__teamlead__"+tool) && !(strings.Contains(body, `"mcp__teamlead"`) && strings.Contains(body, `"`+tool+`"`)) {
+		// Gemini CLI lists mcp_teamlead_send_message.
+		if body := string(first.Body); !strings.Contains(body, "mcp__teamlead__"+tool) && !strings.Contains(body, "mcp_teamlead_"+tool) &&
+			!(strings.Contains(body, `"mcp__teamlead"`) && strings.Contains(body, `"`+tool+`"`)) {
 			t.Errorf("the model's first request does not offer teamlead's %s", tool)
 		}
 	}
