@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/teamlead/teamlead/internal/lead"
@@ -26,6 +27,12 @@ func (e *Engine) Warn(text string) {
 // Team Lead would have typed back into the agent (lead.ToolBlock).
 func (e *Engine) Route(agent string, env protocol.Envelope) (answers []string, refused bool, err error) {
 	err = e.do(func(now time.Time) (lead.Output, error) {
+		// Flood control holds printed blocks; a call has its answer at
+		// once, so one over the agent's rate is refused, to be made again.
+		if f := e.floodOf(agent); f != nil && (len(f.held) > 0 || !f.lim.AllowN(now, 1)) {
+			answers, refused = []string{fmt.Sprintf("slow down: you send more than %g messages a second (lead.relay_rate); nothing was sent, call again in a moment", e.opts.Team.Lead.RelayRate)}, true
+			return lead.Output{}, nil
+		}
 		var out lead.Output
 		out, answers, refused = e.lead.ToolBlock(agent, env, now)
 		return out, nil
