@@ -121,8 +121,19 @@ func sameDir(a, b string) bool {
 }
 
 // A handoff from an agent in a worktree reaches QA naming the branch and
-// the commit checked out there, whatever the agent wrote.
+// the commit checked out there, whatever the agent wrote; printed or sent
+// through its teamlead tool.
 func TestHandoffNamesTheBranchAndCommit(t *testing.T) {
+	printed := `printf '[ROUTE]\nfrom: dev\nto: team-lead\ntype: handoff\ntask: T-1\nbranch: main\ncommit: 0000\nbody: done\n[/ROUTE]\n'`
+	tool := `(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' ` +
+		`'{"jsonrpc":"2.0","method":"notifications/initialized"}' ` +
+		`'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hand_off","arguments":{"task":"T-1","body":"done"}}}'; sleep 3) | "$TL" mcp > /dev/null`
+	for name, send := range map[string]string{"printed": printed, "tool": tool} {
+		t.Run(name, func(t *testing.T) { handoffNamesTheBranch(t, send) })
+	}
+}
+
+func handoffNamesTheBranch(t *testing.T, send string) {
 	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
 		"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
 		t.Setenv(k, v)
@@ -135,8 +146,7 @@ func TestHandoffNamesTheBranchAndCommit(t *testing.T) {
 	}
 	git(t, repo, "add", "-A")
 	git(t, repo, "commit", "-q", "-m", "first")
-	script := `echo x > x.go; git add x.go; git commit -q -m x; ` +
-		`printf '[ROUTE]\nfrom: dev\nto: team-lead\ntype: handoff\ntask: T-1\nbranch: main\ncommit: 0000\nbody: done\n[/ROUTE]\n'; exec sleep 600`
+	script := `echo x > x.go; git add x.go; git commit -q -m x; ` + send + `; exec sleep 600`
 	tm.write("team.yaml", []agentDef{
 		{name: "qa", role: "qa", flags: []string{"--raw"}, script: "idle\n"},
 		{name: "dev", role: "developer", dir: repo, command: []string{"/bin/sh", "-c", script}},
@@ -146,7 +156,7 @@ func TestHandoffNamesTheBranchAndCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(tm.config)
-	if err := os.WriteFile(tm.config, append(b, "    worktree: true\n"...), 0o600); err != nil {
+	if err := os.WriteFile(tm.config, append(b, "    worktree: true\n    env: {TL: "+bin.teamlead+"}\n"...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c := tm.start()

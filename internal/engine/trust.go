@@ -26,6 +26,11 @@ func (e *Engine) Warn(text string) {
 // mcp): handled as if printed, it returns once committed, with what the
 // Team Lead would have typed back into the agent (lead.ToolBlock).
 func (e *Engine) Route(agent string, env protocol.Envelope) (answers []string, refused bool, err error) {
+	if s := e.sinks[agent]; s != nil {
+		ev := protocol.Event{Kind: protocol.KindEnvelope, Envelope: env}
+		s.stampHandoff(&ev) // a handoff names its worktree's branch and commit, as a printed one
+		env = ev.Envelope
+	}
 	err = e.do(func(now time.Time) (lead.Output, error) {
 		// Flood control holds printed blocks; a call has its answer at
 		// once, so one over the agent's rate is refused, to be made again.
