@@ -205,6 +205,8 @@ type SessionFile struct {
 	Glob string `yaml:"glob"`
 	ID   string `yaml:"id"`
 	Cwd  string `yaml:"cwd"`
+	// Tokens: its token_count events say what the session spent (Codex's rollouts).
+	Tokens bool `yaml:"tokens"`
 }
 
 // Preset.Acks values.

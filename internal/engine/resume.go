@@ -170,8 +170,8 @@ func (e *Engine) findSession(agent string) {
 	}
 	files, _ := filepath.Glob(filepath.Join(home, sf.Glob))
 	type found struct {
-		id  string
-		mod time.Time
+		id, path string
+		mod      time.Time
 	}
 	var best found
 	for _, f := range files {
@@ -187,11 +187,14 @@ func (e *Engine) findSession(agent string) {
 			cwd = r
 		}
 		if cwd == dir {
-			best = found{id: id, mod: fi.ModTime()}
+			best = found{id: id, path: f, mod: fi.ModTime()}
 		}
 	}
 	if best.id != "" {
 		e.AgentSession(agent, best.id)
+		if e.opts.Team.Resolved[agent].SessionFile.Tokens {
+			s.spend.read(best.path, true) // what it spent: the rollout's token counts
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func (e *Engine) AgentTranscript(agent, path string) {
 	if err != nil {
 		return
 	}
-	go s.spend.read(real)
+	go s.spend.read(real, false)
 	s.spend.lookLater(real)
 }
 
@@ -61,18 +61,19 @@ func (sp *spend) lookLater(path string) {
 	if sp.late != nil {
 		sp.late.Stop()
 	}
-	sp.late = time.AfterFunc(rereadAfter, func() { sp.read(path) })
+	sp.late = time.AfterFunc(rereadAfter, func() { sp.read(path, false) })
 }
 
-// read takes what path added since the last read.
-func (sp *spend) read(path string) {
+// read takes what path added since the last read (a Claude Code
+// transcript, or with codex a Codex rollout).
+func (sp *spend) read(path string, codex bool) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if path != sp.path {
 		if sp.tr != nil {
 			sp.done = sp.done.Add(sp.tr.Total())
 		}
-		sp.path, sp.tr = path, &usage.Transcript{}
+		sp.path, sp.tr = path, &usage.Transcript{Codex: codex}
 	}
 	f, err := fsutil.OpenRegular(path)
 	if err != nil {

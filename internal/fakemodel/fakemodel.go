@@ -87,7 +87,7 @@ type Request struct {
 	// earlier requests' results are left out): present once a tool call
 	// was run, or refused, by the client.
 	ToolResults []ToolResult `json:"tool_results,omitempty"`
-	// Usage is the usage the reply reported (Messages API), as a CLI
+	// Usage is the usage the reply reported (Messages and Responses APIs), as a CLI
 	// would record it.
 	Usage *Usage          `json:"usage,omitempty"`
 	Body  json.RawMessage `json:"body,omitempty"`
@@ -246,6 +246,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if req.Script >= 0 || req.Held {
 			req.ToolResults = s.fresh(responsesResults(body))
 		}
+		req.Usage = &Usage{Input: 10, Output: tokens(reply.Text) + call.tokens()}
 		s.record(req)
 		if in.Stream {
 			s.streamResponse(w, r, model, reply.Text, call)

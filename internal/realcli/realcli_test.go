@@ -293,15 +293,16 @@ idle
 		t.Errorf("go version's result: %+v", tr)
 	}
 	r.conversation(4, "the request after go version")
-	if f.cli.name == "claude" && f.stateHooks {
+	if api := map[string]string{"claude": "messages", "codex": "responses"}[f.cli.name]; api != "" && (f.stateHooks || f.cli.name == "codex") {
 		// What Claude Code spent, read from the transcript its hooks
-		// name, is what the model server reported for its turns.
+		// name, and what Codex spent, read from its session rollout, is
+		// what the model server reported for their turns.
 		var in, out int64
 		var seen usage.Tokens
 		r.waitFor("the agent's tokens to match the model server's usage", stepDeadline, func() bool {
 			in, out = 0, 0
 			for _, q := range r.model.Requests() {
-				if q.API == "messages" && q.Stream && q.Usage != nil && (q.Script >= 0 || q.Held) {
+				if q.API == api && q.Stream && q.Usage != nil && (q.Script >= 0 || q.Held) {
 					in += int64(q.Usage.Input)
 					out += int64(q.Usage.Output)
 				}

@@ -1,6 +1,8 @@
 // Package usage reads what an agent CLI spent from the files it keeps:
 // Claude Code's transcript (JSON lines; its path comes with every hook
-// event). It is read as it grows, from where the last read stopped.
+// event) and Codex's session rollout (JSON lines, whose token_count events
+// carry the session's running totals). Each is read as it grows, from
+// where the last read stopped.
 package usage
 
 import (
@@ -50,6 +52,9 @@ const maxLine = 8 << 20
 // one line per content block of a reply, each with the reply's usage so
 // far: the last usage seen for each message id counts, once.
 type Transcript struct {
+	// Codex reads a Codex rollout instead of a Claude Code transcript.
+	Codex    bool
+	codex    Tokens // the last running total a Codex rollout gave
 	offset   int64
 	messages map[string]Tokens
 	partial  []byte // a last line not yet ended
@@ -99,6 +104,17 @@ type transcriptLine struct {
 		} `json:"usage"`
 	} `json:"message"`
 	TotalCostUSD *float64 `json:"totalCostUSD"`
+	// Payload is a Codex rollout event's.
+	Payload *struct {
+		Type string `json:"type"`
+		Info *struct {
+			Total *struct {
+				Input  int64 `json:"input_tokens"`
+				Cached int64 `json:"cached_input_tokens"`
+				Output int64 `json:"output_tokens"`
+			} `json:"total_token_usage"`
+		} `json:"info"`
+	} `json:"payload"`
 }
 
 func (t *Transcript) line(b []byte) {
@@ -108,6 +124,16 @@ func (t *Transcript) line(b []byte) {
 	}
 	var l transcriptLine
 	if json.Unmarshal(b, &l) != nil {
+		return
+	}
+	if t.Codex {
+		// {"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{…}}}}
+		if p := l.Payload; l.Type == "event_msg" && p != nil && p.Type == "token_count" && p.Info != nil && p.Info.Total != nil {
+			u := p.Info.Total
+			if u.Input >= 0 && u.Cached >= 0 && u.Cached <= u.Input && u.Output >= 0 {
+				t.codex = Tokens{Input: u.Input - u.Cached, CacheRead: u.Cached, Output: u.Output}
+			}
+		}
 		return
 	}
 	switch {
@@ -124,6 +150,9 @@ func (t *Transcript) line(b []byte) {
 
 // Total is what the conversation used so far.
 func (t *Transcript) Total() Tokens {
+	if t.Codex {
+		return t.codex
+	}
 	var sum Tokens
 	for _, m := range t.messages {
 		sum = sum.Add(m)

@@ -72,3 +72,22 @@ func FuzzClaudeTranscript(f *testing.F) {
 		}
 	})
 }
+
+// A Codex rollout's token_count events carry running totals: the last
+// one counts, cached input apart; other lines and bad totals change nothing.
+func TestCodexRollout(t *testing.T) {
+	text := `{"type":"session_meta","payload":{"id":"x","cwd":"/p"}}
+{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":7}}}}
+{"type":"event_msg","payload":{"type":"token_count","info":null}}
+{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":250,"cached_input_tokens":90,"output_tokens":30}}}}
+{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":5,"cached_input_tokens":9,"output_tokens":1}}}}
+{"type":"assistant","message":{"id":"m","usage":{"input_tokens":999,"output_tokens":999}}}
+`
+	tr := &Transcript{Codex: true}
+	if err := tr.Read(strings.NewReader(text)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tr.Total(), (Tokens{Input: 160, CacheRead: 90, Output: 30}); got != want {
+		t.Fatalf("Total = %+v, want %+v", got, want)
+	}
+}
