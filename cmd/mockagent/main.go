@@ -66,6 +66,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -75,7 +76,9 @@ func main() { os.Exit(realMain(os.Args[1:])) }
 
 // cutSystemPrompt takes Claude Code's --append-system-prompt TEXT out of
 // args, wherever it is (the console appends it after the script when an
-// agent uses the claude-code preset), and returns the rest and TEXT.
+// agent uses the claude-code preset), and returns the rest and TEXT. The
+// --mcp-config FILE (Claude Code) and -c mcp_servers.… (Codex) the console
+// appends for teamlead's tools are taken out and ignored.
 func cutSystemPrompt(args []string) ([]string, string) {
 	var rest []string
 	var text string
@@ -83,6 +86,10 @@ func cutSystemPrompt(args []string) ([]string, string) {
 		if args[i] == "--append-system-prompt" && i+1 < len(args) {
 			text = args[i+1]
 			i++
+			continue
+		}
+		if args[i] == "--mcp-config" && i+1 < len(args) || args[i] == "-c" && i+1 < len(args) && strings.HasPrefix(args[i+1], "mcp_servers.") {
+			i++ // Codex's -c mcp_servers.… too
 			continue
 		}
 		rest = append(rest, args[i])
