@@ -68,6 +68,14 @@ func humanOnly(what string) error {
 	return nil
 }
 
+// humansTree is agentTree for what only the person may do with it (what).
+func humansTree(g *globals, agent, what string) (worktree.Tree, error) {
+	if err := humanOnly(what); err != nil {
+		return worktree.Tree{}, err
+	}
+	return agentTree(g, agent)
+}
+
 // confirm asks the person at the terminal; yes skips the question. With no
 // terminal to ask on, the answer is no.
 func confirm(cmd *cobra.Command, question string, yes bool) (bool, error) {
@@ -99,10 +107,7 @@ func newWorktreeCmd(g *globals) *cobra.Command {
 		Short: "Remove an agent's worktree (refused while it holds uncommitted work, unless --force); the branch is kept",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := humanOnly("remove a worktree"); err != nil {
-				return err
-			}
-			t, err := agentTree(g, args[0])
+			t, err := humansTree(g, args[0], "remove a worktree")
 			if err != nil {
 				return err
 			}
@@ -247,10 +252,7 @@ func newMergeCmd(g *globals) *cobra.Command {
 			"have written them.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := humanOnly("merge an agent's work into your checkout"); err != nil {
-				return err
-			}
-			t, err := agentTree(g, args[0])
+			t, err := humansTree(g, args[0], "merge an agent's work into your checkout")
 			if err != nil {
 				return err
 			}

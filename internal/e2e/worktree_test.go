@@ -24,18 +24,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // teamlead merge brings its branch in, and a restart finds it again with
 // its work untouched.
 func TestAgentWorksInItsWorktree(t *testing.T) {
-	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	tm := newTeamWith(t, "")
-	repo := filepath.Join(tm.dir, "app")
-	git(t, tm.dir, "init", "-q", "-b", "main", repo)
-	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("app\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "first")
+	tm, repo := teamWithRepo(t)
 	// The agent reports where it runs, commits one file and leaves another
 	// uncommitted.
 	script := `pwd > "$OUT"; git branch --show-current >> "$OUT"; echo feature > feature.go; git add feature.go; ` +
@@ -114,6 +103,25 @@ func TestAgentWorksInItsWorktree(t *testing.T) {
 	}
 }
 
+// teamWithRepo is a team folder holding a git repository app/ with one
+// commit on main; git runs with no machine or user configuration.
+func teamWithRepo(t *testing.T) (*team, string) {
+	t.Helper()
+	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	tm := newTeamWith(t, "")
+	repo := filepath.Join(tm.dir, "app")
+	git(t, tm.dir, "init", "-q", "-b", "main", repo)
+	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("app\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "first")
+	return tm, repo
+}
+
 func sameDir(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(a)
 	rb, err2 := filepath.EvalSymlinks(b)
@@ -134,18 +142,7 @@ func TestHandoffNamesTheBranchAndCommit(t *testing.T) {
 }
 
 func handoffNamesTheBranch(t *testing.T, send string) {
-	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	tm := newTeamWith(t, "")
-	repo := filepath.Join(tm.dir, "app")
-	git(t, tm.dir, "init", "-q", "-b", "main", repo)
-	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("app\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "first")
+	tm, repo := teamWithRepo(t)
 	script := `echo x > x.go; git add x.go; git commit -q -m x; ` + send + `; exec sleep 600`
 	tm.write("team.yaml", []agentDef{
 		{name: "qa", role: "qa", flags: []string{"--raw"}, script: "idle\n"},
