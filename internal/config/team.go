@@ -39,6 +39,10 @@ type Team struct {
 	Isolation string `yaml:"isolation"`
 	// Worktrees configures the agents' git worktrees.
 	Worktrees Worktrees `yaml:"worktrees"`
+	// Budget is every agent's default budget (an agent's own budget replaces it).
+	Budget Budget `yaml:"budget"`
+	// Price is what a million tokens cost, to estimate an agent's spending where its CLI writes no cost of its own.
+	Price Price `yaml:"price"`
 	// Bus says where the team's bus runs: on the console's store alone (no bus section), or also on NATS JetStream.
 	Bus Bus `yaml:"bus"`
 
@@ -76,6 +80,8 @@ type Agent struct {
 	Capabilities []string `yaml:"capabilities"`
 	// Isolation overrides the team's isolation for this agent: auto, sandbox, userns or none.
 	Isolation string `yaml:"isolation"`
+	// Budget is what the agent may spend this run before every action it asks for goes to you (default: the team's budget).
+	Budget Budget `yaml:"budget"`
 	// Worktree runs the agent in a git worktree of its own: true (branch teamlead/<name>), a branch name, or false; default: the team's worktrees.default. Its dir names the repository (or a folder in it).
 	Worktree string `yaml:"worktree"`
 	// Branch is the agent's worktree branch once resolved ("" = no worktree).
@@ -253,6 +259,27 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 // branchRE are the branch names a worktree may take: git's rules, kept
 // narrow (no leading -, no spaces or control characters).
 var branchRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*$`)
+
+// Budget is a spending limit for one run of an agent; zero fields set no limit.
+type Budget struct {
+	// Tokens is the most tokens (input, cached and output) it may use.
+	Tokens int64 `yaml:"tokens"`
+	// USD is the most it may cost: its CLI's own estimate (Claude Code writes one), else the team's price.
+	USD float64 `yaml:"usd"`
+}
+
+// Set reports whether b limits anything.
+func (b Budget) Set() bool { return b.Tokens > 0 || b.USD > 0 }
+
+// Price is what a million tokens cost, in USD.
+type Price struct {
+	// Input is a million input tokens.
+	Input float64 `yaml:"input"`
+	// Output is a million output tokens.
+	Output float64 `yaml:"output"`
+	// CacheRead is a million input tokens read from the cache.
+	CacheRead float64 `yaml:"cache_read"`
+}
 
 // Worktrees configures the agents' git worktrees.
 type Worktrees struct {
@@ -531,6 +558,12 @@ func (t *Team) validateAgents(file string, root *yaml.Node, presets map[string]P
 		}
 		if !filepath.IsAbs(a.Dir) {
 			a.Dir = filepath.Join(base, a.Dir)
+		}
+		if !a.Budget.Set() {
+			a.Budget = t.Budget
+		}
+		if a.Budget.Tokens < 0 || a.Budget.USD < 0 {
+			fail(i, "budget", "a budget is positive: tokens and usd, each 0 for no limit")
 		}
 		switch w := strings.TrimSpace(a.Worktree); {
 		case w == "" && t.Worktrees.Default:

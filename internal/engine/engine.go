@@ -241,6 +241,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("reading the agents' conversations: %w", err)
 	}
 	go e.watchWorktrees()
+	go e.watchBudgets()
 	if e.opts.History != "" {
 		go e.saveHistory()
 	}

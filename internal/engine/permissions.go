@@ -77,7 +77,7 @@ func (e *Engine) newApprovals() (*approvals.Machine, error) {
 // checker decides with the policy in force, in the agent's working folder.
 func (e *Engine) checker() approvals.Checker {
 	return func(action, agent string) permit.Decision {
-		return e.perm.policy.Check(action, agent, e.env(agent))
+		return e.budgetFloor(agent, e.perm.policy.Check(action, agent, e.env(agent)))
 	}
 }
 
