@@ -282,7 +282,9 @@ type Agent struct {
 	queue     []*message
 	queueSig  chan struct{} // capacity 1: wakes the writer
 	held      bool          // the writer types nothing while set (a dialog is on screen)
+	busySince time.Time     // the program's turn began then (zero: between turns); see Busy
 	ackWait   atomic.Bool   // the writer waits with only acknowledgements queued (AcksWithNext)
+	turnWait  atomic.Bool   // the writer waits for the end of the program's turn (Busy)
 	err       string        // the last state change's explanation
 }
 

@@ -720,3 +720,32 @@ func TestAcksTypedAtOnceByDefault(t *testing.T) {
 	}
 	fileIs(t, recFile, "relayed m-1 to qa\r", rec)
 }
+
+// During the program's turn (its CLI's hook said busy) messages wait, and
+// go in once the turn ends; an urgent one (the human's words, a blocker)
+// goes in at once, ahead of them.
+func TestMessagesWaitForTheEndOfTheTurn(t *testing.T) {
+	recFile := filepath.Join(t.TempDir(), "input")
+	a, rec := start(t, Spec{
+		Command: mock("say ready\nidle", "--raw", "--record", recFile),
+		Preset:  Preset{Paste: PasteNever, Newline: "\n"},
+	})
+	eventually(t, "ready", rec.diag, func() bool { return rec.has("ready") })
+	a.Busy(true)
+	first, urgent := newDone(), newDone()
+	a.Type("a relayed message", first.fn)
+	eventually(t, "the writer waiting for the turn to end", rec.diag, a.turnWait.Load)
+	if b, _ := os.ReadFile(recFile); len(b) > 0 {
+		t.Fatalf("typed during the turn: %q", b)
+	}
+	a.TypeUrgent("the human's words", urgent.fn)
+	if err := urgent.wait(t, rec); err != nil {
+		t.Fatal(err)
+	}
+	fileIs(t, recFile, "the human's words\r", rec)
+	a.Busy(false)
+	if err := first.wait(t, rec); err != nil {
+		t.Fatal(err)
+	}
+	fileIs(t, recFile, "the human's words\ra relayed message\r", rec)
+}

@@ -31,6 +31,8 @@ type message struct {
 	// parts are the notices (and the message they went in with) a merged
 	// message carries.
 	parts []*message
+	// urgent goes in even during the program's turn (TypeUrgent).
+	urgent bool
 }
 
 // Notices waiting side by side are joined into one message of at most
@@ -60,6 +62,12 @@ const (
 // read when it exited, is typed again, whole, into the next one.
 func (a *Agent) Type(text string, done func(error)) { a.enqueue(text, done, false, false) }
 
+// TypeUrgent is Type for what may not wait for the end of the program's
+// turn (the human's words, a blocker): typed even while it is busy.
+func (a *Agent) TypeUrgent(text string, done func(error)) {
+	a.enqueueMessage(&message{text: text, done: done, urgent: true})
+}
+
 // Notice is Type for a short word from the console (an acknowledgement, a
 // refusal): notices that wait next to each other in the queue are typed as
 // one message, their texts a blank line apart, and each one's done is
@@ -74,10 +82,15 @@ func (a *Agent) Notice(text string, done func(error)) { a.enqueue(text, done, tr
 func (a *Agent) Ack(text string, done func(error)) { a.enqueue(text, done, true, true) }
 
 func (a *Agent) enqueue(text string, done func(error), notice, ack bool) {
-	if done == nil {
-		done = func(error) {}
+	a.enqueueMessage(&message{text: text, done: done, notice: notice, ack: ack})
+}
+
+func (a *Agent) enqueueMessage(m *message) {
+	if m.done == nil {
+		m.done = func(error) {}
 	}
-	m := &message{text: text, done: done, settled: make(chan struct{}), notice: notice, ack: ack}
+	m.settled = make(chan struct{})
+	done := m.done
 	a.mu.Lock()
 	if a.final {
 		a.mu.Unlock()
@@ -127,6 +140,57 @@ func (a *Agent) writer() {
 	}
 }
 
+// maxBusyHold bounds how long messages wait for the end of the program's
+// turn: a turn whose end was never told (a hook that did not run) must not
+// keep them for ever. After it they are typed, and the CLI queues them.
+const maxBusyHold = 2 * time.Minute
+
+// Busy tells the writer the program is in a turn (true: its CLI's hook
+// said so) or between turns (false). During a turn messages wait for its
+// end — a CLI takes text typed then as an interruption or a queued prompt
+// of its own — and go in together after it: several waiting notices as one
+// message, as always. Urgent messages (TypeUrgent) do not wait, nor does
+// anything after maxBusyHold.
+func (a *Agent) Busy(on bool) {
+	a.mu.Lock()
+	was := !a.busySince.IsZero()
+	if on && !was {
+		a.busySince = time.Now()
+		time.AfterFunc(maxBusyHold+10*time.Millisecond, a.wake)
+	} else if !on {
+		a.busySince = time.Time{}
+	}
+	a.mu.Unlock()
+	if !on && was {
+		a.wake()
+	}
+}
+
+// wake tells the writer to look at the queue again.
+func (a *Agent) wake() {
+	select {
+	case a.queueSig <- struct{}{}:
+	default:
+	}
+}
+
+// firstUrgent is the index of the first urgent message queued, -1 for
+// none. a.mu is held.
+func (a *Agent) firstUrgent() int {
+	for i, m := range a.queue {
+		if m.urgent {
+			return i
+		}
+	}
+	return -1
+}
+
+// waitsForTurn reports whether the head of the queue waits for the end of
+// the program's turn. a.mu is held.
+func (a *Agent) waitsForTurn() bool {
+	return !a.busySince.IsZero() && time.Since(a.busySince) < maxBusyHold && len(a.queue) > 0 && !a.queue[0].urgent
+}
+
 // Hold stops (true) or resumes (false) typing: while the program shows a
 // permission dialog, text typed into it would answer the dialog instead of
 // reaching the program as a message. Messages keep their order.
@@ -147,15 +211,24 @@ func (a *Agent) Hold(on bool) {
 func (a *Agent) next() *message {
 	for {
 		a.mu.Lock()
-		if n := a.typeable(); n > 0 && !a.held {
+		if n := a.typeable(); n > 0 && !a.held && !a.waitsForTurn() {
 			m := merge(a.queue[:n])
 			clear(a.queue[:n])
 			a.queue = a.queue[n:]
 			a.mu.Unlock()
 			a.ackWait.Store(false)
+			a.turnWait.Store(false)
 			return m
 		}
-		a.ackWait.Store(len(a.queue) > 0 && !a.held)
+		if i := a.firstUrgent(); i >= 0 && !a.held && a.waitsForTurn() {
+			// It goes in now; what waits for the turn's end keeps its order.
+			m := a.queue[i]
+			a.queue = append(a.queue[:i], a.queue[i+1:]...)
+			a.mu.Unlock()
+			return m
+		}
+		a.ackWait.Store(len(a.queue) > 0 && !a.held && !a.waitsForTurn())
+		a.turnWait.Store(a.waitsForTurn())
 		final := a.final
 		a.mu.Unlock()
 		if final {

@@ -695,6 +695,9 @@ func (e *Engine) dispatch(d store.Delivery) {
 		return
 	}
 	typeFn := a.Type
+	if d.Kind == lead.DeliverHuman || d.Type == protocol.TypeBlocker {
+		typeFn = a.TypeUrgent // the human's words and blockers do not wait for the end of a turn
+	}
 	switch d.Kind {
 	case lead.DeliverAck:
 		typeFn = a.Ack

@@ -294,6 +294,11 @@ func (e *Engine) Permissions() []approvals.Request {
 // waiting (for the human, at a prompt or dialog).
 func (e *Engine) HookState(agent, state string) {
 	e.perm.hooks.Store(agent, hookState{state: state, at: e.now(), from: stateFromHook})
+	// Deliveries wait for the end of a turn the CLI's own hook tells
+	// (agents.Agent.Busy); a screen reading is not sure enough to hold them.
+	if a := e.agent(agent); a != nil {
+		a.Busy(state == "busy")
+	}
 }
 
 // screenState records the state read off an agent's screen, unless its

@@ -151,6 +151,9 @@ func (s *sink) State(ev agents.StateEvent) {
 	}
 	switch agents.State(ev.State) {
 	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
+		if a := s.agent.Load(); a != nil {
+			a.Busy(false) // its turn ended with it
+		}
 		// The process is gone: an open block is cut off, the next process starts clean.
 		if s.parser != nil {
 			s.parser.Flush(s.emit)
