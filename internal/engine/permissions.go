@@ -305,6 +305,11 @@ func (e *Engine) HookState(agent, state string) {
 // hook spoke within hookPrecedence.
 func (e *Engine) screenState(agent, state string) {
 	now := e.now()
+	if a := e.agent(agent); a != nil && state == "idle" {
+		// A turn can end with no hook telling (Gemini CLI's, cancelled at
+		// its dialog): a screen at rest lets the waiting messages in.
+		a.Busy(false)
+	}
 	if v, ok := e.perm.hooks.Load(agent); ok {
 		if h := v.(hookState); h.from == stateFromHook && now.Sub(h.at) < hookPrecedence {
 			return
