@@ -51,6 +51,7 @@ func (m *Model) toggleDiff() tea.Cmd {
 	}
 	m.right = viewDiff
 	m.setPane(paneScreen)
+	m.mergeArmed = ""
 	m.diff.Loading(agent)
 	con := m.con
 	return func() tea.Msg {
@@ -76,9 +77,29 @@ func (m Model) onDiffKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
 		m.diff.PageDown()
 	case key.Matches(k, ks.Bottom):
 		m.diff.End()
+	case key.Matches(k, ks.Merge):
+		agent := m.diff.Agent()
+		if m.mergeArmed != agent {
+			m.mergeArmed = agent
+			m.status, m.statusE = "merge "+agent+"'s branch into your checkout? press "+ks.Merge.Help().Key+" again to merge, any other key to cancel", false
+			return m, nil, true
+		}
+		m.mergeArmed = ""
+		con := m.con
+		return m, func() tea.Msg {
+			t, r, err := con.Merge(agent)
+			switch {
+			case err != nil:
+				return statusMsg{text: "not merged: " + err.Error(), err: true}
+			case r.Commit == "":
+				return statusMsg{text: t.Branch + " has nothing " + r.Into + " does not have already"}
+			}
+			return statusMsg{text: fmt.Sprintf("merged %s into %s: %.12s, %d files", t.Branch, r.Into, r.Commit, r.Files)}
+		}, true
 	default:
 		return m, nil, false
 	}
+	m.mergeArmed = ""
 	return m, nil, true
 }
 

@@ -262,6 +262,17 @@ func TestDiffView(t *testing.T) {
 	waitOutput(t, tm, "+line 20 of the change")
 	tm.Send(runes("G"))
 	waitOutput(t, tm, "+line 39 of the change")
+	// M twice merges; once, then another key, does not.
+	tm.Send(runes("M"))
+	waitOutput(t, tm, "press M again to merge")
+	tm.Send(tea.KeyMsg{Type: tea.KeyUp})
+	tm.Send(runes("M"))
+	waitOutput(t, tm, "press M again to merge")
+	tm.Send(runes("M"))
+	waitOutput(t, tm, "merged teamlead/dev into main: 0123456789ab, 3 files")
+	if calls := strings.Join(f.Calls(), ","); strings.Count(calls, "merge dev") != 1 {
+		t.Errorf("merge calls: %s", calls)
+	}
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	waitOutput(t, tm, "dev — developer — busy")
 	tm.Send(runes("]"))

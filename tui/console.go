@@ -23,6 +23,8 @@ import (
 type Console interface {
 	// Diff is what an agent changed in its git worktree.
 	Diff(agent string) (worktree.Tree, worktree.Changes, error)
+	// Merge merges an agent's worktree branch into the person's checkout.
+	Merge(agent string) (worktree.Tree, worktree.Merged, error)
 	// Agents lists the team in configuration order.
 	Agents() []engine.AgentInfo
 	// Screen is an agent's emulated terminal, nil if it has none.

@@ -66,6 +66,9 @@ type KeyMap struct {
 	// Diff shows what the selected agent changed in its worktree (again:
 	// its screen).
 	Diff key.Binding `action:"show-diff"`
+	// Merge merges the agent whose diff is shown into your checkout:
+	// pressed twice.
+	Merge key.Binding `action:"merge"`
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -114,6 +117,7 @@ func DefaultKeyMap() KeyMap {
 		NextAgent:     b("]|next agent", "]"),
 		PrevAgent:     b("[|previous agent", "["),
 		Diff:          b("d|diff of the agent's worktree", "d"),
+		Merge:         b("M|merge the diff shown (twice)", "M"),
 	}
 }
 

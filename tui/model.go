@@ -84,6 +84,9 @@ type Model struct {
 	tasks    taskboard.Model
 	perms    permboard.Model // the permissions board
 	diff     diffview.Model  // the selected agent's worktree diff
+	// mergeArmed is the agent whose merge the merge key was pressed for
+	// once: the next press merges, any other key disarms.
+	mergeArmed string
 	always   always.Model    // the approve-always chooser
 	palette  palette.Model
 	input    textinput.Model
@@ -524,6 +527,7 @@ func (m *Model) dismissStatus() {
 // means wanting to see it: a board (consultations, tasks, permissions)
 // gives way to its screen; its workflow view stays, being its own.
 func (m *Model) selectAgent(delta int) {
+	m.mergeArmed = ""
 	m.agents.Move(delta)
 	if m.boardShown() || m.right == viewDiff {
 		m.right = viewScreen
@@ -662,6 +666,7 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return next, cmd
 		}
 	}
+	m.mergeArmed = ""
 	switch m.pane {
 	case paneAgents, paneScreen:
 		switch {

@@ -23,6 +23,7 @@ var commands = []palette.Entry{
 	{Name: "/tasks", Usage: "[<task>|<text>]", Desc: "show the tasks board, or one task's history"},
 	{Name: "/permissions", Usage: "[pending|all|<agent>|p-id]", Desc: "show the permission requests, or one request"},
 	{Name: "/acknowledge", Usage: "<c-id>", Desc: "accept the concerns raised on a consultation"},
+	{Name: "/merge", Usage: "<agent>", Desc: "show an agent's worktree diff, then M merges it into your checkout"},
 	{Name: "/filter", Usage: "<text>", Desc: "filter the activity log"},
 	{Name: "/theme", Usage: "", Desc: "themes are chosen with --theme or ui.theme"},
 }
@@ -141,6 +142,16 @@ func (m Model) run(r palette.Run) (tea.Model, tea.Cmd) {
 			return fail("usage: /acknowledge <c-id>")
 		}
 		return m, m.consultAction(func() error { return con.Acknowledge(id) }, "acknowledged the concerns on "+id)
+	case "/merge":
+		agent := strings.TrimSpace(r.Args)
+		if m.agents.Select(agent); agent == "" || m.agents.Selected() != agent {
+			return fail("usage: /merge <agent> (one of the team)")
+		}
+		m.right = viewScreen
+		cmd := m.toggleDiff()
+		m.mergeArmed = agent // the command was the first press
+		m.status, m.statusE = "merge "+agent+"'s branch into your checkout? read its diff, then press "+m.keys.Merge.Help().Key+" to merge, any other key to cancel", false
+		return m, cmd
 	case "/filter":
 		m.activity.SetFilter(r.Args)
 		m.setPane(paneActivity)

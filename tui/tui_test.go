@@ -128,6 +128,12 @@ func (f *fakeConsole) Diff(agent string) (worktree.Tree, worktree.Changes, error
 		worktree.Changes{Base: "abcdef123456", Committed: worktree.Part{Files: []worktree.File{{Path: "main.go", Status: "M", Added: 40}}, Patch: patch.String()}}, nil
 }
 
+// Merge merges dev, and records the call.
+func (f *fakeConsole) Merge(agent string) (worktree.Tree, worktree.Merged, error) {
+	f.record("merge " + agent)
+	return worktree.Tree{Branch: "teamlead/" + agent}, worktree.Merged{Into: "main", Commit: "0123456789abcdef", Files: 3}, nil
+}
+
 func (f *fakeConsole) Tasks() []tasks.Task {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -1024,3 +1024,24 @@ func (e *Engine) Diff(agent string) (worktree.Tree, worktree.Changes, error) {
 	}
 	return worktree.Tree{}, worktree.Changes{}, fmt.Errorf("no agent %q", agent)
 }
+
+// Merge merges agent's worktree branch into the person's checkout
+// (worktree.Merge: nothing changes on a conflict or a dirty checkout). The
+// console calls it on the human's keys only.
+func (e *Engine) Merge(agent string) (worktree.Tree, worktree.Merged, error) {
+	for _, a := range e.opts.Team.Agents {
+		if a.Name != agent {
+			continue
+		}
+		if a.Branch == "" {
+			return worktree.Tree{}, worktree.Merged{}, fmt.Errorf("%s does not work in a worktree of its own", agent)
+		}
+		t, err := worktree.Open(e.opts.Team.WorktreeOf(a))
+		if err != nil {
+			return t, worktree.Merged{}, err
+		}
+		m, err := worktree.Merge(t)
+		return t, m, err
+	}
+	return worktree.Tree{}, worktree.Merged{}, fmt.Errorf("no agent %q", agent)
+}
