@@ -87,13 +87,13 @@ type Model struct {
 	// mergeArmed is the agent whose merge the merge key was pressed for
 	// once: the next press merges, any other key disarms.
 	mergeArmed string
-	always   always.Model    // the approve-always chooser
-	palette  palette.Model
-	input    textinput.Model
-	editor   textarea.Model // multi-line answers
-	prompt   prompt
-	keyOut   *keyWriter
-	initial  []tea.Cmd // the boards' first readings, started by Init
+	always     always.Model // the approve-always chooser
+	palette    palette.Model
+	input      textinput.Model
+	editor     textarea.Model // multi-line answers
+	prompt     prompt
+	keyOut     *keyWriter
+	initial    []tea.Cmd // the boards' first readings, started by Init
 
 	mode   mode
 	pane   pane
