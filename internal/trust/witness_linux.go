@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -91,12 +92,15 @@ func (w *Witness) identify(pid int, alive func() bool) Caller {
 		if ns != w.userNS {
 			// Read the ancestry anyway, for the agent's name and the audit.
 			chain, _, _ := w.stableWalk(pid)
-			c.Chain, c.Agent = procs(chain), w.agentIn(chain)
+			c.Chain, c.Agent = procs(chain), w.agentSoon(chain)
 			return contained("it runs in another user namespace than the console (" + ns + "): agents run in their own, and no process can leave one")
 		}
 	}
 	chain, toConsole, err := w.stableWalk(pid)
 	c.Chain, c.Agent = procs(chain), w.agentIn(chain)
+	if c.Agent == "" && toConsole {
+		c.Agent = w.agentSoon(chain)
+	}
 	switch {
 	case err != nil:
 		return contained("its ancestry could not be read for sure (" + err.Error() + ")")
@@ -131,6 +135,22 @@ func (w *Witness) otherConsole(chain []stat) int {
 	}
 	return 0
 }
+
+// agentSoon is agentIn, waiting up to agentSoonWait for an agent that is
+// starting: a program can call the console (a CLI's MCP server, a hook)
+// before the console has recorded its agent's process as running.
+func (w *Witness) agentSoon(chain []stat) string {
+	deadline := time.Now().Add(agentSoonWait)
+	for {
+		if a := w.agentIn(chain); a != "" || time.Now().After(deadline) {
+			return a
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// agentSoonWait bounds agentSoon's wait.
+const agentSoonWait = 2 * time.Second
 
 // agentIn names the agent of the first process in chain that is an agent's
 // own process or in its session.
