@@ -49,7 +49,7 @@ without it the built-in configs/permissions.yaml is used.`,
 	cmd.PersistentFlags().StringVar(&f.agent, "agent", "", "the agent: its own rules apply first, and its dir (from --config) is the working directory")
 	cmd.PersistentFlags().StringVar(&f.policy, "policy", "", "policy file (default: the built-in configs/permissions.yaml)")
 	cmd.PersistentFlags().StringVar(&f.workdir, "workdir", "", "the agent's working directory (default: the agent's dir in --config, else the current directory)")
-	cmd.AddCommand(permCheckCmd(g, f, exit), permListCmd(f), permAllowCmd(g, f))
+	cmd.AddCommand(permCheckCmd(g, f, exit), permListCmd(g, f), permAllowCmd(g, f))
 	return cmd
 }
 
@@ -71,7 +71,7 @@ Exit status: 0 allow, 2 ask, 3 deny; 1 when the action, the policy or a flag is 
 			if _, err := permit.ParseAction(args[0]); err != nil {
 				return err
 			}
-			p, err := f.load()
+			p, err := f.load(g)
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ Exit status: 0 allow, 2 ask, 3 deny; 1 when the action, the policy or a flag is 
 	return cmd
 }
 
-func permListCmd(f *permFlags) *cobra.Command {
+func permListCmd(g *globals, f *permFlags) *cobra.Command {
 	var format *formatFlag
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -113,7 +113,7 @@ func permListCmd(f *permFlags) *cobra.Command {
 			if err := format.check(); err != nil {
 				return err
 			}
-			p, err := f.load()
+			p, err := f.load(g)
 			if err != nil {
 				return err
 			}
@@ -184,7 +184,7 @@ always allowed.`,
 			if err != nil {
 				return err
 			}
-			p, err := f.load()
+			p, err := f.load(g)
 			if err != nil {
 				return err
 			}
@@ -233,12 +233,17 @@ always allowed.`,
 	return cmd
 }
 
-// load reads --policy, or the built-in policy.
-func (f *permFlags) load() (*permit.Policy, error) {
-	if f.policy == "" {
-		return permit.Builtin()
+// load reads --policy, else the policy the team's console uses (the team
+// file's permissions.policy, or permissions.yaml beside it), else the
+// built-in one: what it says is what the console decides.
+func (f *permFlags) load(g *globals) (*permit.Policy, error) {
+	if f.policy != "" {
+		return permit.Load(f.policy)
 	}
-	return permit.Load(f.policy)
+	if team, err := g.team(); err == nil && team.Permissions.Parsed != nil {
+		return team.Permissions.Parsed, nil
+	}
+	return permit.Builtin()
 }
 
 // env is where the agent works: --workdir, else the agent's dir in the

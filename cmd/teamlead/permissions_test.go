@@ -235,3 +235,21 @@ func TestPermissionsCheckLooksPathsUp(t *testing.T) {
 		}
 	}
 }
+
+// With no --policy, check and list use the policy the team's console uses:
+// permissions.yaml beside the team file (the red team's eighth round: they
+// said the built-in policy was in force while the console allowed more).
+func TestPermissionsCheckUsesTheTeamsPolicy(t *testing.T) {
+	dir := t.TempDir()
+	policy := writePermFile(t, dir, "permissions.yaml", "rules:\n  - match: Bash(npm install:*)\n    decide: allow\n    why: the team allows it\n")
+	team := writePermFile(t, dir, "team.yaml", "agents:\n  - name: dev\n    command: [cat]\n")
+	g := &globals{config: team}
+	out, code, err := runPermissions(t, g, "check", "Bash(npm install left-pad)", "--workdir", dir)
+	if err != nil || code != exitAllow || !strings.Contains(out, policy+":2") {
+		t.Errorf("check: %d %v\n%s", code, err, out)
+	}
+	out, _, err = runPermissions(t, g, "list")
+	if err != nil || !strings.Contains(out, policy+":2") {
+		t.Errorf("list: %v\n%s", err, out)
+	}
+}

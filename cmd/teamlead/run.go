@@ -99,7 +99,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return err
 	}
 	if len(unaccepted) > 0 {
-		return fmt.Errorf("%s changed while agents ran (or while a console that was killed ran), and no console uses a change made behind your back before you have looked at it: see it with `teamlead config diff%s`, then accept it with `teamlead config accept%s` (or undo it)",
+		return fmt.Errorf("%s changed while agents ran (or while a console that was killed ran), or appeared since the last console started (a new file of teamlead's could have been written by an agent), and no console uses a change made behind your back before you have looked at it: see it with `teamlead config diff%s`, then accept it with `teamlead config accept%s` (or undo it)",
 			strings.Join(unaccepted, ", "), stateArg(g), stateArg(g))
 	}
 	defer func() {

@@ -7,7 +7,8 @@
 // console remembers the content it started with, watches the files while
 // agents run, and a change seen then takes effect only once the human has
 // looked at it (teamlead config diff) and accepted it (teamlead config
-// accept). Changes made while no console runs are the human's own.
+// accept). Changes made while no console runs are the human's own, except
+// a file that appeared: that one is always looked at first.
 package guard
 
 import (
@@ -143,7 +144,11 @@ func (s State) Unaccepted(now Snapshot) []string {
 		if !known || f.same(acc) {
 			continue // a file no console watched (another --config) is the human's choice
 		}
-		if _, seen := s.Changed[p]; seen || s.Running {
+		// A file of teamlead's that was not there is never taken silently,
+		// whenever it appeared: a sandbox protects only files that exist,
+		// so an agent (of another console, or a program doctor probed)
+		// could have made it while no console of this team ran.
+		if _, seen := s.Changed[p]; seen || s.Running || acc.Missing && !f.Missing {
 			out = append(out, p)
 		}
 	}

@@ -201,3 +201,22 @@ func TestFifoIsNotWaitedOn(t *testing.T) {
 		t.Fatal("still reading a FIFO after 20 s")
 	}
 }
+
+// A file of teamlead's that appears while no console runs (an agent of
+// another console made it: a sandbox protects only files that exist)
+// waits for the human too; a changed one that existed is the human's.
+func TestNewFileWaitsForTheHuman(t *testing.T) {
+	s := newSetup(t)
+	st, g, _ := s.console()
+	if _, err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	s.write("answerers.yaml", "routes: []\n") // absent when the console started
+	s.write("permissions.yaml", "default: deny\n")
+	st, g, bad := s.console()
+	if g != nil || len(bad) != 1 || bad[0] != s.files[2] {
+		t.Fatalf("want answerers.yaml alone to wait, got %v", bad)
+	}
+	st.Close()
+}
