@@ -1,6 +1,7 @@
 package permit
 
 import (
+	"github.com/teamlead/teamlead/internal/textsafe"
 	"io/fs"
 	"path"
 	"regexp"
@@ -136,6 +137,8 @@ func lookAlike(text string, c Command, v view) (string, bool) {
 			return "a zero-width character hides in the text", true
 		case r < 0x20 && r != '\n' && r != '\t', r == 0x7f:
 			return "a control character hides in the text", true
+		case textsafe.Dangerous(r) && r >= 0x80:
+			return "an invisible character hides in the text", true
 		}
 	}
 	if len(c.Args) > 0 && !isASCII(c.Args[0].Value) {

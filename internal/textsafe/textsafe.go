@@ -16,8 +16,8 @@ import (
 // Dangerous reports whether r must not reach a terminal as itself: C0
 // controls (a caller keeps "\n" and "\t" where they are layout), DEL, C1
 // controls, bidirectional overrides and isolates, zero-width and other
-// invisible format characters, line and paragraph separators, and the
-// replacement character standing for bytes that are not UTF-8.
+// invisible format characters (invisible), line and paragraph separators,
+// and the replacement character standing for bytes that are not UTF-8.
 func Dangerous(r rune) bool {
 	switch {
 	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
@@ -25,6 +25,25 @@ func Dangerous(r rune) bool {
 	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x2069:
 		return true
 	case r == 0x2028, r == 0x2029, r == 0xfeff, r == 0x061c, r == 0x180e, r == 0x00ad, r == 0xfff9, r == 0xfffa, r == 0xfffb:
+		return true
+	case invisible(r):
+		return true
+	}
+	return false
+}
+
+// invisible are the characters that show as nothing, or as a blank, yet
+// are not spaces (the eighth red team hid text with them): tag characters,
+// variation selectors, the combining grapheme joiner, Hangul fillers,
+// musical formatting characters, and private-use characters (a font shows
+// them as anything).
+func invisible(r rune) bool {
+	switch {
+	case r >= 0xe0000 && r <= 0xe007f, r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef:
+		return true
+	case r == 0x034f, r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0, r >= 0x1d173 && r <= 0x1d17a:
+		return true
+	case r >= 0xe000 && r <= 0xf8ff, r >= 0xf0000 && r <= 0x10ffff:
 		return true
 	}
 	return false
