@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -45,6 +46,8 @@ func invisible(r rune) bool {
 		return true
 	case r >= 0xe000 && r <= 0xf8ff, r >= 0xf0000 && r <= 0x10ffff:
 		return true
+	case r >= 0x80 && unicode.Is(unicode.Cf, r):
+		return true // every other format character (U+13430…, U+1BCA0…): invisible too
 	}
 	return false
 }

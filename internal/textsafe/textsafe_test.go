@@ -106,7 +106,7 @@ func TestCleanReachesEveryString(t *testing.T) {
 
 // The invisible characters the eighth red team hid text with are escaped.
 func TestInvisibleCharactersAreShown(t *testing.T) {
-	for _, r := range []rune{0xe0020, 0xe0041, 0xfe0f, 0xe0100, 0x034f, 0x3164, 0xffa0, 0x115f, 0x1d173, 0xe000, 0xf0000} {
+	for _, r := range []rune{0xe0020, 0xe0041, 0xfe0f, 0xe0100, 0x034f, 0x3164, 0xffa0, 0x115f, 0x1d173, 0xe000, 0xf0000, 0x13430, 0x1bca0} {
 		if got := Line("a" + string(r) + "b"); strings.ContainsRune(got, r) {
 			t.Errorf("U+%04X shown as itself: %q", r, got)
 		}
