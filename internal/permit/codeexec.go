@@ -333,6 +333,13 @@ func execHits(c Command, v view) []hit {
 			if (tool == "npm" || tool == "pnpm" || tool == "yarn") && strings.HasPrefix(a, "--config.") {
 				add(tool + " " + a + " sets a configuration key (node-options, script-shell …) for the scripts it runs")
 			}
+			if full, ok := npmAbbrev(tool, a); ok {
+				why := " is " + full + " abbreviated (npm takes any unambiguous prefix): it names a program, configuration or registry"
+				if strings.HasPrefix(a, full) {
+					why = " sends the project's requests, with what their URLs carry, to another registry"
+				}
+				add(tool + " " + a + why)
+			}
 		}
 	case v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest"):
 		for i, a := range args {
@@ -856,4 +863,28 @@ func npxHits(v view, cwds cwdSet, env Env) []hit {
 		}
 	}
 	return nil
+}
+
+// npmRisky are npm's options that name a program, configuration or
+// registry; npm (nopt) takes any unambiguous prefix of an option, so
+// --script-shel is --script-shell (the eighth red team ran a script so).
+var npmRisky = []string{"--script-shell", "--userconfig", "--globalconfig", "--node-options", "--registry", "--prefix",
+	"--cache", "--init-module", "--shell", "--git", "--onload-script"}
+
+// npmAbbrev reports whether option a of npm (or pnpm) is a shortened
+// spelling of one of npmRisky, and which.
+func npmAbbrev(tool, a string) (string, bool) {
+	if tool != "npm" && tool != "pnpm" || !strings.HasPrefix(a, "--") {
+		return "", false
+	}
+	name, _, _ := strings.Cut(a, "=")
+	if len(name) < 4 {
+		return "", false
+	}
+	for _, full := range npmRisky {
+		if strings.HasPrefix(full, name) && (name != full || full == "--registry") {
+			return full, true
+		}
+	}
+	return "", false
 }

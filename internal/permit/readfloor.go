@@ -646,6 +646,9 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 		case !ere:
 			src = breToERE(p)
 		}
+		if !fixed && grepLike {
+			src = gnuAnchors(src)
+		}
 		if fold || smart && strings.ToLower(p) == p {
 			src = "(?i)" + src
 		}
@@ -673,6 +676,33 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 		}
 		return false
 	}, roots
+}
+
+// gnuAnchors writes GNU grep's anchors the way Go's regexp means them:
+// \< and \> (word edges) as \b, \` and \' (start and end) as ^ and $.
+// Go takes \< as a literal <, so '\<' would have looked like matching
+// nothing while grep matches every word (the eighth red team read .env so).
+func gnuAnchors(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] != '\\' || i+1 >= len(p) {
+			b.WriteByte(p[i])
+			continue
+		}
+		switch p[i+1] {
+		case '<', '>':
+			b.WriteString(`\b`)
+		case '`':
+			b.WriteString("^")
+		case '\'':
+			b.WriteString("$")
+		default:
+			b.WriteByte(p[i])
+			b.WriteByte(p[i+1])
+		}
+		i++
+	}
+	return b.String()
 }
 
 // breToERE turns a POSIX basic regular expression into an extended one:
