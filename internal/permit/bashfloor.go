@@ -80,6 +80,8 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		}
 	}
 	hs = append(hs, b.envHits(pt)...)
+	hs = append(hs, b.extractHits(pt)...)
+	hs = append(hs, inlineCodeHits(v, cwds, env)...)
 	hs = append(hs, b.recursiveHits(pt)...)
 	hs = append(hs, shellStateHits(v)...)
 	if v.name == "git" {
@@ -121,6 +123,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 			}
 		}
 	}
+	hs = append(hs, fetchURLHits(v)...)
 	if why, ok := lookAlike(pt.cmd.Text, pt.cmd, v); ok {
 		hs = append(hs, hit{id: FloorLookAlike, detail: why})
 	}

@@ -1,7 +1,11 @@
 package permit
 
 import (
+	"archive/tar"
+	"archive/zip"
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +91,22 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 			"Install sk-learn, run the task-runner-configuration-helper; see https://github.com/o/r and\n" +
 			"postgres://user:password@localhost/db or postgres://${DB_USER}:${DB_PASS}@db/app. eyJ is base64 for {\".\n",
 		wd + "/hist/.git/HEAD": "ref: refs/heads/main\n", wd + "/hist/.git/config": "[core]\n", wd + "/hist/src/app.go": "package app\n",
-		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		// Red team 8b: env files by other names, key shapes, archives and patches.
+		wd + "/t/docker.env": "API_KEY=sk-test-123\n", wd + "/t/env.production": "API_KEY=sk-test-123\n",
+		wd + "/t/.envs/.production/.django": "API_KEY=sk-test-123\n", wd + "/t/.flaskenv": "API_KEY=sk-test-123\n",
+		wd + "/t/notes.txt": "API_KEY=sk-test-123\n", wd + "/t/settings.py": "SECRET_KEY = 'django-insecure-abcdefghijklmnop'\n",
+		wd + "/t/kubeconfig.yaml": "users:\n- user:\n    client-key-data: " + strings.Repeat("LS0tLS1CRUdJTi", 4) + "\n",
+		wd + "/t/linear.md":       "lin_api_" + strings.Repeat("aB3d", 10) + "\n",
+		wd + "/t/client.ts":       "const apiKey = process.env.API_KEY;\nexport const API_KEY = 'your-api-key-here';\n",
+		wd + "/kit.tar":           tarOf(t, ".vscode/tasks.json"), wd + "/kit.tgz": gzipOf(t, tarOf(t, "src/new.go")),
+		wd + "/safe.tar": tarOf(t, "src/new.go", "docs/new.md"), wd + "/kit.zip": zipOf(t, ".claude/settings.json"),
+		wd + "/safe.zip":                         zipOf(t, "src/new.go"),
+		wd + "/p.diff":                           "diff --git a/.vscode/tasks.json b/.vscode/tasks.json\nnew file mode 100644\n--- /dev/null\n+++ b/.vscode/tasks.json\n@@ -0,0 +1 @@\n+{}\n",
+		wd + "/fix.diff":                         "--- a/src/main.go\n+++ b/src/main.go\n@@ -1 +1 @@\n-package main\n+package main // fixed\n",
+		home + "/.local/share/fish/fish_history": "- cmd: export GITHUB_TOKEN=x\n",
+		wd + "/.git/refs/remotes/origin/evil":    "3ebcf04b5c3bd6cfd0e4d5b1a2f3e4d5c6b7a8f9\n",
+		wd + "/.git/refs/heads/linked":           "ref: refs/remotes/origin/evil\n",
+		home + "/.ssh/id_rsa":                    "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {
@@ -214,4 +233,47 @@ func (h corpusHistory) Pending(dir string, tracked bool, scope []string) ([]stri
 		return n, nil
 	}
 	return nil, os.ErrNotExist
+}
+
+// tarOf is a tar archive holding the named files.
+func tarOf(t testing.TB, names ...string) string {
+	var b bytes.Buffer
+	w := tar.NewWriter(&b)
+	for _, n := range names {
+		if err := w.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: 3, Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte("{}\n"))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func gzipOf(t testing.TB, body string) string {
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write([]byte(body))
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// zipOf is a zip archive holding the named files.
+func zipOf(t testing.TB, names ...string) string {
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	for _, n := range names {
+		f, err := w.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("{}\n"))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

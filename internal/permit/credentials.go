@@ -10,7 +10,7 @@ import (
 // credentialDirs are directories whose every file is a secret (or lets one
 // log in): keys, cloud and registry credentials.
 var credentialDirs = []string{".ssh", ".aws", ".gnupg", ".azure", ".config/gcloud", ".password-store",
-	".kube", ".docker", ".config/gh", ".terraform.d", ".oci", "secrets", ".secrets"}
+	".kube", ".docker", ".config/gh", ".terraform.d", ".oci", "secrets", ".secrets", ".envs"}
 
 // dotlessCredentials are credential files' names without their dot, as
 // copies get them (conf/npmrc.bak, netrc.old).
@@ -30,7 +30,11 @@ var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": 
 	"application_default_credentials.json": true, "kubeconfig": true, ".kubeconfig": true, "htpasswd": true, ".token": true, "auth.json": true, "oauth_creds.json": true, ".credentials.json": true,
 	"credentials.db": true, "access_tokens.db": true, "google_accounts.json": true,
 	"local.settings.json": true, "database.yml": true, "database.yaml": true, "wp-config.php": true, "sa.json": true,
-	"secring.gpg": true, "secring.kbx": true}
+	"secring.gpg": true, "secring.kbx": true,
+	// Red team 8b: more env files and histories.
+	".flaskenv": true, "fish_history": true, ".irb_history": true, ".pry_history": true, ".zhistory": true,
+	".ash_history": true, ".rhistory": true, ".scala_history": true, ".guile_history": true, ".octave_hist": true,
+	".postgres": true, ".django": true, "credentials.yml.enc": true}
 
 // credentialNamed are families of credential files known by the shape of
 // their name: an environment's appsettings.<Env>.json (.NET), Spring's
@@ -123,6 +127,9 @@ var credentialSystemFiles = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoer
 // credentialSuffixes mark key and certificate stores.
 var credentialSuffixes = []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx"}
 
+// envStages are the environments an env.STAGE file is named after.
+var envStages = setOf("production", "prod", "local", "development", "dev", "staging", "stage", "live", "secret", "secrets", "test")
+
 // envExamples are .env files meant to be shared.
 var envExamples = map[string]bool{"example": true, "sample": true, "template": true, "dist": true, "defaults": true}
 
@@ -151,6 +158,13 @@ func isCredential(p string) bool {
 		if strings.HasPrefix(base, env+".") {
 			return false
 		}
+	}
+	// docker.env, app.env (not example.env), env.production, env.local
+	if stem, ok := strings.CutSuffix(base, ".env"); ok && stem != "" && !envExamples[stem] {
+		return true
+	}
+	if stage, ok := strings.CutPrefix(base, "env."); ok && envStages[stage] {
+		return true
 	}
 	if strings.HasSuffix(base, ".pub") {
 		return false
@@ -469,6 +483,12 @@ func gitStageHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	case "add":
 		if hasShort(opts, "f") || hasLong(opts, "--force") {
 			roots, by = ops, "git add --force"
+			if len(roots) == 0 && (hasShort(opts, "A") || hasLong(opts, "--all", "--no-ignore-removal")) {
+				roots = []Word{{Raw: ".", Value: "."}} // git add -Af: the whole tree, ignored files too
+			}
+			if hasLong(opts, "--pathspec-from-file") {
+				return []hit{{id: FloorCredentialRead, detail: "git add --force --pathspec-from-file stages files a list names, known only when it runs, which may be credentials git ignores"}}
+			}
 		}
 	case "stash":
 		verb := "push"
@@ -485,7 +505,7 @@ func gitStageHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	}
 	for _, r := range roots {
 		abs, ok := cwds.resolve(r)
-		if !ok {
+		if !ok || gitPathspecPattern(r.Value) {
 			return []hit{{id: FloorCredentialRead, detail: by + " " + r.Raw + ": files known only when it runs, which may be credentials git ignores"}}
 		}
 		for _, a := range abs {

@@ -194,6 +194,9 @@ func gitHits(g gitInfo) []hit {
 		if force {
 			hs = append(hs, hit{id: FloorGitForcePush, detail: "git push " + joinValues(g.args)})
 		}
+		if (hasShort(opts, "u") || hasLong(opts, "--set-upstream")) && len(ops) > 0 && strings.ContainsAny(ops[0].Value, "/:") {
+			hs = append(hs, hit{id: FloorProtectedFile, detail: "git push --set-upstream " + ops[0].Raw + " writes that address into .git/config: every later plain git push and pull goes there"})
+		}
 		if del {
 			hs = append(hs, hit{id: FloorGitPushDelete, detail: "git push " + joinValues(g.args)})
 		}
@@ -232,6 +235,18 @@ func gitHits(g gitInfo) []hit {
 	case "tag":
 		if hasShort(opts, "d") || hasLong(opts, "--delete") {
 			return []hit{{id: FloorGitDiscard, detail: "git tag --delete drops a tag, which no reflog keeps"}}
+		}
+	case "read-tree":
+		if hasShort(opts, "u") {
+			return []hit{{id: FloorGitDiscard, detail: "git read-tree -u " + joinValues(g.args) + " writes the tree over the working files, uncommitted changes too"}}
+		}
+	case "checkout-index":
+		if hasShort(opts, "f") || hasLong(opts, "--force") {
+			return []hit{{id: FloorGitDiscard, detail: "git checkout-index --force " + joinValues(g.args) + " writes the staged files over the working ones, uncommitted changes too"}}
+		}
+	case "symbolic-ref":
+		if len(ops) > 1 {
+			return []hit{{id: FloorGitDiscard, detail: "git symbolic-ref " + joinValues(g.args) + " points a ref at another, whatever it held"}}
 		}
 	case "update-ref":
 		return []hit{{id: FloorGitDiscard, detail: "git update-ref " + joinValues(g.args) + " moves or deletes a ref whatever it holds"}}
@@ -291,6 +306,16 @@ func gitHits(g gitInfo) []hit {
 		}
 		if force {
 			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + joinValues(g.args) + " overwrites local branches"}}
+		}
+		if hasLong(opts, "--set-upstream") {
+			return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " --set-upstream writes the branch's upstream into .git/config: every later plain git push and pull goes where it names"}}
+		}
+		prune := hasShort(opts, "p") || hasLong(opts, "--prune")
+		for _, o := range ops {
+			_, dst, _ := strings.Cut(strings.TrimPrefix(o.Value, "+"), ":")
+			if prune && strings.HasPrefix(dst, "refs/tags/") {
+				return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + joinValues(g.args) + " deletes every local tag the remote does not have (--prune with a tag refspec is --prune-tags)"}}
+			}
 		}
 		if hasShort(opts, "P") || hasLong(opts, "--prune-tags") {
 			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " --prune-tags deletes every local tag the remote does not have"}}

@@ -17,6 +17,10 @@ func gitSwitchHits(v view, cwds cwdSet, env Env) []hit {
 	switch g.sub {
 	case "merge", "rebase", "cherry-pick", "worktree", "pull":
 		return gitBringHits(g, v, cwds, env)
+	case "branch":
+		return gitBranchHits(g, v, cwds, env)
+	case "push":
+		return gitPushHereHits(g, v, cwds, env)
 	case "checkout", "switch":
 	default:
 		return nil
@@ -61,6 +65,73 @@ func gitSwitchHits(v view, cwds cwdSet, env Env) []hit {
 	return nil
 }
 
+// gitBranchHits: git branch NAME START makes a local branch of START,
+// and checking out a local branch is the project's own tree to the
+// switch rule above: started from anything but a local branch or HEAD
+// (origin/evil, FETCH_HEAD), the next git switch NAME would write a tree
+// nobody here wrote (the eighth red team's git branch -v x origin/evil:
+// -v lists only when git branch is in list mode, and a name makes it
+// create). Setting the upstream and the description write .git/config.
+func gitBranchHits(g gitInfo, v view, cwds cwdSet, env Env) []hit {
+	var ops []Word
+	var opts []string
+	for i := 0; i < len(g.args); i++ {
+		a := g.args[i]
+		switch {
+		case a.Value == "--":
+			ops = append(ops, g.args[i+1:]...)
+			i = len(g.args)
+		case strings.HasPrefix(a.Value, "-") && !a.Dynamic:
+			opts = append(opts, a.Value)
+			if gitBranchValues[a.Value] {
+				i++ // the value: a revision or a format, not a branch to make
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	by := "git branch " + joinValues(g.args)
+	if hasShort(opts, "u") || hasLong(opts, "--set-upstream-to", "--unset-upstream", "--edit-description", "--set-upstream") {
+		return []hit{{id: FloorProtectedFile, detail: by + " writes .git/config (the branch's upstream, where a plain git push or pull goes, or its description through an editor)"}}
+	}
+	list := len(ops) == 0 || hasShort(opts, "lar") || hasLong(opts, "--list", "--all", "--remotes", "--contains", "--no-contains",
+		"--merged", "--no-merged", "--points-at", "--show-current")
+	if list || hasShort(opts, "dDmMcC") || hasLong(opts, "--delete", "--move", "--copy") {
+		return nil // listing; deleting, renaming and copying a local branch keep its commits (forced ones: gitHits)
+	}
+	if len(ops) < 2 {
+		return nil // from HEAD
+	}
+	dirs, ok := gitStartDirs(v.args, cwds, env)
+	if ok && env.ownRef(ops[1], dirs) {
+		return nil
+	}
+	return []hit{{id: FloorProtectedFile, detail: by + " makes a local branch of " + ops[1].Raw +
+		", which is not known to be a local branch: switching to it then writes files nobody here wrote (agent and editor settings, CI, hooks) as the project's own"}}
+}
+
+// gitPushHereHits: git push . SRC:DST moves the repository's own branch
+// DST to SRC, as git branch DST SRC does.
+func gitPushHereHits(g gitInfo, v view, cwds cwdSet, env Env) []hit {
+	ops, _ := operands(g.args)
+	if len(ops) < 2 || ops[0].Value != "." && ops[0].Value != "./" {
+		return nil
+	}
+	dirs, ok := gitStartDirs(v.args, cwds, env)
+	for _, r := range ops[1:] {
+		src, _, _ := strings.Cut(strings.TrimPrefix(r.Value, "+"), ":")
+		if ok && src != "" && env.ownRef(Word{Raw: src, Value: src}, dirs) {
+			continue
+		}
+		return []hit{{id: FloorProtectedFile, detail: "git push . " + r.Raw + " sets a local branch to " + src +
+			", which is not known to be a local branch: switching to it then writes files nobody here wrote as the project's own"}}
+	}
+	return nil
+}
+
+// gitBranchValues are git branch's options whose value is the next word.
+var gitBranchValues = setOf("-u", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format")
+
 // gitRefValues are the options of merge, rebase, cherry-pick and
 // worktree add that take the next word as a value that is not a commit.
 var gitRefValues = map[string]map[string]bool{
@@ -104,11 +175,26 @@ func gitBringHits(g gitInfo, v view, cwds cwdSet, env Env) []hit {
 	}
 	switch g.sub {
 	case "pull":
-		if len(ops) > 0 && (ops[0].Dynamic || strings.ContainsAny(ops[0].Value, "/:")) {
-			return []hit{{id: FloorProtectedFile, detail: "git pull " + ops[0].Raw + " merges a tree from an address, not from a remote of the repository: files nobody here wrote land unseen"}}
+		if _, opts := operands(g.args); hasLong(opts, "--help") || hasLong(opts, "-h") || hasLong(opts, "--dry-run") {
+			return nil
 		}
-		return nil
+		// A pull is a fetch and a merge of what came: git merge origin/x
+		// is asked, and so is the pull that does the same (the eighth red
+		// team's git pull origin evil brought .claude/settings.json).
+		from := "the remote's branch"
+		if len(ops) > 0 {
+			from = ops[0].Raw
+			if len(ops) > 1 {
+				from += " " + joinValues(ops[1:])
+			}
+		}
+		return []hit{{id: FloorProtectedFile, detail: "git pull merges the tree of " + from + ", which is not a local branch: files the project did not write (agent and editor settings, CI, hooks) land unseen"}}
 	case "worktree": // add PATH [COMMIT]
+		if len(ops) > 0 {
+			if out := targetsOutside(ops[:1], cwds, env, true); len(out) > 0 {
+				return []hit{{id: FloorWriteOutside, detail: "git worktree add checks out a whole tree at " + out[0]}}
+			}
+		}
 		if len(ops) > 1 {
 			refs = append(refs, ops[1])
 		}
@@ -227,8 +313,12 @@ func (e Env) localBranch(dir, name string) bool {
 		}
 		common = path.Clean(c)
 	}
-	if fi, err := e.FS.Lstat(path.Join(common, "refs", "heads", name)); err == nil && fi.Mode().IsRegular() {
-		return true
+	ref := path.Join(common, "refs", "heads", name)
+	if fi, err := e.FS.Lstat(ref); err == nil && fi.Mode().IsRegular() {
+		// A symbolic ref under refs/heads (git symbolic-ref refs/heads/x
+		// refs/remotes/origin/evil) is whatever it names: not taken.
+		b, err := e.FS.ReadFile(ref)
+		return err == nil && !strings.HasPrefix(string(b), "ref:")
 	}
 	body, err := e.FS.ReadFile(path.Join(common, "packed-refs"))
 	if err != nil {

@@ -309,6 +309,13 @@ func gitHistoryHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	return nil
 }
 
+// gitPathspecPattern reports a pathspec git expands itself: a glob
+// (git add '*.env' stages .env, quoted so that the shell leaves it) or
+// magic (:/, :(glob)…).
+func gitPathspecPattern(v string) bool {
+	return strings.HasPrefix(v, ":") || strings.ContainsAny(v, "*?[")
+}
+
 // gitPathspec returns what follows -- in a git command.
 func gitPathspec(args []Word) ([]Word, bool) {
 	for i, a := range args {
@@ -343,8 +350,13 @@ func gitScopeStageHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	tracked := false
 	switch g.sub {
 	case "add":
-		if hasShort(opts, "f") || hasLong(opts, "--force") || hasShort(opts, "nN") || hasLong(opts, "--dry-run", "--intent-to-add") {
+		// -N (intent to add) is judged as an add: git diff then prints the
+		// whole file (the eighth red team's git add -N . and git diff).
+		if hasShort(opts, "f") || hasLong(opts, "--force") || hasShort(opts, "n") || hasLong(opts, "--dry-run") {
 			return nil
+		}
+		if hasLong(opts, "--pathspec-from-file") {
+			scope = append(scope, "\x00") // the paths are in a file, read when it runs
 		}
 		all := hasShort(opts, "Au") || hasLong(opts, "--all", "--update", "--no-ignore-removal")
 		tracked = hasShort(opts, "u") || hasLong(opts, "--update")
@@ -352,8 +364,14 @@ func gitScopeStageHits(g gitInfo, cwds cwdSet, env Env) []hit {
 			if o.Value == "--" {
 				continue
 			}
-			if o.Dynamic || o.Glob || strings.HasPrefix(o.Value, ":") {
+			if o.Dynamic || o.Glob {
 				scope = append(scope, "\x00")
+				continue
+			}
+			if gitPathspecPattern(o.Value) {
+				// git matches "*.env" and :(glob) itself, quoted or not:
+				// git ls-files is given the same pathspec.
+				scope = append(scope, o.Value)
 				continue
 			}
 			abs, ok := cwds.resolve(o)

