@@ -49,7 +49,8 @@ func main() {
 	flag.IntVar(&o.AuditRecords, "audit-records", 1000000, "audit records in the store of the audit query figures (0 skips them)")
 	flag.IntVar(&o.AuditConsults, "audit-consults", 200000, "consultations in that store")
 	flag.IntVar(&o.AuditExport, "audit-export", 100000, "consultations written by the export figures")
-	flag.StringVar(&o.Only, "only", "", "run only this part: throughput or audit")
+	flag.IntVar(&o.BusRecords, "bus-records", 2000, "records of the bus figures, embedded against NATS JetStream (0 skips them)")
+	flag.StringVar(&o.Only, "only", "", "run only this part: throughput, bus or audit")
 	flag.Parse()
 	if _, err := os.Stat(o.Teamlead); o.Teamlead != "" && o.Only == "" && err != nil {
 		fmt.Fprintf(os.Stderr, "tlbench: %s: %v; build it first (make bench does), or pass -teamlead \"\"\n", o.Teamlead, err)

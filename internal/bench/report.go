@@ -68,6 +68,8 @@ type Report struct {
 	// Audit is the audit and consultation query latency and export speed
 	// with a large store (nil if not run).
 	Audit *AuditResult
+	// Bus is the bus alone, embedded against NATS JetStream (nil if not run).
+	Bus *BusResult
 }
 
 // Problems lists what is broken (not merely slow): envelopes the parser
@@ -90,6 +92,11 @@ func (r *Report) Problems() []string {
 	}
 	if m := r.Memory; m != nil && m.Problem != "" {
 		out = append(out, "memory: "+m.Problem)
+	}
+	if b := r.Bus; b != nil {
+		for _, l := range b.Lost {
+			out = append(out, "bus: "+l)
+		}
 	}
 	return out
 }
@@ -152,6 +159,9 @@ func (r *Report) Format(w io.Writer) {
 			ms(q.P50), ms(q.Max), ms(q.BaselineP50), float64(q.P50)/float64(q.BaselineP50), ms(QuestionsTarget), verdict(q.P50 < QuestionsTarget))
 		fmt.Fprintf(w, "          %d questions stored, %d pending listed (the default view), read from the store as the CLI does with no console running\n",
 			q.Stored, q.Listed)
+	}
+	if b := r.Bus; b != nil {
+		formatBus(w, b)
 	}
 	if a := r.Audit; a != nil {
 		formatAudit(w, a)
@@ -369,4 +379,18 @@ func (r *Report) formatProblems(w io.Writer) {
 			fmt.Fprintln(w, "  "+s)
 		}
 	}
+}
+
+// formatBus prints the bus figures against the embedded bus.
+func formatBus(w io.Writer, b *BusResult) {
+	fmt.Fprintf(w, "bus       %d records committed to the store and read by a subscriber, one at a time, then as one burst\n", b.Records)
+	rows := [][]string{{"", "p50", "p99", "p50 ratio", "burst", "burst ratio"}}
+	row := func(name string, s Summary, rate float64) {
+		rows = append(rows, []string{name, ms(s.P50), ms(s.P99), fmt.Sprintf("%.1fx", float64(s.P50)/float64(max(b.Embedded.P50, 1))),
+			fmt.Sprintf("%.0f/s", rate), fmt.Sprintf("%.2fx", rate/max(b.EmbeddedRate, 1))})
+	}
+	row("embedded (baseline)", b.Embedded, b.EmbeddedRate)
+	row("NATS JetStream", b.NATS, b.NATSRate)
+	row("link console→node", b.Link, b.LinkRate)
+	table(w, rows)
 }

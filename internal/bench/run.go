@@ -68,8 +68,11 @@ type Options struct {
 	// figures (0 records skips them); AuditExport is how many
 	// consultations the export figures write.
 	AuditRecords, AuditConsults, AuditExport int
+	// BusRecords is how many records the bus figures (embedded against
+	// NATS JetStream, and the console-to-node link) send; 0 skips them.
+	BusRecords int
 	// Only runs one part: "" (all), "throughput" (the parser, the ingest
-	// path, the bare PTY and tmux) or "audit".
+	// path, the bare PTY and tmux), "bus" or "audit".
 	Only string
 }
 
@@ -94,8 +97,8 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	if o.Agents < 2 || o.Rate < 1 || count < o.Rounds || o.LogMB < 1 {
 		return nil, errors.New("need -agents >= 2, -rate >= 1, a -duration of at least one message per round, -log-mb >= 1")
 	}
-	if o.Only != "" && o.Only != "throughput" && o.Only != "audit" {
-		return nil, fmt.Errorf("-only %q: want throughput or audit", o.Only)
+	if o.Only != "" && o.Only != "throughput" && o.Only != "audit" && o.Only != "bus" {
+		return nil, fmt.Errorf("-only %q: want throughput, bus or audit", o.Only)
 	}
 	if o.FrameAgents > 0 && (o.Frames < 3 || o.AgentKBps < 1) {
 		return nil, errors.New("need -frames >= 3 and -agent-kbps >= 1 (or -frame-agents 0)")
@@ -108,6 +111,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	rep := &Report{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Time: time.Now()}
 	if o.Only == "audit" {
 		return rep, measureAudit(rep, o, dir, progress)
+	}
+	if o.Only == "bus" {
+		return rep, measureBus(ctx, rep, o, dir, progress)
 	}
 
 	fmt.Fprintf(progress, "tlbench: parser, bare PTY, ingest and tmux on a %d MiB log...\n", o.LogMB)
@@ -197,7 +203,24 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		}
 		rep.Questions = &q
 	}
+	if err := measureBus(ctx, rep, o, dir, progress); err != nil {
+		return nil, err
+	}
 	return rep, measureAudit(rep, o, dir, progress)
+}
+
+// measureBus adds the bus figures to rep, unless o skips them.
+func measureBus(ctx context.Context, rep *Report, o Options, dir string, progress io.Writer) error {
+	if o.BusRecords <= 0 {
+		return nil
+	}
+	fmt.Fprintf(progress, "tlbench: the bus, embedded and on NATS JetStream (in-process server), %d records one at a time and as a burst...\n", o.BusRecords)
+	b, err := MeasureBus(ctx, dir, o.BusRecords)
+	if err != nil {
+		return fmt.Errorf("bus figures: %w", err)
+	}
+	rep.Bus = b
+	return nil
 }
 
 // measureAudit adds the audit figures to rep, unless o skips them. The
