@@ -285,7 +285,10 @@ type Agent struct {
 	busySince time.Time     // the program's turn began then (zero: between turns); see Busy
 	ackWait   atomic.Bool   // the writer waits with only acknowledgements queued (AcksWithNext)
 	turnWait  atomic.Bool   // the writer waits for the end of the program's turn (Busy)
-	err       string        // the last state change's explanation
+	// afterTurn: messages waited for the end of the program's turn; the
+	// ones waiting when it ends go in as one prompt (a.mu).
+	afterTurn bool
+	err       string // the last state change's explanation
 }
 
 // Start validates spec, applies defaults and starts the agent at once. It

@@ -749,3 +749,38 @@ func TestMessagesWaitForTheEndOfTheTurn(t *testing.T) {
 	}
 	fileIs(t, recFile, "the human's words\ra relayed message\r", rec)
 }
+
+// Messages that waited for the end of the program's turn go in as one
+// prompt (one model turn for all of them), each one's done called.
+func TestMessagesAfterTheTurnGoInAsOnePrompt(t *testing.T) {
+	recFile := filepath.Join(t.TempDir(), "input")
+	a, rec := start(t, Spec{
+		Command: mock("say ready\nidle", "--raw", "--record", recFile),
+		Preset:  Preset{Paste: PasteNever, Newline: "\n"},
+	})
+	eventually(t, "ready", rec.diag, func() bool { return rec.has("ready") })
+	a.Busy(true)
+	one, two, notice := newDone(), newDone(), newDone()
+	a.Type("from architect: use JSON", one.fn)
+	a.Notice("relayed m-4 to qa", notice.fn)
+	a.Type("from qa: tests pass", two.fn)
+	eventually(t, "the writer waiting for the turn to end", rec.diag, a.turnWait.Load)
+	a.Busy(false)
+	for _, d := range []*doneRec{one, notice, two} {
+		if err := d.wait(t, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fileIs(t, recFile, "from architect: use JSON\n\nrelayed m-4 to qa\n\nfrom qa: tests pass\r", rec)
+	// Outside a turn, messages go one by one again.
+	three, four := newDone(), newDone()
+	a.Type("three", three.fn)
+	if err := three.wait(t, rec); err != nil {
+		t.Fatal(err)
+	}
+	a.Type("four", four.fn)
+	if err := four.wait(t, rec); err != nil {
+		t.Fatal(err)
+	}
+	fileIs(t, recFile, "from architect: use JSON\n\nrelayed m-4 to qa\n\nfrom qa: tests pass\rthree\rfour\r", rec)
+}

@@ -148,9 +148,9 @@ const maxBusyHold = 2 * time.Minute
 // Busy tells the writer the program is in a turn (true: its CLI's hook
 // said so) or between turns (false). During a turn messages wait for its
 // end — a CLI takes text typed then as an interruption or a queued prompt
-// of its own — and go in together after it: several waiting notices as one
-// message, as always. Urgent messages (TypeUrgent) do not wait, nor does
-// anything after maxBusyHold.
+// of its own — and go in together after it, as one prompt (notices and
+// messages alike: mergeableAfterTurn). Urgent messages (TypeUrgent) do
+// not wait, nor does anything after maxBusyHold.
 func (a *Agent) Busy(on bool) {
 	a.mu.Lock()
 	was := !a.busySince.IsZero()
@@ -212,6 +212,12 @@ func (a *Agent) next() *message {
 	for {
 		a.mu.Lock()
 		if n := a.typeable(); n > 0 && !a.held && !a.waitsForTurn() {
+			if a.afterTurn {
+				// What waited for the turn goes in as one prompt: one
+				// model turn for all of it, not one each.
+				n = max(n, mergeableAfterTurn(a.queue))
+				a.afterTurn = false
+			}
 			m := merge(a.queue[:n])
 			clear(a.queue[:n])
 			a.queue = a.queue[n:]
@@ -229,6 +235,7 @@ func (a *Agent) next() *message {
 		}
 		a.ackWait.Store(len(a.queue) > 0 && !a.held && !a.waitsForTurn())
 		a.turnWait.Store(a.waitsForTurn())
+		a.afterTurn = a.afterTurn || a.waitsForTurn()
 		final := a.final
 		a.mu.Unlock()
 		if final {
@@ -288,6 +295,21 @@ func (m *message) isAck() bool {
 func mergeable(q []*message) int {
 	n, count, size := 1, q[0].count(), len(q[0].text)
 	for q[0].notice && n < len(q) && q[n].notice && count+q[n].count() <= MaxMergedNotices && size+len(q[n].text) <= maxMergedBytes {
+		count += q[n].count()
+		size += len(q[n].text)
+		n++
+	}
+	return n
+}
+
+// mergeableAfterTurn returns how many messages at the head of q go as one
+// when they waited for the end of the program's turn: every kind (messages
+// too, not only notices), up to the first urgent one, within the bounds of
+// a merged message. A crash while the program reads it may type them all
+// again, as for merged notices: at most MaxMergedNotices duplicates.
+func mergeableAfterTurn(q []*message) int {
+	n, count, size := 1, q[0].count(), len(q[0].text)
+	for n < len(q) && !q[n].urgent && count+q[n].count() <= MaxMergedNotices && size+len(q[n].text) <= maxMergedBytes {
 		count += q[n].count()
 		size += len(q[n].text)
 		n++
