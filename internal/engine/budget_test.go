@@ -24,7 +24,7 @@ func TestBudgetPausesPermissions(t *testing.T) {
 	if err := os.WriteFile(transcript, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r.e.sinks["dev"].spend.read(transcript, false)
+	r.e.sinks["dev"].spend.read(transcript, transcriptClaude)
 	d := check("Bash(go test ./...)", "dev")
 	if d.Decide != permit.Ask || d.Rule.Text != "budget" || !strings.Contains(d.Why, "dev used 1.1k tokens this run, its budget is 1.0k") {
 		t.Fatalf("over its budget: %+v", d)

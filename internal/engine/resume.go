@@ -193,7 +193,7 @@ func (e *Engine) findSession(agent string) {
 	if best.id != "" {
 		e.AgentSession(agent, best.id)
 		if e.opts.Team.Resolved[agent].SessionFile.Tokens {
-			s.spend.read(best.path, true) // what it spent: the rollout's token counts
+			s.spend.read(best.path, transcriptCodex) // what it spent: the rollout's token counts
 		}
 	}
 }

@@ -32,21 +32,35 @@ const maxTranscriptRead = 16 << 20
 
 // AgentTranscript takes agent's transcript path from its CLI's hook and
 // reads what it added. The path comes from the agent: only a .jsonl file
-// in the CLI's own folder under the agent's home (~/.claude) is read, and
-// never through a FIFO (fsutil.ReadRegular's open).
+// in a CLI's own folder under the agent's home is read (~/.claude: Claude
+// Code's transcript; ~/.gemini: Gemini CLI's chat), and never through a
+// FIFO (fsutil.ReadRegular's open).
 func (e *Engine) AgentTranscript(agent, path string) {
 	s := e.sinks[agent]
 	if s == nil || path == "" || !filepath.IsAbs(path) || !strings.HasSuffix(path, ".jsonl") {
 		return
 	}
 	home, _ := e.agentHome(agent)
+	kind := transcriptClaude
 	real, err := fsutil.Within(filepath.Join(home, ".claude"), path)
 	if err != nil {
-		return
+		kind = transcriptGemini
+		if real, err = fsutil.Within(filepath.Join(home, ".gemini"), path); err != nil {
+			return
+		}
 	}
-	go s.spend.read(real, false)
-	s.spend.lookLater(real)
+	go s.spend.read(real, kind)
+	s.spend.lookLater(real, kind)
 }
+
+// The formats of the files spend reads.
+type transcriptKind int
+
+const (
+	transcriptClaude transcriptKind = iota // Claude Code's transcript
+	transcriptCodex                        // Codex's session rollout
+	transcriptGemini                       // Gemini CLI's chat
+)
 
 // rereadAfter is how long after the last hook event the transcript is
 // looked at once more: the CLI may write a turn's last lines after the
@@ -55,25 +69,24 @@ const rereadAfter = 2 * time.Second
 
 // lookLater reads path again rereadAfter after the last call: one timer
 // per agent, however many hook events come (one per tool call).
-func (sp *spend) lookLater(path string) {
+func (sp *spend) lookLater(path string, kind transcriptKind) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.late != nil {
 		sp.late.Stop()
 	}
-	sp.late = time.AfterFunc(rereadAfter, func() { sp.read(path, false) })
+	sp.late = time.AfterFunc(rereadAfter, func() { sp.read(path, kind) })
 }
 
-// read takes what path added since the last read (a Claude Code
-// transcript, or with codex a Codex rollout).
-func (sp *spend) read(path string, codex bool) {
+// read takes what path added since the last read.
+func (sp *spend) read(path string, kind transcriptKind) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if path != sp.path {
 		if sp.tr != nil {
 			sp.done = sp.done.Add(sp.tr.Total())
 		}
-		sp.path, sp.tr = path, &usage.Transcript{Codex: codex}
+		sp.path, sp.tr = path, &usage.Transcript{Codex: kind == transcriptCodex, Gemini: kind == transcriptGemini}
 	}
 	f, err := fsutil.OpenRegular(path)
 	if err != nil {

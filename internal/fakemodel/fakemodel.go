@@ -632,6 +632,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request, bo
 			req.ToolResults = s.fresh(geminiResults(body))
 		}
 	}
+	req.Usage = &Usage{Input: 10, Output: tokens(text) + call.tokens()} // as usageMetadata says below
 	s.record(*req)
 	// The function call rides in the last chunk, after the text.
 	chunk := func(t string, last bool) map[string]any {

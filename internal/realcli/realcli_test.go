@@ -293,10 +293,11 @@ idle
 		t.Errorf("go version's result: %+v", tr)
 	}
 	r.conversation(4, "the request after go version")
-	if api := map[string]string{"claude": "messages", "codex": "responses"}[f.cli.name]; api != "" && (f.stateHooks || f.cli.name == "codex") {
-		// What Claude Code spent, read from the transcript its hooks
-		// name, and what Codex spent, read from its session rollout, is
-		// what the model server reported for their turns.
+	if api := map[string]string{"claude": "messages", "codex": "responses", "gemini": "gemini"}[f.cli.name]; api != "" && (f.stateHooks || f.cli.name == "codex") {
+		// What Claude Code and Gemini CLI spent, read from the transcript
+		// and chat their hooks name, and what Codex spent, read from its
+		// session rollout, is what the model server reported for their
+		// turns.
 		var in, out int64
 		var seen usage.Tokens
 		r.waitFor("the agent's tokens to match the model server's usage", stepDeadline, func() bool {

@@ -53,7 +53,11 @@ const maxLine = 8 << 20
 // far: the last usage seen for each message id counts, once.
 type Transcript struct {
 	// Codex reads a Codex rollout instead of a Claude Code transcript.
-	Codex    bool
+	Codex bool
+	// Gemini reads a Gemini CLI chat (~/.gemini/tmp/*/chats/session-*.jsonl)
+	// instead: a line per message, written again as it grows; the last
+	// tokens seen for each message id count, once.
+	Gemini   bool
 	codex    Tokens // the last running total a Codex rollout gave
 	offset   int64
 	messages map[string]Tokens
@@ -104,6 +108,15 @@ type transcriptLine struct {
 		} `json:"usage"`
 	} `json:"message"`
 	TotalCostUSD *float64 `json:"totalCostUSD"`
+	// ID and Tokens are a Gemini CLI chat message's.
+	ID     string `json:"id"`
+	Tokens *struct {
+		Input    int64 `json:"input"`
+		Output   int64 `json:"output"`
+		Cached   int64 `json:"cached"`
+		Thoughts int64 `json:"thoughts"`
+		Tool     int64 `json:"tool"`
+	} `json:"tokens"`
 	// Payload is a Codex rollout event's.
 	Payload *struct {
 		Type string `json:"type"`
@@ -124,6 +137,14 @@ func (t *Transcript) line(b []byte) {
 	}
 	var l transcriptLine
 	if json.Unmarshal(b, &l) != nil {
+		return
+	}
+	if t.Gemini {
+		// {"id":"…","type":"gemini","tokens":{"input":10,"output":30,"cached":0,"thoughts":0,"tool":0,"total":40}}
+		if u := l.Tokens; l.Type == "gemini" && l.ID != "" && u != nil && u.Input >= 0 && u.Cached >= 0 && u.Cached <= u.Input &&
+			u.Output >= 0 && u.Thoughts >= 0 && u.Tool >= 0 {
+			t.messages[l.ID] = Tokens{Input: u.Input - u.Cached + u.Tool, CacheRead: u.Cached, Output: u.Output + u.Thoughts}
+		}
 		return
 	}
 	if t.Codex {

@@ -59,16 +59,27 @@ func FuzzClaudeTranscript(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"type":"assistant","message":{"id":"x","usage":{"input_tokens":-5}}}` + "\n"))
+	if b, err := os.ReadFile("testdata/gemini-0.61.0-chat.jsonl"); err == nil {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var tr Transcript
-		if err := tr.Read(bytes.NewReader(b)); err != nil {
-			t.Fatal(err)
+		// Each format (Claude Code, Codex, Gemini CLI) reads anything;
+		// the other two only small inputs, so that the large transcript
+		// seed's mutations are not read three times.
+		trs := []*Transcript{{}}
+		if len(b) <= 16<<10 {
+			trs = append(trs, &Transcript{Codex: true}, &Transcript{Gemini: true})
 		}
-		if got := tr.Total(); got.Input < 0 || got.Output < 0 || got.CacheRead < 0 || got.CacheWrite < 0 || got.CostUSD < 0 {
-			t.Fatalf("negative total %+v", got)
-		}
-		if tr.Offset() != int64(len(b)) {
-			t.Fatalf("offset %d of %d", tr.Offset(), len(b))
+		for _, tr := range trs {
+			if err := tr.Read(bytes.NewReader(b)); err != nil {
+				t.Fatal(err)
+			}
+			if got := tr.Total(); got.Input < 0 || got.Output < 0 || got.CacheRead < 0 || got.CacheWrite < 0 || got.CostUSD < 0 {
+				t.Fatalf("negative total %+v", got)
+			}
+			if tr.Offset() != int64(len(b)) {
+				t.Fatalf("offset %d of %d", tr.Offset(), len(b))
+			}
 		}
 	})
 }
@@ -88,6 +99,35 @@ func TestCodexRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, want := tr.Total(), (Tokens{Input: 160, CacheRead: 90, Output: 30}); got != want {
+		t.Fatalf("Total = %+v, want %+v", got, want)
+	}
+}
+
+// A Gemini CLI 0.61.0 chat, as it wrote it against the scripted model
+// server (the primer elided): a reply's line is written again when its
+// tool call is added, and counts once.
+func TestGeminiChat(t *testing.T) {
+	f, err := os.Open("testdata/gemini-0.61.0-chat.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr := &Transcript{Gemini: true}
+	if err := tr.Read(f); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tr.Total(), (Tokens{Input: 20, Output: 32}); got != want {
+		t.Fatalf("Total = %+v, want %+v", got, want)
+	}
+	tr = &Transcript{Gemini: true}
+	text := `{"id":"a","type":"gemini","tokens":{"input":100,"output":5,"cached":40,"thoughts":7,"tool":3,"total":115}}
+{"id":"b","type":"gemini","tokens":{"input":5,"output":1,"cached":9}}
+{"id":"c","type":"user","tokens":{"input":50,"output":50}}
+`
+	if err := tr.Read(strings.NewReader(text)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tr.Total(), (Tokens{Input: 63, CacheRead: 40, Output: 12}); got != want {
 		t.Fatalf("Total = %+v, want %+v", got, want)
 	}
 }
