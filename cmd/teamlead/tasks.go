@@ -68,12 +68,17 @@ func listTasks(g *globals) ([]tasks.Task, error) {
 		return nil, err
 	}
 	defer st.Close()
-	return engine.StoredTasks(st)
+	ts, err := engine.StoredTasks(st)
+	if err != nil {
+		return nil, err
+	}
+	spent, err := engine.StoredTaskSpend(st)
+	return engine.WithSpend(ts, spent), err
 }
 
 func printTasks(w io.Writer, ts []tasks.Task, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATE\tDEVELOPER\tQA\tREVIEWS\tIN STATE\tLAST")
+	fmt.Fprintln(tw, "TASK\tSTATE\tDEVELOPER\tQA\tREVIEWS\tTOKENS\tIN STATE\tLAST")
 	count := map[tasks.State]int{}
 	for _, t := range ts {
 		count[t.State]++
@@ -84,8 +89,8 @@ func printTasks(w io.Writer, ts []tasks.Task, now time.Time) error {
 		if t.State == tasks.StateInReview && t.LastReview != nil && len(t.LastReview.Missing) > 0 {
 			last = "sent back: " + t.LastReview.Missing[0]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.State, report.Dash(t.Developer), report.Dash(t.QA), t.Reviews,
-			now.Sub(since).Round(time.Second), clipText(last, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t.ID, t.State, report.Dash(t.Developer), report.Dash(t.QA), t.Reviews,
+			t.Spent(), now.Sub(since).Round(time.Second), clipText(last, 60))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -104,7 +109,7 @@ func printTasks(w io.Writer, ts []tasks.Task, now time.Time) error {
 }
 
 func printTask(w io.Writer, t tasks.Task) error {
-	fmt.Fprintf(w, "%s  %s  developer %s  QA %s  reviews %d\n", t.ID, t.State, report.Dash(t.Developer), report.Dash(t.QA), t.Reviews)
+	fmt.Fprintf(w, "%s  %s  developer %s  QA %s  reviews %d  tokens %s\n", t.ID, t.State, report.Dash(t.Developer), report.Dash(t.QA), t.Reviews, t.Spent())
 	for _, h := range t.History {
 		fmt.Fprintf(w, "  %s  %s → %s  by %s  %s\n", h.At.Local().Format("2006-01-02 15:04:05"), report.Dash(string(h.From)), h.To, report.Dash(h.By), h.Note)
 	}

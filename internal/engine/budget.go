@@ -72,6 +72,7 @@ func (e *Engine) watchBudgets() {
 			return
 		case <-t.C:
 		}
+		e.recordSpend()
 		for _, a := range e.opts.Team.Agents {
 			if why := e.overBudget(a.Name); why != "" && !told[a.Name] {
 				told[a.Name] = true

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/teamlead/teamlead/internal/permit"
+	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/usage"
 )
 
 // An agent over its budget has its permissions paused: what the policy
@@ -34,5 +37,41 @@ func TestBudgetPausesPermissions(t *testing.T) {
 	}
 	if d := check("Bash(go test ./...)", "qa"); d.Decide != permit.Allow {
 		t.Fatalf("qa has no budget: %+v", d)
+	}
+}
+
+// What an agent's CLI uses is recorded in the audit against the task it
+// last wrote about, and added to the task's total the store keeps.
+func TestSpendCountedPerTask(t *testing.T) {
+	r := startEngine(t, "", testAgent{name: "qa", script: "sleep 600\n"},
+		testAgent{name: "dev", script: "printf '[ROUTE] to: qa type: status task: T-7 body: on it [/ROUTE]\\n'\nsleep 600\n"})
+	r.waitRecords("message", "dev's message on T-7", func(recs []store.Record) bool { return len(recs) > 0 })
+	transcript := filepath.Join(r.dir, "t.jsonl")
+	write := func(lines string) {
+		if err := os.WriteFile(transcript, []byte(lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r.e.sinks["dev"].spend.read(transcript, transcriptClaude)
+		r.e.recordSpend()
+	}
+	first := `{"type":"assistant","message":{"id":"m1","usage":{"input_tokens":900,"output_tokens":200}}}` + "\n"
+	write(first)
+	write(first + `{"type":"assistant","message":{"id":"m2","usage":{"input_tokens":50,"output_tokens":5,"cache_read_input_tokens":10}}}` + "\n")
+	r.e.recordSpend() // nothing new: no record
+	recs := r.waitRecords(KindUsage, "two usage records", func(recs []store.Record) bool { return len(recs) >= 2 })
+	if len(recs) != 2 || recs[0].Task != "T-7" || recs[0].Agent != "dev" || recs[0].Fields["input"] != "900" || recs[0].Fields["output"] != "200" ||
+		recs[1].Fields["input"] != "50" || recs[1].Fields["cache_read"] != "10" {
+		t.Fatalf("usage records: %+v", recs)
+	}
+	spent, err := StoredTaskSpend(r.e.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := spent["T-7"], (usage.Tokens{Input: 950, Output: 205, CacheRead: 10}); got != want || len(spent) != 1 {
+		t.Fatalf("stored totals %+v, want T-7 %+v", spent, want)
+	}
+	ts := WithSpend([]tasks.Task{{ID: "T-7"}, {ID: "T-8"}}, spent)
+	if ts[0].Tokens == nil || ts[0].Tokens.All() != 1165 || ts[1].Tokens != nil {
+		t.Fatalf("WithSpend: %+v %+v", ts[0].Tokens, ts[1].Tokens)
 	}
 }

@@ -50,7 +50,7 @@ func (e *Engine) Tasks() []tasks.Task {
 		ts = e.lead.Tasks()
 		return lead.Output{}, nil
 	})
-	return ts
+	return WithSpend(ts, e.taskTotals())
 }
 
 // Consultations lists every consultation, newest first.

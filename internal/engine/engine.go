@@ -90,6 +90,8 @@ type Engine struct {
 	// (see agent). The map itself is filled before any process starts and
 	// never changes after, so any goroutine may read it.
 	sinks map[string]*sink
+	// spent is what each task cost so far (taskspend.go).
+	spent taskSpend
 	roles map[string]string
 	order []string
 	in    chan input
@@ -198,6 +200,9 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	cfg.Tasks = tasks.Restore(storedTasks)
+	if e.spent.byTask, err = StoredTaskSpend(opts.Store); err != nil {
+		return nil, err
+	}
 	if cfg.Approvals, err = e.newApprovals(); err != nil {
 		return nil, err
 	}

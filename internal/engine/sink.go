@@ -50,6 +50,9 @@ type sink struct {
 	session session
 	// spend is what the agent's CLI used, from its transcripts.
 	spend spend
+	// task is the task the agent last wrote about: what it uses is
+	// counted against it.
+	task agentTask
 	// tree is its git worktree as watchWorktrees last saw it.
 	tree atomic.Pointer[Worktree]
 	// worktreeDir is the folder of its worktree ("" for none): its
@@ -168,6 +171,9 @@ func (s *sink) State(ev agents.StateEvent) {
 
 func (s *sink) emit(ev protocol.Event) {
 	s.stampHandoff(&ev)
+	if ev.Kind == protocol.KindEnvelope {
+		s.task.set(ev.Envelope.Get("task"))
+	}
 	s.e.send(input{kind: inBlock, agent: s.name, block: ev})
 }
 

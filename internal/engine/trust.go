@@ -30,6 +30,7 @@ func (e *Engine) Route(agent string, env protocol.Envelope) (answers []string, r
 		ev := protocol.Event{Kind: protocol.KindEnvelope, Envelope: env}
 		s.stampHandoff(&ev) // a handoff names its worktree's branch and commit, as a printed one
 		env = ev.Envelope
+		s.task.set(env.Get("task"))
 	}
 	err = e.do(func(now time.Time) (lead.Output, error) {
 		// Flood control holds printed blocks; a call has its answer at

@@ -24,6 +24,19 @@ type spend struct {
 	tr   *usage.Transcript // what it held so far
 	done usage.Tokens      // earlier transcripts of this run (a new conversation)
 	late *time.Timer       // the look after the last hook event (rereadAfter)
+	// recorded is how much of the total the audit already has (taskspend.go).
+	recorded usage.Tokens
+}
+
+// unrecorded returns what was used since the last call, and counts it as
+// recorded.
+func (sp *spend) unrecorded() usage.Tokens {
+	total := sp.total()
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	d := total.Sub(sp.recorded)
+	sp.recorded = total
+	return d
 }
 
 // maxTranscriptRead bounds one read of a transcript: the rest is read at

@@ -2,8 +2,11 @@ package tasks
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/usage"
 )
 
 // State is where a task is in its lifecycle.
@@ -48,6 +51,21 @@ type Task struct {
 	History    []Transition `json:"history,omitempty"`
 	Reviews    int          `json:"reviews,omitempty"`     // reviews received, complete or not
 	LastReview *Review      `json:"last_review,omitempty"` // the latest review received
+	// Tokens is what the agents' CLIs used on it (engine's task spend,
+	// kept apart from the machine's record): nil when none was counted.
+	Tokens *usage.Tokens `json:"tokens,omitempty"`
+}
+
+// Spent is what the task cost, short: "12.3k", "12.3k $0.41", or "-".
+func (t Task) Spent() string {
+	if t.Tokens == nil {
+		return "-"
+	}
+	s := usage.Short(t.Tokens.All())
+	if t.Tokens.CostUSD > 0 {
+		s += fmt.Sprintf(" $%.2f", t.Tokens.CostUSD)
+	}
+	return s
 }
 
 // clone is a deep copy, so callers never alias the machine's records.

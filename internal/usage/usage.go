@@ -44,6 +44,12 @@ func (t Tokens) Add(o Tokens) Tokens {
 		CacheWrite: t.CacheWrite + o.CacheWrite, CostUSD: t.CostUSD + o.CostUSD}
 }
 
+// Sub returns t minus o: what was used since o was read.
+func (t Tokens) Sub(o Tokens) Tokens {
+	return Tokens{Input: t.Input - o.Input, Output: t.Output - o.Output, CacheRead: t.CacheRead - o.CacheRead,
+		CacheWrite: t.CacheWrite - o.CacheWrite, CostUSD: t.CostUSD - o.CostUSD}
+}
+
 // maxLine bounds one transcript line; a longer one (a huge tool result) is
 // skipped whole.
 const maxLine = 8 << 20

@@ -177,8 +177,8 @@ func (m Model) View() string {
 	for _, t := range rows {
 		counts[t.State]++
 	}
-	lines := []string{m.st.Muted.Render(ansi.Truncate(fmt.Sprintf("  %-*s %-*s %-*s %8s %-10s %s", idW, "task", devW, "developer", qaW, "qa",
-		"in state", "reviews", "note"), w, "…"))}
+	lines := []string{m.st.Muted.Render(ansi.Truncate(fmt.Sprintf("  %-*s %-*s %-*s %8s %-10s %7s %s", idW, "task", devW, "developer", qaW, "qa",
+		"in state", "reviews", "tokens", "note"), w, "…"))}
 	selAt, selEnd := 0, 0
 	var group tasks.State = "none"
 	for i, t := range rows {
@@ -187,8 +187,8 @@ func (m Model) View() string {
 			title := strings.ToUpper(strings.ReplaceAll(string(group), "-", " "))
 			lines = append(lines, m.stateStyle(group).Bold(true).Render(ansi.Truncate(fmt.Sprintf("%s (%d)", title, counts[group]), w, "…")))
 		}
-		line := fmt.Sprintf("%-*s %-*s %-*s %8s %-10s", idW, t.ID, devW, cut(layout.OrDash(t.Developer), devW), qaW, cut(layout.OrDash(t.QA), qaW),
-			report.Age(now.Sub(since(t))), reviews(t.Reviews))
+		line := fmt.Sprintf("%-*s %-*s %-*s %8s %-10s %7s", idW, t.ID, devW, cut(layout.OrDash(t.Developer), devW), qaW, cut(layout.OrDash(t.QA), qaW),
+			report.Age(now.Sub(since(t))), reviews(t.Reviews), spentShort(t))
 		note := ""
 		if sb := SentBack(t); sb != "" {
 			note = "sent back: " + sb
@@ -250,7 +250,7 @@ func (m Model) detailView() string {
 	text, muted, title := m.st.Text.Render, m.st.Muted.Render, m.st.Title.Render
 	head := fmt.Sprintf("%s · %s for %s", t.ID, t.State, report.Age(now.Sub(since(t))))
 	lines = append(lines, m.stateStyle(t.State).Bold(true).Render(head))
-	add(text, fmt.Sprintf("developer %s · QA %s · %s", layout.OrDash(t.Developer), layout.OrDash(t.QA), reviews(t.Reviews)), "  ")
+	add(text, fmt.Sprintf("developer %s · QA %s · %s · %s tokens", layout.OrDash(t.Developer), layout.OrDash(t.QA), reviews(t.Reviews), t.Spent()), "  ")
 	add(muted, fmt.Sprintf("created %s (%s ago) · updated %s (%s ago)", layout.Stamp(t.Created), report.Age(now.Sub(t.Created)),
 		layout.Stamp(t.Updated), report.Age(now.Sub(t.Updated))), "  ")
 
@@ -314,3 +314,10 @@ func reviews(n int) string {
 }
 
 func cut(s string, w int) string { return ansi.Truncate(s, w, "…") }
+
+// spentShort is the tokens column: the count alone (the cost shows in the
+// task's detail).
+func spentShort(t tasks.Task) string {
+	s, _, _ := strings.Cut(t.Spent(), " ")
+	return s
+}

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/usage"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/golden"
 	"github.com/teamlead/teamlead/tui/style"
@@ -31,6 +32,7 @@ func Fixture() []tasks.Task {
 			History: []tasks.Transition{{To: tasks.StateInProgress, At: at(9, 0), By: "dev", Note: "first message"},
 				{From: tasks.StateInProgress, To: tasks.StateInReview, At: at(11, 0), By: "dev", Note: "handoff to qa"}}},
 		{ID: "T-3", State: tasks.StatePassed, Developer: "dev", QA: "qa", Created: at(7, 0), Updated: at(10, 0), Reviews: 1,
+			Tokens:     &usage.Tokens{Input: 120000, Output: 8400, CacheRead: 900000, CostUSD: 0.41},
 			LastReview: &tasks.Review{Decision: tasks.Pass, Commands: []tasks.Command{{Text: "go test ./..."}}},
 			History: []tasks.Transition{{To: tasks.StateInProgress, At: at(7, 0), By: "dev"},
 				{From: tasks.StateInProgress, To: tasks.StateInReview, At: at(9, 30), By: "dev", Note: "handoff to qa"},
