@@ -43,6 +43,7 @@ type Mirror struct {
 	stop      chan struct{}
 	done      chan struct{}
 	published atomic.Uint64
+	questions *questionsKV // the team's bucket of questions (questions.go)
 	errMu     sync.Mutex
 	err       error
 }
@@ -75,6 +76,9 @@ func (m *Mirror) setup() error {
 	}
 	last, err := lastOf(ctx, s, m.epoch)
 	if err != nil {
+		return err
+	}
+	if m.questions, err = openQuestions(ctx, m.js, m.names); err != nil {
 		return err
 	}
 	m.published.Store(last)
@@ -195,6 +199,16 @@ func (m *Mirror) flush() error {
 		if len(recs) == 0 {
 			return nil
 		}
+		// The bucket of questions first: a record published is one whose
+		// question's state is already there.
+		ctx, cancel := context.WithTimeout(context.Background(), ackWait)
+		for _, r := range recs {
+			if err := m.questions.apply(ctx, r); err != nil {
+				cancel()
+				return fmt.Errorf("the bucket of questions: %w", err)
+			}
+		}
+		cancel()
 		futs := make([]jetstream.PubAckFuture, 0, len(recs))
 		for _, r := range recs {
 			f, err := m.js.PublishMsgAsync(m.message(r), jetstream.WithMsgID(msgID(m.epoch, r.Seq)))

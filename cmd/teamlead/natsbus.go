@@ -6,16 +6,21 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/agents"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/teamlead/teamlead/agents"
+
 	"github.com/teamlead/teamlead/bus/natsbus"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/fsutil"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -199,30 +204,72 @@ func portOf(addr string) string {
 	return addr
 }
 
+// teamNATS connects to the NATS server of --nats (else the team file's
+// bus, else TEAMLEAD_NATS) and returns the team's name there (--team, else
+// the team file's bus.name).
+func teamNATS(g *globals, natsFlag, teamFlag, client string) (*nats.Conn, string, error) {
+	name := teamFlag
+	var team *config.Team
+	if name == "" {
+		t, err := config.LoadTeam(g.config)
+		if err != nil {
+			return nil, "", fmt.Errorf("--nats needs the team's name: give --team NAME, or --config with the team file (%v)", err)
+		}
+		team, name = t, t.Bus.Name
+	}
+	url := natsURL(natsFlag, team)
+	if err := config.CheckNATSURL(url); err != nil {
+		return nil, "", fmt.Errorf("--nats: %w", err)
+	}
+	cfg := natsbus.Config{URL: url, Name: client}
+	if team != nil {
+		cfg.Creds, cfg.TLS = team.Bus.Creds, natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}
+	}
+	nc, err := natsbus.Connect(cfg)
+	return nc, name, err
+}
+
+// questionsNATS reads the team's questions from its bucket on NATS.
+func questionsNATS(ctx context.Context, g *globals, natsFlag, teamFlag, status, id string) ([]questions.Question, error) {
+	nc, name, err := teamNATS(g, natsFlag, teamFlag, "teamlead questions")
+	if err != nil {
+		return nil, err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	states, err := natsbus.Questions(ctx, js, name)
+	if err != nil {
+		return nil, err
+	}
+	var out []questions.Question
+	for _, s := range states {
+		if id != "" && s.ID != id || id == "" && status != "all" && s.Status != status {
+			continue
+		}
+		q := questions.Question{ID: s.ID, Topic: s.Topic, Text: s.Text, Urgency: s.Urgency, Asker: s.Asker, Task: s.Task,
+			Status: questions.Status(s.Status), Answerer: s.Answerer, Created: s.Created, AssignedAt: s.Created, Answer: s.Answer}
+		if s.Status == string(questions.Answered) {
+			q.AnsweredAt = s.Updated
+		}
+		q.Deadline, _ = time.Parse(time.RFC3339Nano, s.Deadline)
+		out = append(out, q)
+	}
+	return out, nil
+}
+
 // auditNATS prints the team's records from its stream on NATS: the ones
 // there now, and with --follow the ones that come after.
 func auditNATS(ctx context.Context, g *globals, f *auditFlags, q store.Query, write func(store.Record) error, flush func() error) error {
 	if q.Reverse {
 		return errors.New("--newest reads the store; with --nats records come oldest first")
 	}
-	name := f.team
-	var team *config.Team
-	if name == "" {
-		t, err := config.LoadTeam(g.config)
-		if err != nil {
-			return fmt.Errorf("--nats needs the team's name: give --team NAME, or --config with the team file (%v)", err)
-		}
-		team, name = t, t.Bus.Name
-	}
-	url := natsURL(f.nats, team)
-	if err := config.CheckNATSURL(url); err != nil {
-		return fmt.Errorf("--nats: %w", err)
-	}
-	cfg := natsbus.Config{URL: url, Name: "teamlead audit"}
-	if team != nil {
-		cfg.Creds, cfg.TLS = team.Bus.Creds, natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}
-	}
-	nc, err := natsbus.Connect(cfg)
+	nc, name, err := teamNATS(g, f.nats, f.team, "teamlead audit")
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -47,6 +48,7 @@ func newAskCmd(g *globals) *cobra.Command {
 
 func newQuestionsCmd(g *globals) *cobra.Command {
 	var format *formatFlag
+	var natsFlag, teamFlag string
 	cmd := &cobra.Command{
 		Use:   "questions [pending|answered|timeout|dropped|all|ID]",
 		Short: "List questions (pending by default), or show one",
@@ -63,7 +65,13 @@ func newQuestionsCmd(g *globals) *cobra.Command {
 					status = args[0]
 				}
 			}
-			qs, err := listQuestions(g, status, id)
+			var qs []questions.Question
+			var err error
+			if natsFlag != "" || os.Getenv("TEAMLEAD_NATS") != "" {
+				qs, err = questionsNATS(cmd.Context(), g, natsFlag, teamFlag, status, id)
+			} else {
+				qs, err = listQuestions(g, status, id)
+			}
 			if err != nil {
 				return err
 			}
@@ -77,6 +85,8 @@ func newQuestionsCmd(g *globals) *cobra.Command {
 		},
 	}
 	format = addFormat(cmd)
+	cmd.Flags().StringVar(&natsFlag, "nats", "", "read the team's questions from this NATS server's bucket (where its console keeps them), e.g. on another machine (env TEAMLEAD_NATS)")
+	cmd.Flags().StringVar(&teamFlag, "team", "", "with --nats: the team's name on NATS (default: the team file's bus.name)")
 	return cmd
 }
 

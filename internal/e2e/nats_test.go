@@ -36,6 +36,7 @@ func TestConsolePublishesItsRecordsOnNATS(t *testing.T) {
 		agentDef{name: "dev", role: "developer", script: `
 route to=architect type=question task=T-1 body="Which transport?"
 expect relayed m-1 to architect
+gap topic=requirements.scope question="Is mobile in scope?"
 idle
 `},
 		agentDef{name: "architect", flags: []string{"--raw"}, script: "idle\n"},
@@ -62,6 +63,15 @@ idle
 			t.Fatalf("a record holds the server's token: %v", r)
 		}
 	}
+	// The question, as another machine reads it from the team's bucket.
+	waitFor(t, 20*time.Second, "the question in the bucket on NATS", func() bool {
+		out, err := tm.cliIn(tm.dir, "questions", "all", "--nats", url, "--team", "e2e", "--format", "json")
+		return err == nil && strings.Contains(out, `"topic":"requirements.scope"`) && strings.Contains(out, `"text":"Is mobile in scope?"`) &&
+			strings.Contains(out, `"asker":"dev"`)
+	}, func() string {
+		out, _ := tm.cliIn(tm.dir, "questions", "all", "--nats", url, "--team", "e2e")
+		return out
+	})
 
 	// SIGKILL, records made while nothing publishes (teamlead send
 	// through the store is not possible without a console: the restart
