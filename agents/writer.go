@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // Bracketed paste delimiters (xterm): the program reads everything between
@@ -80,6 +82,21 @@ func (a *Agent) Notice(text string, done func(error)) { a.enqueue(text, done, tr
 // the agent (a message, a notice, the human's words) and goes in with it,
 // so that an acknowledgement costs a CLI no model turn of its own.
 func (a *Agent) Ack(text string, done func(error)) { a.enqueue(text, done, true, true) }
+
+// TypeAs types text the way wire.Delivery.Typing names: wire.TypeMessage
+// (Type), TypeUrgent, TypeNotice or TypeAck.
+func (a *Agent) TypeAs(way, text string, done func(error)) {
+	switch way {
+	case wire.TypeUrgent:
+		a.TypeUrgent(text, done)
+	case wire.TypeNotice:
+		a.Notice(text, done)
+	case wire.TypeAck:
+		a.Ack(text, done)
+	default:
+		a.Type(text, done)
+	}
+}
 
 func (a *Agent) enqueue(text string, done func(error), notice, ack bool) {
 	a.enqueueMessage(&message{text: text, done: done, notice: notice, ack: ack})

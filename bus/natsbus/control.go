@@ -19,10 +19,11 @@ import (
 
 // Request is the console's request about an agent of a node.
 type Request struct {
-	Op   string `json:"op"` // keys, resize, stop, restart
+	Op   string `json:"op"` // keys, resize, busy, hold, stop, restart
 	Keys []byte `json:"keys,omitempty"`
 	Cols int    `json:"cols,omitempty"`
 	Rows int    `json:"rows,omitempty"`
+	On   bool   `json:"on,omitempty"` // busy, hold
 }
 
 type reply struct {

@@ -36,3 +36,44 @@ type Delivery struct {
 	Text  string    `json:"text"`             // what to type
 	Time  time.Time `json:"time"`             // when enqueued; the store fills time.Now() if zero
 }
+
+// How a delivery is typed into its agent (Delivery.Typing).
+const (
+	TypeMessage = "message" // as a prompt, after the agent's turn
+	TypeUrgent  = "urgent"  // at once, even during its turn: the human's words and blockers
+	TypeNotice  = "notice"  // joined with the notices next to it
+	TypeAck     = "ack"     // a relay acknowledgement, with the next text when the CLI takes it so
+)
+
+// Typing says how d is typed into its agent: one rule for the console's
+// own agents and a node's.
+func (d Delivery) Typing() string {
+	switch {
+	case d.Kind == "ack":
+		return TypeAck
+	case d.Kind == "notice":
+		return TypeNotice
+	case d.Kind == "human" || d.Type == "blocker":
+		return TypeUrgent
+	}
+	return TypeMessage
+}
+
+// What a node reports about one of its agents (the kind of its event).
+const (
+	NodeOutput      = "output"      // NodeOutputEvent: what the agent wrote, in order
+	NodeState       = "state"       // the agent's state changed (an agents.StateEvent)
+	NodeDelivered   = "delivered"   // NodeDeliveryEvent: the agent read a delivery
+	NodeUndelivered = "undelivered" // NodeDeliveryEvent: it never will, and why
+)
+
+// NodeOutputEvent is a chunk of an agent's output.
+type NodeOutputEvent struct {
+	Data []byte `json:"data"`
+}
+
+// NodeDeliveryEvent settles a delivery.
+type NodeDeliveryEvent struct {
+	ID     uint64 `json:"id"`
+	Reason string `json:"reason,omitempty"`
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -74,7 +75,7 @@ func serverToken(dir string) (string, error) {
 // bus.listen) starts one inside the console. It returns what stops it; a
 // server that cannot be reached is not fatal: the records wait in the
 // store, Activity says so, and they are published when it is back.
-func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng *engine.Engine) (func(), error) {
+func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng *engine.Engine, link *nodeLink) (func(), error) {
 	url := natsURL(f.nats, team)
 	listen := f.natsListen
 	if listen == "" {
@@ -138,6 +139,17 @@ func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng 
 		return nil, err
 	}
 	done := make(chan struct{})
+	if len(remoteAgents(team)) > 0 {
+		if err := followNodes(eng, link, nc, team, done); err != nil {
+			close(done)
+			m.Close(0)
+			nc.Close()
+			if srv != nil {
+				srv.Close()
+			}
+			return nil, fmt.Errorf("the link with the nodes: %w", err)
+		}
+	}
 	go wakeOnCommit(eng, m, st.LastSeq(), done)
 	go reportMirror(eng, m, natsbus.Redact(url), done)
 	return func() {
@@ -320,4 +332,93 @@ func auditNATS(ctx context.Context, g *globals, f *auditFlags, q store.Query, wr
 			return nil
 		}
 	}
+}
+
+// remoteAgents lists the agents of the team that run on a node, with it.
+func remoteAgents(team *config.Team) map[string]string {
+	out := map[string]string{}
+	for _, a := range team.Agents {
+		if a.Host != "" {
+			out[a.Name] = a.Host
+		}
+	}
+	return out
+}
+
+// nodeLink is the engine's link with its nodes (engine.Remote): it waits
+// for the connection startNATS makes, and refuses (the engine tries
+// again) until then.
+type nodeLink struct {
+	mu  sync.Mutex
+	con *natsbus.Console
+}
+
+var errNoLink = errors.New("not connected to NATS yet")
+
+func (l *nodeLink) console() *natsbus.Console {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.con
+}
+
+func (l *nodeLink) Deliver(d store.Delivery) error {
+	c := l.console()
+	if c == nil {
+		return errNoLink
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.Deliver(ctx, d)
+}
+
+func (l *nodeLink) Control(agent string, r engine.RemoteControl) error {
+	c := l.console()
+	if c == nil {
+		return errNoLink
+	}
+	return c.Control(context.Background(), agent, natsbus.Request{Op: r.Op, Keys: r.Keys, Cols: r.Cols, Rows: r.Rows, On: r.On})
+}
+
+// followNodes opens the link with the nodes on nc and gives the engine
+// every event they report, each once, until done: an event about an agent
+// that is not the reporting node's is refused and shown.
+func followNodes(eng *engine.Engine, link *nodeLink, nc *nats.Conn, team *config.Team, done <-chan struct{}) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-done; cancel() }()
+	con, err := natsbus.OpenConsole(ctx, nc, team.Bus.Name)
+	if err != nil {
+		cancel()
+		return err
+	}
+	evs, err := con.Events(ctx)
+	if err != nil {
+		cancel()
+		return err
+	}
+	link.mu.Lock()
+	link.con = con
+	link.mu.Unlock()
+	hosts := remoteAgents(team)
+	go func() {
+		type run struct {
+			epoch string
+			seq   uint64
+		}
+		last := map[string]run{} // per node: the newest event taken
+		for ev := range evs {
+			switch {
+			case hosts[ev.Agent] != ev.Node:
+				eng.Warn(fmt.Sprintf("node %q reported about %q, whose host: is %q: refused", ev.Node, ev.Agent, hosts[ev.Agent]))
+			case last[ev.Node].epoch == ev.Epoch && ev.Seq <= last[ev.Node].seq:
+				// offered again (its confirmation was late): taken already
+			default:
+				if err := eng.RemoteEvent(ev.Agent, ev.Kind, ev.Data); err != nil {
+					eng.Warn(fmt.Sprintf("node %s, agent %s: %v", ev.Node, ev.Agent, err))
+				}
+				last[ev.Node] = run{ev.Epoch, ev.Seq}
+			}
+			_ = ev.Done()
+		}
+	}()
+	return nil
 }

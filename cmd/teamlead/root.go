@@ -47,7 +47,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.config, "config", envOr("TEAMLEAD_CONFIG", "configs/team.yaml"), "team file (env TEAMLEAD_CONFIG; default: the running console's for this folder, else configs/team.yaml)")
 	root.PersistentFlags().StringVar(&g.state, "state", envOr("TEAMLEAD_STATE", defaultState()), "state directory: store and control socket (env TEAMLEAD_STATE; default: the running console's for this folder, else this)")
-	root.AddCommand(newRunCmd(g), newAgentsCmd(g), newSendCmd(g), newInboxCmd(g), newAskCmd(g), newQuestionsCmd(g), newValidateCmd(g), newProgressCmd(g), newConsultsCmd(g), newTasksCmd(g), newHookCmd(g), newAuditCmd(g), newPrimerCmd(g), newInitCmd(), newDoctorCmd(g), newConfigCmd(g), newVersionCmd(), newWorktreeCmd(g), newDiffCmd(g), newMergeCmd(g), newMCPCmd(g))
+	root.AddCommand(newRunCmd(g), newAgentsCmd(g), newSendCmd(g), newInboxCmd(g), newAskCmd(g), newQuestionsCmd(g), newValidateCmd(g), newProgressCmd(g), newConsultsCmd(g), newTasksCmd(g), newHookCmd(g), newAuditCmd(g), newPrimerCmd(g), newInitCmd(), newDoctorCmd(g), newConfigCmd(g), newVersionCmd(), newWorktreeCmd(g), newDiffCmd(g), newMergeCmd(g), newMCPCmd(g), newNodeCmd(g))
 	root.AddCommand(actionCmds(g)...)
 	root.AddCommand(newPermissionsCmd(g))
 	return root

@@ -120,7 +120,19 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return err
 	}
 	protect := protected(g, team)
+	var link *nodeLink
+	var remote engine.Remote
+	if r := remoteAgents(team); len(r) > 0 {
+		if natsURL(f.nats, team) == "" && f.natsListen == "" && team.Bus.Listen == "" {
+			for name, host := range r {
+				return fmt.Errorf("%s runs on node %s (host: in %s): the team needs NATS for its nodes: bus.nats or bus.listen in the team file, --nats URL or --nats-listen HOST:PORT", name, host, team.File)
+			}
+		}
+		link = &nodeLink{}
+		remote = link
+	}
 	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: f.grace, Backoff: f.backoff,
+		Remote:   remote,
 		Socket:   socket,
 		Protect:  protect,
 		Fresh:    f.fresh,
@@ -148,7 +160,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err := eng.Start(engCtx); err != nil {
 		return err
 	}
-	stopNATS, err := startNATS(g, f, team, st, eng)
+	stopNATS, err := startNATS(g, f, team, st, eng, link)
 	if err != nil {
 		stopEngine()
 		<-eng.Done()

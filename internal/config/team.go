@@ -80,6 +80,9 @@ type Agent struct {
 	Capabilities []string `yaml:"capabilities"`
 	// Isolation overrides the team's isolation for this agent: auto, sandbox, userns or none.
 	Isolation string `yaml:"isolation"`
+	// Host names the node (`teamlead node --name NAME`) that runs the
+	// agent on another machine; "" runs it on the console's.
+	Host string `yaml:"host"`
 	// Budget is what the agent may spend this run before every action it asks for goes to you (default: the team's budget).
 	Budget Budget `yaml:"budget"`
 	// Worktree runs the agent in a git worktree of its own: true (branch teamlead/<name>), a branch name, or false; default: the team's worktrees.default. Its dir names the repository (or a folder in it).
@@ -202,6 +205,9 @@ type PresetMCP struct {
 	// Settings says the console's own settings file for the CLI lists the server (Gemini CLI's system defaults, which teamlead writes).
 	Settings bool `yaml:"settings"`
 }
+
+// hostName is a node's name (an agent's host:).
+var hostName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
 
 // SessionFile says where a CLI records its conversations: files matching
 // Glob (relative to the agent's home), each a JSON-lines file whose first
@@ -542,6 +548,9 @@ func (t *Team) validateAgents(file string, root *yaml.Node, presets map[string]P
 				isolationReported = true
 				p.add(&FieldError{File: file, Line: lineOf(root, "isolation"), Field: "isolation", Msg: fmt.Sprintf("%q is not an isolation; use auto (a sandbox per agent where the kernel allows one), sandbox (required), userns (a user namespace alone) or none", a.Isolation)})
 			}
+		}
+		if a.Host != "" && !hostName.MatchString(a.Host) {
+			fail(i, "host", fmt.Sprintf("%q is not a node name: letters, digits, - and _ (the name `teamlead node --name` is given)", a.Host))
 		}
 		if a.Cols < 0 || a.Rows < 0 || a.Cols > 1000 || a.Rows > 1000 {
 			key := "cols"

@@ -36,6 +36,7 @@ type agentDef struct {
 	parse      string   // stream (default) or screen
 	dir        string   // working directory (default the team's folder)
 	preset     string   // preset (default plain)
+	host       string   // the node that runs it (default the console's machine)
 }
 
 // team is a directory holding a team file, the agents' scripts and what
@@ -110,6 +111,9 @@ func (tm *team) write(file string, agents []agentDef) {
 		if a.preset != "" {
 			restart += "\n    preset: " + a.preset
 		}
+		if a.host != "" {
+			restart += "\n    host: " + a.host
+		}
 		dir := a.dir
 		if dir == "" {
 			dir = tm.dir
@@ -176,6 +180,28 @@ func (tm *team) start(extra ...string) *console {
 	})
 	if c.exited() {
 		tm.t.Fatalf("console exited at start: %v\n%s", c.err, c.out)
+	}
+	return c
+}
+
+// startNode starts `teamlead node --name name` for the team on the NATS
+// server at url, with a state folder of its own.
+func (tm *team) startNode(name, url string) *console {
+	tm.t.Helper()
+	args := []string{"node", "--name", name, "--nats", url, "--config", tm.config, "--state", filepath.Join(tm.dir, "node-"+name)}
+	c := &console{t: tm.t, cmd: exec.Command(bin.teamlead, args...), out: &testbin.Buffer{}, done: make(chan struct{})}
+	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
+	c.cmd.Env, c.cmd.Dir = tm.env(), tm.cwd
+	if err := c.cmd.Start(); err != nil {
+		tm.t.Fatal(err)
+	}
+	go func() { c.err = c.cmd.Wait(); close(c.done) }()
+	tm.t.Cleanup(func() { c.kill() })
+	waitFor(tm.t, 20*time.Second, "the node to start", func() bool {
+		return strings.Contains(c.out.String(), "teamlead node "+name+": running") || c.exited()
+	})
+	if c.exited() {
+		tm.t.Fatalf("node exited at start: %v\n%s", c.err, c.out)
 	}
 	return c
 }

@@ -108,3 +108,76 @@ func TestConsoleWithoutItsNATSKeepsRunning(t *testing.T) {
 		return strings.Contains(c.out.String(), "NATS at nats://127.0.0.1:1") && strings.Contains(c.out.String(), "published when it is back")
 	}, func() string { return c.out.String() })
 }
+
+// natsURLOf waits for the URL of the console's own NATS server.
+func natsURLOf(t *testing.T, tm *team) string {
+	t.Helper()
+	var url string
+	waitFor(t, 10*time.Second, "the NATS URL file", func() bool {
+		b, err := os.ReadFile(filepath.Join(tm.state, "secrets", "nats-url"))
+		url = strings.Replace(strings.TrimSpace(string(b)), "HOST", "127.0.0.1", 1)
+		return err == nil && url != ""
+	})
+	return url
+}
+
+// An agent whose host: names a node runs on that node (teamlead node): a
+// message relayed to it from an agent of the console's machine reaches it
+// through NATS, its answer comes back the same way, and the console
+// records both as for its own agents; its screen is the console's to see.
+func TestAgentOnANode(t *testing.T) {
+	tm := newTeamWith(t, "bus:\n  name: e2e\n",
+		agentDef{name: "dev", role: "developer", script: `
+route to=far type=question task=T-1 body="Ping from dev"
+expect relayed m-1 to far
+expect Pong from far
+idle
+`},
+		agentDef{name: "far", role: "reviewer", host: "box1", script: `
+expect Ping from dev
+route to=dev type=answer task=T-1 body="Pong from far"
+expect relayed m-2 to dev
+say far is done
+idle
+`},
+	)
+	c := tm.start("--nats-listen", "127.0.0.1:0")
+	defer c.stop()
+	url := natsURLOf(t, tm)
+	n := tm.startNode("box1", url)
+	defer n.stop()
+	tm.waitReceived("far", "Ping from dev")
+	tm.waitReceived("dev", "Pong from far")
+	tm.waitReceived("far", "relayed m-2 to dev")
+	var msgs []map[string]any
+	waitFor(t, 20*time.Second, "both messages in the audit", func() bool {
+		out := tm.mustCLI("audit", "--kind", "message", "--format", "json")
+		msgs = nil
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil {
+				msgs = append(msgs, m)
+			}
+		}
+		return len(msgs) == 2
+	}, func() string { return tm.mustCLI("audit") })
+	if msgs[1]["from"] != "far" || msgs[1]["body"] != "Pong from far" {
+		t.Fatalf("far's message: %v", msgs[1])
+	}
+	// Its screen, as the console shows it, came from the node.
+	waitFor(t, 20*time.Second, "far running, as the console sees it", func() bool {
+		var agents []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(tm.mustCLI("agents", "--format", "json")), "\n") {
+			var a map[string]any
+			if json.Unmarshal([]byte(l), &a) == nil {
+				agents = append(agents, a)
+			}
+		}
+		for _, a := range agents {
+			if a["name"] == "far" {
+				return a["state"] == "running"
+			}
+		}
+		return false
+	}, func() string { return tm.mustCLI("agents", "--format", "json") })
+}

@@ -86,7 +86,7 @@ func (s *sink) look() {
 
 // hold stops or resumes typing into the agent.
 func (s *sink) hold(on bool) {
-	if a := s.agent.Load(); a != nil {
+	if a := s.runner(); a != nil {
 		a.Hold(on)
 	}
 }

@@ -43,6 +43,9 @@ const maxBatch = 512
 
 // Options configure an engine.
 type Options struct {
+	// Remote links the console with its nodes, which run the agents
+	// whose host: names one (remote.go); nil when there are none.
+	Remote Remote
 	// Team is the loaded team file.
 	Team *config.Team
 	// Store is the open store (the engine is its only writer).
@@ -216,9 +219,9 @@ func New(opts Options) (*Engine, error) {
 
 // agent returns the named agent, or nil when there is none or it has not
 // been started yet. Safe from any goroutine.
-func (e *Engine) agent(name string) *agents.Agent {
+func (e *Engine) agent(name string) runner {
 	if s := e.sinks[name]; s != nil {
-		return s.agent.Load()
+		return s.runner()
 	}
 	return nil
 }
@@ -256,11 +259,18 @@ func (e *Engine) Start(ctx context.Context) error {
 				Body:   "works in " + a.Dir + " on branch " + a.Branch + " (from " + a.Repo + ")",
 				Fields: map[string]string{"branch": a.Branch, "dir": a.Dir, "repo": a.Repo}}, nil, nil)
 		}
+		s := e.sinks[a.Name]
+		if a.Host != "" {
+			s.started(newRemoteAgent(e, a.Name, a.Host)) // its node starts it, with its primer and hooks
+			if s.watches() {
+				go s.scanLoop()
+			}
+			continue
+		}
 		if a.Preset == "claude-code" {
 			e.installHooks(a.Dir)
 		}
 		e.writePrimerFile(a)
-		s := e.sinks[a.Name]
 		s.started(agents.Start(e.spec(a, s), s))
 		if s.watches() {
 			go s.scanLoop()
@@ -699,17 +709,7 @@ func (e *Engine) dispatch(d store.Delivery) {
 		go e.send(input{kind: inUndeliverable, delivery: d, reason: "no such agent"})
 		return
 	}
-	typeFn := a.Type
-	if d.Kind == lead.DeliverHuman || d.Type == protocol.TypeBlocker {
-		typeFn = a.TypeUrgent // the human's words and blockers do not wait for the end of a turn
-	}
-	switch d.Kind {
-	case lead.DeliverAck:
-		typeFn = a.Ack
-	case lead.DeliverNotice:
-		typeFn = a.Notice
-	}
-	typeFn(d.Text, func(err error) {
+	done := func(err error) {
 		if err != nil {
 			e.send(input{kind: inUndeliverable, delivery: d, reason: err.Error()})
 			return
@@ -724,7 +724,14 @@ func (e *Engine) dispatch(d store.Delivery) {
 			case <-e.done:
 			}
 		}
-	})
+	}
+	switch a := a.(type) {
+	case *remoteAgent:
+		a.deliver(d, done) // its node types it
+	case *agents.Agent:
+		// The human's words and blockers do not wait for the end of a turn.
+		a.TypeAs(d.Typing(), d.Text, done)
+	}
 }
 
 // shutdown stops every agent in parallel and waits for them, still
@@ -739,12 +746,12 @@ func (e *Engine) shutdown() {
 	}
 	var wg sync.WaitGroup
 	for _, s := range e.sinks {
-		a := s.agent.Load()
+		a := s.runner()
 		if a == nil {
 			continue
 		}
 		wg.Add(1)
-		go func(a *agents.Agent) {
+		go func(a runner) {
 			defer wg.Done()
 			a.Stop()
 		}(a)
@@ -966,7 +973,7 @@ func (e *Engine) ResizeAgents(cols, rows int) {
 	}
 	for _, s := range e.sinks {
 		s.term.Resize(cols, rows)
-		if a := s.agent.Load(); a != nil {
+		if a := s.runner(); a != nil {
 			_ = a.Resize(uint16(cols), uint16(rows))
 		}
 	}
@@ -992,7 +999,7 @@ func (e *Engine) Screen(agent string) Screen {
 // runs as the leader of its own session), or "".
 func (e *Engine) AgentOfSession(sid int) string {
 	for name, s := range e.sinks {
-		a := s.agent.Load()
+		a := s.runner()
 		if a == nil {
 			continue
 		}

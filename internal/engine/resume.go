@@ -165,7 +165,7 @@ func (e *Engine) findSession(agent string) {
 		dir = r
 	}
 	var since time.Time
-	if a := s.agent.Load(); a != nil {
+	if a := s.runner(); a != nil {
 		since = a.Info().StartedAt.Add(-2 * time.Second)
 	}
 	files, _ := filepath.Glob(filepath.Join(home, sf.Glob))

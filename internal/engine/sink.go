@@ -34,8 +34,8 @@ const (
 type sink struct {
 	e          *Engine
 	name       string
-	agent      atomic.Pointer[agents.Agent] // set once by started
-	ready      chan struct{}                // closed once agent is set
+	agent      atomic.Pointer[runnerBox] // set once by started
+	ready      chan struct{}             // closed once agent is set
 	term       *vt.Terminal
 	parser     *protocol.Parser    // stream mode
 	scanner    *screenscan.Scanner // screen mode
@@ -104,10 +104,31 @@ func newSink(e *Engine, a config.Agent) *sink {
 // or a preset detector): then its scan loop runs.
 func (s *sink) watches() bool { return s.changed != nil }
 
+// runner is an agent's process as the engine drives it: an *agents.Agent
+// here, or a remoteAgent whose node runs it (remote.go).
+type runner interface {
+	Info() agents.Info
+	Write(p []byte) (int, error)
+	Resize(cols, rows uint16) error
+	Busy(on bool)
+	Hold(on bool)
+	Stop()
+}
+
+type runnerBox struct{ r runner }
+
 // started records the agent once agents.Start returned it.
-func (s *sink) started(a *agents.Agent) {
-	s.agent.Store(a)
+func (s *sink) started(a runner) {
+	s.agent.Store(&runnerBox{a})
 	close(s.ready)
+}
+
+// runner is the agent's process, nil before it started.
+func (s *sink) runner() runner {
+	if b := s.agent.Load(); b != nil {
+		return b.r
+	}
+	return nil
 }
 
 // agentWriter types the emulator's answers into the agent. It runs on the
@@ -122,7 +143,11 @@ func (w agentWriter) Write(p []byte) (int, error) {
 	case <-w.s.e.quit:
 		return len(p), nil
 	}
-	return w.s.agent.Load().Write(p)
+	r := w.s.runner()
+	if _, remote := r.(*remoteAgent); remote {
+		return len(p), nil // its node's emulator answers the program
+	}
+	return r.Write(p)
 }
 
 func (s *sink) Output(agent string, data []byte) {
@@ -154,7 +179,7 @@ func (s *sink) State(ev agents.StateEvent) {
 	}
 	switch agents.State(ev.State) {
 	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
-		if a := s.agent.Load(); a != nil {
+		if a := s.runner(); a != nil {
 			a.Busy(false) // its turn ended with it
 		}
 		// The process is gone: an open block is cut off, the next process starts clean.

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus/natsbus"
+	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/control"
+	"github.com/teamlead/teamlead/internal/node"
+	"github.com/teamlead/teamlead/internal/trust"
+)
+
+func newNodeCmd(g *globals) *cobra.Command {
+	var name, natsFlag string
+	cmd := &cobra.Command{
+		Use:   "node --name NAME [--nats URL] [--config FILE] [--state DIR]",
+		Short: "Run the team's agents whose host: is NAME on this machine, for a console on another (over NATS)",
+		Long: "node runs, on this machine, the agents of the team file whose host: names this node: their\n" +
+			"processes, terminals and typing are here; what they write goes to the team's console over NATS\n" +
+			"(the console's --nats-listen server, or the team's bus.nats), which relays and shows it as for\n" +
+			"its own agents. Ctrl-C stops the node and its agents; the console shows them unreachable, and\n" +
+			"messages for them wait on the server until the node is back.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if why := trust.InsideAgent(); why != "" {
+				return fmt.Errorf("refusing to run a node here: %s; start it from your own terminal", why)
+			}
+			if name == "" {
+				return fmt.Errorf("--name: the node's name, as its agents' host: says it")
+			}
+			g.discover = false
+			team, err := config.LoadTeam(g.config)
+			if err != nil {
+				return err
+			}
+			url := natsURL(natsFlag, team)
+			if url == "" {
+				return fmt.Errorf("--nats: the URL of the team's NATS server (the console's --nats-listen prints where its URL is kept; or bus.nats in the team file, or TEAMLEAD_NATS)")
+			}
+			if err := config.CheckNATSURL(url); err != nil {
+				return fmt.Errorf("--nats: %w", err)
+			}
+			if err := os.MkdirAll(g.state, 0o700); err != nil {
+				return fmt.Errorf("state directory: %w", err)
+			}
+			nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead node " + name, Wait: true,
+				TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
+			if err != nil {
+				return err
+			}
+			defer nc.Close()
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			_ = agents.BecomeSubreaper()
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "teamlead node %s: running the agents of %s whose host: is %s; Ctrl-C stops\n", name, team.File, name)
+			err = node.Run(ctx, node.Options{Name: name, Team: team, TeamName: team.Bus.Name, Conn: nc, Epoch: natsbus.NewEpoch(),
+				Protect: control.Protected(g.state, team.OwnFiles()),
+				Warn:    func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "teamlead node:", s) }})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(out, "teamlead node: stopped")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "the node's name: the agents whose host: is it run here")
+	cmd.Flags().StringVar(&natsFlag, "nats", "", "the team's NATS server (env TEAMLEAD_NATS; default: the team file's bus.nats)")
+	return cmd
+}
