@@ -463,7 +463,7 @@ func (m *Model) refreshAgents() {
 		case state == "running":
 			state = doing
 		}
-		row := agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name], Err: a.Err}
+		row := agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name], Err: a.Err, Host: a.Host}
 		if n := a.Tokens.All(); n > 0 {
 			row.Tokens = usage.Short(n)
 		}

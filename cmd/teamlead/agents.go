@@ -11,6 +11,7 @@ import (
 
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/usage"
 )
@@ -67,10 +68,12 @@ type agentJSON struct {
 	Tokens *usage.Tokens `json:"tokens,omitempty"`
 	// Worktree is its git worktree: branch, ahead, behind, uncommitted.
 	Worktree *engine.Worktree `json:"worktree,omitempty"`
+	// Host is the node that runs it (its host:); "" for the console's machine.
+	Host string `json:"host,omitempty"`
 }
 
 func agentView(a agentRow, live bool, now time.Time) agentJSON {
-	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live, Error: a.Err}
+	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live, Error: a.Err, Host: a.Host}
 	if live {
 		v.Pid = a.Pid
 		if a.Tokens != (usage.Tokens{}) {
@@ -92,7 +95,7 @@ func agentView(a agentRow, live bool, now time.Time) agentJSON {
 func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 	var failed []string
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tSTATE\tDOING\tPID\tRESTARTS\tTOKENS IN/OUT\tBRANCH")
+	fmt.Fprintln(tw, "NAME\tROLE\tHOST\tSTATE\tDOING\tPID\tRESTARTS\tTOKENS IN/OUT\tBRANCH")
 	for _, a := range list {
 		pid := "-"
 		if a.Pid > 0 && live {
@@ -121,7 +124,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 				branch += " (uncommitted)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.Name, a.Role, state, doing, pid, a.Restarts, tokens, branch)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.Name, a.Role, report.Dash(a.Host), state, doing, pid, a.Restarts, tokens, branch)
 	}
 	for _, a := range list {
 		if a.Err != "" && (a.State == "failed" || a.last == "failed" || a.State == "exited") {
@@ -171,7 +174,7 @@ func listAgents(g *globals) ([]agentRow, bool, error) {
 	}
 	var out []agentRow
 	for _, a := range team.Agents {
-		info := agentRow{AgentInfo: engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running"}}
+		info := agentRow{AgentInfo: engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running", Host: a.Host}}
 		recs, err := st.Query(store.Query{Agent: a.Name, Kind: "agent"})
 		if err != nil {
 			return nil, false, err

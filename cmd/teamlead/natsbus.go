@@ -349,8 +349,16 @@ func remoteAgents(team *config.Team) map[string]string {
 // for the connection startNATS makes, and refuses (the engine tries
 // again) until then.
 type nodeLink struct {
-	mu  sync.Mutex
-	con *natsbus.Console
+	mu    sync.Mutex
+	con   *natsbus.Console
+	nodes *natsbus.Nodes
+}
+
+func (l *nodeLink) Reachable(node string) bool {
+	l.mu.Lock()
+	ns := l.nodes
+	l.mu.Unlock()
+	return ns != nil && ns.Reachable(node)
 }
 
 var errNoLink = errors.New("not connected to NATS yet")
@@ -395,8 +403,14 @@ func followNodes(eng *engine.Engine, link *nodeLink, nc *nats.Conn, team *config
 		cancel()
 		return err
 	}
+	nodes, err := con.Nodes()
+	if err != nil {
+		cancel()
+		return err
+	}
+	go func() { <-done; nodes.Close() }()
 	link.mu.Lock()
-	link.con = con
+	link.con, link.nodes = con, nodes
 	link.mu.Unlock()
 	hosts := remoteAgents(team)
 	go func() {

@@ -175,9 +175,34 @@ idle
 		}
 		for _, a := range agents {
 			if a["name"] == "far" {
-				return a["state"] == "running"
+				return a["state"] == "running" && a["host"] == "box1"
 			}
 		}
 		return false
 	}, func() string { return tm.mustCLI("agents", "--format", "json") })
+
+	// The node stops: far is unreachable, and what you send it waits on
+	// the server until a node runs it again.
+	n.stop()
+	waitFor(t, 30*time.Second, "far unreachable", func() bool {
+		return agentState(tm, "far") == "unreachable"
+	}, func() string { return tm.mustCLI("agents") })
+	tm.mustCLI("send", "far", "sent while box1 was away")
+	n = tm.startNode("box1", url)
+	defer n.stop()
+	tm.waitReceived("far", "sent while box1 was away")
+	waitFor(t, 30*time.Second, "far reachable again", func() bool { return agentState(tm, "far") == "running" },
+		func() string { return tm.mustCLI("agents") })
+}
+
+// agentState is an agent's state as `teamlead agents --format json` gives it.
+func agentState(tm *team, name string) string {
+	for _, l := range strings.Split(strings.TrimSpace(tm.mustCLI("agents", "--format", "json")), "\n") {
+		var a map[string]any
+		if json.Unmarshal([]byte(l), &a) == nil && a["name"] == name {
+			s, _ := a["state"].(string)
+			return s
+		}
+	}
+	return ""
 }

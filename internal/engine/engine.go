@@ -882,6 +882,9 @@ type AgentInfo struct {
 	// Worktree is the agent's git worktree, as last looked at (nil: it
 	// works in no worktree of its own).
 	Worktree *Worktree `json:"worktree,omitempty"`
+	// Host is the node that runs it ("" for this machine); its State is
+	// "unreachable" while the node is not heard from.
+	Host string `json:"host,omitempty"`
 }
 
 // Worktree is an agent's branch against the person's: commits ahead and
@@ -930,9 +933,16 @@ func (e *Engine) Agents() []AgentInfo {
 			last = time.Unix(0, ns)
 		}
 		hs := e.hookStateOf(n)
-		out = append(out, AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
+		ai := AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
 			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from, Err: info.Err,
-			Tokens: e.sinks[n].spend.total(), Worktree: e.sinks[n].tree.Load()})
+			Tokens: e.sinks[n].spend.total(), Worktree: e.sinks[n].tree.Load()}
+		if r, ok := e.agent(n).(*remoteAgent); ok {
+			ai.Host = r.host
+			if e.opts.Remote != nil && !e.opts.Remote.Reachable(r.host) {
+				ai.State = StateUnreachable
+			}
+		}
+		out = append(out, ai)
 	}
 	return out
 }

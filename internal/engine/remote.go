@@ -26,7 +26,13 @@ type Remote interface {
 	Deliver(d store.Delivery) error
 	// Control asks the agent's node to do c.
 	Control(agent string, c RemoteControl) error
+	// Reachable reports whether the node was heard from lately.
+	Reachable(node string) bool
 }
+
+// StateUnreachable is the state of an agent whose node is not heard from:
+// messages for it wait on the server until the node is back.
+const StateUnreachable = "unreachable"
 
 // RemoteControl is a request to a node about one of its agents.
 type RemoteControl struct {

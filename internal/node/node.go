@@ -235,8 +235,13 @@ func (l *local) Output(_ string, data []byte) {
 }
 
 // State reports a state change (agents.Sink), after the output before it.
+// The stop of a node's shutdown is not reported: the agent runs again
+// with the node, and messages for it wait until then.
 func (l *local) State(ev agents.StateEvent) {
 	l.flushed()
+	if l.ctx.Err() != nil {
+		return
+	}
 	if err := l.rep.report(l.ctx, l.name, wire.NodeState, ev); err != nil {
 		return
 	}

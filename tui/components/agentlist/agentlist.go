@@ -28,6 +28,9 @@ type Row struct {
 	// ("teamlead/dev ↑2↓1 *": ahead, behind, uncommitted work); "" when
 	// it works in none. Shown when the row has room, before Tokens.
 	Tree string
+	// Host is the node that runs it ("" for this machine), shown "@gpu1"
+	// when the row has room, first.
+	Host string
 }
 
 // Model is the agent list.
@@ -121,9 +124,12 @@ func (m Model) View() string {
 		if r.Tokens != "" {
 			tokens = " " + r.Tokens + " tok"
 		}
-		tree := ""
+		tree, host := "", ""
 		if r.Tree != "" {
 			tree = " " + r.Tree
+		}
+		if r.Host != "" {
+			host = " @" + r.Host
 		}
 		if i == m.sel {
 			prefix := "▶ "
@@ -131,7 +137,7 @@ func (m Model) View() string {
 				prefix = "› "
 			}
 			plain := fmt.Sprintf("%s%-*s %s%-10s%s", prefix, nameW, r.Name, roleCell(r.Role, roleW), r.State, marks)
-			for _, extra := range []string{tree, tokens} {
+			for _, extra := range []string{host, tree, tokens} {
 				if extra != "" && ansi.StringWidth(plain+extra) <= m.width {
 					plain += extra
 				}
@@ -147,7 +153,7 @@ func (m Model) View() string {
 		if r.Unread > 0 {
 			line += m.st.Accent.Render(fmt.Sprintf(" ✉%d", r.Unread))
 		}
-		for _, extra := range []string{tree, tokens} {
+		for _, extra := range []string{host, tree, tokens} {
 			if extra != "" && ansi.StringWidth(line+extra) <= m.width {
 				line += m.st.Muted.Render(extra)
 			}
