@@ -62,6 +62,7 @@ func (d Delivery) Typing() string {
 // What a node reports about one of its agents (the kind of its event).
 const (
 	NodeOutput      = "output"      // NodeOutputEvent: what the agent wrote, in order
+	NodeEcho        = "echo"        // NodeOutputEvent: the echo drawn for what was typed (shown, never parsed)
 	NodeState       = "state"       // the agent's state changed (an agents.StateEvent)
 	NodeDelivered   = "delivered"   // NodeDeliveryEvent: the agent read a delivery
 	NodeUndelivered = "undelivered" // NodeDeliveryEvent: it never will, and why

@@ -152,18 +152,23 @@ func (e *Engine) RemoteEvent(agent, kind string, data []byte) error {
 		return fmt.Errorf("%w: %q runs here", ErrNotRemote, agent)
 	}
 	switch kind {
-	case wire.NodeOutput:
+	case wire.NodeOutput, wire.NodeEcho:
 		var o wire.NodeOutputEvent
 		if err := json.Unmarshal(data, &o); err != nil {
 			return err
 		}
-		s.Output(agent, o.Data)
+		if kind == wire.NodeEcho {
+			s.Echo(agent, o.Data) // what was typed: shown, not read as the agent's words
+		} else {
+			s.Output(agent, o.Data)
+		}
 	case wire.NodeState:
 		var ev agents.StateEvent
 		if err := json.Unmarshal(data, &ev); err != nil {
 			return err
 		}
 		ev.Agent = agent
+		ev.Pid = 0 // a process of the node's machine: never one of this one's
 		r.mu.Lock()
 		r.info.State, r.info.Restarts, r.info.ExitCode, r.info.Isolation = ev.State, ev.Restarts, ev.ExitCode, ev.Isolation
 		if ev.State == agents.StateRunning {

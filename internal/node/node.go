@@ -234,6 +234,14 @@ func (l *local) Output(_ string, data []byte) {
 	}
 }
 
+// Echo reports the echo drawn for what was typed (agents.EchoSink), in
+// its place among the output: the console shows it and never parses it.
+func (l *local) Echo(_ string, data []byte) {
+	_, _ = l.term.Write(data)
+	l.flushed()
+	_ = l.rep.report(l.ctx, l.name, wire.NodeEcho, wire.NodeOutputEvent{Data: append([]byte(nil), data...)})
+}
+
 // State reports a state change (agents.Sink), after the output before it.
 // The stop of a node's shutdown is not reported: the agent runs again
 // with the node, and messages for it wait until then.
