@@ -95,7 +95,18 @@ func agentView(a agentRow, live bool, now time.Time) agentJSON {
 func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 	var failed []string
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tHOST\tSTATE\tDOING\tPID\tRESTARTS\tTOKENS IN/OUT\tBRANCH")
+	// HOST only for a team with agents on other machines.
+	hosts := false
+	for _, a := range list {
+		hosts = hosts || a.Host != ""
+	}
+	host := func(a agentRow) string {
+		if !hosts {
+			return ""
+		}
+		return report.Dash(a.Host) + "\t"
+	}
+	fmt.Fprintln(tw, "NAME\tROLE\t"+map[bool]string{true: "HOST\t"}[hosts]+"STATE\tDOING\tPID\tRESTARTS\tTOKENS IN/OUT\tBRANCH")
 	for _, a := range list {
 		pid := "-"
 		if a.Pid > 0 && live {
@@ -124,7 +135,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 				branch += " (uncommitted)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.Name, a.Role, report.Dash(a.Host), state, doing, pid, a.Restarts, tokens, branch)
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%s\t%d\t%s\t%s\n", a.Name, a.Role, host(a), state, doing, pid, a.Restarts, tokens, branch)
 	}
 	for _, a := range list {
 		if a.Err != "" && (a.State == "failed" || a.last == "failed" || a.State == "exited") {
