@@ -147,8 +147,11 @@ func (c *Console) Events(ctx context.Context) (<-chan Received, error) {
 	}
 	return pump(ctx, cons, func(m jetstream.Msg) (Received, bool) {
 		var ev Event
-		if json.Unmarshal(m.Data(), &ev) != nil {
-			_ = m.Term() // not an event: never offered again
+		if json.Unmarshal(m.Data(), &ev) != nil || m.Subject() != c.l.eventSubject(ev.Node, ev.Agent) {
+			// Not an event, or one whose subject names another node or
+			// agent than it says (a node may publish only under its own
+			// name): never offered again.
+			_ = m.Term()
 			return Received{}, false
 		}
 		return Received{Event: ev, Done: m.Ack}, true
@@ -172,8 +175,12 @@ func OpenNode(ctx context.Context, nc *nats.Conn, team, name, epoch string) (*No
 		return nil, err
 	}
 	l := linkNamesOf(team)
-	if err := ensureLink(ctx, js, l); err != nil {
-		return nil, err
+	// The console makes the link's streams: a node may not (the console's
+	// own server lets it only read and report, auth.go).
+	for _, s := range []string{l.deliverStream, l.eventStream} {
+		if _, err := js.Stream(ctx, s); err != nil {
+			return nil, fmt.Errorf("JetStream stream %s: %w (has the team's console started with this NATS server? it makes the streams)", s, err)
+		}
 	}
 	return &Node{js: js, l: l, name: name, epoch: epoch}, nil
 }

@@ -112,6 +112,9 @@ func TestEventsReachTheConsole(t *testing.T) {
 	srv := serve(t, "127.0.0.1:0", filepath.Join(t.TempDir(), "nats"))
 	defer srv.Close()
 	ctx := context.Background()
+	if _, err := OpenConsole(ctx, connect(t, srv.URL()), "t"); err != nil { // it makes the streams
+		t.Fatal(err)
+	}
 	n, err := OpenNode(ctx, connect(t, srv.URL()), "t", "box", "r1")
 	if err != nil {
 		t.Fatal(err)

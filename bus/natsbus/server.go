@@ -26,6 +26,12 @@ type Server struct {
 // the server listens on the network, where anybody, an agent on this
 // machine included, could otherwise publish or delete the team's records.
 func Serve(listen, dir, token string) (*Server, error) {
+	return ServeTeam(listen, dir, token, "", nil)
+}
+
+// ServeTeam is Serve that also takes team's nodes, each with its own
+// password and only the permissions its agents need (auth.go).
+func ServeTeam(listen, dir, token, team string, nodes map[string]NodeAuth) (*Server, error) {
 	if token == "" {
 		return nil, errors.New("NATS server: no token")
 	}
@@ -44,15 +50,22 @@ func Serve(listen, dir, token string) (*Server, error) {
 		p = server.RANDOM_PORT // the server takes 0 as its default port, 4222
 	}
 	opts := &server.Options{
-		ServerName:    "teamlead",
-		Host:          host,
-		Port:          p,
-		JetStream:     true,
-		StoreDir:      filepath.Clean(dir),
-		NoSigs:        true, // the console handles its signals
-		NoLog:         true,
-		Authorization: token,
+		ServerName: "teamlead",
+		Host:       host,
+		Port:       p,
+		JetStream:  true,
+		StoreDir:   filepath.Clean(dir),
+		NoSigs:     true, // the console handles its signals
+		NoLog:      true,
 	}
+	auth := authenticator{token: token, team: team, nodes: map[string]NodeAuth{}}
+	for name, n := range nodes {
+		if n.Password == "" {
+			return nil, fmt.Errorf("NATS server: node %s has no password", name)
+		}
+		auth.nodes[NodeUser(name)] = n
+	}
+	opts.CustomClientAuthentication = auth
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("NATS server: %w", err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -98,7 +99,11 @@ func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng 
 		if err != nil {
 			return nil, err
 		}
-		if srv, err = natsbus.Serve(listen, dir, tok); err != nil {
+		nodes, err := nodePasswords(secrets, team)
+		if err != nil {
+			return nil, err
+		}
+		if srv, err = natsbus.ServeTeam(listen, dir, tok, team.Bus.Name, nodes); err != nil {
 			return nil, err
 		}
 		if url == "" {
@@ -113,6 +118,15 @@ func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng 
 		}
 		eng.Warn(fmt.Sprintf("NATS server with JetStream listening on %s (its files in %s); other machines connect with the URL in %s, HOST replaced by this machine's address",
 			srv.Addr(), dir, urlFile))
+		for name, n := range nodes {
+			nodeFile := filepath.Join(secrets, "nodes", name+".url")
+			u := "nats://" + natsbus.NodeUser(name) + ":" + n.Password + "@HOST:" + portOf(srv.Addr().String()) + "\n"
+			if err := fsutil.WriteFileAtomic(nodeFile, []byte(u), 0o600); err != nil {
+				srv.Close()
+				return nil, err
+			}
+			eng.Warn(fmt.Sprintf("node %s (running %s) connects with the URL in %s: it may only run its own agents", name, strings.Join(n.Agents, ", "), nodeFile))
+		}
 	}
 	nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead console of " + team.Bus.Name, Wait: true,
 		TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
@@ -332,6 +346,28 @@ func auditNATS(ctx context.Context, g *globals, f *auditFlags, q store.Query, wr
 			return nil
 		}
 	}
+}
+
+// nodePasswords gives each node of the team (its agents' host:) a
+// password of its own, kept in the state folder's secrets like the
+// console's token, the same across restarts.
+func nodePasswords(secrets string, team *config.Team) (map[string]natsbus.NodeAuth, error) {
+	nodes := map[string]natsbus.NodeAuth{}
+	for agent, host := range remoteAgents(team) {
+		n := nodes[host]
+		n.Agents = append(n.Agents, agent)
+		nodes[host] = n
+	}
+	for host, n := range nodes {
+		pass, err := serverToken(filepath.Join(secrets, "nodes", host))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(n.Agents)
+		n.Password = pass
+		nodes[host] = n
+	}
+	return nodes, nil
 }
 
 // remoteAgents lists the agents of the team that run on a node, with it.

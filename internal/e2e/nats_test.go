@@ -143,7 +143,16 @@ idle
 	)
 	c := tm.start("--nats-listen", "127.0.0.1:0")
 	defer c.stop()
-	url := natsURLOf(t, tm)
+	natsURLOf(t, tm)
+	// The node connects as itself, with only its own agents' permissions.
+	b, err := os.ReadFile(filepath.Join(tm.state, "secrets", "nodes", "box1.url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := strings.Replace(strings.TrimSpace(string(b)), "HOST", "127.0.0.1", 1)
+	if !strings.HasPrefix(url, "nats://node-box1:") {
+		t.Fatalf("box1's URL: %s", url)
+	}
 	n := tm.startNode("box1", url)
 	defer n.stop()
 	tm.waitReceived("far", "Ping from dev")

@@ -59,9 +59,22 @@ func Run(ctx context.Context, o Options) error {
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
-	n, err := natsbus.OpenNode(ctx, o.Conn, o.TeamName, o.Name, o.Epoch)
-	if err != nil {
-		return err
+	// The console makes the link: a node started first waits for it.
+	var n *natsbus.Node
+	for told := false; ; {
+		var err error
+		if n, err = natsbus.OpenNode(ctx, o.Conn, o.TeamName, o.Name, o.Epoch); err == nil {
+			break
+		}
+		if !told {
+			o.Warn(fmt.Sprintf("waiting for the team's console: %v", err))
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(2 * time.Second):
+		}
 	}
 	rep := &reporter{n: n}
 	var names []string
