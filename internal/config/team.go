@@ -201,6 +201,13 @@ type PresetMCP struct {
 	Flag []string `yaml:"flag"`
 	// Settings says the console's own settings file for the CLI lists the server (Gemini CLI's system defaults, which teamlead writes).
 	Settings bool `yaml:"settings"`
+	// Env are environment variables set for the CLI, with Flag's placeholders replaced (OpenCode's OPENCODE_CONFIG_CONTENT, a configuration layer of its own above the person's files); one the agent's env in the team file or the console's environment sets is left alone.
+	Env map[string]string `yaml:"env"`
+}
+
+// Any reports whether the preset gives the CLI teamlead's tools in any way.
+func (m *PresetMCP) Any() bool {
+	return m != nil && (len(m.Flag) > 0 || m.Settings || len(m.Env) > 0)
 }
 
 // SessionFile says where a CLI records its conversations: files matching
