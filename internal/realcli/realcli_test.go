@@ -227,7 +227,11 @@ idle
 
 	// 4. A recursive delete outside the working folder: the floor asks
 	// the human; nothing reaches the model while it waits.
-	rmGone := r.call(0, rmGoneCmd)
+	calls := 0 // the model's calls before the commands
+	if f.byTool {
+		calls = 1 // send_message
+	}
+	rmGone := r.call(calls, rmGoneCmd)
 	id := r.inboxItem(gone)
 	rec := r.permission(gone, "pending")
 	if f.source == "hook" && rec.Fields["source"] == "dialog" {
@@ -247,7 +251,7 @@ idle
 	}
 
 	// Another: denied by the human, with a note.
-	rmKeep := r.call(1, rmKeepCmd)
+	rmKeep := r.call(calls+1, rmKeepCmd)
 	id = r.inboxItem(keep)
 	r.waits(rmKeep, keep)
 	r.mustTeamlead("deny", id, note)
@@ -316,7 +320,7 @@ idle
 	}
 
 	// go version: approved by the policy, without the human.
-	goVersion := r.call(2, "go version")
+	goVersion := r.call(calls+2, "go version")
 	rec = r.permission("go version", "approved")
 	if rec.Fields["decided_by"] != "policy" || rec.Fields["source"] != f.source || rec.Agent != dev {
 		t.Errorf("go version's permission record: %+v", rec)
