@@ -64,7 +64,7 @@ type Agent struct {
 	Dir string `yaml:"dir"`
 	// Env adds environment variables.
 	Env map[string]string `yaml:"env"`
-	// Preset names how to talk to this CLI (claude-code, codex, gemini, aider, plain).
+	// Preset names how to talk to this CLI (claude-code, codex, gemini, copilot, opencode, aider, plain).
 	Preset string `yaml:"preset"`
 	// Parse is stream (line output) or screen (full-screen CLIs); the preset gives the default.
 	Parse string `yaml:"parse"`
