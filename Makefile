@@ -37,7 +37,7 @@ unit: ## all Go tests with the race detector
 e2e: ## only the end-to-end tests (real binary, real PTYs)
 	$(GO) test -race -count=1 -timeout 20m ./internal/e2e/...
 
-e2e-real: ## the real Claude Code, Codex and Gemini CLI inside teamlead, offline (CLIS=folder of their npm installs)
+e2e-real: ## the real Claude Code, Codex, Gemini CLI, Copilot CLI and OpenCode inside teamlead, offline (CLIS=folder of their npm installs)
 	TEAMLEAD_CLIS=$(CLIS) $(GO) test -tags realcli -count=1 -timeout 15m -v ./internal/realcli/...
 
 # The soak (internal/soak, build tag soak): the real console headless over

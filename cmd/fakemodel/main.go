@@ -3,6 +3,7 @@
 //
 //	fakemodel -reply 'first reply' -reply 'second reply' -log requests.jsonl
 //	fakemodel -script replies.json   # a JSON array of reply texts
+//	fakemodel -replies calls.json    # a JSON array of fakemodel.Reply: text, tool calls
 //
 // It prints the base URL (for ANTHROPIC_BASE_URL, or with /v1 appended for
 // a Codex model provider) and serves until interrupted.
@@ -29,6 +30,7 @@ func main() {
 	var cfg fakemodel.Config
 	var rs replies
 	script := flag.String("script", "", "JSON file holding an array of reply texts, one per conversation request")
+	calls := flag.String("replies", "", `JSON file holding an array of replies that may call tools ({"text", "tool": {"shell", "description"}, "when"}; see fakemodel.Reply), used instead of the texts`)
 	flag.Var(&rs, "reply", "a reply text (repeatable; after those of -script)")
 	flag.StringVar(&cfg.Aside, "aside", "", `reply to requests outside the conversation (default "OK")`)
 	flag.IntVar(&cfg.Chunk, "chunk", 16, "most bytes of text in one streamed delta")
@@ -46,6 +48,16 @@ func main() {
 		}
 	}
 	cfg.Script = append(cfg.Script, rs...)
+	if *calls != "" {
+		b, err := os.ReadFile(*calls)
+		if err == nil {
+			err = json.Unmarshal(b, &cfg.Replies)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakemodel:", err)
+			os.Exit(2)
+		}
+	}
 	s, err := fakemodel.Start(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakemodel:", err)

@@ -17,7 +17,7 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check what teamlead needs on this machine (agent CLIs, team file, folders, state folder, terminal) and say what to do about each problem",
 		Long: "Doctor checks, one line each: every agent's program (or, with no team file, the agent CLIs\n" +
-			"teamlead knows: claude, codex, gemini, aider) and its version against the one its preset was\n" +
+			"teamlead knows: claude, codex, gemini, copilot, opencode, aider) and its version against the one its preset was\n" +
 			"captured from; that the team file loads; that the agents' folders can be written (hooks, primer\n" +
 			"files); the state folder (writable, free space, a console running on it); the terminal (size,\n" +
 			"colours, tmux or screen); and what the kernel lets agents do that the console cannot stop.\n" +

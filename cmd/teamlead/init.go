@@ -14,9 +14,9 @@ func newInitCmd() *cobra.Command {
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
-		Short: "Write a starter team.yaml for the agent CLIs on PATH (claude, codex, gemini, aider), or the demo team",
+		Short: "Write a starter team.yaml for the agent CLIs on PATH (claude, codex, gemini, copilot, opencode, aider), or the demo team",
 		Long: "Init writes DIR/team.yaml (DIR defaults to the current folder) with one agent per agent CLI it\n" +
-			"finds on PATH — claude, codex, gemini, aider, given the roles developer, review, testing and qa\n" +
+			"finds on PATH — claude, codex, gemini, copilot, opencode, aider, given the roles developer, review, testing and qa\n" +
 			"in that order — commented so that you can edit it. With none found it writes the demo team of\n" +
 			"scripted mockagent agents. consultations.yaml and answerers.yaml are copied beside it from the\n" +
 			"defaults when missing. An existing team.yaml is kept unless --force.",
@@ -32,7 +32,7 @@ func newInitCmd() *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			if res.Demo {
-				fmt.Fprintln(out, "no agent CLI found on PATH (claude, codex, gemini, aider): wrote the demo team of scripted agents")
+				fmt.Fprintln(out, "no agent CLI found on PATH (claude, codex, gemini, copilot, opencode, aider): wrote the demo team of scripted agents")
 			}
 			var agents []string
 			for _, a := range res.Agents {

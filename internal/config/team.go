@@ -64,7 +64,7 @@ type Agent struct {
 	Dir string `yaml:"dir"`
 	// Env adds environment variables.
 	Env map[string]string `yaml:"env"`
-	// Preset names how to talk to this CLI (claude-code, codex, gemini, aider, plain).
+	// Preset names how to talk to this CLI (claude-code, codex, gemini, copilot, opencode, aider, plain).
 	Preset string `yaml:"preset"`
 	// Parse is stream (line output) or screen (full-screen CLIs); the preset gives the default.
 	Parse string `yaml:"parse"`
@@ -204,6 +204,13 @@ type PresetMCP struct {
 	Flag []string `yaml:"flag"`
 	// Settings says the console's own settings file for the CLI lists the server (Gemini CLI's system defaults, which teamlead writes).
 	Settings bool `yaml:"settings"`
+	// Env are environment variables set for the CLI, with Flag's placeholders replaced (OpenCode's OPENCODE_CONFIG_CONTENT, a configuration layer of its own above the person's files); one the agent's env in the team file or the console's environment sets is left alone.
+	Env map[string]string `yaml:"env"`
+}
+
+// Any reports whether the preset gives the CLI teamlead's tools in any way.
+func (m *PresetMCP) Any() bool {
+	return m != nil && (len(m.Flag) > 0 || m.Settings || len(m.Env) > 0)
 }
 
 // hostName is a node's name (an agent's host:).

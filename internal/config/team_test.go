@@ -68,7 +68,7 @@ func TestLoadTeamErrors(t *testing.T) {
 		{"unknown top key", "agent:\n  - name: dev\n", `team.yaml:1: agent: unknown field`},
 		{"duplicate name", "agents:\n  - name: dev\n    command: [x]\n  - name: dev\n    command: [y]\n", `team.yaml:4: agents[1].name: duplicate name "dev"`},
 		{"missing command", "agents:\n  - name: dev\n    role: qa\n", `team.yaml:2: agents[0].command: missing`},
-		{"unknown preset", "agents:\n  - name: dev\n    command: [x]\n    preset: clod\n", `team.yaml:4: agents[0].preset: unknown preset "clod"; known presets are aider, claude-code, codex, gemini, plain`},
+		{"unknown preset", "agents:\n  - name: dev\n    command: [x]\n    preset: clod\n", `team.yaml:4: agents[0].preset: unknown preset "clod"; known presets are aider, claude-code, codex, copilot, gemini, opencode, plain`},
 		{"bad restart", "agents:\n  - name: dev\n    command: [x]\n    restart: sometimes\n", `team.yaml:4: agents[0].restart: "sometimes" is not a restart policy`},
 		{"bad parse", "agents:\n  - name: dev\n    command: [x]\n    parse: pixels\n", `team.yaml:4: agents[0].parse: "pixels" is not a parse mode`},
 		{"reserved name", "agents:\n  - name: team-lead\n    command: [x]\n", `team.yaml:2: agents[0].name: "team-lead" is not a usable name`},

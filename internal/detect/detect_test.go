@@ -128,6 +128,48 @@ func geminiFixtures() []fixture {
 	return append(out, fixture{name: v + "-quote", preset: "gemini", kind: KindIdle})
 }
 
+// copilotFixtures are GitHub Copilot CLI's screens at 120x40.
+func copilotFixtures() []fixture {
+	const p = "copilot-1.0.102"
+	return []fixture{
+		{name: p + "-bash", preset: "copilot", kind: KindPermission, tool: "Bash", action: rmBuild, approve: "1", always: "2", deny: "\x1b"},
+		{name: p + "-bash-long", preset: "copilot", kind: KindPermission, tool: "Bash", action: longCommand, approve: "1", always: "2", deny: "\x1b"},
+		{name: p + "-write", preset: "copilot", kind: KindPermission, tool: "Write", action: copilotPlan, approve: "1", always: "2", deny: "\x1b"},
+		{name: p + "-bash-approved", preset: "copilot", kind: KindIdle},
+		{name: p + "-bash-denied", preset: "copilot", kind: KindIdle},
+		{name: p + "-bash-long-approved", preset: "copilot", kind: KindIdle},
+		{name: p + "-bash-long-denied", preset: "copilot", kind: KindIdle},
+		{name: p + "-write-approved", preset: "copilot", kind: KindIdle},
+		{name: p + "-write-denied", preset: "copilot", kind: KindIdle},
+		{name: p + "-idle", preset: "copilot", kind: KindIdle},
+		{name: p + "-busy", preset: "copilot", kind: KindBusy},
+		{name: p + "-quote", preset: "copilot", kind: KindIdle},
+	}
+}
+
+// copilotPlan is the file of the write scenario as Copilot's dialog names
+// it: the absolute path in the capture's project.
+const copilotPlan = "/tmp/clx/capwork/cp/write/approve/project/notes/plan.md"
+
+// openCodeFixtures are OpenCode's screens at 120x40.
+func openCodeFixtures() []fixture {
+	const p = "opencode-1.18.33"
+	return []fixture{
+		{name: p + "-bash", preset: "opencode", kind: KindPermission, tool: "Bash", action: rmBuild, approve: "\r", deny: "\x1b"},
+		{name: p + "-bash-long", preset: "opencode", kind: KindPermission, tool: "Bash", action: longCommand, approve: "\r", deny: "\x1b"},
+		{name: p + "-write", preset: "opencode", kind: KindPermission, tool: "Edit", action: "notes/plan.md", approve: "\r", deny: "\x1b"},
+		{name: p + "-bash-approved", preset: "opencode", kind: KindIdle},
+		{name: p + "-bash-denied", preset: "opencode", kind: KindIdle},
+		{name: p + "-bash-long-approved", preset: "opencode", kind: KindIdle},
+		{name: p + "-bash-long-denied", preset: "opencode", kind: KindIdle},
+		{name: p + "-write-approved", preset: "opencode", kind: KindIdle},
+		{name: p + "-write-denied", preset: "opencode", kind: KindIdle},
+		{name: p + "-idle", preset: "opencode", kind: KindIdle},
+		{name: p + "-busy", preset: "opencode", kind: KindBusy},
+		{name: p + "-quote", preset: "opencode", kind: KindIdle},
+	}
+}
+
 // aiderFixtures are screens built from Aider's source (aider/io.py
 // confirm_ask, aider/coders/base_coder.py): Aider is not run here.
 func aiderFixtures() []fixture {
@@ -149,6 +191,8 @@ func allFixtures() []fixture {
 	out = append(out, claudeFixtures()...)
 	out = append(out, codexFixtures()...)
 	out = append(out, geminiFixtures()...)
+	out = append(out, copilotFixtures()...)
+	out = append(out, openCodeFixtures()...)
 	return out
 }
 

@@ -9,7 +9,9 @@ import (
 // something, by generic signs any CLI's dialog shows: a question ("Do you
 // want …", "Allow …", "Approve …", "Would you like …", "… proceed?")
 // followed within a few rows by at least two numbered options, one of
-// them a yes (Yes, Allow, Approve, Proceed, Accept, Run, Trust); or a
+// them a yes (Yes, Allow, Approve, Proceed, Accept, Run, Trust), or by a
+// row of buttons, a yes and a no apart (OpenCode's "Allow once   Allow
+// always   Reject"); or a
 // yes/no prompt ("(y/n)", "[Y/n]", "(Y)es/(N)o") on the last non-blank
 // row. A reply that merely quotes such a question in a paragraph, without
 // the options, is not a dialog.
@@ -39,6 +41,11 @@ func LooksLikeDialog(screen []string) bool {
 		if numbered >= 2 && yes {
 			return true
 		}
+		for i := q; i <= min(last, q+dialogSpan); i++ {
+			if buttons.MatchString(rows[i].text) {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -51,5 +58,6 @@ var (
 	question       = regexp.MustCompile(`(?i)\b(do you want|would you like|allow\b|approve|proceed\?|confirm|permission|are you sure)`)
 	numberedOption = regexp.MustCompile(`^\s*(?:[❯›>▶●○◉◯*→]\s*)?\(?\d{1,2}[.)]\s+(\S.*)$`)
 	affirmative    = regexp.MustCompile(`(?i)^(yes|allow|approve|proceed|accept|run|trust|ok|continue)\b`)
+	buttons        = regexp.MustCompile(`(?i)^\s*(yes|allow|approve|accept)\b[^.!?]*\s{2,}(no|reject|deny|decline)\b`)
 	yesNo          = regexp.MustCompile(`(?i)(\(y/n\)|\[y/n\]|\(yes/no\)|\[yes/no\]|\(Y\)es/\(N\)o|\[y/N\]|\[Y/n\])`)
 )

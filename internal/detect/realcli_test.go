@@ -11,8 +11,9 @@ import (
 )
 
 // TestRealCLIDialogs runs the real CLIs (installed as in
-// testdata/README.md; TEAMLEAD_CLAUDE_BIN, TEAMLEAD_CODEX_BIN and
-// TEAMLEAD_GEMINI_BIN point elsewhere) against the scripted model server
+// testdata/README.md; TEAMLEAD_CLAUDE_BIN, TEAMLEAD_CODEX_BIN,
+// TEAMLEAD_GEMINI_BIN, TEAMLEAD_COPILOT_BIN and TEAMLEAD_OPENCODE_BIN point
+// elsewhere) against the scripted model server
 // through the capture tool, which answers each permission dialog with the
 // keys the shipped preset's detector reads off it: the approval must
 // reach the model server as the tool's result and delete build/, the
@@ -31,6 +32,8 @@ func TestRealCLIDialogs(t *testing.T) {
 			[]string{"-tag", "classic", "-env", "CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1"}},
 		{"codex", "codex", "codex", "TEAMLEAD_CODEX_BIN", "/work/.cache/clis/codex/node_modules/.bin/codex", nil},
 		{"gemini", "gemini", "gemini", "TEAMLEAD_GEMINI_BIN", "/work/.cache/clis/gemini/node_modules/.bin/gemini", []string{"-chunk", "64"}},
+		{"copilot", "copilot", "copilot", "TEAMLEAD_COPILOT_BIN", "/work/.cache/clis/copilot/node_modules/.bin/copilot", nil},
+		{"opencode", "opencode", "opencode", "TEAMLEAD_OPENCODE_BIN", "/work/.cache/clis/opencode/node_modules/.bin/opencode", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bin := c.bin

@@ -56,7 +56,7 @@ func find(t *testing.T, checks []Check, check, subject string) Check {
 // of configs/presets.yaml, which names each CLI and its version there.
 func TestCapturedVersions(t *testing.T) {
 	got := CapturedVersions()
-	for _, preset := range []string{"claude-code", "codex", "gemini"} {
+	for _, preset := range []string{"claude-code", "codex", "gemini", "copilot", "opencode"} {
 		if !versionRE.MatchString(got[preset]) {
 			t.Errorf("%s: captured version %q", preset, got[preset])
 		}

@@ -30,14 +30,16 @@ var installs = map[string]struct {
 	pkg string
 	pip bool
 }{
-	"claude": {pkg: "@anthropic-ai/claude-code"},
-	"codex":  {pkg: "@openai/codex"},
-	"gemini": {pkg: "@google/gemini-cli"},
-	"aider":  {pkg: "aider-chat", pip: true},
+	"claude":   {pkg: "@anthropic-ai/claude-code"},
+	"codex":    {pkg: "@openai/codex"},
+	"gemini":   {pkg: "@google/gemini-cli"},
+	"copilot":  {pkg: "@github/copilot"},
+	"opencode": {pkg: "opencode-ai"},
+	"aider":    {pkg: "aider-chat", pip: true},
 }
 
 // InstallHint is the command that installs the agent CLI program (claude,
-// codex, gemini, aider), at version when it is not "" (2.1.x: the newest
+// codex, gemini, copilot, opencode, aider), at version when it is not "" (2.1.x: the newest
 // 2.1); "" for a program teamlead knows no install for.
 func InstallHint(program, version string) string {
 	in, ok := installs[program]

@@ -328,6 +328,9 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 	for k, v := range a.Env {
 		env[k] = v
 	}
+	for k, v := range e.mcpEnv(a, a.Env) {
+		env[k] = v
+	}
 	if _, set := env[clihook.GeminiEnv]; a.Preset == "gemini" && !set && os.Getenv(clihook.GeminiEnv) == "" {
 		if path := e.geminiHooks(); path != "" {
 			env[clihook.GeminiEnv] = path

@@ -47,6 +47,41 @@ func (e *Engine) mcpArgs(a config.Agent) []string {
 	return args
 }
 
+// mcpEnv are the environment variables that give a's CLI teamlead's
+// tools (its preset's mcp env), placeholders replaced, except those
+// already set (by the agent's env, given as set, or the console's own
+// environment): the person's own setting wins.
+func (e *Engine) mcpEnv(a config.Agent, set map[string]string) map[string]string {
+	p := e.opts.Team.Resolved[a.Name].MCP
+	if p == nil || len(p.Env) == 0 || e.opts.MCP == "" {
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", a.Name, err))
+		return nil
+	}
+	file := ""
+	out := map[string]string{}
+	for k, v := range p.Env {
+		if _, ok := set[k]; ok {
+			continue
+		}
+		if _, ok := os.LookupEnv(k); ok {
+			continue
+		}
+		if strings.Contains(v, mcpConfigPlaceholder) && file == "" {
+			if file, err = e.writeMCPConfig(a.Name, exe); err != nil {
+				e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", a.Name, err))
+				return nil
+			}
+		}
+		out[k] = strings.NewReplacer(mcpConfigPlaceholder, file, teamleadPlaceholder, exe,
+			socketPlaceholder, e.opts.Socket, agentPlaceholder, a.Name).Replace(v)
+	}
+	return out
+}
+
 // writeMCPConfig writes the agent's MCP configuration: teamlead's server,
 // started as `teamlead mcp` with the console's socket.
 func (e *Engine) writeMCPConfig(agent, exe string) (string, error) {

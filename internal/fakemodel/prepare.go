@@ -22,7 +22,16 @@ const (
 	CodexKey = "sk-fake-capture"
 	// GeminiKey is the key Gemini CLI sends.
 	GeminiKey = "fake-gemini-key"
+	// CopilotKey is the key GitHub Copilot CLI sends to its custom
+	// provider.
+	CopilotKey = "sk-ant-fake-copilot"
+	// OpenCodeKey is the key OpenCode sends to its custom provider.
+	OpenCodeKey = "sk-ant-fake-opencode"
 )
+
+// FakeModelName is the model the Copilot and OpenCode homes name; the
+// fake model answers whatever model a request names.
+const FakeModelName = "claude-sonnet-4.5"
 
 // CodexKeyVar is the environment variable the fake Codex provider reads
 // its key from (env_key in config.toml).
@@ -143,6 +152,83 @@ func PrepareGemini(home, project, baseURL, key string) ([]string, error) {
 		return nil, err
 	}
 	return []string{"HOME=" + home, "GEMINI_API_KEY=" + key, "GOOGLE_GEMINI_BASE_URL=" + baseURL, "NO_BROWSER=1"}, nil
+}
+
+// PrepareCopilot prepares home for GitHub Copilot CLI 1.0.102 to run in
+// project against the fake model's Messages API at baseURL, offline: its
+// config.json (under home/.copilot, its COPILOT_HOME) trusts the project,
+// and the environment selects offline mode (no GitHub sign-in, telemetry,
+// web tools, GitHub MCP server or update) with a custom provider of type
+// anthropic at baseURL. key is the API key, CopilotKey when empty. It
+// returns the environment the CLI needs, HOME included.
+func PrepareCopilot(home, project, baseURL, key string) ([]string, error) {
+	if key == "" {
+		key = CopilotKey
+	}
+	home, project, err := absDirs(home, project)
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string]any{"trustedFolders": []string{project}, "appTipShown": true}
+	if err := writeJSONFile(filepath.Join(home, ".copilot", "config.json"), cfg); err != nil {
+		return nil, err
+	}
+	return []string{
+		"HOME=" + home,
+		"COPILOT_OFFLINE=true",
+		"COPILOT_AUTO_UPDATE=false",
+		"COPILOT_PROVIDER_BASE_URL=" + baseURL,
+		"COPILOT_PROVIDER_TYPE=anthropic",
+		"COPILOT_PROVIDER_API_KEY=" + key,
+		"COPILOT_MODEL=" + FakeModelName,
+	}, nil
+}
+
+// PrepareOpenCode prepares home for OpenCode 1.18.33 to run in project
+// against the fake model's Messages API at baseURL, offline: its global
+// config (home/.config/opencode/opencode.json) declares a provider "fake"
+// (the bundled @ai-sdk/anthropic at baseURL+"/v1") with one model and
+// makes it the default, turns sharing and auto-update off, and asks before
+// bash and edits (OpenCode's default runs them unasked) but not before
+// touching a folder outside the project (the command or file it then asks
+// about names it, and the console judges that). The environment turns off
+// the models.dev catalogue, LSP downloads and auto-update, and points npm
+// at an address nothing listens on: OpenCode installs its plugin package
+// from the registry at start when it can, and runs without it. key is the
+// API key, OpenCodeKey when empty. It returns the environment the CLI
+// needs, HOME included.
+func PrepareOpenCode(home, project, baseURL, key string) ([]string, error) {
+	if key == "" {
+		key = OpenCodeKey
+	}
+	home, project, err := absDirs(home, project)
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string]any{
+		"$schema":    "https://opencode.ai/config.json",
+		"model":      "fake/" + FakeModelName,
+		"autoupdate": false,
+		"share":      "disabled",
+		"provider": map[string]any{"fake": map[string]any{
+			"npm":     "@ai-sdk/anthropic",
+			"name":    "Fake",
+			"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": key},
+			"models":  map[string]any{FakeModelName: map[string]any{"name": "Fake model", "tool_call": true}},
+		}},
+		"permission": map[string]any{"bash": "ask", "edit": "ask", "external_directory": "allow"},
+	}
+	if err := writeJSONFile(filepath.Join(home, ".config", "opencode", "opencode.json"), cfg); err != nil {
+		return nil, err
+	}
+	return []string{
+		"HOME=" + home,
+		"OPENCODE_DISABLE_MODELS_FETCH=1",
+		"OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_SHARE=1",
+		"npm_config_registry=http://127.0.0.1:9/",
+	}, nil
 }
 
 // absDirs makes home and project absolute (the CLIs key their trust by

@@ -24,7 +24,9 @@ type Reply struct {
 // the client declared; Shell and File ask for a shell command or a new
 // file in terms the server translates to whatever tool the client
 // declared for it (Claude Code's Bash and Write, Codex's shell tool and
-// apply_patch, Gemini CLI's run_shell_command and write_file).
+// apply_patch, Gemini CLI's run_shell_command and write_file, GitHub
+// Copilot CLI's bash and create, OpenCode's bash and write). An MCP tool scripted as
+// mcp__server__tool is sent by the name the client declared for it.
 type ToolCall struct {
 	// Name is the tool's name as the client declared it.
 	Name string `json:"name,omitempty"`
@@ -257,11 +259,12 @@ type schema struct {
 }
 
 // shellTools are the names CLIs give their shell tool, in order of
-// preference.
-var shellTools = []string{"Bash", "shell", "shell_command", "exec_command", "run_shell_command", "local_shell"}
+// preference (GitHub Copilot CLI's and OpenCode's is bash).
+var shellTools = []string{"Bash", "bash", "shell", "shell_command", "exec_command", "run_shell_command", "local_shell"}
 
-// fileTools are the names CLIs give their file-creating tool.
-var fileTools = []string{"Write", "write_file", "apply_patch"}
+// fileTools are the names CLIs give their file-creating tool (GitHub
+// Copilot CLI's is create, OpenCode's write).
+var fileTools = []string{"Write", "write_file", "apply_patch", "create", "write"}
 
 // resolve turns a scripted call into the call sent for this request,
 // given the tools the request declared, and records it in req. A call the
@@ -306,6 +309,10 @@ func (s *Server) resolve(req *Request, tc *ToolCall, tools []json.RawMessage) *S
 			} else {
 				call.Input = map[string]any{"input": patch}
 			}
+		case d.params["file_text"] != nil: // GitHub Copilot CLI's create
+			call.Input = map[string]any{"path": path, "file_text": tc.Content}
+		case d.params["filePath"] != nil: // OpenCode's write
+			call.Input = map[string]any{"filePath": path, "content": tc.Content}
 		default:
 			call.Input = map[string]any{"file_path": path, "content": tc.Content}
 		}
@@ -316,8 +323,8 @@ func (s *Server) resolve(req *Request, tc *ToolCall, tools []json.RawMessage) *S
 	if call.Kind == KindFunction {
 		call.Namespace, call.Name = namespaceOf(decl, call.Name)
 	}
-	if call.Kind == KindGemini {
-		call.Name = geminiMCPName(decl, call.Name)
+	if call.Namespace == "" {
+		call.Name = mcpName(decl, call.Name)
 	}
 	switch call.Kind {
 	case KindToolUse:
@@ -527,16 +534,24 @@ func namespaceOf(decl []declared, name string) (namespace, fn string) {
 	return "", name
 }
 
-// geminiMCPName is the name Gemini CLI gives an MCP tool scripted as
-// mcp__server__tool (mcp_server_tool), when it declared that one.
-func geminiMCPName(decl []declared, name string) string {
-	if !strings.HasPrefix(name, "mcp__") {
+// mcpName is the name the client declared for an MCP tool scripted as
+// mcp__server__tool: Claude Code's and Codex's own form, Gemini CLI's
+// mcp_server_tool, GitHub Copilot CLI's server-tool, OpenCode's
+// server_tool; the scripted name when it declared none of them.
+func mcpName(decl []declared, name string) string {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
 		return name
 	}
-	alt := strings.ReplaceAll(name, "__", "_")
-	for _, d := range decl {
-		if d.name == alt {
-			return alt
+	server, tool, ok := strings.Cut(rest, "__")
+	if !ok {
+		return name
+	}
+	for _, alt := range []string{name, "mcp_" + server + "_" + tool, server + "-" + tool, server + "_" + tool} {
+		for _, d := range decl {
+			if d.name == alt {
+				return alt
+			}
 		}
 	}
 	return name

@@ -283,3 +283,50 @@ func TestGeminiFunctionCall(t *testing.T) {
 		t.Errorf("result %+v %v", r, ok)
 	}
 }
+
+// TestCopilotAndOpenCodeTools: GitHub Copilot CLI's and OpenCode's tool
+// lists (Messages API): a Shell call goes to their bash, a File call to
+// Copilot's create (path, file_text) and OpenCode's write (filePath,
+// content), and an MCP tool scripted as mcp__teamlead__send_message to
+// the name each declared (teamlead-send_message, teamlead_send_message).
+func TestCopilotAndOpenCodeTools(t *testing.T) {
+	send := &ToolCall{Name: "mcp__teamlead__send_message", Input: map[string]any{"to": "sink"}}
+	for _, c := range []struct {
+		name, tools string
+		file        map[string]any
+		mcp         string
+	}{
+		{"copilot", `[{"name":"bash","input_schema":{"properties":{"command":{},"description":{},"mode":{}}}},` +
+			`{"name":"create","input_schema":{"properties":{"path":{},"file_text":{}}}},{"name":"teamlead-send_message","input_schema":{}}]`,
+			map[string]any{"path": "/p/notes/plan.md", "file_text": "# Plan\n"}, "teamlead-send_message"},
+		{"opencode", `[{"name":"bash","input_schema":{"properties":{"command":{},"timeout":{},"workdir":{}}}},` +
+			`{"name":"write","input_schema":{"properties":{"filePath":{},"content":{}}}},{"name":"teamlead_send_message","input_schema":{}}]`,
+			map[string]any{"filePath": "/p/notes/plan.md", "content": "# Plan\n"}, "teamlead_send_message"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(Config{Replies: []Reply{
+				{Tool: &ToolCall{Shell: "rm -rf build/", Description: "Remove it"}},
+				{Tool: &ToolCall{File: "notes/plan.md", Content: "# Plan\n", Dir: "/p"}},
+				{Tool: send},
+			}})
+			ts := httptest.NewServer(s)
+			defer ts.Close()
+			for range 3 {
+				post(t, ts.URL+"/v1/messages", `{"model":"m","stream":true,"tools":`+c.tools+`,"messages":[{"role":"user","content":"go"}]}`).Body.Close()
+			}
+			calls := s.Calls()
+			if len(calls) != 3 {
+				t.Fatalf("calls %+v", calls)
+			}
+			if calls[0].Name != "bash" || calls[0].Input["command"] != "rm -rf build/" {
+				t.Errorf("shell call %+v", calls[0])
+			}
+			if calls[1].Name == "" || !reflect.DeepEqual(calls[1].Input, c.file) {
+				t.Errorf("file call %+v, want input %v", calls[1], c.file)
+			}
+			if calls[2].Name != c.mcp {
+				t.Errorf("MCP call named %q, want %q", calls[2].Name, c.mcp)
+			}
+		})
+	}
+}

@@ -159,7 +159,7 @@ func build(team *config.Team, agent string) (*data, error) {
 	d := &data{Version: ProtocolVersion, Name: me.Name, Role: role, Count: len(team.Agents),
 		Developer: role == "developer", QA: strings.EqualFold(role, tasks.QARole), ReviewExample: strings.TrimRight(tasks.Example, "\n"),
 		Stall: human(team.Progress.Stall), ProgressFile: progressFile(team, me)}
-	if p := team.Resolved[me.Name].MCP; p != nil && (len(p.Flag) > 0 || p.Settings) {
+	if team.Resolved[me.Name].MCP.Any() {
 		d.Tools = true
 	}
 	byRole := map[string][]string{}

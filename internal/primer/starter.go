@@ -49,6 +49,8 @@ var CLIs = []CLI{
 	{Program: "claude", Label: "Claude Code", Preset: "claude-code"},
 	{Program: "codex", Label: "Codex", Preset: "codex"},
 	{Program: "gemini", Label: "Gemini CLI", Preset: "gemini"},
+	{Program: "copilot", Label: "GitHub Copilot CLI", Preset: "copilot"},
+	{Program: "opencode", Label: "OpenCode", Preset: "opencode"},
 	{Program: "aider", Label: "Aider", Preset: "aider", Args: []string{"--no-auto-commits"}},
 }
 

@@ -122,7 +122,7 @@ func TestStarterDemoWhenNothingFound(t *testing.T) {
 		}
 	}
 	text, _ := os.ReadFile(filepath.Join(dir, "team.yaml"))
-	if !strings.Contains(string(text), "No agent CLI was found on PATH (looked for claude, codex, gemini, aider)") {
+	if !strings.Contains(string(text), "No agent CLI was found on PATH (looked for claude, codex, gemini, copilot, opencode, aider)") {
 		t.Errorf("team.yaml:\n%s", text)
 	}
 	// The comment counts the agents the file holds.

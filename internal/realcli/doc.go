@@ -1,5 +1,5 @@
 // Package realcli holds the end-to-end tests that run the real agent CLIs
-// (Claude Code, Codex, Gemini CLI) inside the real teamlead binary, against
+// (Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, OpenCode) inside the real teamlead binary, against
 // the scripted model server of internal/fakemodel on loopback: an envelope
 // in the model's reply relayed exactly once, a message typed into the CLI
 // reaching the model, the protocol primer reaching the model, and tool
@@ -12,6 +12,8 @@
 //	npm install --prefix $TEAMLEAD_CLIS/claude @anthropic-ai/claude-code@2.1.328
 //	npm install --prefix $TEAMLEAD_CLIS/codex  @openai/codex@0.169.0
 //	npm install --prefix $TEAMLEAD_CLIS/gemini @google/gemini-cli@0.61.0
+//	npm install --prefix $TEAMLEAD_CLIS/copilot @github/copilot@1.0.102
+//	npm install --prefix $TEAMLEAD_CLIS/opencode opencode-ai@1.18.33
 //	go test -tags realcli -count=1 -timeout 15m ./internal/realcli/...
 //
 // TEAMLEAD_CLIS defaults to $HOME/.cache/teamlead/clis; a test whose CLI is

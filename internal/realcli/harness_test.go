@@ -72,6 +72,8 @@ var (
 	claudeCode = cli{"claude", "@anthropic-ai/claude-code", "2.1.328", "claude-code", fakemodel.PrepareClaude}
 	codex      = cli{"codex", "@openai/codex", "0.169.0", "codex", fakemodel.PrepareCodex}
 	gemini     = cli{"gemini", "@google/gemini-cli", "0.61.0", "gemini", fakemodel.PrepareGemini}
+	copilot    = cli{"copilot", "@github/copilot", "1.0.102", "copilot", fakemodel.PrepareCopilot}
+	opencode   = cli{"opencode", "opencode-ai", "1.18.33", "opencode", fakemodel.PrepareOpenCode}
 )
 
 // find returns the CLI's executable, or skips the test when it is not

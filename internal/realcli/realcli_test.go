@@ -29,6 +29,10 @@ const (
 	// deniedForgotten: nothing is sent, and the next prompt's request
 	// holds neither the call nor a result (Gemini CLI, Esc).
 	deniedForgotten
+	// deniedInterruptedNextPrompt: nothing is sent until the next prompt,
+	// whose request carries a result saying the tool was interrupted
+	// (GitHub Copilot CLI, Esc: not marked as an error).
+	deniedInterruptedNextPrompt
 )
 
 // flow is one CLI's run through the suite's scenarios.
@@ -42,6 +46,10 @@ type flow struct {
 	// stateHooks: the CLI's own hooks tell the console busy and idle.
 	stateHooks bool
 	denied     denial
+	// byTool: the model sends the status with teamlead's send_message
+	// tool, not as a [ROUTE] block in its reply (OpenCode renders the
+	// reply as Markdown, which eats the block's brackets).
+	byTool bool
 }
 
 // Claude Code with teamlead's hooks (the default for the claude-code
@@ -67,6 +75,18 @@ func TestCodex(t *testing.T) {
 // AfterAgent hooks (teamlead's system defaults) say busy and idle.
 func TestGemini(t *testing.T) {
 	run(t, flow{cli: gemini, source: "dialog", denied: deniedForgotten, stateHooks: true})
+}
+
+// GitHub Copilot CLI, offline against its custom provider (the Messages
+// API): its confirmation box read off its screen.
+func TestCopilot(t *testing.T) {
+	run(t, flow{cli: copilot, source: "dialog", denied: deniedInterruptedNextPrompt})
+}
+
+// OpenCode: its permission prompt read off its screen; the status goes
+// through teamlead's tool.
+func TestOpenCode(t *testing.T) {
+	run(t, flow{cli: opencode, source: "dialog", denied: deniedErrorNextPrompt, byTool: true})
 }
 
 // Gemini CLI takes an Enter that comes with a paste as a newline (the
@@ -127,9 +147,14 @@ func run(t *testing.T, f flow) {
 	rmGoneCmd := "rm -rf " + gone + " && printf 'removed-%s' " + tok
 	rmKeepCmd := "rm -rf " + keep
 
+	first := fakemodel.Reply{Text: "Reporting my status.\n\n[ROUTE] to: sink type: status task: T-1 body: " + status + " [/ROUTE]"}
+	if f.byTool {
+		first = fakemodel.Reply{Text: "Reporting my status.", Tool: &fakemodel.ToolCall{Name: "mcp__teamlead__send_message",
+			Input: map[string]any{"to": sink, "type": "status", "task": "T-1", "body": status}}}
+	}
 	replies := []fakemodel.Reply{
 		// 0: the reply to the human's first message.
-		{Text: "Reporting my status.\n\n[ROUTE] to: sink type: status task: T-1 body: " + status + " [/ROUTE]"},
+		first,
 		// 1: the reply to the sink's question.
 		{When: "violet heron " + tok, Text: "First I remove the old scratch folder.",
 			Tool: &fakemodel.ToolCall{Shell: rmGoneCmd, Description: "Remove the old scratch folder"}},
@@ -165,10 +190,10 @@ idle
 	if got := r.received(); !strings.Contains(got, "from: dev\r") || !strings.Contains(got, "type: status\r") {
 		t.Errorf("the sink received %q", got)
 	}
-	first := r.conversation(0, "the first conversation request")
+	firstReq := r.conversation(0, "the first conversation request")
 
 	// 3. The primer reached the model.
-	primerAt(t, f.cli, first)
+	primerAt(t, f.cli, firstReq)
 
 	// 2. The sink's question, typed into the CLI, reaches the model.
 	r.submitted("the sink's question", "violet heron "+tok, func() bool {
@@ -186,6 +211,9 @@ idle
 		t.Fatalf("T-1's message in the audit: %+v", msgs)
 	}
 	for _, q := range r.model.Requests() {
+		if f.byTool {
+			break // the acknowledgement was the tool's result
+		}
 		if q.Script < 0 && !q.Held {
 			continue // a CLI's own side request (Gemini CLI's checks), not a turn
 		}
@@ -199,7 +227,11 @@ idle
 
 	// 4. A recursive delete outside the working folder: the floor asks
 	// the human; nothing reaches the model while it waits.
-	rmGone := r.call(0, rmGoneCmd)
+	calls := 0 // the model's calls before the commands
+	if f.byTool {
+		calls = 1 // send_message
+	}
+	rmGone := r.call(calls, rmGoneCmd)
 	id := r.inboxItem(gone)
 	rec := r.permission(gone, "pending")
 	if f.source == "hook" && rec.Fields["source"] == "dialog" {
@@ -219,7 +251,7 @@ idle
 	}
 
 	// Another: denied by the human, with a note.
-	rmKeep := r.call(1, rmKeepCmd)
+	rmKeep := r.call(calls+1, rmKeepCmd)
 	id = r.inboxItem(keep)
 	r.waits(rmKeep, keep)
 	r.mustTeamlead("deny", id, note)
@@ -258,6 +290,10 @@ idle
 			if !ok || !strings.Contains(tr.Output, "aborted") {
 				t.Errorf("the denied call's result: %+v (seen %v), want aborted", tr, ok)
 			}
+		case deniedInterruptedNextPrompt:
+			if !ok || !strings.Contains(tr.Output, "interrupted") {
+				t.Errorf("the denied call's result: %+v (seen %v), want interrupted", tr, ok)
+			}
 		case deniedForgotten:
 			if ok || strings.Contains(string(next.Body), rmKeep.ID) {
 				t.Errorf("the denied call reached the model: result %+v (seen %v)", tr, ok)
@@ -284,7 +320,7 @@ idle
 	}
 
 	// go version: approved by the policy, without the human.
-	goVersion := r.call(2, "go version")
+	goVersion := r.call(calls+2, "go version")
 	rec = r.permission("go version", "approved")
 	if rec.Fields["decided_by"] != "policy" || rec.Fields["source"] != f.source || rec.Agent != dev {
 		t.Errorf("go version's permission record: %+v", rec)
@@ -350,7 +386,8 @@ func (r *rig) waits(c fakemodel.SentCall, folder string) {
 // where the CLI puts it: Claude Code's system prompt (its
 // --append-system-prompt), Codex's AGENTS.md (sent in the request's
 // input), Gemini CLI's GEMINI.md (0.61.0 sends it in the conversation's
-// contents, as a first user turn, not in its system instruction).
+// contents, as a first user turn, not in its system instruction), GitHub
+// Copilot CLI's and OpenCode's AGENTS.md (in the system prompt).
 func primerAt(t *testing.T, c cli, req fakemodel.Request) {
 	t.Helper()
 	const first = "teamlead primer for dev"
@@ -358,7 +395,7 @@ func primerAt(t *testing.T, c cli, req fakemodel.Request) {
 	if err := json.Unmarshal(req.Body, &body); err != nil {
 		t.Fatalf("the first request's body: %v", err)
 	}
-	field := map[string]string{"claude": "system", "codex": "input", "gemini": "contents"}[c.name]
+	field := map[string]string{"claude": "system", "codex": "input", "gemini": "contents", "copilot": "system", "opencode": "system"}[c.name]
 	if !strings.Contains(string(body[field]), first) {
 		where := "nowhere"
 		for k, v := range body {
@@ -446,6 +483,14 @@ func TestCodexSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, codex) 
 // TestGeminiSendsThroughItsTool: the same with Gemini CLI (its system defaults list the server).
 func TestGeminiSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, gemini) }
 
+// TestCopilotSendsThroughItsTool: the same with GitHub Copilot CLI (its
+// preset's mcp: --additional-mcp-config @file, --allow-tool teamlead).
+func TestCopilotSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, copilot) }
+
+// TestOpenCodeSendsThroughItsTool: the same with OpenCode (its preset's
+// mcp: OPENCODE_CONFIG_CONTENT).
+func TestOpenCodeSendsThroughItsTool(t *testing.T) { sendsThroughItsTool(t, opencode) }
+
 func sendsThroughItsTool(t *testing.T, c cli) {
 	tok := token()
 	status := "tool sent copper lynx " + tok
@@ -461,8 +506,10 @@ func sendsThroughItsTool(t *testing.T, c cli) {
 	for _, tool := range []string{"send_message", "ask_question", "hand_off"} {
 		// Claude Code lists mcp__teamlead__send_message; Codex lists a
 		// namespace mcp__teamlead holding send_message.
-		// Gemini CLI lists mcp_teamlead_send_message.
+		// Gemini CLI lists mcp_teamlead_send_message, Copilot CLI
+		// teamlead-send_message, OpenCode teamlead_send_message.
 		if body := string(first.Body); !strings.Contains(body, "mcp__teamlead__"+tool) && !strings.Contains(body, "mcp_teamlead_"+tool) &&
+			!strings.Contains(body, `"teamlead-`+tool+`"`) && !strings.Contains(body, `"teamlead_`+tool+`"`) &&
 			!(strings.Contains(body, `"mcp__teamlead"`) && strings.Contains(body, `"`+tool+`"`)) {
 			t.Errorf("the model's first request does not offer teamlead's %s", tool)
 		}

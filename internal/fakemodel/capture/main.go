@@ -141,7 +141,7 @@ type cli interface {
 
 func main() {
 	var (
-		which  = flag.String("cli", "claude", "the CLI to run: claude, codex or gemini")
+		which  = flag.String("cli", "claude", "the CLI to run: claude, codex, gemini, copilot or opencode")
 		bin    = flag.String("bin", "", "the CLI's executable")
 		out    = flag.String("out", "internal/protocol/testdata/real", "directory for the fixtures")
 		only   = flag.String("only", "", "run only the scenarios of this comma-separated list")
@@ -172,6 +172,10 @@ func main() {
 		c = codex{}
 	case "gemini":
 		c = gemini{}
+	case "copilot":
+		c = copilot{}
+	case "opencode":
+		c = opencode{}
 	default:
 		fatal(fmt.Errorf("unknown -cli %q", *which))
 	}
@@ -287,7 +291,7 @@ func versionOf(bin string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %v", bin, err)
 	}
-	v := regexp.MustCompile(`\d+\.\d+\.\d+[-.\w]*`).FindString(string(b))
+	v := strings.TrimRight(regexp.MustCompile(`\d+\.\d+\.\d+[-.\w]*`).FindString(string(b)), ".") // "GitHub Copilot CLI 1.0.102."
 	if v == "" {
 		return "", fmt.Errorf("%s --version printed %q", bin, b)
 	}
