@@ -167,28 +167,20 @@ type console struct {
 func (tm *team) start(extra ...string) *console {
 	tm.t.Helper()
 	args := append([]string{"run", "--headless", "--config", tm.config, "--state", tm.state, "--grace", "3s"}, extra...)
-	c := &console{t: tm.t, cmd: exec.Command(bin.teamlead, args...), out: &testbin.Buffer{}, done: make(chan struct{})}
-	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
-	c.cmd.Env, c.cmd.Dir = tm.env(), tm.cwd
-	if err := c.cmd.Start(); err != nil {
-		tm.t.Fatal(err)
-	}
-	go func() { c.err = c.cmd.Wait(); close(c.done) }()
-	tm.t.Cleanup(func() { c.kill() })
-	waitFor(tm.t, 20*time.Second, "the console to start", func() bool {
-		return strings.Contains(c.out.String(), "teamlead: running") || c.exited()
-	})
-	if c.exited() {
-		tm.t.Fatalf("console exited at start: %v\n%s", c.err, c.out)
-	}
-	return c
+	return tm.launch("the console", "teamlead: running", args...)
 }
 
 // startNode starts `teamlead node --name name` for the team on the NATS
 // server at url, with a state folder of its own.
 func (tm *team) startNode(name, url string) *console {
 	tm.t.Helper()
-	args := []string{"node", "--name", name, "--nats", url, "--config", tm.config, "--state", filepath.Join(tm.dir, "node-"+name)}
+	return tm.launch("the node", "teamlead node "+name+": running",
+		"node", "--name", name, "--nats", url, "--config", tm.config, "--state", filepath.Join(tm.dir, "node-"+name))
+}
+
+// launch starts teamlead with args and waits until it prints ready.
+func (tm *team) launch(what, ready string, args ...string) *console {
+	tm.t.Helper()
 	c := &console{t: tm.t, cmd: exec.Command(bin.teamlead, args...), out: &testbin.Buffer{}, done: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	c.cmd.Env, c.cmd.Dir = tm.env(), tm.cwd
@@ -197,11 +189,11 @@ func (tm *team) startNode(name, url string) *console {
 	}
 	go func() { c.err = c.cmd.Wait(); close(c.done) }()
 	tm.t.Cleanup(func() { c.kill() })
-	waitFor(tm.t, 20*time.Second, "the node to start", func() bool {
-		return strings.Contains(c.out.String(), "teamlead node "+name+": running") || c.exited()
+	waitFor(tm.t, 20*time.Second, what+" to start", func() bool {
+		return strings.Contains(c.out.String(), ready) || c.exited()
 	})
 	if c.exited() {
-		tm.t.Fatalf("node exited at start: %v\n%s", c.err, c.out)
+		tm.t.Fatalf("%s exited at start: %v\n%s", what, c.err, c.out)
 	}
 	return c
 }

@@ -42,13 +42,7 @@ idle
 		agentDef{name: "architect", flags: []string{"--raw"}, script: "idle\n"},
 	)
 	c := tm.start("--nats-listen", "127.0.0.1:0")
-	urlFile := filepath.Join(tm.state, "secrets", "nats-url")
-	var url string
-	waitFor(t, 10*time.Second, "the NATS URL file", func() bool {
-		b, err := os.ReadFile(urlFile)
-		url = strings.Replace(strings.TrimSpace(string(b)), "HOST", "127.0.0.1", 1)
-		return err == nil && url != ""
-	})
+	url := natsURLOf(t, tm)
 	tm.waitReceived("architect", "[/ROUTE]")
 	var recs []map[string]any
 	waitFor(t, 20*time.Second, "the relayed message on NATS", func() bool {
