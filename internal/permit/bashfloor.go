@@ -91,6 +91,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitSecretHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitHistoryHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitNoIndexHits(parseGit(v.args), cwds, env, b.hasNetwork)...)
 	}
 	if v.name == "make" || v.name == "gmake" || v.name == "bmake" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C", "--directory"}), cwds, env, false) {
@@ -99,6 +100,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, makeOverrideHits(v.args, cwds, env)...)
 		hs = append(hs, b.makeEnvHits(cwds)...)
 	}
+	hs = append(hs, manifestHits(v, cwds, env)...)
 	if v.name == "go" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})
@@ -124,6 +126,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		}
 	}
 	hs = append(hs, fetchURLHits(v)...)
+	hs = append(hs, hostDataHits(v)...)
 	if why, ok := lookAlike(pt.cmd.Text, pt.cmd, v); ok {
 		hs = append(hs, hit{id: FloorLookAlike, detail: why})
 	}

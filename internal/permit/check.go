@@ -41,6 +41,10 @@ func (p *Policy) CheckAction(a Action, agent string, env Env) Decision {
 		if why, ok := urlData(a.Arg); ok && a.HasArg {
 			hits = append(hits, hit{id: FloorURLData, detail: why})
 		}
+		if h := s.host; a.HasArg && (strings.Contains(h, "xn--") || strings.IndexFunc(h, func(r rune) bool { return r > 0x7e }) >= 0) {
+			// gо.dev with a Cyrillic о, or its punycode: not the host it looks like
+			hits = append(hits, hit{id: FloorLookAlike, detail: "the host " + h + " is written with letters other than ASCII (or their punycode, xn--): it can look like another"})
+		}
 	}
 	return p.decision(a.String(), p.first(s, true, agent), hits)
 }

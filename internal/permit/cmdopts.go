@@ -7,7 +7,7 @@ import "strings"
 var cmdOptions = map[string][]string{
 	"sort":  {"--compress-program"},
 	"rg":    {"--pre", "--hostname-bin"},
-	"tar":   {"--use-compress-program", "-I", "--to-command", "--info-script", "--new-volume-script", "-F"},
+	"tar":   {"--use-compress-program", "-I", "--to-command", "--info-script", "--new-volume-script", "-F", "--rsh-command", "--rmt-command"},
 	"rsync": {"-e", "--rsh", "--rsync-path"},
 	"zip":   {"-TT", "--unzip-command"},
 	"ssh":   {"-oProxyCommand", "-oLocalCommand"},
@@ -128,7 +128,7 @@ var outputOpts = map[string][]string{
 	"tar": {"-C", "--directory"}, "unzip": {"-d"}, "git": {"--output"},
 	"go": {"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
 		"-outputdir", "-test.coverprofile", "-test.cpuprofile", "-test.memprofile", "-test.blockprofile",
-		"-test.mutexprofile", "-test.trace", "-test.outputdir"},
+		"-test.mutexprofile", "-test.trace", "-test.outputdir", "-test.testlogfile", "-test.gocoverdir", "-test.fuzzcachedir"},
 	"gofmt": {"-cpuprofile"}, "staticcheck": {"-debug.cpuprofile", "-debug.memprofile", "-debug.trace",
 		"-debug.measure-analyzers", "-debug.cpu-profile", "-debug.mem-profile"},
 	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},

@@ -33,7 +33,9 @@ var codeVars = map[string]bool{"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_
 	"PYTEST_ADDOPTS": true, "PYTEST_PLUGINS": true, "BROWSER": true, "LESSOPEN": true, "LESSCLOSE": true,
 	"XDG_CONFIG_HOME": true, "HOME": true, "CDPATH": true, "ZDOTDIR": true, "INPUTRC": true, "GCONV_PATH": true,
 	"PIP_INDEX_URL": true, "PIP_EXTRA_INDEX_URL": true, "PIP_CONFIG_FILE": true, "UV_INDEX_URL": true,
-	"NPM_CONFIG_USERCONFIG": true, "TMPDIR": false}
+	"NPM_CONFIG_USERCONFIG": true, "TMPDIR": false,
+	// Red team 9b: GLOBIGNORE=x makes * match dot files (cat * printed .env).
+	"GLOBIGNORE": true, "FIGNORE": true, "BASH_COMPAT": true}
 
 // codeVarPrefixes are families of such variables.
 var codeVarPrefixes = []string{"DYLD_", "LD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "NPM_CONFIG_", "YARN_",

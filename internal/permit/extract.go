@@ -44,7 +44,7 @@ func (b *bashCheck) extractHits(pt part) []hit {
 	if why := opaqueExtract(v); why != "" {
 		return []hit{{id: FloorProtectedFile, detail: why}}
 	}
-	return nil
+	return decompressHits(v, pt.cwds, b.env)
 }
 
 // opaqueExtract names an extraction whose archive the floor does not read
@@ -57,6 +57,20 @@ func opaqueExtract(v view) string {
 	}
 	_, opts := operands(v.args)
 	switch v.name {
+	case "dpkg-deb", "dpkg":
+		for _, a := range v.args {
+			switch a.Value {
+			case "-x", "-X", "-R", "--extract", "--vextract", "--raw-extract", "--ctrl-tarfile", "-e", "--control":
+				if a.Value == "--ctrl-tarfile" {
+					continue
+				}
+				return v.name + " " + a.Value + " writes the files the package holds, which the floor does not read"
+			}
+		}
+	case "cabextract", "xar", "rpm2cpio", "lha", "arj", "unarj", "bsdunzip", "unar", "lsar":
+		if v.name != "lsar" && v.name != "rpm2cpio" {
+			return v.name + " writes the files the archive holds, which the floor does not read"
+		}
 	case "7z", "7za", "7zr", "unrar", "rar":
 		if first == "x" || first == "e" {
 			return v.name + " " + first + " writes the files the archive holds, which the floor does not read: they may be hooks, agent settings or links out of the folder"
@@ -91,6 +105,11 @@ type tarArgs struct {
 	strip   int
 	risky   string // an option that places members anywhere (-P, --transform)
 	members []Word // the operands: files to archive, or members to extract
+	// incremental: -G, -g FILE, --incremental, --listed-incremental: an
+	// extraction deletes what the archive's snapshot does not hold.
+	incremental bool
+	removeFiles bool // --remove-files: the archived files are deleted
+	forceLocal  bool // --force-local: a file name with a colon is a file
 }
 
 // tarShortValues are tar's one-letter options that take a value.
@@ -121,6 +140,8 @@ func parseTar(args []Word) tarArgs {
 			t.dirs = append(t.dirs, val)
 		case 'P':
 			t.risky = "-P (absolute member names)"
+		case 'G', 'g':
+			t.incremental = true
 		case 's':
 			t.risky = "-s (renamed members)"
 		}
@@ -171,6 +192,12 @@ func parseTar(args []Word) tarArgs {
 				t.strip, _ = strconv.Atoi(val)
 			case "--absolute-names", "--transform", "--xform":
 				t.risky = s
+			case "--incremental", "--listed-incremental":
+				t.incremental = true
+			case "--remove-files":
+				t.removeFiles = true
+			case "--force-local":
+				t.forceLocal = true
 			case "--one-top-level":
 				w := pathWord(val)
 				t.top = &w
@@ -195,13 +222,25 @@ func parseTar(args []Word) tarArgs {
 	return t
 }
 
-// tarHits judges the members tar x writes.
+// tarHits judges the members tar x writes, and what tar deletes or
+// reaches on another machine.
 func (b *bashCheck) tarHits(pt part) []hit {
 	t := parseTar(pt.view.args)
+	by := pt.view.name + " " + joinValues(pt.view.args)
+	if t.file != nil && !t.forceLocal && !t.file.Dynamic && isRemoteSpec(t.file.Value) {
+		return []hit{{id: FloorURLData, detail: by + ": the archive " + t.file.Raw + " is on another machine, reached through rsh"}}
+	}
+	if t.removeFiles {
+		if out := targetsOutside(t.members, pt.cwds, b.env, true); len(out) > 0 {
+			return []hit{{id: FloorDeleteRecursiveOutside, detail: by + " deletes " + out[0] + " once archived"}}
+		}
+	}
 	if !t.extract {
 		return nil
 	}
-	by := pt.view.name + " " + joinValues(pt.view.args)
+	if t.incremental {
+		return []hit{{id: FloorGitDiscard, risk: Critical, detail: by + ": an incremental extraction deletes every file of the folders it extracts into that the archive's snapshot does not list, uncommitted work and .git included"}}
+	}
 	if t.risky != "" {
 		return []hit{{id: FloorProtectedFile, detail: by + " places members where " + t.risky + " says: the files it writes are not known here"}}
 	}
@@ -562,13 +601,21 @@ func (b *bashCheck) patchHits(pt part) []hit {
 			}
 			continue
 		}
-		if _, ok := val("-B", "--prefix"); ok {
+		// Backups go where these say: patch -b -B .git/hooks/ moved the
+		// file it patched into the hooks for the ninth red team.
+		if w, ok := val("-B", "--prefix"); ok {
+			outs = append(outs, unknownWord)
+			_ = w
 			continue
 		}
-		if _, ok := val("-z", "--suffix"); ok {
+		if w, ok := val("-z", "--suffix"); ok {
+			if strings.Contains(w.Value, "/") || w.Dynamic {
+				outs = append(outs, unknownWord)
+			}
 			continue
 		}
 		if _, ok := val("-Y", "--basename-prefix"); ok {
+			outs = append(outs, unknownWord)
 			continue
 		}
 		if _, ok := val("-D", "--ifdef"); ok {
@@ -760,4 +807,91 @@ func unquoteGitName(n string) string {
 		}
 	}
 	return n
+}
+
+// decompressors are the commands that write a file decompressed from
+// another, and the option that makes the compressors do it.
+var decompressors = map[string]bool{"gunzip": true, "unxz": true, "bunzip2": true, "unzstd": true, "unlz4": true,
+	"unlzma": true, "uncompress": true, "unpigz": true}
+var compressors = map[string]bool{"gzip": true, "xz": true, "bzip2": true, "zstd": true, "lz4": true, "lzma": true,
+	"brotli": true, "pigz": true, "pbzip2": true, "lzip": true, "compress": true}
+
+// compressedSuffixes map a compressed file's ending to what the
+// decompressed one ends with.
+var compressedSuffixes = []struct{ from, to string }{{".tgz", ".tar"}, {".taz", ".tar"}, {".txz", ".tar"},
+	{".tbz2", ".tar"}, {".tbz", ".tar"}, {".gz", ""}, {".z", ""}, {".Z", ""}, {".xz", ""}, {".lzma", ""},
+	{".bz2", ""}, {".zst", ""}, {".lz4", ""}, {".br", ""}, {".lz", ""}}
+
+// decompressHits judges the files a decompression writes: the input's
+// name without its ending beside it (gunzip .envrc.gz writes .envrc), or
+// the name -o, --output-dir-flat or a second operand gives (zstd -d
+// --output-dir-flat=.git/hooks wrote a hook for the ninth red team).
+func decompressHits(v view, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(v.args)
+	if !decompressors[v.name] && !(compressors[v.name] && (hasShort(opts, "d") || hasLong(opts, "--decompress", "--uncompress"))) {
+		return nil
+	}
+	if hasShort(opts, "ctl") || hasLong(opts, "--stdout", "--to-stdout", "--test", "--list") {
+		return nil // to standard output, or nothing written
+	}
+	by := v.name + " " + joinValues(v.args)
+	suffix, outDir := "", ""
+	var outs []Word
+	args := v.args
+	for i := 0; i < len(args); i++ {
+		a := args[i].Value
+		val := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i].Value
+			}
+			return ""
+		}
+		switch {
+		case a == "-S" || a == "--suffix":
+			suffix = val()
+		case strings.HasPrefix(a, "--suffix="):
+			suffix = strings.TrimPrefix(a, "--suffix=")
+		case a == "-o" || a == "--output":
+			outs = append(outs, pathWord(val()))
+		case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "-o") && len(a) > 2 && v.name == "zstd":
+			outs = append(outs, pathWord(strings.TrimPrefix(strings.TrimPrefix(a, "--output="), "-o")))
+		case strings.HasPrefix(a, "--output-dir-flat") || strings.HasPrefix(a, "--output-dir-mirror"):
+			if _, d, ok := strings.Cut(a, "="); ok {
+				outDir = d
+			} else {
+				outDir = val()
+			}
+		}
+	}
+	if len(outs) == 0 && (v.name == "lz4" || v.name == "unlz4") && len(ops) == 2 {
+		outs, ops = ops[1:], ops[:1]
+	}
+	for _, o := range ops {
+		if o.Dynamic || o.Glob {
+			return []hit{{id: FloorProtectedFile, detail: by + " writes files whose names are known only when it runs"}}
+		}
+		name := o.Value
+		switch {
+		case suffix != "":
+			name = strings.TrimSuffix(name, suffix)
+		default:
+			for _, s := range compressedSuffixes {
+				if strings.HasSuffix(name, s.from) {
+					name = strings.TrimSuffix(name, s.from) + s.to
+					break
+				}
+			}
+		}
+		if outDir != "" {
+			name = path.Join(outDir, path.Base(name))
+		}
+		outs = append(outs, pathWord(name))
+	}
+	for _, w := range outs {
+		if hs := writeHits(w, cwds, env, v.name); hs != nil {
+			return hs
+		}
+	}
+	return nil
 }

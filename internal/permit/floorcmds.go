@@ -307,6 +307,9 @@ func gitHits(g gitInfo) []hit {
 		if force {
 			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + joinValues(g.args) + " overwrites local branches"}}
 		}
+		if hasLong(opts, "--stdin") {
+			return []hit{{id: FloorGitDiscard, risk: Critical, detail: "git " + g.sub + " --stdin takes its refspecs from standard input, known only when it runs: they can delete (with --prune) or overwrite every local branch"}}
+		}
 		if hasLong(opts, "--set-upstream") {
 			return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " --set-upstream writes the branch's upstream into .git/config: every later plain git push and pull goes where it names"}}
 		}

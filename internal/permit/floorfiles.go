@@ -306,6 +306,9 @@ func writeHits(w Word, cwds cwdSet, env Env, by string) []hit {
 			if hs := env.protectedHit(a, by); hs != nil {
 				return hs
 			}
+			if dependencyCode(a) {
+				return []hit{{id: FloorProtectedFile, detail: by + " writes " + a + ", code of an installed dependency: npx, npm scripts and the tests run it (node_modules/.bin links into it)"}}
+			}
 			continue
 		case isSystemPath(a):
 			return []hit{{id: FloorWriteSystem, detail: by + " writes " + describePath(w, a)}}

