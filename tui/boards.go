@@ -78,16 +78,20 @@ func (m Model) onDiffKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
 	case key.Matches(k, ks.Bottom):
 		m.diff.End()
 	case key.Matches(k, ks.Merge):
-		agent := m.diff.Agent()
+		agent, at := m.diff.Agent(), m.diff.Head()
+		if at == "" {
+			m.status, m.statusE = "the diff is not read yet: merge once it shows", true
+			return m, nil, true
+		}
 		if m.mergeArmed != agent {
 			m.mergeArmed = agent
-			m.status, m.statusE = "merge "+agent+"'s branch into your checkout? press "+ks.Merge.Help().Key+" again to merge, any other key to cancel", false
+			m.status, m.statusE = fmt.Sprintf("merge %s at %.12s into your checkout? press %s again to merge, any other key to cancel", agent, at, ks.Merge.Help().Key), false
 			return m, nil, true
 		}
 		m.mergeArmed = ""
 		con := m.con
 		return m, func() tea.Msg {
-			t, r, err := con.Merge(agent)
+			t, r, err := con.Merge(agent, at)
 			switch {
 			case err != nil:
 				return statusMsg{text: "not merged: " + err.Error(), err: true}

@@ -256,7 +256,7 @@ func TestDiffView(t *testing.T) {
 	tm := start(t, f)
 	tm.Send(runes("d"))
 	waitOutput(t, tm, "diff of dev — lines 1–")
-	waitOutput(t, tm, "teamlead/dev since abcdef123456")
+	waitOutput(t, tm, "teamlead/dev at feedbeef7777 since abcdef123456")
 	waitOutput(t, tm, "M main.go  +40 −0")
 	tm.Send(tea.KeyMsg{Type: tea.KeyPgDown})
 	waitOutput(t, tm, "+line 20 of the change")
@@ -270,7 +270,7 @@ func TestDiffView(t *testing.T) {
 	waitOutput(t, tm, "press M again to merge")
 	tm.Send(runes("M"))
 	waitOutput(t, tm, "merged teamlead/dev into main: 0123456789ab, 3 files")
-	if calls := strings.Join(f.Calls(), ","); strings.Count(calls, "merge dev") != 1 {
+	if calls := strings.Join(f.Calls(), ","); strings.Count(calls, "merge dev at feedbeef7777") != 1 {
 		t.Errorf("merge calls: %s", calls)
 	}
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})

@@ -261,18 +261,18 @@ func newMergeCmd(g *globals) *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s brings, since %.12s:\n%s", t.Branch, c.Base, c.Committed.Stat())
+			fmt.Fprintf(out, "%s at %.12s brings, since %.12s:\n%s", t.Branch, c.Head, c.Base, c.Committed.Stat())
 			if n := len(c.Staged.Files) + len(c.Unstaged.Files); n > 0 {
 				fmt.Fprintf(out, "(%d files changed in the worktree but not committed stay out of the merge)\n", n)
 			}
-			ok, err := confirm(cmd, fmt.Sprintf("merge %s into %s?", t.Branch, t.Repo), yes)
+			ok, err := confirm(cmd, fmt.Sprintf("merge %s at %.12s into %s? (exactly what is shown: later commits stay out)", t.Branch, c.Head, t.Repo), yes)
 			if err != nil || !ok {
 				if err == nil {
 					fmt.Fprintln(out, "not merged")
 				}
 				return err
 			}
-			m, err := worktree.Merge(t)
+			m, err := worktree.Merge(t, c.Head)
 			if err != nil {
 				return err
 			}

@@ -1053,7 +1053,7 @@ func (e *Engine) Diff(agent string) (worktree.Tree, worktree.Changes, error) {
 // Merge merges agent's worktree branch into the person's checkout
 // (worktree.Merge: nothing changes on a conflict or a dirty checkout). The
 // console calls it on the human's keys only.
-func (e *Engine) Merge(agent string) (worktree.Tree, worktree.Merged, error) {
+func (e *Engine) Merge(agent, at string) (worktree.Tree, worktree.Merged, error) {
 	for _, a := range e.opts.Team.Agents {
 		if a.Name != agent {
 			continue
@@ -1065,7 +1065,7 @@ func (e *Engine) Merge(agent string) (worktree.Tree, worktree.Merged, error) {
 		if err != nil {
 			return t, worktree.Merged{}, err
 		}
-		m, err := worktree.Merge(t)
+		m, err := worktree.Merge(t, at)
 		return t, m, err
 	}
 	return worktree.Tree{}, worktree.Merged{}, fmt.Errorf("no agent %q", agent)

