@@ -71,7 +71,8 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := placeAgents(team); err != nil {
+	sharedGit, err := placeAgents(team)
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(g.state, 0o700); err != nil {
@@ -119,7 +120,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	protect := protected(g, team)
+	protect := append(protected(g, team), sharedGit...)
 	var link *nodeLink
 	var remote engine.Remote
 	if r := remoteAgents(team); len(r) > 0 {

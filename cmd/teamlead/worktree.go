@@ -22,7 +22,11 @@ import (
 // starts: the worktree is made (or found again after a restart) and the
 // agent's dir becomes the worktree's (Repo keeps the folder the team file
 // names). A worktree that cannot be made stops the start with the reason.
-func placeAgents(team *config.Team) error {
+// It returns what of each repository's shared git dir the agents' sandboxes
+// keep read-only (worktree.Tree.Shared).
+func placeAgents(team *config.Team) ([]string, error) {
+	var shared []string
+	seen := map[string]bool{}
 	for i := range team.Agents {
 		a := &team.Agents[i]
 		if a.Branch == "" {
@@ -30,11 +34,21 @@ func placeAgents(team *config.Team) error {
 		}
 		t, err := worktree.Ensure(team.WorktreeOf(*a))
 		if err != nil && !errors.Is(err, worktree.ErrSubmodule) {
-			return fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
+			return nil, fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
 		}
 		a.Repo, a.Dir = a.Dir, t.Dir
+		files, err := t.Shared()
+		if err != nil {
+			return nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
+		}
+		for _, f := range files {
+			if !seen[f] {
+				seen[f] = true
+				shared = append(shared, f)
+			}
+		}
 	}
-	return nil
+	return shared, nil
 }
 
 // agentTree finds the worktree of the team's agent name, never making one.

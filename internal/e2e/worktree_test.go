@@ -28,7 +28,12 @@ func TestAgentWorksInItsWorktree(t *testing.T) {
 	// The agent reports where it runs, commits one file and leaves another
 	// uncommitted.
 	script := `pwd > "$OUT"; git branch --show-current >> "$OUT"; echo feature > feature.go; git add feature.go; ` +
-		`git commit -q -m feature; echo draft > draft.txt; "$TL" merge dev --yes --config "$CFG" >> "$OUT" 2>&1; ` +
+		`git commit -q -m feature; echo draft > draft.txt; ` +
+		// What of the shared git dir runs programs stays read-only (red team 9a).
+		`c=$(git rev-parse --git-common-dir); git config -f "$c/config" filter.x.smudge "touch pwned" 2>/dev/null && echo CONFIG-WRITTEN >> "$OUT"; ` +
+		`echo '* filter=x' 2>/dev/null > "$c/info/attributes" && echo ATTRIBUTES-WRITTEN >> "$OUT"; ` +
+		`echo 'touch pwned' 2>/dev/null > "$c/hooks/pre-merge-commit" && echo HOOK-WRITTEN >> "$OUT"; ` +
+		`"$TL" merge dev --yes --config "$CFG" >> "$OUT" 2>&1; ` +
 		`"$TL" worktree rm dev --force --config "$CFG" >> "$OUT" 2>&1; echo done >> "$OUT"; exec sleep 600`
 	out := filepath.Join(tm.dir, "dev.out")
 	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", TL: " + bin.teamlead + ", CFG: " + filepath.Join(tm.dir, "team.yaml") + "}\n"
@@ -46,6 +51,18 @@ func TestAgentWorksInItsWorktree(t *testing.T) {
 	// The agent's own process may not merge or remove: only the human.
 	if n := strings.Count(string(b), "refusing to"); n != 2 {
 		t.Errorf("the agent's merge and worktree rm: %d refused, want 2:\n%s", n, b)
+	}
+	var agentRecs string
+	waitFor(t, 10*time.Second, "the agent's running record", func() bool {
+		agentRecs, _ = tm.cli("audit", "--kind", "agent", "--format", "json")
+		return strings.Contains(agentRecs, `"running"`)
+	})
+	if strings.Contains(agentRecs, `"isolation":"sandbox`) {
+		for _, w := range []string{"CONFIG-WRITTEN", "ATTRIBUTES-WRITTEN", "HOOK-WRITTEN"} {
+			if strings.Contains(string(b), w) {
+				t.Errorf("the sandboxed agent wrote the shared git dir: %s\n%s", w, b)
+			}
+		}
 	}
 	waitFor(t, 10*time.Second, "the worktree record", func() bool {
 		o, _ := tm.cli("audit", "--kind", "worktree", "--format", "json")

@@ -33,6 +33,30 @@ type Tree struct {
 	GitDir string // the worktree's own git dir (<common dir>/worktrees/<id>)
 }
 
+// Shared returns what of the repository's shared git dir makes git run
+// programs — its config (filters, fsmonitor, gpg.program, aliases,
+// includes), info (attributes naming filters) and hooks — making the
+// last two if they are missing: an agent's sandbox keeps them read-only
+// (a sandbox protects only what exists). The agent still writes objects
+// and refs to commit. Without this an agent set a smudge filter and
+// gpg.program that teamlead merge and the console's git worktree add ran
+// outside every sandbox (the ninth red team).
+func (t Tree) Shared() ([]string, error) {
+	if t.GitDir == "" {
+		return nil, nil
+	}
+	common := filepath.Dir(filepath.Dir(t.GitDir))
+	out := []string{filepath.Join(common, "config")}
+	for _, d := range []string{"info", "hooks"} {
+		p := filepath.Join(common, d)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // plan is a Spec resolved against the repository.
 type plan struct {
 	top    string // the user's checkout
