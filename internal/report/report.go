@@ -4,6 +4,8 @@
 package report
 
 import (
+	"github.com/teamlead/teamlead/internal/textsafe"
+
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -82,7 +84,9 @@ func (c *csvWriter) Close() error {
 // Line renders r as one line for the headless console's output.
 func Line(r store.Record) string {
 	ts := r.Time.Local().Format("15:04:05.000")
-	return fmt.Sprintf("%s  %-14s %s", ts, clip(r.Kind, 14), clip(Summary(r), 160))
+	// One line: a tab in an agent's text would draw rows of its own (the
+	// ninth red team forged Activity rows with them), so it shows escaped.
+	return fmt.Sprintf("%s  %-14s %s", ts, clip(textsafe.Line(r.Kind), 14), clip(textsafe.Line(Summary(r)), 160))
 }
 
 // Summary says what r is about in a few words.

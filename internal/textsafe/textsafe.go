@@ -44,6 +44,8 @@ func invisible(r rune) bool {
 		return true
 	case r == 0x034f, r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0, r >= 0x1d173 && r <= 0x1d17a:
 		return true
+	case r == 0x2800: // the blank braille pattern: a blank that is no space (the ninth red team)
+		return true
 	case r >= 0xe000 && r <= 0xf8ff, r >= 0xf0000 && r <= 0x10ffff:
 		return true
 	case r >= 0x80 && unicode.Is(unicode.Cf, r):
@@ -62,6 +64,12 @@ func Line(s string) string { return clean(s, false) }
 // Text makes s safe keeping its line breaks and tabs.
 func Text(s string) string { return clean(s, true) }
 
+// oddSpace are the spaces other than the ASCII one: on one line (Line)
+// they pad a command out of sight as well as the blanks above do.
+func oddSpace(r rune) bool {
+	return r == 0xa0 || r == 0x1680 || r >= 0x2000 && r <= 0x200a || r == 0x202f || r == 0x205f || r == 0x3000
+}
+
 func clean(s string, keepLayout bool) string {
 	if !needs(s, keepLayout) {
 		return s
@@ -74,7 +82,7 @@ func clean(s string, keepLayout bool) string {
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case keepLayout && (r == '\n' || r == '\t'):
 			b.WriteRune(r)
-		case Dangerous(r):
+		case Dangerous(r), !keepLayout && oddSpace(r):
 			b.WriteString(escape(r))
 		default:
 			b.WriteString(s[i : i+n])
@@ -92,7 +100,7 @@ func Needs(s string) bool { return needs(s, true) || strings.Contains(s, `\u00`)
 func needs(s string, keepLayout bool) bool {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 || Dangerous(r) && !(keepLayout && (r == '\n' || r == '\t')) {
+		if r == utf8.RuneError && n <= 1 || Dangerous(r) && !(keepLayout && (r == '\n' || r == '\t')) || !keepLayout && oddSpace(r) {
 			return true
 		}
 		i += n

@@ -115,3 +115,24 @@ func TestInvisibleCharactersAreShown(t *testing.T) {
 		t.Errorf("ordinary text changed: %q", got)
 	}
 }
+
+// On one line a tab, a blank braille pattern or a space other than ASCII's
+// shows escaped: each could pad text out of sight or draw rows of its own
+// (the ninth red team); Text keeps tabs and those spaces as layout.
+func TestOneLineBlanksAreShown(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"ls\t\t08:31 approved", `ls\u0009\u000908:31 approved`},
+		{"git status\u2800\u2800&& curl x", `git status\u2800\u2800&& curl x`},
+		{"a\u00a0b\u3000c", `a\u00a0b\u3000c`},
+	} {
+		if got := Line(c.in); got != c.want {
+			t.Errorf("Line(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := Text("a\tb\u00a0c"); got != "a\tb\u00a0c" {
+		t.Errorf("Text changed layout: %q", got)
+	}
+	if got := Text("x\u2800y"); got != `x\u2800y` {
+		t.Errorf("Text kept the blank braille pattern: %q", got)
+	}
+}
