@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/guard"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/trust"
@@ -92,7 +93,7 @@ func configDiff(cmd *cobra.Command, g *globals, args []string) error {
 		return err
 	}
 	defer st.Close()
-	files, err := pick(s.Unaccepted(now), args)
+	files, err := pick(s.Unaccepted(now, otherConsoles(g)), args)
 	if err != nil {
 		return err
 	}
@@ -103,6 +104,9 @@ func configDiff(cmd *cobra.Command, g *globals, args []string) error {
 	}
 	for _, p := range files {
 		when := "while the last console ran (it did not end cleanly, so when is not known)"
+		if !s.Running {
+			when = "while no console of this team ran, and another team's console has run on this machine (its agents could have written it)"
+		}
 		if t, ok := s.Changed[p]; ok {
 			when = "while agents ran, seen at " + t.Format("2006-01-02 15:04:05")
 		}
@@ -121,7 +125,7 @@ func configAccept(cmd *cobra.Command, g *globals, args []string) error {
 		return err
 	}
 	defer st.Close()
-	files, err := pick(s.Unaccepted(now), args)
+	files, err := pick(s.Unaccepted(now, otherConsoles(g)), args)
 	if err != nil {
 		return err
 	}
@@ -141,4 +145,22 @@ func configAccept(cmd *cobra.Command, g *globals, args []string) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "accepted %s as it is now\n", p)
 	}
 	return nil
+}
+
+// otherConsoles reports that a console of another state folder has run on
+// this machine (the registry keeps every console the person ran): its
+// agents' sandboxes may not protect this team's files, so no change to
+// them is taken without the human's word (red team 9a).
+func otherConsoles(g *globals) bool {
+	regs, err := control.Registrations()
+	if err != nil {
+		return true // cannot tell: the strict way
+	}
+	mine, _ := filepath.Abs(g.state)
+	for _, r := range regs {
+		if r.State != mine {
+			return true
+		}
+	}
+	return false
 }

@@ -95,7 +95,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 
 	// Teamlead's own files changed while agents ran are not used before
 	// the human has looked at them: an agent could have written them.
-	files, unaccepted, err := guard.Open(st, team.OwnFiles())
+	files, unaccepted, err := guard.Open(st, team.OwnFiles(), otherConsoles(g))
 	if err != nil {
 		return err
 	}

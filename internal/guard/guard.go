@@ -137,12 +137,21 @@ func Save(st *store.Store, s State) error {
 // console uses them: each seen changing while agents ran and not back to
 // its accepted content, and, after a console that did not end (killed),
 // every file that differs from what it started with.
-func (s State) Unaccepted(now Snapshot) []string {
+//
+// With strict (another team's console has run on this machine: its agents
+// can write this team's files, which its sandboxes may not know to
+// protect), every file that differs from its accepted content needs the
+// human's word, whenever it changed.
+func (s State) Unaccepted(now Snapshot, strict bool) []string {
 	var out []string
 	for p, f := range now {
 		acc, known := s.Accepted[p]
 		if !known || f.same(acc) {
 			continue // a file no console watched (another --config) is the human's choice
+		}
+		if strict {
+			out = append(out, p)
+			continue
 		}
 		// A file of teamlead's that was not there is never taken silently,
 		// whenever it appeared: a sandbox protects only files that exist,
@@ -201,14 +210,14 @@ type Guard struct {
 // it. With files that need the human's word first, it returns them and no
 // Guard; otherwise their content is now the accepted one, and the Guard
 // watches them until Close.
-func Open(st *store.Store, paths []string) (*Guard, []string, error) {
+func Open(st *store.Store, paths []string, strict bool) (*Guard, []string, error) {
 	state, found, err := Load(st)
 	if err != nil {
 		return nil, nil, err
 	}
 	now := Take(paths)
 	if found {
-		if bad := state.Unaccepted(now); len(bad) > 0 {
+		if bad := state.Unaccepted(now, strict); len(bad) > 0 {
 			return nil, bad, nil
 		}
 	}

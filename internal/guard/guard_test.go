@@ -14,10 +14,11 @@ import (
 )
 
 type setup struct {
-	t     *testing.T
-	dir   string
-	state string
-	files []string
+	strict bool // another team's console has run on the machine
+	t      *testing.T
+	dir    string
+	state  string
+	files  []string
 }
 
 func newSetup(t *testing.T) *setup {
@@ -45,7 +46,7 @@ func (s *setup) console() (*store.Store, *Guard, []string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	g, bad, err := Open(st, s.files)
+	g, bad, err := Open(st, s.files, s.strict)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -219,4 +220,35 @@ func TestNewFileWaitsForTheHuman(t *testing.T) {
 		t.Fatalf("want answerers.yaml alone to wait, got %v", bad)
 	}
 	st.Close()
+}
+
+// TestChangeWhileStoppedWaitsWhenAnotherConsoleRan: on a machine where
+// another team's console has run, a change made while this team's
+// console was stopped waits for the human too — that console's agents
+// could have made it (red team 9a) — and once accepted it passes.
+func TestChangeWhileStoppedWaitsWhenAnotherConsoleRan(t *testing.T) {
+	s := newSetup(t)
+	st, g, _ := s.console()
+	if _, err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	s.write("permissions.yaml", "default: ask\nrules:\n  - match: Bash(curl:*)\n    decide: allow\n")
+	s.strict = true
+	st, g, bad := s.console()
+	if g != nil || len(bad) != 1 || bad[0] != s.files[1] {
+		t.Fatalf("the change made while stopped: %v (guard %v)", bad, g != nil)
+	}
+	state, _, err := Load(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state.Accept(Take(s.files))
+	if err := Save(st, state); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, g, bad := s.console(); g == nil || len(bad) != 0 {
+		t.Fatalf("after accepting: %v", bad)
+	}
 }
