@@ -103,6 +103,13 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return fmt.Errorf("%s changed while agents ran (or while a console that was killed ran), or appeared since the last console started (a new file of teamlead's could have been written by an agent), and no console uses a change made behind your back before you have looked at it: see it with `teamlead config diff%s`, then accept it with `teamlead config accept%s` (or undo it)",
 			strings.Join(unaccepted, ", "), stateArg(g), stateArg(g))
 	}
+	// What was loaded must be what the guard accepted: a file that changed
+	// between the two looks (an agent of another console can make one
+	// flicker) is not used (red team 9a).
+	if raced := files.Differs(team.Read); len(raced) > 0 {
+		_, _ = files.Close()
+		return fmt.Errorf("%s changed while the console was starting (what was loaded is not what was checked); look at it and start again: teamlead config diff%s", strings.Join(raced, ", "), stateArg(g))
+	}
 	defer func() {
 		if changed, err := files.Close(); err != nil || len(changed) > 0 {
 			fmt.Fprintf(errOut, "teamlead: %s changed while agents ran; the next start waits for you to look at it (teamlead config diff)\n", strings.Join(changed, ", "))

@@ -57,12 +57,21 @@ func (t *Team) validatePermissions(file string, root *yaml.Node, base string) er
 		}
 	}
 	var err error
-	if _, statErr := os.Stat(p.Policy); statErr == nil || explicit {
+	// One read: the bytes parsed are the bytes whose hash is recorded (a
+	// stat then a load could see two different files).
+	data, readErr := os.ReadFile(p.Policy)
+	switch {
+	case readErr == nil:
+		p.Parsed, err = permit.Parse(p.Policy, data)
+		err = policySyntax(p.Policy, err)
+		t.noteRead(p.Policy, data)
+	case explicit:
 		p.Parsed, err = permit.Load(p.Policy) // a policy named but missing is an error
 		err = policySyntax(p.Policy, err)
-	} else {
+	default:
 		p.Parsed, err = permit.Builtin()
 		p.Builtin = true
+		t.noteRead(p.Policy, nil)
 	}
 	return err
 }

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/teamlead/teamlead/internal/worktree"
@@ -18,6 +20,11 @@ import (
 
 // Team is a loaded team file: the agents to run and how to talk to them.
 type Team struct {
+	// Read are the sha256 (hex) of the bytes this load parsed, by file:
+	// the team file and the policy ("" for one that was not there). The
+	// console holds them against what its guard accepted, so that a file
+	// changed between the two looks is never used (red team 9a raced them).
+	Read map[string]string `yaml:"-"`
 	// Agents are the team members, in file order.
 	Agents []Agent `yaml:"agents"`
 	// Presets adds or overrides presets by name for this team.
@@ -349,7 +356,21 @@ func parseTeam(path, abs string, data []byte) (*Team, error) {
 	if len(p.list) > 0 {
 		return nil, errors.Join(p.list...)
 	}
+	p.team.noteRead(abs, data)
 	return p.team, nil
+}
+
+// noteRead records the hash of the bytes parsed from file (nil: no file).
+func (t *Team) noteRead(file string, data []byte) {
+	if t.Read == nil {
+		t.Read = map[string]string{}
+	}
+	if data == nil {
+		t.Read[filepath.Clean(file)] = ""
+		return
+	}
+	sum := sha256.Sum256(data)
+	t.Read[filepath.Clean(file)] = hex.EncodeToString(sum[:])
 }
 
 // readTeam is parseTeam going on after a problem, to find them all. When

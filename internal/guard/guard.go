@@ -321,3 +321,29 @@ func (g *Guard) Close() ([]string, error) {
 	g.state.Running = false
 	return fresh, Save(g.st, g.state)
 }
+
+// Differs returns the files whose content a loader parsed (read: sha256
+// hex by path, "" for a file that was not there) that is not what the
+// guard accepted: the file changed between the two looks, and what was
+// loaded is not what the human stands behind.
+func (g *Guard) Differs(read map[string]string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for p, h := range read {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			out = append(out, p)
+			continue
+		}
+		f, ok := g.base[abs]
+		if !ok {
+			continue // not one of the files watched
+		}
+		if f.Missing != (h == "") || !f.Missing && f.Hash != h {
+			out = append(out, abs)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -252,3 +252,22 @@ func TestChangeWhileStoppedWaitsWhenAnotherConsoleRan(t *testing.T) {
 		t.Fatalf("after accepting: %v", bad)
 	}
 }
+
+// What a loader parsed is held against what the guard accepted: a file
+// that changed between the two looks is named.
+func TestDiffersNamesAFileLoadedOtherThanChecked(t *testing.T) {
+	s := newSetup(t)
+	st, g, _ := s.console()
+	defer st.Close()
+	now := Take(s.files)
+	read := map[string]string{s.files[0]: now[s.files[0]].Hash, s.files[1]: now[s.files[1]].Hash}
+	if d := g.Differs(read); len(d) != 0 {
+		t.Fatalf("the same content: %v", d)
+	}
+	read[s.files[1]] = "0123" // loaded something else
+	missing := filepath.Join(filepath.Dir(s.files[0]), "presets.yaml")
+	read[missing] = "" // not there for both: fine
+	if d := g.Differs(read); len(d) != 1 || d[0] != s.files[1] {
+		t.Fatalf("differs: %v", d)
+	}
+}
