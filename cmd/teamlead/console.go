@@ -56,7 +56,7 @@ func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, them
 		return fmt.Errorf("the console needs a terminal; use --headless to run without one")
 	}
 	if themeName == "" {
-		themeName = team.UI.Theme
+		themeName = team.ThemeName()
 	}
 	th, err := themes.Load(themeName)
 	if err != nil {

@@ -121,5 +121,24 @@ func (t *Team) OwnFiles() []string {
 			add(a)
 		}
 	}
+	// A theme file colours what the human reads: a theme that draws "risk
+	// critical" in the background's colour hides it (red team 9a).
+	if th := t.ThemeName(); isThemeFile(th) {
+		add(th)
+	}
 	return out
+}
+
+// ThemeName is the console's theme: a built-in name, or a .yaml file,
+// relative to the team file's folder.
+func (t *Team) ThemeName() string {
+	th := t.UI.Theme
+	if isThemeFile(th) && !filepath.IsAbs(th) && t.File != "" {
+		return filepath.Join(filepath.Dir(t.File), th)
+	}
+	return th
+}
+
+func isThemeFile(name string) bool {
+	return strings.HasSuffix(name, ".yaml") || strings.ContainsRune(name, filepath.Separator)
 }
