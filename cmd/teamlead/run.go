@@ -146,7 +146,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		Fresh:    f.fresh,
 		OnError:  func(err error) { (*showErr.Load())(err) },
 		OwnWrite: files.Write,
-		History:  filepath.Join(g.state, "screens"),
+		History:  filepath.Join(g.state, agents.SecretsDir, "screens"), // what the human typed shows there: no agent reads it
 		MCP:      filepath.Join(g.state, "mcp")})
 	if err != nil {
 		return err

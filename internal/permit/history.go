@@ -3,6 +3,7 @@ package permit
 import (
 	"context"
 	"crypto/sha256"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"os"
 	"os/exec"
 	"path"
@@ -108,7 +109,7 @@ func runGit(isolate func(*exec.Cmd), gitDir, workTree string, args ...string) (s
 	if gitDir != "" {
 		pre = append(pre, "--git-dir="+gitDir)
 	}
-	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
+	cmd := exec.CommandContext(ctx, worktree.GitPath(), append(pre, args...)...)
 	cmd.Dir = workTree
 	if workTree == "" {
 		cmd.Dir = gitDir

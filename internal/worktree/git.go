@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // safety is passed to every git invocation: no fsmonitor daemon or hook,
@@ -54,7 +55,7 @@ func (r runner) run(args ...string) ([]byte, error) { return r.runOK(nil, args..
 func (r runner) runOK(ok []int, args ...string) ([]byte, error) {
 	full := append([]string{"-C", r.dir}, safety...)
 	full = append(append(full, r.pre...), args...)
-	cmd := exec.Command("git", full...)
+	cmd := exec.Command(GitPath(), full...)
 	cmd.Env = append(gitEnv(), r.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -140,4 +141,33 @@ func filterName(key string) (string, bool) {
 		return "", false
 	}
 	return rest[:i], true
+}
+
+// systemGit are where git lives when the system installed it: looked at
+// before PATH, whose first folders (~/.local/bin) an agent can write — a git
+// planted there ran in the console's namespace at its next status poll
+// (the ninth red team).
+var systemGit = []string{"/usr/bin/git", "/bin/git", "/usr/local/bin/git", "/opt/homebrew/bin/git", "/opt/local/bin/git"}
+
+var gitPath struct {
+	once sync.Once
+	path string
+}
+
+// GitPath is the git teamlead runs: the system's, else the first on PATH.
+func GitPath() string {
+	gitPath.once.Do(func() {
+		for _, p := range systemGit {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				gitPath.path = p
+				return
+			}
+		}
+		if p, err := exec.LookPath("git"); err == nil {
+			gitPath.path = p
+			return
+		}
+		gitPath.path = "git"
+	})
+	return gitPath.path
 }

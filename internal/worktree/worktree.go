@@ -143,7 +143,14 @@ func resolve(s Spec) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	p.path = canonical(filepath.Join(root, s.Agent))
+	// The agent's own folder may be a link only if it made it one: a link
+	// there would take the checkout wherever it points (the ninth red team
+	// pointed it at the console's hidden secrets folder).
+	own := filepath.Join(root, s.Agent)
+	if fi, err := os.Lstat(own); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return plan{}, fmt.Errorf("%w: %s is a symbolic link, not a folder: an agent may have made it; remove it (the next start makes the worktree again)", ErrBadName, own)
+	}
+	p.path = canonical(own)
 	return p, nil
 }
 

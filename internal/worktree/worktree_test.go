@@ -257,3 +257,23 @@ func TestRemoveWithSubmodule(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An agent's worktree folder that became a link is not followed: the
+// checkout would go wherever it points.
+func TestWorktreeFolderThatIsALinkIsRefused(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	elsewhere := t.TempDir()
+	if err := os.RemoveAll(tr.Path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, tr.Path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Ensure(Spec{Repo: repo, Agent: "dev"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Ensure through a link: %v", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Fatalf("checked out where the link points: %v", entries)
+	}
+}
