@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
@@ -463,10 +464,10 @@ func TestDropFromInbox(t *testing.T) {
 func TestNewInboxItemNotifiesAndAnsweredLeaves(t *testing.T) {
 	f := newFake()
 	tm := start(t, f)
-	f.publish(store.Record{Kind: lead.KindInbox, Subject: "human.inbox", From: "architect", Type: "blocker", Task: "T-3", MsgID: "m-7", Body: "Cookies or localStorage?", Time: t0})
+	f.publish(store.Record{Kind: wire.KindInbox, Subject: "human.inbox", From: "architect", Type: "blocker", Task: "T-3", MsgID: "m-7", Body: "Cookies or localStorage?", Time: t0})
 	waitOutput(t, tm, "3 waiting for you")
 	waitCall(t, f, "notify blocker from architect: Cookies or localStorage?")
-	f.publish(store.Record{Kind: lead.KindAnswered, Subject: "human.answer.dev", MsgID: "m-4", Time: t0})
+	f.publish(store.Record{Kind: wire.KindAnswered, Subject: "human.answer.dev", MsgID: "m-4", Time: t0})
 	waitOutput(t, tm, "2 waiting for you")
 	// A question escalated to a person arrives; answered, it leaves.
 	f.publish(store.Record{Kind: "question-queue", Subject: "human.questions", From: "dev", Type: "question", MsgID: "q-0003", Body: "Postgres?",

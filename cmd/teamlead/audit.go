@@ -15,10 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
-	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 )
@@ -106,7 +106,7 @@ func audit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 		return errors.New("--out, --decision and --status go with --export; add --export, or leave them out")
 	}
 	now := time.Now()
-	q := store.Query{Agent: f.agent, Task: f.task, Type: f.typ, Kind: f.kind, Limit: f.limit, Reverse: f.newest}
+	q := store.Query{Agent: f.agent, Task: f.task, Type: f.typ, Kind: wire.Kind(f.kind), Limit: f.limit, Reverse: f.newest}
 	var err error
 	if q.Since, err = parseWhen(f.since, now); err != nil {
 		return fmt.Errorf("--since: %w", err)
@@ -275,7 +275,7 @@ func exportAudit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 // the export's period and filters, in the order they were made.
 func decisionRecords(src *source, cf engine.ConsultFilter, task string) ([]store.Record, error) {
 	var out []store.Record
-	for _, kind := range []string{lead.KindDecisionBlocked, lead.KindDecisionFinal} {
+	for _, kind := range []wire.Kind{wire.KindDecisionBlocked, wire.KindDecisionFinal} {
 		q := store.Query{Kind: kind, Agent: cf.Agent, Task: task, Since: cf.Since, Until: cf.Until}
 		err := src.scan(q, func(r store.Record) error {
 			if cf.Decision == "" || r.Fields["decision"] == cf.Decision {

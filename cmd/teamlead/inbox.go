@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -98,7 +99,7 @@ func inboxRows(g *globals) ([]inboxRow, error) {
 		defer st.Close()
 		var recs []store.Record
 		err = st.Scan(store.Query{}, func(r store.Record) error {
-			if r.Kind == lead.KindInbox || r.Kind == lead.KindAnswered || r.Kind == lead.KindDropped {
+			if r.Kind == wire.KindInbox || r.Kind == wire.KindAnswered || r.Kind == wire.KindDropped {
 				recs = append(recs, r)
 			}
 			return nil

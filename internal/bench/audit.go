@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -89,8 +90,9 @@ var auditAgents = [][2]string{{"pm", "pm"}, {"arch", "architect"}, {"sec", "secu
 
 // auditKinds is the mix of record kinds, with weights.
 var auditKinds = []struct {
-	kind, typ string
-	weight    int
+	kind   wire.Kind
+	typ    string
+	weight int
 }{
 	{"message", "status", 30}, {"message", "task", 8}, {"message", "question", 6}, {"message", "answer", 6},
 	{"delivered", "", 25}, {"consult", "consult", 6}, {"decision-blocked", "decision", 2}, {"decision-final", "decision", 2},
@@ -207,7 +209,7 @@ func timeExport(st *store.Store, path, format string, o AuditOptions, now time.T
 	}
 	defer out.Close()
 	var decisions []store.Record
-	for _, kind := range []string{lead.KindDecisionBlocked, lead.KindDecisionFinal} {
+	for _, kind := range []wire.Kind{wire.KindDecisionBlocked, wire.KindDecisionFinal} {
 		if err := st.Scan(store.Query{Kind: kind, Since: f.Since}, func(r store.Record) error {
 			decisions = append(decisions, r)
 			return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -287,7 +288,7 @@ func (c *benchConsole) publish(n int) {
 	for i := range n {
 		c.seq++
 		from, to := c.names[i%len(c.names)], c.names[(i+1)%len(c.names)]
-		c.b.Publish(store.Record{Seq: c.seq, Time: c.start, Kind: lead.KindMessage, Subject: "route." + to,
+		c.b.Publish(store.Record{Seq: c.seq, Time: c.start, Kind: wire.KindMessage, Subject: "route." + to,
 			From: from, To: []string{to}, Type: "status", Task: fmt.Sprintf("T-%d", i%40), MsgID: fmt.Sprintf("m-%d", c.seq),
 			Body: "finished the migration of the session cache; tests pass, review when you can"})
 	}
@@ -302,7 +303,7 @@ func (c *benchConsole) Agents() []engine.AgentInfo {
 		if ns := s.lastOutput.Load(); ns > 0 {
 			last = time.Unix(0, ns)
 		}
-		out = append(out, engine.AgentInfo{Name: c.names[i], Role: benchRoles[i%len(benchRoles)], State: "running",
+		out = append(out, engine.AgentInfo{Name: c.names[i], Role: benchRoles[i%len(benchRoles)], State: wire.StateRunning,
 			Pid: 1000 + i, Since: c.start, LastOutput: last})
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
@@ -58,7 +59,7 @@ func TestSpendCountedPerTask(t *testing.T) {
 	write(first)
 	write(first + `{"type":"assistant","message":{"id":"m2","usage":{"input_tokens":50,"output_tokens":5,"cache_read_input_tokens":10}}}` + "\n")
 	r.e.recordSpend() // nothing new: no record
-	recs := r.waitRecords(KindUsage, "two usage records", func(recs []store.Record) bool { return len(recs) >= 2 })
+	recs := r.waitRecords(wire.KindUsage, "two usage records", func(recs []store.Record) bool { return len(recs) >= 2 })
 	if len(recs) != 2 || recs[0].Task != "T-7" || recs[0].Agent != "dev" || recs[0].Fields["input"] != "900" || recs[0].Fields["output"] != "200" ||
 		recs[1].Fields["input"] != "50" || recs[1].Fields["cache_read"] != "10" {
 		t.Fatalf("usage records: %+v", recs)

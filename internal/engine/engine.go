@@ -19,6 +19,7 @@ import (
 
 	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/clihook"
 	"github.com/teamlead/teamlead/internal/config"
@@ -255,7 +256,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	for _, a := range e.opts.Team.Agents {
 		if a.Branch != "" {
-			go e.record(store.Record{Kind: KindWorktree, Subject: "agent." + a.Name + ".worktree", Agent: a.Name, From: "team-lead",
+			go e.record(store.Record{Kind: wire.KindWorktree, Subject: "agent." + a.Name + ".worktree", Agent: a.Name, From: "team-lead",
 				Body:   "works in " + a.Dir + " on branch " + a.Branch + " (from " + a.Repo + ")",
 				Fields: map[string]string{"branch": a.Branch, "dir": a.Dir, "repo": a.Repo}}, nil, nil)
 		}
@@ -464,8 +465,8 @@ func (e *Engine) step(batch []input) error {
 		case inFloodOver:
 			out = e.lead.FloodOver(in.agent, in.n, in.waited, now)
 		case inState:
-			out = e.lead.AgentState(in.agent, string(in.state.State), stateFields(in.state), now)
-			if in.state.State == agents.StateRunning {
+			out = e.lead.AgentState(in.agent, in.state.State, stateFields(in.state), now)
+			if in.state.State == wire.StateRunning {
 				go e.typePrimer(in.agent) // a new process: a message-mode agent is taught again
 			}
 		case inDelivered:
@@ -665,16 +666,16 @@ func (e *Engine) commit(b *store.Batch) error {
 
 func stateFields(ev agents.StateEvent) map[string]string {
 	f := map[string]string{"pid": strconv.Itoa(ev.Pid), "restarts": strconv.Itoa(ev.Restarts)}
-	if (ev.State == agents.StateExited || ev.State == agents.StateFailed) && ev.Pid > 0 {
+	if (ev.State == wire.StateExited || ev.State == wire.StateFailed) && ev.Pid > 0 {
 		f["exit_code"] = strconv.Itoa(ev.ExitCode)
 	}
 	if ev.Err != "" {
 		f["error"] = ev.Err
 	}
-	if ev.State == agents.StateRunning && ev.Isolation != "" {
+	if ev.State == wire.StateRunning && ev.Isolation != "" {
 		f["isolation"] = ev.Isolation
 	}
-	if (ev.State == agents.StateExited || ev.State == agents.StateFailed) && !ev.Final {
+	if (ev.State == wire.StateExited || ev.State == wire.StateFailed) && !ev.Final {
 		f["final"] = "false" // a restart follows at once
 	}
 	return f
@@ -846,7 +847,7 @@ func (e *Engine) Inbox() []lead.InboxItem {
 // restoreInbox reads the inbox and answer records back from the store.
 func restoreInbox(st *store.Store) ([]lead.InboxItem, error) {
 	var recs []store.Record
-	for _, kind := range []string{lead.KindInbox, lead.KindAnswered, lead.KindDropped} {
+	for _, kind := range []wire.Kind{wire.KindInbox, wire.KindAnswered, wire.KindDropped} {
 		r, err := st.Query(store.Query{Kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("reading the inbox: %w", err)
@@ -859,13 +860,13 @@ func restoreInbox(st *store.Store) ([]lead.InboxItem, error) {
 
 // AgentInfo describes one agent for `teamlead agents`.
 type AgentInfo struct {
-	Name     string    `json:"name"`
-	Role     string    `json:"role"`
-	State    string    `json:"state"`
-	Pid      int       `json:"pid"`
-	Restarts int       `json:"restarts"`
-	ExitCode int       `json:"exit_code"`
-	Since    time.Time `json:"since"`
+	Name     string          `json:"name"`
+	Role     string          `json:"role"`
+	State    wire.AgentState `json:"state"`
+	Pid      int             `json:"pid"`
+	Restarts int             `json:"restarts"`
+	ExitCode int             `json:"exit_code"`
+	Since    time.Time       `json:"since"`
 	// LastOutput is when the agent last printed anything (busy or idle).
 	LastOutput time.Time `json:"last_output"`
 	// Blocked is set while a question it asked with a blocking urgency waits.
@@ -936,13 +937,13 @@ func (e *Engine) Agents() []AgentInfo {
 			last = time.Unix(0, ns)
 		}
 		hs := e.hookStateOf(n)
-		ai := AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
+		ai := AgentInfo{Name: n, Role: e.roles[n], State: info.State, Pid: info.Pid,
 			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from, Err: info.Err,
 			Tokens: e.sinks[n].spend.total(), Worktree: e.sinks[n].tree.Load()}
 		if r, ok := e.agent(n).(*remoteAgent); ok {
 			ai.Host = r.host
 			if e.opts.Remote != nil && !e.opts.Remote.Reachable(r.host) {
-				ai.State = StateUnreachable
+				ai.State = wire.StateUnreachable
 			}
 		}
 		out = append(out, ai)
@@ -1016,7 +1017,7 @@ func (e *Engine) AgentOfSession(sid int) string {
 		if a == nil {
 			continue
 		}
-		if info := a.Info(); info.Pid == sid && sid > 0 && info.State == agents.StateRunning {
+		if info := a.Info(); info.Pid == sid && sid > 0 && info.State == wire.StateRunning {
 			return name
 		}
 	}

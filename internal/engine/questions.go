@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/agents"
 	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
@@ -249,12 +250,12 @@ func (e *Engine) runTool(t questions.ToolTask) {
 	id, by := t.Question.ID, "tool/"+t.Tool
 	_ = e.do(func(now time.Time) (lead.Output, error) {
 		if err != nil {
-			return lead.Output{Records: []store.Record{{Time: now, Kind: "question-tool-failed", Subject: "tool.task." + t.Tool,
+			return lead.Output{Records: []store.Record{{Time: now, Kind: wire.KindQuestionToolFailed, Subject: "tool.task." + t.Tool,
 				MsgID: id, Reason: err.Error(), Agent: t.Question.Asker}}}, nil
 		}
 		out, aerr := e.lead.AnswerQuestion(id, by, strings.TrimSpace(string(out)), now)
 		if aerr != nil {
-			out.Records = append(out.Records, store.Record{Time: now, Kind: "question-tool-failed", Subject: "tool.task." + t.Tool, MsgID: id, Reason: aerr.Error()})
+			out.Records = append(out.Records, store.Record{Time: now, Kind: wire.KindQuestionToolFailed, Subject: "tool.task." + t.Tool, MsgID: id, Reason: aerr.Error()})
 		}
 		return out, nil
 	})
@@ -319,7 +320,7 @@ func (e *Engine) expireQuestions(now time.Time) (store.Batch, error) {
 		}
 	}
 	if n := len(b.MetaDel) / 2; n > 0 {
-		b.Records = append(b.Records, store.Record{Time: now, Kind: "question-expired", Subject: "question.expired",
+		b.Records = append(b.Records, store.Record{Time: now, Kind: wire.KindQuestionExpired, Subject: wire.SubjectQuestionExpired,
 			Body: fmt.Sprintf("%d closed questions older than %s removed", n, keep)})
 	}
 	return b, nil

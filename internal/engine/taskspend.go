@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -17,9 +18,6 @@ import (
 // the task the agent last wrote about (a message, a tool call, a
 // handoff), and added to that task's total, which the store keeps across
 // runs (meta ts/<task>) and `teamlead tasks` shows.
-
-// KindUsage is the audit record of what an agent's CLI used since the last one.
-const KindUsage = "usage"
 
 // metaTaskSpend is the store meta key prefix of each task's total.
 const metaTaskSpend = "ts/"
@@ -97,7 +95,7 @@ func (e *Engine) recordSpend() {
 			b, _ := json.Marshal(sum)
 			meta = map[string]string{metaTaskSpend + task: string(b)}
 		}
-		e.record(store.Record{Kind: KindUsage, Subject: "agent." + name + ".usage", Agent: name, From: "team-lead", Task: task, Fields: fields}, meta, nil)
+		e.record(store.Record{Kind: wire.KindUsage, Subject: "agent." + name + ".usage", Agent: name, From: "team-lead", Task: task, Fields: fields}, meta, nil)
 	}
 }
 

@@ -12,12 +12,6 @@ import (
 	"github.com/teamlead/teamlead/internal/spc"
 )
 
-// Record kinds of query files (seed 000).
-const (
-	KindQuery      = "query"       // a query file read and turned into consultations
-	KindQueryError = "query-error" // a query file that could not be taken, and why
-)
-
 // QueryFile is one query file the watcher reported.
 type QueryFile struct {
 	// Path is the query file.
@@ -100,7 +94,7 @@ func (l *Lead) Query(f QueryFile, now time.Time) Output {
 	if len(opened) == 0 {
 		return out
 	}
-	out.record(wire.Record{Time: now, Kind: KindQuery, Subject: "query." + from, Agent: from, From: from, Task: task,
+	out.record(wire.Record{Time: now, Kind: wire.KindQuery, Subject: "query." + from, Agent: from, From: from, Task: task,
 		MsgID: q.ID, Body: q.Question, Fields: map[string]string{"file": f.Path, "consults": strings.Join(opened, ","), "priority": string(q.Priority)}})
 	entry := spc.NewIndexEntry(q)
 	entry.Consult = strings.Join(opened, ",")
@@ -136,7 +130,7 @@ func (l *Lead) queryError(out *Output, f QueryFile, from, why string, now time.T
 	if from == "" && len(f.Owners) == 1 {
 		from = f.Owners[0]
 	}
-	out.record(wire.Record{Time: now, Kind: KindQueryError, Subject: "query.error", Agent: from, From: from,
+	out.record(wire.Record{Time: now, Kind: wire.KindQueryError, Subject: "query.error", Agent: from, From: from,
 		Body: f.Path, Reason: why, Fields: map[string]string{"file": f.Path}})
 	if from != "" {
 		l.notice(out, from, "-", fmt.Sprintf("query file %s not taken: %s", filepath.Base(f.Path), why), now)
@@ -147,7 +141,7 @@ func (l *Lead) queryError(out *Output, f QueryFile, from, why string, now time.T
 func (l *Lead) queryResolved(out *Output, f QueryFile, now time.Time) {
 	entry := spc.NewIndexEntry(f.Query)
 	out.Files = append(out.Files, FileOp{Query: f.Path, Index: entry})
-	out.record(wire.Record{Time: now, Kind: KindQuery, Subject: "query." + f.Query.From, Agent: f.Query.From, From: f.Query.From,
+	out.record(wire.Record{Time: now, Kind: wire.KindQuery, Subject: "query." + f.Query.From, Agent: f.Query.From, From: f.Query.From,
 		MsgID: f.Query.ID, Body: "resolved", Fields: map[string]string{"file": f.Path, "status": string(spc.StatusResolved)}})
 }
 

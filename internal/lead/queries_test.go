@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/spc"
 )
@@ -13,7 +14,7 @@ func queryTeam() *Lead {
 	cm := []consult.Member{{Name: "dev", Role: "developer"}, {Name: "arch", Role: "architect"}}
 	l := New(Config{Members: members, Consults: consult.New(consult.DefaultRules(), cm)})
 	for _, m := range members {
-		l.AgentState(m.Name, StateRunning, nil, t0)
+		l.AgentState(m.Name, wire.StateRunning, nil, t0)
 	}
 	return l
 }

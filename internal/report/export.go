@@ -458,7 +458,7 @@ type exportDecide struct {
 
 // outcome names a decision record's result.
 func outcome(r store.Record) string {
-	return strings.TrimPrefix(r.Kind, "decision-")
+	return strings.TrimPrefix(string(r.Kind), "decision-")
 }
 
 func decideDoc(r store.Record) exportDecide {
