@@ -14,8 +14,8 @@ import (
 
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/bus/wire"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/textsafe"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -161,7 +161,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 		opts.Now = time.Now
 	}
 	if opts.BusyFor == 0 {
-		opts.BusyFor = engine.DefaultBusyFor
+		opts.BusyFor = readmodel.DefaultBusyFor
 	}
 	if opts.FrameEvery == 0 {
 		opts.FrameEvery = time.Second / 30

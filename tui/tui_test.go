@@ -19,10 +19,10 @@ import (
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/themes"
@@ -48,7 +48,7 @@ func (f fakeScreen) Render(offset, w, h int) string {
 // fakeConsole records what the dashboard asks of the team.
 type fakeConsole struct {
 	mu     sync.Mutex
-	agents []engine.AgentInfo
+	agents []readmodel.AgentInfo
 	inbox  []lead.InboxItem
 	calls  []string
 	b      *bus.Embedded
@@ -64,7 +64,7 @@ type fakeConsole struct {
 
 func newFake() *fakeConsole {
 	return &fakeConsole{
-		agents: []engine.AgentInfo{
+		agents: []readmodel.AgentInfo{
 			{Name: "dev", Role: "developer", State: "running", Pid: 11, LastOutput: t0},
 			{Name: "architect", Role: "architect", State: "running", Pid: 12, LastOutput: t0.Add(-time.Minute)},
 			{Name: "qa", Role: "qa", State: "exited", Pid: 13},
@@ -169,7 +169,7 @@ func (f *fakeConsole) Calls() []string {
 	return append([]string(nil), f.calls...)
 }
 
-func (f *fakeConsole) Agents() []engine.AgentInfo { return f.agents }
+func (f *fakeConsole) Agents() []readmodel.AgentInfo { return f.agents }
 func (f *fakeConsole) Screen(agent string) screen.Source {
 	if agent == "qa" {
 		return nil

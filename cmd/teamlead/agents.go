@@ -11,7 +11,7 @@ import (
 
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -68,7 +68,7 @@ type agentJSON struct {
 	// (Claude Code's): input, output, cache_read, cache_write, cost_usd.
 	Tokens *usage.Tokens `json:"tokens,omitempty"`
 	// Worktree is its git worktree: branch, ahead, behind, uncommitted.
-	Worktree *engine.Worktree `json:"worktree,omitempty"`
+	Worktree *readmodel.Worktree `json:"worktree,omitempty"`
 	// Host is the node that runs it (its host:); "" for the console's machine.
 	Host string `json:"host,omitempty"`
 }
@@ -83,7 +83,7 @@ func agentView(a agentRow, live bool, now time.Time) agentJSON {
 		}
 		v.Worktree = a.Worktree
 		if a.State == wire.StateRunning {
-			v.Doing, v.DoingFrom = a.Doing(now, engine.DefaultBusyFor)
+			v.Doing, v.DoingFrom = a.Doing(now, readmodel.DefaultBusyFor)
 		}
 		if a.State == wire.StateExited || a.State == wire.StateFailed {
 			code := a.ExitCode
@@ -122,7 +122,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 		}
 		doing := "-"
 		if live && a.State == wire.StateRunning {
-			state, from := a.Doing(now, engine.DefaultBusyFor)
+			state, from := a.Doing(now, readmodel.DefaultBusyFor)
 			doing = state + " (" + from + ")"
 		}
 		tokens := "-"
@@ -158,7 +158,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 // agentRow is an agent as `teamlead agents` lists it: with no console
 // running, last is the last lifecycle state recorded.
 type agentRow struct {
-	engine.AgentInfo
+	readmodel.AgentInfo
 	last string
 }
 
@@ -186,7 +186,7 @@ func listAgents(g *globals) ([]agentRow, bool, error) {
 	}
 	var out []agentRow
 	for _, a := range team.Agents {
-		info := agentRow{AgentInfo: engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running", Host: a.Host}}
+		info := agentRow{AgentInfo: readmodel.AgentInfo{Name: a.Name, Role: a.Role, State: "not running", Host: a.Host}}
 		recs, err := st.Query(store.Query{Agent: a.Name, Kind: wire.KindAgent})
 		if err != nil {
 			return nil, false, err

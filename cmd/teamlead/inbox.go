@@ -13,10 +13,10 @@ import (
 
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 )
@@ -108,7 +108,7 @@ func inboxRows(g *globals) ([]inboxRow, error) {
 			return nil, err
 		}
 		items = lead.RestoreInbox(recs)
-		if qs, err = engine.ListQuestions(st, "pending", ""); err != nil {
+		if qs, err = readmodel.ListQuestions(st, "pending", ""); err != nil {
 			return nil, err
 		}
 	default:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/permit"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -64,14 +65,14 @@ func TestSpendCountedPerTask(t *testing.T) {
 		recs[1].Fields["input"] != "50" || recs[1].Fields["cache_read"] != "10" {
 		t.Fatalf("usage records: %+v", recs)
 	}
-	spent, err := StoredTaskSpend(r.e.store)
+	spent, err := readmodel.StoredTaskSpend(r.e.store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := spent["T-7"], (usage.Tokens{Input: 950, Output: 205, CacheRead: 10}); got != want || len(spent) != 1 {
 		t.Fatalf("stored totals %+v, want T-7 %+v", spent, want)
 	}
-	ts := WithSpend([]tasks.Task{{ID: "T-7"}, {ID: "T-8"}}, spent)
+	ts := readmodel.WithSpend([]tasks.Task{{ID: "T-7"}, {ID: "T-8"}}, spent)
 	if ts[0].Tokens == nil || ts[0].Tokens.All() != 1165 || ts[1].Tokens != nil {
 		t.Fatalf("WithSpend: %+v %+v", ts[0].Tokens, ts[1].Tokens)
 	}

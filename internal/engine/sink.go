@@ -1,11 +1,13 @@
 package engine
 
 import (
-	"github.com/teamlead/teamlead/internal/worktree"
 	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/readmodel"
+	"github.com/teamlead/teamlead/internal/worktree"
 
 	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/bus/wire"
@@ -55,7 +57,7 @@ type sink struct {
 	// counted against it.
 	task agentTask
 	// tree is its git worktree as watchWorktrees last saw it.
-	tree atomic.Pointer[Worktree]
+	tree atomic.Pointer[readmodel.Worktree]
 	// worktreeDir is the folder of its worktree ("" for none): its
 	// handoffs name the branch and commit checked out there.
 	worktreeDir string

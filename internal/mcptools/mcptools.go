@@ -18,8 +18,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/teamlead/teamlead/bus/wire"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -28,7 +28,7 @@ type Team interface {
 	Route(headers map[string]string, body string) (answers []string, refused bool, err error)
 	Ask(a questions.Ask) (questions.Question, error)
 	Questions(status, id string) ([]questions.Question, error)
-	Agents() ([]engine.AgentInfo, error)
+	Agents() ([]readmodel.AgentInfo, error)
 	Audit(q store.Query, fn func(store.Record) error) error
 }
 

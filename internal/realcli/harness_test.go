@@ -19,8 +19,8 @@ import (
 
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/fakemodel"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/testbin"
 	"github.com/teamlead/teamlead/internal/vt"
 )
@@ -592,21 +592,21 @@ func (r *rig) screenState() string { return r.agent().Hook }
 
 // agent is the CLI agent as the console lists it (zero when the console
 // cannot be asked).
-func (r *rig) agent() engine.AgentInfo {
+func (r *rig) agent() readmodel.AgentInfo {
 	c, err := control.NewClient(r.state)
 	if err != nil {
-		return engine.AgentInfo{}
+		return readmodel.AgentInfo{}
 	}
 	list, err := c.Agents()
 	if err != nil {
-		return engine.AgentInfo{}
+		return readmodel.AgentInfo{}
 	}
 	for _, a := range list {
 		if a.Name == dev {
 			return a
 		}
 	}
-	return engine.AgentInfo{}
+	return readmodel.AgentInfo{}
 }
 
 // inboxItem waits until `teamlead inbox` lists a permission request whose
