@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/teamlead/teamlead/internal/worktree"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ import (
 	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/testwait"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/components/screen"
 	"github.com/teamlead/teamlead/tui/style"
@@ -328,16 +330,8 @@ func waitOutput(t *testing.T, h *harness, want string) {
 
 func waitCall(t *testing.T, f *fakeConsole, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, c := range f.Calls() {
-			if c == want {
-				return
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("no call %q; calls: %q", want, f.Calls())
+	testwait.Until(t, 5*time.Second, func() bool { return slices.Contains(f.Calls(), want) },
+		func() string { return fmt.Sprintf("no call %q; calls: %q", want, f.Calls()) })
 }
 
 func TestStartShowsTeamInboxAndSizesAgents(t *testing.T) {
@@ -564,22 +558,16 @@ func TestFocusModeKeepsKeyOrder(t *testing.T) {
 	for _, r := range text {
 		want += fmt.Sprintf("keys dev %q\n", string(r))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := ""
+	got := ""
+	testwait.Until(t, 5*time.Second, func() bool {
+		got = ""
 		for _, c := range f.Calls() {
 			if strings.HasPrefix(c, "keys dev") {
 				got += c + "\n"
 			}
 		}
-		if got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("keys reached the agent as\n%s\nwant\n%s", got, want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return got == want
+	}, func() string { return fmt.Sprintf("keys reached the agent as\n%s\nwant\n%s", got, want) })
 }
 
 func TestEscalateAndReassignQuestion(t *testing.T) {

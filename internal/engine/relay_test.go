@@ -10,6 +10,7 @@ import (
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/testwait"
 )
 
 // Issue 12 item 6, end to end in the engine: a one-line block over 64 KiB
@@ -101,13 +102,8 @@ func TestFloodHeldBlocksSurviveAStop(t *testing.T) {
 	r.waitRecords(wire.KindFlood, "the flood", func(recs []store.Record) bool { return len(recs) == 1 })
 	// Wait until the agent has printed everything (its screen shows the
 	// last block), so that every block is either taken or held.
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(r.e.Screen("dev").Render(0, 120, 40), fmt.Sprintf("n%d ", n)) {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent did not print all its blocks")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, func() bool { return strings.Contains(r.e.Screen("dev").Render(0, 120, 40), fmt.Sprintf("n%d ", n)) },
+		func() string { return "the agent did not print all its blocks" })
 	// The parser runs on the reader goroutine: wait for the last block to
 	// reach the engine (held or taken) by waiting for the queue to settle.
 	r.waitRecords("", "the held queue to fill", func([]store.Record) bool {

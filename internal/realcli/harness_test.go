@@ -22,6 +22,7 @@ import (
 	"github.com/teamlead/teamlead/internal/fakemodel"
 	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/testbin"
+	"github.com/teamlead/teamlead/internal/testwait"
 	"github.com/teamlead/teamlead/internal/vt"
 )
 
@@ -466,13 +467,8 @@ func (r *rig) kill() {
 	r.t.Helper()
 	_ = r.console.Process.Kill()
 	<-r.done
-	deadline := time.Now().Add(stepDeadline)
-	for len(fakemodel.WithHome(r.home)) > 0 {
-		if time.Now().After(deadline) {
-			r.t.Fatalf("the CLI still runs %s after the console was killed", stepDeadline)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Until(r.t, stepDeadline, func() bool { return len(fakemodel.WithHome(r.home)) == 0 },
+		func() string { return fmt.Sprintf("the CLI still runs %s after the console was killed", stepDeadline) })
 	r.logf("the CLI gone with the console")
 }
 
