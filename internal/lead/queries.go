@@ -9,7 +9,7 @@ import (
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/protocol"
-	"github.com/teamlead/teamlead/internal/spc"
+	"github.com/teamlead/teamlead/internal/queryfiles"
 )
 
 // QueryFile is one query file the watcher reported.
@@ -20,7 +20,7 @@ type QueryFile struct {
 	// shared folder): the query must come from one of them.
 	Owners []string
 	// Query is the parsed file; nil when Err is set.
-	Query *spc.Query
+	Query *queryfiles.Query
 	// Err is why the file could not be read.
 	Err error
 }
@@ -31,11 +31,11 @@ type FileOp struct {
 	// Query is the query file.
 	Query string
 	// Response, when set, is written as the query's response file.
-	Response *spc.Response
+	Response *queryfiles.Response
 	// Status, when set, becomes the query's status.
-	Status spc.Status
+	Status queryfiles.Status
 	// Index is upserted into the folder's index.yaml.
-	Index spc.IndexEntry
+	Index queryfiles.IndexEntry
 }
 
 // Query handles a query file: each recipient becomes an optional
@@ -52,12 +52,12 @@ func (l *Lead) Query(f QueryFile, now time.Time) Output {
 	}
 	q := f.Query
 	if len(l.consults.ForQuery(f.Path)) > 0 {
-		if q.Status == spc.StatusResolved {
+		if q.Status == queryfiles.StatusResolved {
 			l.queryResolved(&out, f, now)
 		}
 		return out // taken already: a status change or a rewrite
 	}
-	if q.Status != spc.StatusPending {
+	if q.Status != queryfiles.StatusPending {
 		return out // answered elsewhere before the console saw it
 	}
 	from := l.agentNamed(q.From, "")
@@ -96,17 +96,17 @@ func (l *Lead) Query(f QueryFile, now time.Time) Output {
 	}
 	out.record(wire.Record{Time: now, Kind: wire.KindQuery, Subject: "query." + from, Agent: from, From: from, Task: task,
 		MsgID: q.ID, Body: q.Question, Fields: map[string]string{"file": f.Path, "consults": strings.Join(opened, ","), "priority": string(q.Priority)}})
-	entry := spc.NewIndexEntry(q)
+	entry := queryfiles.NewIndexEntry(q)
 	entry.Consult = strings.Join(opened, ",")
 	out.Files = append(out.Files, FileOp{Query: f.Path, Index: entry})
 	l.notice(&out, from, task, fmt.Sprintf("query %s (%s) taken as %s; the answer will be written to %s", q.ID, filepath.Base(f.Path),
-		strings.Join(opened, ", "), filepath.Base(spc.ResponsePath(f.Path))), now)
+		strings.Join(opened, ", "), filepath.Base(queryfiles.ResponsePath(f.Path))), now)
 	return out
 }
 
 // queryBody is what the consulted agent reads: the question, its options
 // and the reference.
-func queryBody(q *spc.Query) string {
+func queryBody(q *queryfiles.Query) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(q.Question))
 	if len(q.Options) > 0 {
@@ -139,10 +139,10 @@ func (l *Lead) queryError(out *Output, f QueryFile, from, why string, now time.T
 
 // queryResolved notes that the asking agent marked its query resolved.
 func (l *Lead) queryResolved(out *Output, f QueryFile, now time.Time) {
-	entry := spc.NewIndexEntry(f.Query)
+	entry := queryfiles.NewIndexEntry(f.Query)
 	out.Files = append(out.Files, FileOp{Query: f.Path, Index: entry})
 	out.record(wire.Record{Time: now, Kind: wire.KindQuery, Subject: "query." + f.Query.From, Agent: f.Query.From, From: f.Query.From,
-		MsgID: f.Query.ID, Body: "resolved", Fields: map[string]string{"file": f.Path, "status": string(spc.StatusResolved)}})
+		MsgID: f.Query.ID, Body: "resolved", Fields: map[string]string{"file": f.Path, "status": string(queryfiles.StatusResolved)}})
 }
 
 // answerQuery takes the answer to a query-born consultation: the asker gets
@@ -179,9 +179,9 @@ func (l *Lead) answerQuery(out *Output, by string, c *consult.Consultation, env 
 	if rec := env.Get("recommendation"); rec != "" {
 		recs = append(recs, rec)
 	}
-	resp := &spc.Response{QueryID: c.QueryID, From: strings.Join(from, ", "), Timestamp: now, Answer: strings.Join(answers, "\n\n"), Recommendation: strings.Join(recs, "; ")}
-	out.Files = append(out.Files, FileOp{Query: c.Query, Response: resp, Status: spc.StatusAnswered,
-		Index: spc.IndexEntry{ID: c.QueryID, File: filepath.Base(c.Query), Status: spc.StatusAnswered, Answered: now, Response: filepath.Base(spc.ResponsePath(c.Query))}})
+	resp := &queryfiles.Response{QueryID: c.QueryID, From: strings.Join(from, ", "), Timestamp: now, Answer: strings.Join(answers, "\n\n"), Recommendation: strings.Join(recs, "; ")}
+	out.Files = append(out.Files, FileOp{Query: c.Query, Response: resp, Status: queryfiles.StatusAnswered,
+		Index: queryfiles.IndexEntry{ID: c.QueryID, File: filepath.Base(c.Query), Status: queryfiles.StatusAnswered, Answered: now, Response: filepath.Base(queryfiles.ResponsePath(c.Query))}})
 }
 
 // agentNamed resolves a query's from: or to: value, an agent name or a
