@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // Sentinel errors of this package. Errors returned or reported by an Agent
@@ -168,25 +170,8 @@ type Spec struct {
 	OnResubmit func(text string, presses int, taken bool)
 }
 
-// State is the lifecycle state of an agent.
-type State string
-
-// Agent states.
-const (
-	// StateStarting means the process is being spawned.
-	StateStarting State = "starting"
-	// StateRunning means the process is running.
-	StateRunning State = "running"
-	// StateRestarting means the process exited and will be started again
-	// after the backoff delay.
-	StateRestarting State = "restarting"
-	// StateExited means the process exited (ExitCode tells how).
-	StateExited State = "exited"
-	// StateFailed means the process could not be started (Err tells why).
-	StateFailed State = "failed"
-	// StateStopped means Stop ended the agent.
-	StateStopped State = "stopped"
-)
+// State is the lifecycle state of an agent (wire.StateRunning ...).
+type State = wire.AgentState
 
 // StateEvent reports a change of an agent's state.
 type StateEvent struct {
@@ -304,7 +289,7 @@ func Start(spec Spec, sink Sink) *Agent {
 		sink:     sink,
 		stopCh:   make(chan struct{}),
 		done:     make(chan struct{}),
-		state:    StateStarting,
+		state:    wire.StateStarting,
 		cols:     spec.Cols,
 		rows:     spec.Rows,
 		changed:  make(chan struct{}),

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 func TestOutputAndExitCode(t *testing.T) {
@@ -19,7 +21,7 @@ func TestOutputAndExitCode(t *testing.T) {
 		t.Fatalf("output not captured\n%s", rec.diag())
 	}
 	ev := rec.last()
-	if ev.State != StateExited || !ev.Final || ev.ExitCode != 7 || ev.Restarts != 0 {
+	if ev.State != wire.StateExited || !ev.Final || ev.ExitCode != 7 || ev.Restarts != 0 {
 		t.Fatalf("last event = %+v, want final exited with code 7\n%s", ev, rec.diag())
 	}
 	// All output was delivered before the exit was reported.
@@ -29,11 +31,11 @@ func TestOutputAndExitCode(t *testing.T) {
 	if !strings.Contains(atExit, "hello world") {
 		t.Fatalf("exit reported before the output: %q", atExit)
 	}
-	if got := rec.count(StateRunning); got != 1 {
+	if got := rec.count(wire.StateRunning); got != 1 {
 		t.Fatalf("running events = %d, want 1", got)
 	}
 	inf := a.Info()
-	if inf.State != StateExited || inf.ExitCode != 7 || inf.Pid == 0 || inf.StartedAt.IsZero() {
+	if inf.State != wire.StateExited || inf.ExitCode != 7 || inf.Pid == 0 || inf.StartedAt.IsZero() {
 		t.Fatalf("Info = %+v", inf)
 	}
 }
@@ -42,7 +44,7 @@ func TestExitBySignal(t *testing.T) {
 	a, rec := start(t, Spec{Command: []string{"sh", "-c", "kill -KILL $$"}})
 	waitDone(t, a, rec)
 	ev := rec.last()
-	if ev.State != StateExited || ev.ExitCode != -1 || !strings.Contains(ev.Err, "killed") {
+	if ev.State != wire.StateExited || ev.ExitCode != -1 || !strings.Contains(ev.Err, "killed") {
 		t.Fatalf("last event = %+v, want exit by signal", ev)
 	}
 }
@@ -78,7 +80,7 @@ func TestRestartOnFailureWithBackoff(t *testing.T) {
 		}
 	}
 	last := rec.last()
-	if last.State != StateExited || !last.Final || last.ExitCode != 0 || last.Restarts != 3 {
+	if last.State != wire.StateExited || !last.Final || last.ExitCode != 0 || last.Restarts != 3 {
 		t.Fatalf("last event = %+v, want final exited 0 after 3 restarts\n%s", last, rec.diag())
 	}
 	if a.Info().Restarts != 3 {
@@ -90,17 +92,17 @@ func TestRestartOnFailureWithBackoff(t *testing.T) {
 	n := 0
 	for _, ev := range evs {
 		switch ev.State {
-		case StateExited:
+		case wire.StateExited:
 			if !ev.Final && ev.ExitCode != 3 {
 				t.Fatalf("non-final exit with code %d", ev.ExitCode)
 			}
 			exitAt = ev.Time
-		case StateRestarting:
+		case wire.StateRestarting:
 			n++
 			if ev.Restarts != n {
 				t.Fatalf("restarting event %d has Restarts %d", n, ev.Restarts)
 			}
-		case StateStarting:
+		case wire.StateStarting:
 			if n > 0 {
 				want := base << (n - 1)
 				if gap := ev.Time.Sub(exitAt); gap < want {
@@ -117,10 +119,10 @@ func TestRestartOnFailureWithBackoff(t *testing.T) {
 func TestNeverRestarts(t *testing.T) {
 	a, rec := start(t, Spec{Command: []string{"sh", "-c", "exit 1"}, Restart: RestartNever, Backoff: time.Millisecond})
 	waitDone(t, a, rec)
-	if rec.count(StateStarting) != 1 || rec.count(StateRestarting) != 0 {
+	if rec.count(wire.StateStarting) != 1 || rec.count(wire.StateRestarting) != 0 {
 		t.Fatalf("restarted with never\n%s", rec.diag())
 	}
-	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 1 || !ev.Final {
+	if ev := rec.last(); ev.State != wire.StateExited || ev.ExitCode != 1 || !ev.Final {
 		t.Fatalf("last event = %+v", ev)
 	}
 }
@@ -128,7 +130,7 @@ func TestNeverRestarts(t *testing.T) {
 func TestOnFailureDoesNotRestartSuccess(t *testing.T) {
 	a, rec := start(t, Spec{Command: []string{"true"}, Restart: RestartOnFailure, Backoff: time.Millisecond})
 	waitDone(t, a, rec)
-	if rec.count(StateRestarting) != 0 {
+	if rec.count(wire.StateRestarting) != 0 {
 		t.Fatalf("restarted after exit 0\n%s", rec.diag())
 	}
 }
@@ -143,15 +145,15 @@ func TestAlwaysRestartsUntilStop(t *testing.T) {
 	eventually(t, "3 restarts", rec.diag, func() bool { return a.Info().Restarts >= 3 })
 	a.Stop()
 	ev := rec.last()
-	if ev.State != StateStopped || !ev.Final {
+	if ev.State != wire.StateStopped || !ev.Final {
 		t.Fatalf("last event = %+v, want final stopped", ev)
 	}
-	if a.Info().State != StateStopped {
+	if a.Info().State != wire.StateStopped {
 		t.Fatalf("state = %s", a.Info().State)
 	}
-	n := rec.count(StateStarting)
+	n := rec.count(wire.StateStarting)
 	time.Sleep(50 * time.Millisecond) // longer than BackoffMax: a restart would show
-	if rec.count(StateStarting) != n {
+	if rec.count(wire.StateStarting) != n {
 		t.Fatalf("restarted after Stop\n%s", rec.diag())
 	}
 }
@@ -177,7 +179,7 @@ func TestStopGraceful(t *testing.T) {
 		t.Fatalf("Stop waited the whole grace (%v) for a program that exits on SIGTERM", d)
 	}
 	ev := rec.last()
-	if ev.State != StateStopped || ev.ExitCode != 143 || !ev.Final {
+	if ev.State != wire.StateStopped || ev.ExitCode != 143 || !ev.Final {
 		t.Fatalf("last event = %+v, want stopped with code 143", ev)
 	}
 	a.Stop() // idempotent
@@ -200,7 +202,7 @@ func TestStopKillsProcessIgnoringTerm(t *testing.T) {
 		t.Fatalf("left behind: leader %d gone=%v, child %d gone=%v", leader, gone(leader), child, gone(child))
 	}
 	ev := rec.last()
-	if ev.State != StateStopped || ev.ExitCode != -1 || !strings.Contains(ev.Err, "killed") {
+	if ev.State != wire.StateStopped || ev.ExitCode != -1 || !strings.Contains(ev.Err, "killed") {
 		t.Fatalf("last event = %+v, want stopped by SIGKILL", ev)
 	}
 	select {
@@ -225,7 +227,7 @@ func TestStragglerKilledAfterExit(t *testing.T) {
 	})
 	a.Type("go", nil)
 	waitDone(t, a, rec)
-	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 0 {
+	if ev := rec.last(); ev.State != wire.StateExited || ev.ExitCode != 0 {
 		t.Fatalf("last event = %+v", ev)
 	}
 	if !gone(child) {
@@ -248,7 +250,7 @@ func TestEscapedHolderOfTerminal(t *testing.T) {
 	})
 	a.Type("go", nil)
 	waitDone(t, a, rec)
-	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 0 {
+	if ev := rec.last(); ev.State != wire.StateExited || ev.ExitCode != 0 {
 		t.Fatalf("last event = %+v", ev)
 	}
 }
@@ -257,7 +259,7 @@ func TestMissingCommand(t *testing.T) {
 	a, rec := start(t, Spec{Command: []string{"no-such-agent-cli-xyz", "--flag"}})
 	waitDone(t, a, rec)
 	ev := rec.last()
-	if ev.State != StateFailed || !ev.Final {
+	if ev.State != wire.StateFailed || !ev.Final {
 		t.Fatalf("last event = %+v, want final failed", ev)
 	}
 	for _, want := range []string{`"no-such-agent-cli-xyz"`, "not on PATH", "install it", "full path"} {
@@ -265,7 +267,7 @@ func TestMissingCommand(t *testing.T) {
 			t.Fatalf("Err = %q, want it to mention %q", ev.Err, want)
 		}
 	}
-	if a.Info().State != StateFailed {
+	if a.Info().State != wire.StateFailed {
 		t.Fatalf("state = %s", a.Info().State)
 	}
 	// The person reads the fix first, not the package that found it.
@@ -315,21 +317,21 @@ func TestCommandLookup(t *testing.T) {
 	t.Run("not executable", func(t *testing.T) {
 		a, rec := start(t, Spec{Command: []string{"./noexec"}, Dir: dir})
 		waitDone(t, a, rec)
-		if ev := rec.last(); ev.State != StateFailed || !strings.Contains(ev.Err, "not executable") {
+		if ev := rec.last(); ev.State != wire.StateFailed || !strings.Contains(ev.Err, "not executable") {
 			t.Fatalf("last event = %+v", ev)
 		}
 	})
 	t.Run("no command", func(t *testing.T) {
 		a, rec := start(t, Spec{})
 		waitDone(t, a, rec)
-		if ev := rec.last(); ev.State != StateFailed || !strings.Contains(ev.Err, "no command") {
+		if ev := rec.last(); ev.State != wire.StateFailed || !strings.Contains(ev.Err, "no command") {
 			t.Fatalf("last event = %+v", ev)
 		}
 	})
 	t.Run("bad restart policy", func(t *testing.T) {
 		a, rec := start(t, Spec{Command: []string{"true"}, Restart: "sometimes"})
 		waitDone(t, a, rec)
-		if ev := rec.last(); ev.State != StateFailed || !strings.Contains(ev.Err, "on-failure") {
+		if ev := rec.last(); ev.State != wire.StateFailed || !strings.Contains(ev.Err, "on-failure") {
 			t.Fatalf("last event = %+v", ev)
 		}
 	})
@@ -525,7 +527,7 @@ idle'; fi; touch started; exit 1`, mockPath, recFile)
 		Restart: RestartOnFailure,
 		Backoff: 200 * time.Millisecond,
 	})
-	eventually(t, "restarting", rec.diag, func() bool { return rec.count(StateRestarting) == 1 })
+	eventually(t, "restarting", rec.diag, func() bool { return rec.count(wire.StateRestarting) == 1 })
 	d := newDone()
 	a.Type("queued", d.fn)
 	if err := d.wait(t, rec); err != nil {
@@ -539,7 +541,7 @@ idle'; fi; touch started; exit 1`, mockPath, recFile)
 
 func TestTypeAfterStop(t *testing.T) {
 	a, rec := start(t, Spec{Command: mock("idle")})
-	eventually(t, "running", rec.diag, func() bool { return a.Info().State == StateRunning })
+	eventually(t, "running", rec.diag, func() bool { return a.Info().State == wire.StateRunning })
 	a.Stop()
 	d := newDone()
 	a.Type("late", d.fn)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // An agent runs in a user namespace of its own by default (inside its
@@ -70,7 +72,7 @@ func TestNoFallbackWhenAStartFailsInTheNamespace(t *testing.T) {
 				}
 			})
 			for _, ev := range rec.evs() {
-				if ev.State == StateRunning {
+				if ev.State == wire.StateRunning {
 					t.Fatalf("started after all (isolation %q): %s", ev.Isolation, rec.diag())
 				}
 			}
@@ -103,7 +105,7 @@ func TestAutoFallsBackWhenTheSandboxIsRefused(t *testing.T) {
 	b, brec := start(t, Spec{Name: "strict", Isolation: IsolationSandbox, Command: []string{"/bin/sh", "-c", "echo started; sleep 600"}})
 	waitDone(t, b, brec)
 	ev := brec.last()
-	if ev.State != StateFailed || !strings.Contains(ev.Err, "isolation: sandbox: the kernel refuses it here") || brec.has("started") {
+	if ev.State != wire.StateFailed || !strings.Contains(ev.Err, "isolation: sandbox: the kernel refuses it here") || brec.has("started") {
 		t.Errorf("isolation: sandbox where it is refused: %+v\n%s", ev, brec.diag())
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // Issue 12 item 5: ready_timeout counts from the process's start. A
@@ -17,7 +19,7 @@ func TestReadyTimeoutCountsFromProcessStart(t *testing.T) {
 		Command: mock("idle", "--raw", "--record", recFile),
 		Preset:  Preset{Paste: PasteNever, Newline: "\r", Submit: "\r", ReadyTimeout: ready},
 	})
-	eventually(t, "the process to run", rec.diag, func() bool { return a.Info().State == StateRunning })
+	eventually(t, "the process to run", rec.diag, func() bool { return a.Info().State == wire.StateRunning })
 	started := a.Info().StartedAt
 	// Wait (for a condition, not a guess) until the silent process has run
 	// longer than ready_timeout.

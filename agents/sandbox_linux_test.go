@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // The sandbox's tests run scripted agents (sh) that try what an agent
@@ -46,7 +48,7 @@ func runSandboxed(dir, script string, env ...string) (string, error) {
 		a.Stop()
 		return rec.output(), errors.New("timed out\n" + rec.diag())
 	}
-	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 0 || !strings.HasPrefix(ev.Isolation, isolatedSandbox) {
+	if ev := rec.last(); ev.State != wire.StateExited || ev.ExitCode != 0 || !strings.HasPrefix(ev.Isolation, isolatedSandbox) {
 		return rec.output(), errors.New("the agent did not run to its end in a sandbox\n" + rec.diag())
 	}
 	return rec.output(), nil
@@ -372,7 +374,7 @@ echo checked
 		t.Fatal(err)
 	}
 	waitDone(t, a, rec)
-	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != -1 || ev.Err != "killed by signal: interrupt" {
+	if ev := rec.last(); ev.State != wire.StateExited || ev.ExitCode != -1 || ev.Err != "killed by signal: interrupt" {
 		t.Fatalf("after Ctrl-C: %+v", ev)
 	}
 }
@@ -432,7 +434,7 @@ func TestSandboxProgramExitSeenAtOnce(t *testing.T) {
 		t.Errorf("writes went on for %v after the program exited", d)
 	}
 	waitDone(t, a, rec)
-	if ev := rec.last(); ev.State != StateExited || ev.ExitCode != 3 {
+	if ev := rec.last(); ev.State != wire.StateExited || ev.ExitCode != 3 {
 		t.Errorf("last event %+v", ev)
 	}
 	if d := time.Since(t0); d < grace/2 {
@@ -560,7 +562,7 @@ echo checked
 	b := Start(Spec{Name: "inside", Isolation: IsolationSandbox, Dir: filepath.Join(state, "agent"),
 		Command: []string{"/bin/sh", "-c", "echo x > mine && echo wrote; sleep 600"}, Protect: []string{state}}, rec2)
 	defer b.Stop()
-	eventually(t, "the agent refused", rec2.diag, func() bool { return rec2.count(StateFailed) > 0 })
+	eventually(t, "the agent refused", rec2.diag, func() bool { return rec2.count(wire.StateFailed) > 0 })
 	if ev := rec2.last(); !strings.Contains(ev.Err, "inside teamlead's own") || rec2.has("wrote") {
 		t.Errorf("the agent inside the state folder: %+v\n%s", ev, rec2.output())
 	}
@@ -590,7 +592,7 @@ func TestSandboxRefusesAFolderInsideAHiddenOne(t *testing.T) {
 	a := Start(Spec{Name: "linked", Isolation: IsolationSandbox, Dir: work, Env: map[string]string{"XDG_RUNTIME_DIR": xdg},
 		Command: []string{"/bin/sh", "-c", "ls -A; sleep 600"}}, rec)
 	defer a.Stop()
-	eventually(t, "the agent refused", rec.diag, func() bool { return rec.count(StateFailed) > 0 })
+	eventually(t, "the agent refused", rec.diag, func() bool { return rec.count(wire.StateFailed) > 0 })
 	if ev := rec.last(); !strings.Contains(ev.Err, "hides from agents") || rec.has("bus") {
 		t.Errorf("the agent in a hidden folder: %+v\n%s", ev, rec.output())
 	}

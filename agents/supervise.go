@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // proc is one run of the agent's program.
@@ -116,22 +118,22 @@ const pollEvery = 20 * time.Millisecond
 // or done.
 func (a *Agent) supervise() {
 	if err := validate(a.spec); err != nil {
-		a.finish(StateFailed, err.Error())
+		a.finish(wire.StateFailed, err.Error())
 		return
 	}
 	bo := backoff{base: a.spec.Backoff, max: a.spec.BackoffMax, stable: a.spec.StableAfter}
 	for {
 		if a.stopping() {
-			a.finish(StateStopped, "")
+			a.finish(wire.StateStopped, "")
 			return
 		}
-		a.setState(StateStarting, "")
+		a.setState(wire.StateStarting, "")
 		p, err := a.spawn()
 		var ran time.Duration
 		var failed bool
 		if err != nil {
 			if errors.Is(err, ErrCommandNotFound) || errors.Is(err, ErrNoCommand) {
-				a.finish(StateFailed, plainError(err))
+				a.finish(wire.StateFailed, plainError(err))
 				return
 			}
 			failed = true
@@ -139,39 +141,39 @@ func (a *Agent) supervise() {
 			a.exitCode = -1
 			a.mu.Unlock()
 			if a.stopping() {
-				a.finish(StateStopped, err.Error())
+				a.finish(wire.StateStopped, err.Error())
 				return
 			}
 			if !a.willRestart(true) {
-				a.finish(StateFailed, err.Error())
+				a.finish(wire.StateFailed, err.Error())
 				return
 			}
-			a.setState(StateFailed, err.Error())
+			a.setState(wire.StateFailed, err.Error())
 		} else {
 			var why string
 			var stopped bool
 			ran, failed, why, stopped = a.runProc(p)
 			if stopped {
-				a.finish(StateStopped, why)
+				a.finish(wire.StateStopped, why)
 				return
 			}
 			if !a.willRestart(failed) {
-				a.finish(StateExited, why)
+				a.finish(wire.StateExited, why)
 				return
 			}
-			a.setState(StateExited, why)
+			a.setState(wire.StateExited, why)
 		}
 		delay := bo.delay(ran)
 		a.mu.Lock()
 		a.restarts++
 		a.mu.Unlock()
-		a.setState(StateRestarting, "")
+		a.setState(wire.StateRestarting, "")
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
 		case <-a.stopCh:
 			t.Stop()
-			a.finish(StateStopped, "")
+			a.finish(wire.StateStopped, "")
 			return
 		}
 	}
@@ -350,7 +352,7 @@ func (a *Agent) started(cmd *exec.Cmd, master, tty *os.File, sb *sandboxCtl, iso
 // cleans up what it left in its session, and reports how it ended. It
 // handles Stop while the process runs.
 func (a *Agent) runProc(p *proc) (ran time.Duration, failed bool, why string, stopped bool) {
-	a.setState(StateRunning, "")
+	a.setState(wire.StateRunning, "")
 	started := time.Now()
 	waitCh := make(chan error, 1)
 	go func() {

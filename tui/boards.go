@@ -7,8 +7,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/internal/worktree"
@@ -157,9 +157,9 @@ func (m *Model) fetchTasks() tea.Cmd {
 func boardRecords(recs []store.Record) (consultsChanged, tasksChanged bool) {
 	for _, r := range recs {
 		switch r.Kind {
-		case lead.KindConsult, lead.KindDecisionBlocked, lead.KindDecisionFinal:
+		case wire.KindConsult, wire.KindDecisionBlocked, wire.KindDecisionFinal:
 			consultsChanged = true
-		case lead.KindTask, lead.KindReviewIncomplete:
+		case wire.KindTask, wire.KindReviewIncomplete:
 			tasksChanged = true
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
@@ -35,7 +35,7 @@ func TestConsultationsBoardActions(t *testing.T) {
 
 	// The board follows the bus: a consult record makes it read again.
 	f.setStatus("c-2", consult.Approved)
-	f.publish(store.Record{Kind: lead.KindConsult, Subject: "consult.c-2", MsgID: "c-2", Time: t0,
+	f.publish(store.Record{Kind: wire.KindConsult, Subject: "consult.c-2", MsgID: "c-2", Time: t0,
 		Fields: map[string]string{"status": "approved", "decision": "infrastructure"}})
 	waitOutput(t, tm, "Consultations — 1 open · 2 decisions blocked")
 
@@ -108,7 +108,7 @@ func TestTasksBoardAndHistory(t *testing.T) {
 	f.ts[1].State = tasks.StatePassed
 	f.ts[1].History = append(f.ts[1].History, tasks.Transition{From: tasks.StateInReview, To: tasks.StatePassed, At: t0, By: "qa", Note: "review PASS"})
 	f.mu.Unlock()
-	f.publish(store.Record{Kind: lead.KindTask, Subject: "task.T-2", Task: "T-2", Time: t0, Fields: map[string]string{"state": "passed"}})
+	f.publish(store.Record{Kind: wire.KindTask, Subject: "task.T-2", Task: "T-2", Time: t0, Fields: map[string]string{"state": "passed"}})
 	waitOutput(t, tm, "T-2 · passed")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	waitOutput(t, tm, "Tasks — 1 in progress · 1 passed")

@@ -10,10 +10,10 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/internal/worktree"
 	"github.com/teamlead/teamlead/tui/components/screen"
@@ -27,7 +27,7 @@ type Console interface {
 	// Merge merges agent's branch at the commit the human was shown.
 	Merge(agent, at string) (worktree.Tree, worktree.Merged, error)
 	// Agents lists the team in configuration order.
-	Agents() []engine.AgentInfo
+	Agents() []readmodel.AgentInfo
 	// Screen is an agent's emulated terminal, nil if it has none.
 	Screen(agent string) screen.Source
 	// Send types text into an agent as the human (recorded, then submitted).

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"encoding/json"
-	"github.com/teamlead/teamlead/internal/textsafe"
-
 	"fmt"
 	"strings"
 	"time"
@@ -15,10 +13,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/teamlead/teamlead/bus"
-	"github.com/teamlead/teamlead/internal/engine"
-	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/textsafe"
 	"github.com/teamlead/teamlead/internal/usage"
 	"github.com/teamlead/teamlead/tui/components/activity"
 	"github.com/teamlead/teamlead/tui/components/agentlist"
@@ -162,7 +161,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 		opts.Now = time.Now
 	}
 	if opts.BusyFor == 0 {
-		opts.BusyFor = engine.DefaultBusyFor
+		opts.BusyFor = readmodel.DefaultBusyFor
 	}
 	if opts.FrameEvery == 0 {
 		opts.FrameEvery = time.Second / 30
@@ -337,13 +336,13 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 		m.lastSeq = r.Seq
 		m.activity.Add(r)
 		switch r.Kind {
-		case lead.KindMessage:
+		case wire.KindMessage:
 			for _, a := range append([]string{r.From}, r.To...) {
 				if a != m.agents.Selected() && a != "team-lead" {
 					m.unread[a]++
 				}
 			}
-		case lead.KindInbox:
+		case wire.KindInbox:
 			it := permissionItem(queue.Item{Kind: r.Type, ID: r.MsgID, From: r.From, Task: r.Task, Text: r.Body, Since: r.Time}, r.Fields)
 			m.queue.Add(it)
 			if it.IsPermission() {
@@ -352,39 +351,39 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 			} else {
 				cmds = append(cmds, m.notify(r))
 			}
-		case lead.KindAnswered:
+		case wire.KindAnswered:
 			m.queue.Remove(r.MsgID)
-		case lead.KindPermission:
+		case wire.KindPermission:
 			if r.Fields["escalated"] == "true" && r.Fields["status"] == "pending" && strings.HasSuffix(r.Body, "escalated") {
 				m.status, m.statusE = fmt.Sprintf("%s still waits for you: %s wants %s", r.MsgID, r.Agent, r.Fields["action"]), true
 				cmds = append(cmds, m.notifyPermission(r))
 			}
-		case "question-queue":
+		case wire.KindQuestionQueue:
 			deadline, _ := time.Parse(time.RFC3339Nano, r.Fields["deadline"])
 			m.queue.Add(queue.Item{Kind: r.Fields["urgency"] + " q", ID: r.MsgID, From: r.From, Task: r.Task,
 				Text: r.Fields["topic"] + ": " + r.Body, Since: r.Time, Deadline: deadline, For: r.Fields["answerer"]})
 			cmds = append(cmds, m.notify(r))
-		case "question-task", "question-answer":
+		case wire.KindQuestionTask, wire.KindQuestionAnswer:
 			m.queue.Remove(r.MsgID)
-		case "stalled":
+		case wire.KindStalled:
 			m.status, m.statusE = r.Body, true
 			cmds = append(cmds, m.notify(r))
-		case lead.KindImpersonation:
+		case wire.KindImpersonation:
 			who := r.Agent
 			if who == "" {
 				who = "an agent's detached process"
 			}
 			m.status, m.statusE = fmt.Sprintf("%s (pid %s) tried to act as you — %s", who, r.Fields["pid"], r.Body), true
 			cmds = append(cmds, m.notify(r))
-		case lead.KindWarning:
+		case wire.KindWarning:
 			// In Activity only: the machine's warnings repeat at every
 			// start, and the status line is for what waits on the person.
-		case "agent":
-			if r.Reason == "failed" && r.Fields["error"] != "" {
+		case wire.KindAgent:
+			if r.Reason == string(wire.StateFailed) && r.Fields["error"] != "" {
 				m.status, m.statusE = r.Agent+" could not start: "+r.Fields["error"], true
 				cmds = append(cmds, m.notify(r))
 			}
-		case "question-timeout":
+		case wire.KindQuestionTimeout:
 			m.queue.Remove(r.MsgID)
 			if r.Fields["status"] == "timeout" {
 				m.status, m.statusE = fmt.Sprintf("%s timed out: %s", r.MsgID, r.Body), true
@@ -424,7 +423,7 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 func (m Model) notify(r store.Record) tea.Cmd {
 	what := r.Type
 	if what == "" {
-		what = r.Kind
+		what = string(r.Kind)
 	}
 	who := r.From
 	if who == "" {
@@ -450,17 +449,17 @@ func (m *Model) refreshAgents() {
 	}
 	var rows []agentlist.Row
 	for _, a := range m.con.Agents() {
-		state := a.State
+		state := string(a.State)
 		// Its hook or its preset's screen detector, when they speak, else
 		// its output (full-screen CLIs redraw while idle, so their output
 		// alone says little).
 		doing, _ := a.Doing(now, m.opts.BusyFor)
 		switch {
-		case state == "running" && (asksPermission[a.Name] || doing == "waiting"):
+		case a.State == wire.StateRunning && (asksPermission[a.Name] || doing == "waiting"):
 			state = "waiting" // at a permission dialog or another prompt for the human
-		case state == "running" && a.Blocked:
+		case a.State == wire.StateRunning && a.Blocked:
 			state = "blocked" // waiting on a question it asked as blocking
-		case state == "running":
+		case a.State == wire.StateRunning:
 			state = doing
 		}
 		row := agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name], Err: a.Err, Host: a.Host}
@@ -547,7 +546,7 @@ func (m *Model) setPane(p pane) {
 
 func questionRecords(recs []store.Record) bool {
 	for _, r := range recs {
-		if strings.HasPrefix(r.Kind, "question") {
+		if strings.HasPrefix(string(r.Kind), "question") {
 			return true
 		}
 	}

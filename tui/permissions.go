@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
-	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/tui/components/always"
@@ -61,7 +61,7 @@ func (m *Model) fetchPermissions() tea.Cmd {
 // permissionRecords reports whether the records change a permission request.
 func permissionRecords(recs []store.Record) bool {
 	for _, r := range recs {
-		if r.Kind == lead.KindPermission {
+		if r.Kind == wire.KindPermission {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/permit"
@@ -101,9 +102,9 @@ func (f *fakeConsole) decidePermission(id, text string) error {
 	}
 	done := *r
 	f.mu.Unlock()
-	f.publish(store.Record{Kind: lead.KindPermission, Subject: "permission.request." + done.Agent, MsgID: id, Time: t0,
+	f.publish(store.Record{Kind: wire.KindPermission, Subject: "permission.request." + done.Agent, MsgID: id, Time: t0,
 		Fields: map[string]string{"status": string(done.Status), "decided_by": "human"}})
-	f.publish(store.Record{Kind: lead.KindAnswered, Subject: "human.answer." + done.Agent, MsgID: id, Time: t0})
+	f.publish(store.Record{Kind: wire.KindAnswered, Subject: "human.answer." + done.Agent, MsgID: id, Time: t0})
 	return nil
 }
 
@@ -309,9 +310,9 @@ func TestNewPermissionRingsWithoutStealingFocus(t *testing.T) {
 	f.perms = append([]approvals.Request{r}, f.perms...)
 	f.mu.Unlock()
 	it := inboxOf(r)
-	f.publish(store.Record{Kind: lead.KindPermission, Subject: "permission.request.architect", Agent: "architect", From: "architect", MsgID: "p-9", Time: t0,
+	f.publish(store.Record{Kind: wire.KindPermission, Subject: "permission.request.architect", Agent: "architect", From: "architect", MsgID: "p-9", Time: t0,
 		Fields: map[string]string{"status": "pending", "action": r.Action, "risk": r.Risk, "rule": r.Rule}})
-	f.publish(store.Record{Kind: lead.KindInbox, Subject: "human.inbox", Agent: "architect", From: "architect", Type: "permission", Task: "T-3",
+	f.publish(store.Record{Kind: wire.KindInbox, Subject: "human.inbox", Agent: "architect", From: "architect", Type: "permission", Task: "T-3",
 		MsgID: "p-9", Body: it.Body, Time: t0, Fields: it.Extra})
 	waitOutput(t, tm, "⚠ permission: architect wants Bash(git push --force origin main) — y/n")
 	waitCall(t, f, "notify permission: architect wants Bash(git push --force origin main): p-9 — risk critical — floor git-force-push")
@@ -393,7 +394,7 @@ func TestEscalatedPermissionRingsAgain(t *testing.T) {
 	m.opts.Notify = func(title, body string) { notified <- title }
 	tm := startModel(t, m, 160, 45)
 	waitOutput(t, tm, "⚠ 2 permissions")
-	f.publish(store.Record{Time: t0, Kind: lead.KindPermission, Agent: "dev", MsgID: "p-3",
+	f.publish(store.Record{Time: t0, Kind: wire.KindPermission, Agent: "dev", MsgID: "p-3",
 		Body:   "p-3 has waited since 09:57:00 for the human: escalated",
 		Fields: map[string]string{"action": "Bash(rm -rf /srv/data)", "status": "pending", "escalated": "true"}})
 	waitOutput(t, tm, "p-3 still waits for you: dev wants Bash(rm -rf /srv/data)")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/teamlead/teamlead/internal/worktree"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,14 +17,16 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/testwait"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/components/screen"
 	"github.com/teamlead/teamlead/tui/style"
@@ -47,7 +50,7 @@ func (f fakeScreen) Render(offset, w, h int) string {
 // fakeConsole records what the dashboard asks of the team.
 type fakeConsole struct {
 	mu     sync.Mutex
-	agents []engine.AgentInfo
+	agents []readmodel.AgentInfo
 	inbox  []lead.InboxItem
 	calls  []string
 	b      *bus.Embedded
@@ -63,7 +66,7 @@ type fakeConsole struct {
 
 func newFake() *fakeConsole {
 	return &fakeConsole{
-		agents: []engine.AgentInfo{
+		agents: []readmodel.AgentInfo{
 			{Name: "dev", Role: "developer", State: "running", Pid: 11, LastOutput: t0},
 			{Name: "architect", Role: "architect", State: "running", Pid: 12, LastOutput: t0.Add(-time.Minute)},
 			{Name: "qa", Role: "qa", State: "exited", Pid: 13},
@@ -168,7 +171,7 @@ func (f *fakeConsole) Calls() []string {
 	return append([]string(nil), f.calls...)
 }
 
-func (f *fakeConsole) Agents() []engine.AgentInfo { return f.agents }
+func (f *fakeConsole) Agents() []readmodel.AgentInfo { return f.agents }
 func (f *fakeConsole) Screen(agent string) screen.Source {
 	if agent == "qa" {
 		return nil
@@ -327,16 +330,8 @@ func waitOutput(t *testing.T, h *harness, want string) {
 
 func waitCall(t *testing.T, f *fakeConsole, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, c := range f.Calls() {
-			if c == want {
-				return
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("no call %q; calls: %q", want, f.Calls())
+	testwait.Until(t, 5*time.Second, func() bool { return slices.Contains(f.Calls(), want) },
+		func() string { return fmt.Sprintf("no call %q; calls: %q", want, f.Calls()) })
 }
 
 func TestStartShowsTeamInboxAndSizesAgents(t *testing.T) {
@@ -463,10 +458,10 @@ func TestDropFromInbox(t *testing.T) {
 func TestNewInboxItemNotifiesAndAnsweredLeaves(t *testing.T) {
 	f := newFake()
 	tm := start(t, f)
-	f.publish(store.Record{Kind: lead.KindInbox, Subject: "human.inbox", From: "architect", Type: "blocker", Task: "T-3", MsgID: "m-7", Body: "Cookies or localStorage?", Time: t0})
+	f.publish(store.Record{Kind: wire.KindInbox, Subject: "human.inbox", From: "architect", Type: "blocker", Task: "T-3", MsgID: "m-7", Body: "Cookies or localStorage?", Time: t0})
 	waitOutput(t, tm, "3 waiting for you")
 	waitCall(t, f, "notify blocker from architect: Cookies or localStorage?")
-	f.publish(store.Record{Kind: lead.KindAnswered, Subject: "human.answer.dev", MsgID: "m-4", Time: t0})
+	f.publish(store.Record{Kind: wire.KindAnswered, Subject: "human.answer.dev", MsgID: "m-4", Time: t0})
 	waitOutput(t, tm, "2 waiting for you")
 	// A question escalated to a person arrives; answered, it leaves.
 	f.publish(store.Record{Kind: "question-queue", Subject: "human.questions", From: "dev", Type: "question", MsgID: "q-0003", Body: "Postgres?",
@@ -563,22 +558,16 @@ func TestFocusModeKeepsKeyOrder(t *testing.T) {
 	for _, r := range text {
 		want += fmt.Sprintf("keys dev %q\n", string(r))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := ""
+	got := ""
+	testwait.Until(t, 5*time.Second, func() bool {
+		got = ""
 		for _, c := range f.Calls() {
 			if strings.HasPrefix(c, "keys dev") {
 				got += c + "\n"
 			}
 		}
-		if got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("keys reached the agent as\n%s\nwant\n%s", got, want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return got == want
+	}, func() string { return fmt.Sprintf("keys reached the agent as\n%s\nwant\n%s", got, want) })
 }
 
 func TestEscalateAndReassignQuestion(t *testing.T) {

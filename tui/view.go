@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"github.com/teamlead/teamlead/internal/textsafe"
-
 	"fmt"
 	"strings"
 
@@ -10,9 +8,11 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/report"
+	"github.com/teamlead/teamlead/internal/textsafe"
 	"github.com/teamlead/teamlead/tui/components/queue"
 )
 
@@ -142,7 +142,7 @@ func (m Model) screenTitle() string {
 func (m Model) failureNotice(width, height int) string {
 	name := m.agents.Selected()
 	for _, r := range m.agents.Rows() {
-		if r.Name != name || r.State != "failed" || r.Err == "" {
+		if r.Name != name || r.State != string(wire.StateFailed) || r.Err == "" {
 			continue
 		}
 		text := name + " could not start.\n\n" + r.Err + "\n\nFix the agent in the team file and start the console again; `teamlead validate` checks the file first."

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -31,7 +32,7 @@ var _ bus.Bus = (*Bus)(nil)
 
 // KindError is the kind of the last record of a subscription that ended
 // because following the stream failed; its Body says why.
-const KindError = "bus-error"
+const KindError = wire.KindBusError
 
 // ErrNoRecords is returned by Open when the team's stream holds nothing
 // yet: no console of this team has published on this server.

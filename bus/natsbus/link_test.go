@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/bus/wire"
+	"github.com/teamlead/teamlead/internal/testwait"
 )
 
 func next[T any](t *testing.T, c <-chan T, what string) T {
@@ -215,29 +216,18 @@ func TestControlScreensAndPresence(t *testing.T) {
 	}
 
 	n.Announce(ctx, []string{"dev"})
-	deadline := time.Now().Add(10 * time.Second)
-	for !nodes.Reachable("box") {
-		if time.Now().After(deadline) {
-			t.Fatal("the node's presence never arrived")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, 10*time.Second, func() bool { return nodes.Reachable("box") },
+		func() string { return "the node's presence never arrived" })
 	if nodes.Reachable("other") {
 		t.Fatal("a node never heard of is reachable")
 	}
 	if err := n.PublishScreen(Frame{Agent: "dev", Cols: 3, Rows: 1, Text: "$ _", Time: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if f, ok := screens.Frame("dev"); ok {
-			if f.Text != "$ _" {
-				t.Fatalf("frame %+v", f)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the screen never arrived")
-		}
-		time.Sleep(10 * time.Millisecond)
+	var f Frame
+	testwait.Until(t, 10*time.Second, func() (ok bool) { f, ok = screens.Frame("dev"); return ok },
+		func() string { return "the screen never arrived" })
+	if f.Text != "$ _" {
+		t.Fatalf("frame %+v", f)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/testwait"
 )
 
 // freePort returns a loopback port nobody listens on now.
@@ -248,13 +249,7 @@ func TestConsoleRestartPublishesTheRest(t *testing.T) {
 // waitFor polls cond until it holds, failing after 30 s.
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("30s passed waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, cond, func() string { return "30s passed waiting for " + what })
 }
 
 func TestOpenWithoutStreamSaysSo(t *testing.T) {

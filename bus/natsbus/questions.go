@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -81,7 +82,7 @@ func openQuestions(ctx context.Context, js jetstream.JetStream, n Names) (*quest
 
 // apply writes the state a question record says; other records are left.
 func (q *questionsKV) apply(ctx context.Context, r store.Record) error {
-	if r.Type != "question" || r.MsgID == "" || !strings.HasPrefix(r.Kind, "question") {
+	if r.Type != "question" || r.MsgID == "" || !strings.HasPrefix(string(r.Kind), string(wire.KindQuestion)) {
 		return nil
 	}
 	key := token(r.MsgID)
@@ -93,11 +94,11 @@ func (q *questionsKV) apply(ctx context.Context, r store.Record) error {
 	}
 	st.ID, st.Status, st.Topic, st.Asker = r.MsgID, r.Fields["status"], r.Fields["topic"], r.Agent
 	st.Answerer, st.Urgency, st.Task, st.Deadline = r.Fields["answerer"], r.Fields["urgency"], r.Task, r.Fields["deadline"]
-	st.Last, st.Note, st.Updated = r.Kind, r.Body, r.Time
+	st.Last, st.Note, st.Updated = string(r.Kind), r.Body, r.Time
 	switch r.Kind {
-	case "question":
+	case wire.KindQuestion:
 		st.Text, st.Created = r.Body, r.Time
-	case "question-answer":
+	case wire.KindQuestionAnswer:
 		st.Answer = r.Body
 	}
 	if st.Status == "" {

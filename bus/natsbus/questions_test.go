@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -24,16 +25,16 @@ func TestQuestionsBucketFollowsTheRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close(0)
-	q := func(kind, id, status string) store.Record {
+	q := func(kind wire.Kind, id, status string) store.Record {
 		body := "Is mobile in scope?"
-		if kind == "question-answer" {
+		if kind == wire.KindQuestionAnswer {
 			body = "No, web only."
 		}
 		return store.Record{Kind: kind, Subject: "question.ask." + id, Agent: "dev", Type: "question", MsgID: id, Body: body,
 			Fields: map[string]string{"status": status, "topic": "requirements.scope", "answerer": "architect"}}
 	}
-	b := store.Batch{Records: []store.Record{q("question", "q-0001", "pending"), q("question", "q-0002", "pending"),
-		{Kind: "message", Subject: "route.qa", Type: "status", MsgID: "m-1"}, q("question-answer", "q-0001", "answered")}}
+	b := store.Batch{Records: []store.Record{q(wire.KindQuestion, "q-0001", "pending"), q(wire.KindQuestion, "q-0002", "pending"),
+		{Kind: wire.KindMessage, Subject: "route.qa", Type: "status", MsgID: "m-1"}, q(wire.KindQuestionAnswer, "q-0001", "answered")}}
 	if err := st.Commit(&b); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/testwait"
 
 	"github.com/creack/pty"
 )
@@ -91,13 +94,10 @@ func TestTrafficSendsUntilStopped(t *testing.T) {
 	tr, out := newTestTraffic(t, trafficOptions{rate: 1000, peers: []string{"b2", "c3", "d4"}, roles: []string{"qa"}, seed: 7, stop: stop})
 	done := make(chan struct{})
 	go func() { tr.run(); close(done) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(out.String(), "[/ROUTE]") < 300 {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d envelopes printed in 20s", strings.Count(out.String(), "[/ROUTE]"))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(t, 20*time.Second, func() bool { return strings.Count(out.String(), "[/ROUTE]") >= 300 },
+		func() string {
+			return fmt.Sprintf("only %d envelopes printed in 20s", strings.Count(out.String(), "[/ROUTE]"))
+		})
 	if err := os.WriteFile(stop, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -194,17 +194,9 @@ func TestTrafficSelfKill(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, ptmx) }()
 	waitLog := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			b, _ := os.ReadFile(log)
-			if strings.Contains(string(b), want) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("log lacks %q after 20s:\n%s", want, b)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		var b []byte
+		testwait.Until(t, 20*time.Second, func() bool { b, _ = os.ReadFile(log); return strings.Contains(string(b), want) },
+			func() string { return fmt.Sprintf("log lacks %q after 20s:\n%s", want, b) })
 	}
 	waitLog("start inc=1 pid=")
 	if _, err := ptmx.WriteString("[ROUTE]\rfrom: b2\rto: a1\rtype: status\rtask: T-b2\rid: m-3\rbody: soak b2.1.1\r[/ROUTE]\r"); err != nil {

@@ -9,8 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -67,13 +68,13 @@ type agentJSON struct {
 	// (Claude Code's): input, output, cache_read, cache_write, cost_usd.
 	Tokens *usage.Tokens `json:"tokens,omitempty"`
 	// Worktree is its git worktree: branch, ahead, behind, uncommitted.
-	Worktree *engine.Worktree `json:"worktree,omitempty"`
+	Worktree *readmodel.Worktree `json:"worktree,omitempty"`
 	// Host is the node that runs it (its host:); "" for the console's machine.
 	Host string `json:"host,omitempty"`
 }
 
 func agentView(a agentRow, live bool, now time.Time) agentJSON {
-	v := agentJSON{Name: a.Name, Role: a.Role, State: a.State, LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live, Error: a.Err, Host: a.Host}
+	v := agentJSON{Name: a.Name, Role: a.Role, State: string(a.State), LastState: a.last, Blocked: a.Blocked, Restarts: a.Restarts, Since: a.Since, LastOutput: a.LastOutput, Live: live, Error: a.Err, Host: a.Host}
 	if live {
 		v.Pid = a.Pid
 		if a.Tokens != (usage.Tokens{}) {
@@ -81,10 +82,10 @@ func agentView(a agentRow, live bool, now time.Time) agentJSON {
 			v.Tokens = &t
 		}
 		v.Worktree = a.Worktree
-		if a.State == "running" {
-			v.Doing, v.DoingFrom = a.Doing(now, engine.DefaultBusyFor)
+		if a.State == wire.StateRunning {
+			v.Doing, v.DoingFrom = a.Doing(now, readmodel.DefaultBusyFor)
 		}
-		if a.State == "exited" || a.State == "failed" {
+		if a.State == wire.StateExited || a.State == wire.StateFailed {
 			code := a.ExitCode
 			v.ExitCode = &code
 		}
@@ -112,7 +113,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 		if a.Pid > 0 && live {
 			pid = fmt.Sprint(a.Pid)
 		}
-		state := a.State
+		state := string(a.State)
 		if a.last != "" {
 			state += " (last: " + a.last + ")"
 		}
@@ -120,8 +121,8 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 			state += " (blocked on a question)"
 		}
 		doing := "-"
-		if live && a.State == "running" {
-			state, from := a.Doing(now, engine.DefaultBusyFor)
+		if live && a.State == wire.StateRunning {
+			state, from := a.Doing(now, readmodel.DefaultBusyFor)
 			doing = state + " (" + from + ")"
 		}
 		tokens := "-"
@@ -138,7 +139,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%s\t%d\t%s\t%s\n", a.Name, a.Role, host(a), state, doing, pid, a.Restarts, tokens, branch)
 	}
 	for _, a := range list {
-		if a.Err != "" && (a.State == "failed" || a.last == "failed" || a.State == "exited") {
+		if a.Err != "" && (a.State == wire.StateFailed || a.last == string(wire.StateFailed) || a.State == wire.StateExited) {
 			failed = append(failed, a.Name+": "+a.Err)
 		}
 	}
@@ -157,7 +158,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 // agentRow is an agent as `teamlead agents` lists it: with no console
 // running, last is the last lifecycle state recorded.
 type agentRow struct {
-	engine.AgentInfo
+	readmodel.AgentInfo
 	last string
 }
 
@@ -185,8 +186,8 @@ func listAgents(g *globals) ([]agentRow, bool, error) {
 	}
 	var out []agentRow
 	for _, a := range team.Agents {
-		info := agentRow{AgentInfo: engine.AgentInfo{Name: a.Name, Role: a.Role, State: "not running", Host: a.Host}}
-		recs, err := st.Query(store.Query{Agent: a.Name, Kind: "agent"})
+		info := agentRow{AgentInfo: readmodel.AgentInfo{Name: a.Name, Role: a.Role, State: "not running", Host: a.Host}}
+		recs, err := st.Query(store.Query{Agent: a.Name, Kind: wire.KindAgent})
 		if err != nil {
 			return nil, false, err
 		}

@@ -15,10 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
-	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 )
@@ -106,7 +106,7 @@ func audit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 		return errors.New("--out, --decision and --status go with --export; add --export, or leave them out")
 	}
 	now := time.Now()
-	q := store.Query{Agent: f.agent, Task: f.task, Type: f.typ, Kind: f.kind, Limit: f.limit, Reverse: f.newest}
+	q := store.Query{Agent: f.agent, Task: f.task, Type: f.typ, Kind: wire.Kind(f.kind), Limit: f.limit, Reverse: f.newest}
 	var err error
 	if q.Since, err = parseWhen(f.since, now); err != nil {
 		return fmt.Errorf("--since: %w", err)
@@ -191,12 +191,12 @@ func (s *source) scan(q store.Query, fn func(store.Record) error) error {
 	return s.st.Scan(q, fn)
 }
 
-// consults streams the consultations matching f (engine.ScanConsultations).
-func (s *source) consults(f engine.ConsultFilter, fn func(doc []byte) error) (engine.ConsultStats, error) {
+// consults streams the consultations matching f (readmodel.ScanConsultations).
+func (s *source) consults(f readmodel.ConsultFilter, fn func(doc []byte) error) (readmodel.ConsultStats, error) {
 	if s.c != nil {
 		return s.c.QueryConsults(f, fn)
 	}
-	return engine.ScanConsultations(s.st, f, fn)
+	return readmodel.ScanConsultations(s.st, f, fn)
 }
 
 // close releases the store, if one was opened.
@@ -220,7 +220,7 @@ func exportAudit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 		return fmt.Errorf("--format: %q: an export is %s", format, strings.Join(report.ExportFormats, ", "))
 	}
 	now := time.Now()
-	cf := engine.ConsultFilter{Agent: f.agent, Decision: f.decision, Status: consult.Status(f.status)}
+	cf := readmodel.ConsultFilter{Agent: f.agent, Decision: f.decision, Status: consult.Status(f.status)}
 	var err error
 	if cf.Since, err = parseWhen(f.since, now); err != nil {
 		return fmt.Errorf("--since: %w", err)
@@ -273,9 +273,9 @@ func exportAudit(cmd *cobra.Command, g *globals, f *auditFlags) error {
 
 // decisionRecords reads the decision-blocked and decision-final records of
 // the export's period and filters, in the order they were made.
-func decisionRecords(src *source, cf engine.ConsultFilter, task string) ([]store.Record, error) {
+func decisionRecords(src *source, cf readmodel.ConsultFilter, task string) ([]store.Record, error) {
 	var out []store.Record
-	for _, kind := range []string{lead.KindDecisionBlocked, lead.KindDecisionFinal} {
+	for _, kind := range []wire.Kind{wire.KindDecisionBlocked, wire.KindDecisionFinal} {
 		q := store.Query{Kind: kind, Agent: cf.Agent, Task: task, Since: cf.Since, Until: cf.Until}
 		err := src.scan(q, func(r store.Record) error {
 			if cf.Decision == "" || r.Fields["decision"] == cf.Decision {

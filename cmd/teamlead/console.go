@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/teamlead/teamlead/agents"
-	"github.com/teamlead/teamlead/internal/term"
 	"io"
 	"os"
 	"os/exec"
@@ -12,9 +10,12 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
+	"github.com/teamlead/teamlead/internal/term"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui"
 	"github.com/teamlead/teamlead/tui/components/screen"
@@ -44,7 +45,7 @@ func (c consoleOf) Answer(id, text string) error { return c.Engine.AnswerAny(id,
 
 // ListQuestions lists stored questions by status.
 func (c consoleOf) ListQuestions(status string) ([]questions.Question, error) {
-	return engine.ListQuestions(c.Engine.Store(), status, "")
+	return readmodel.ListQuestions(c.Engine.Store(), status, "")
 }
 
 // runConsole runs the dashboard until the human quits or ctx ends (a

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 )
 
@@ -73,8 +73,8 @@ func newConsultsCmd(g *globals) *cobra.Command {
 }
 
 // filter turns the flags into a query.
-func (f *consultFlags) filter(now time.Time) (engine.ConsultFilter, error) {
-	q := engine.ConsultFilter{Agent: f.agent, Decision: f.decision, Status: consult.Status(f.status), Limit: f.limit}
+func (f *consultFlags) filter(now time.Time) (readmodel.ConsultFilter, error) {
+	q := readmodel.ConsultFilter{Agent: f.agent, Decision: f.decision, Status: consult.Status(f.status), Limit: f.limit}
 	var err error
 	if q.Since, err = parseWhen(f.since, now); err != nil {
 		return q, fmt.Errorf("--since: %w", err)
@@ -88,7 +88,7 @@ func (f *consultFlags) filter(now time.Time) (engine.ConsultFilter, error) {
 	return q, nil
 }
 
-func printConsults(w io.Writer, cs []consult.Consultation, stats engine.ConsultStats, now time.Time) error {
+func printConsults(w io.Writer, cs []consult.Consultation, stats readmodel.ConsultStats, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tDECISION\tTASK\tREQUESTER\tCONSULTED\tAGE\tMANDATORY\tSUPERSEDES\tLAST WORD")
 	for _, c := range cs {
@@ -108,7 +108,7 @@ func printConsults(w io.Writer, cs []consult.Consultation, stats engine.ConsultS
 }
 
 // consultSummary is the line under the table: the counts of every match.
-func consultSummary(stats engine.ConsultStats, listed int) string {
+func consultSummary(stats readmodel.ConsultStats, listed int) string {
 	statusOrder := []consult.Status{consult.Pending, consult.Escalated, consult.Approved, consult.ConcernsRaised,
 		consult.Rejected, consult.Resolved, consult.Superseded}
 	var parts []string
@@ -138,11 +138,11 @@ func consultSummary(stats engine.ConsultStats, listed int) string {
 }
 
 // queryConsults asks the running console, or reads the store; both answer
-// with engine.ScanConsultations.
-func queryConsults(g *globals, f engine.ConsultFilter, fn func(doc []byte) error) (engine.ConsultStats, error) {
+// with readmodel.ScanConsultations.
+func queryConsults(g *globals, f readmodel.ConsultFilter, fn func(doc []byte) error) (readmodel.ConsultStats, error) {
 	src, err := openSource(g)
 	if err != nil {
-		return engine.ConsultStats{}, err
+		return readmodel.ConsultStats{}, err
 	}
 	defer src.close()
 	return src.consults(f, fn)

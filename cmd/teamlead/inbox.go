@@ -11,11 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 )
@@ -98,7 +99,7 @@ func inboxRows(g *globals) ([]inboxRow, error) {
 		defer st.Close()
 		var recs []store.Record
 		err = st.Scan(store.Query{}, func(r store.Record) error {
-			if r.Kind == lead.KindInbox || r.Kind == lead.KindAnswered || r.Kind == lead.KindDropped {
+			if r.Kind == wire.KindInbox || r.Kind == wire.KindAnswered || r.Kind == wire.KindDropped {
 				recs = append(recs, r)
 			}
 			return nil
@@ -107,7 +108,7 @@ func inboxRows(g *globals) ([]inboxRow, error) {
 			return nil, err
 		}
 		items = lead.RestoreInbox(recs)
-		if qs, err = engine.ListQuestions(st, "pending", ""); err != nil {
+		if qs, err = readmodel.ListQuestions(st, "pending", ""); err != nil {
 			return nil, err
 		}
 	default:

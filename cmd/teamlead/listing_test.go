@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
@@ -78,11 +79,11 @@ func newOffline(t *testing.T) *offline {
 	permText := fmt.Sprintf("dev wants %s — risk %s — %s: %s\n%s — the old files fill the disk.", perm.Action, perm.Risk, perm.Rule, perm.Why, perm.Action)
 	b := store.Batch{Meta: meta, Records: []store.Record{
 		{Time: now, Kind: "agent", Agent: "dev", Reason: "exited", Fields: map[string]string{"restarts": "0"}},
-		{Time: now, Kind: lead.KindInbox, Agent: "dev", From: "dev", Type: protocol.TypeBlocker, Task: "T-1", MsgID: "m-3", Body: "May I drop the legacy API?"},
-		{Time: now, Kind: lead.KindInbox, Agent: "dev", From: "dev", Type: protocol.TypePermission, Task: "T-1", MsgID: perm.ID, Body: permText,
+		{Time: now, Kind: wire.KindInbox, Agent: "dev", From: "dev", Type: protocol.TypeBlocker, Task: "T-1", MsgID: "m-3", Body: "May I drop the legacy API?"},
+		{Time: now, Kind: wire.KindInbox, Agent: "dev", From: "dev", Type: protocol.TypePermission, Task: "T-1", MsgID: perm.ID, Body: permText,
 			Fields: map[string]string{"permission": perm.ID, "action": perm.Action, "risk": perm.Risk, "rule": perm.Rule}},
-		{Time: now, Kind: lead.KindInbox, Agent: "dev", From: "dev", Type: protocol.TypeBlocker, MsgID: "m-4", Body: "dropped later"},
-		{Time: now, Kind: lead.KindDropped, Agent: "dev", MsgID: "m-4"},
+		{Time: now, Kind: wire.KindInbox, Agent: "dev", From: "dev", Type: protocol.TypeBlocker, MsgID: "m-4", Body: "dropped later"},
+		{Time: now, Kind: wire.KindDropped, Agent: "dev", MsgID: "m-4"},
 	}}
 	if err := st.Commit(&b); err != nil {
 		t.Fatal(err)

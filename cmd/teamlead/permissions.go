@@ -306,7 +306,7 @@ func printDecision(w io.Writer, d permit.Decision, agent string, env permit.Env)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, p := range d.Parts {
 		text := strings.TrimSuffix(strings.TrimPrefix(p.Action, "Bash("), ")")
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", i+1, p.Decide, p.Risk, oneLine(text), p.Rule)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", i+1, p.Decide, p.Risk, clipLine(text), p.Rule)
 	}
 	tw.Flush()
 }
@@ -347,7 +347,9 @@ func printRules(w io.Writer, p *permit.Policy, agent string) {
 	tw.Flush()
 }
 
-func oneLine(s string) string {
+// clipLine shows s on one line of at most 60 characters: line breaks as ⏎,
+// the rest cut with "...".
+func clipLine(s string) string {
 	r := []rune(strings.ReplaceAll(s, "\n", "⏎"))
 	if len(r) > 60 {
 		return string(r[:57]) + "..."

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 )
 
@@ -102,7 +102,7 @@ func listQuestions(g *globals, status, id string) ([]questions.Question, error) 
 		return nil, err
 	}
 	defer st.Close()
-	return engine.ListQuestions(st, status, id)
+	return readmodel.ListQuestions(st, status, id)
 }
 
 func printQuestions(w io.Writer, qs []questions.Question, now time.Time) error {

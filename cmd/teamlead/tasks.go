@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
@@ -68,12 +68,12 @@ func listTasks(g *globals) ([]tasks.Task, error) {
 		return nil, err
 	}
 	defer st.Close()
-	ts, err := engine.StoredTasks(st)
+	ts, err := readmodel.StoredTasks(st)
 	if err != nil {
 		return nil, err
 	}
-	spent, err := engine.StoredTaskSpend(st)
-	return engine.WithSpend(ts, spent), err
+	spent, err := readmodel.StoredTaskSpend(st)
+	return readmodel.WithSpend(ts, spent), err
 }
 
 func printTasks(w io.Writer, ts []tasks.Task, now time.Time) error {

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 )
@@ -89,8 +90,9 @@ var auditAgents = [][2]string{{"pm", "pm"}, {"arch", "architect"}, {"sec", "secu
 
 // auditKinds is the mix of record kinds, with weights.
 var auditKinds = []struct {
-	kind, typ string
-	weight    int
+	kind   wire.Kind
+	typ    string
+	weight int
 }{
 	{"message", "status", 30}, {"message", "task", 8}, {"message", "question", 6}, {"message", "answer", 6},
 	{"delivered", "", 25}, {"consult", "consult", 6}, {"decision-blocked", "decision", 2}, {"decision-final", "decision", 2},
@@ -149,9 +151,9 @@ func (r *AuditResult) timeQueries(st *store.Store, o AuditOptions, now time.Time
 			return len(recs), -1, err
 		}
 	}
-	consults := func(f engine.ConsultFilter) func() (int, int, error) {
+	consults := func(f readmodel.ConsultFilter) func() (int, int, error) {
 		return func() (int, int, error) {
-			cs, stats, err := engine.QueryConsultations(st, f)
+			cs, stats, err := readmodel.QueryConsultations(st, f)
 			return len(cs), stats.Matched, err
 		}
 	}
@@ -161,9 +163,9 @@ func (r *AuditResult) timeQueries(st *store.Store, o AuditOptions, now time.Time
 		{"audit --agent sec --kind consult --since 47d --until 40d --newest --limit 100", AuditTarget,
 			audit(store.Query{Agent: "sec", Kind: "consult", Since: now.Add(-47 * day), Until: now.Add(-40 * day), Reverse: true, Limit: 100})},
 		{"consults --decision infrastructure --status approved", AuditTarget,
-			consults(engine.ConsultFilter{Decision: "infrastructure", Status: consult.Approved, Limit: 100})},
-		{"consults --agent arch --since 30d", AuditTarget, consults(engine.ConsultFilter{Agent: "arch", Since: now.Add(-30 * day), Limit: 100})},
-		{"consults, no filter (statistics over all; SC-006 target)", SC006Target, consults(engine.ConsultFilter{Limit: 100})},
+			consults(readmodel.ConsultFilter{Decision: "infrastructure", Status: consult.Approved, Limit: 100})},
+		{"consults --agent arch --since 30d", AuditTarget, consults(readmodel.ConsultFilter{Agent: "arch", Since: now.Add(-30 * day), Limit: 100})},
+		{"consults, no filter (statistics over all; SC-006 target)", SC006Target, consults(readmodel.ConsultFilter{Limit: 100})},
 	}
 	lat := make([][]time.Duration, len(queries))
 	var base []time.Duration
@@ -199,7 +201,7 @@ func timeExport(st *store.Store, path, format string, o AuditOptions, now time.T
 	if o.Consultations > o.Export {
 		span = time.Duration(float64(span) * float64(o.Export) / float64(o.Consultations))
 	}
-	f := engine.ConsultFilter{Since: now.Add(-span)}
+	f := readmodel.ConsultFilter{Since: now.Add(-span)}
 	start := time.Now()
 	out, err := os.Create(path)
 	if err != nil {
@@ -207,7 +209,7 @@ func timeExport(st *store.Store, path, format string, o AuditOptions, now time.T
 	}
 	defer out.Close()
 	var decisions []store.Record
-	for _, kind := range []string{lead.KindDecisionBlocked, lead.KindDecisionFinal} {
+	for _, kind := range []wire.Kind{wire.KindDecisionBlocked, wire.KindDecisionFinal} {
 		if err := st.Scan(store.Query{Kind: kind, Since: f.Since}, func(r store.Record) error {
 			decisions = append(decisions, r)
 			return nil
@@ -219,7 +221,7 @@ func timeExport(st *store.Store, path, format string, o AuditOptions, now time.T
 	if err != nil {
 		return fig, err
 	}
-	stats, err := engine.ScanConsultations(st, f, x.AddJSON)
+	stats, err := readmodel.ScanConsultations(st, f, x.AddJSON)
 	if err != nil {
 		return fig, err
 	}
@@ -244,7 +246,7 @@ func buildAuditStore(dir string, o AuditOptions, now time.Time) error {
 		return err
 	}
 	defer st.Close()
-	if err := engine.EnsureConsultIndex(st); err != nil {
+	if err := readmodel.EnsureConsultIndex(st); err != nil {
 		return err
 	}
 	g := &history{rng: rand.New(rand.NewPCG(uint64(o.Seed), 0xa0d17)), now: now, span: time.Duration(o.Days) * 24 * time.Hour}

@@ -136,7 +136,7 @@ func busRun(st *store.Store, b bus.Bus, m *natsbus.Mirror, n int) (Summary, floa
 	var lost []string
 	for i := range n {
 		start := time.Now()
-		if err := send([]store.Record{{Kind: "message", Subject: "bench.one", Body: strconv.Itoa(i)}}); err != nil {
+		if err := send([]store.Record{{Kind: wire.KindMessage, Subject: "bench.one", Body: strconv.Itoa(i)}}); err != nil {
 			return Summary{}, 0, nil, err
 		}
 		got, err := recv(1)
@@ -151,7 +151,7 @@ func busRun(st *store.Store, b bus.Bus, m *natsbus.Mirror, n int) (Summary, floa
 	}
 	burst := make([]store.Record, n)
 	for i := range burst {
-		burst[i] = store.Record{Kind: "message", Subject: "bench.burst", Body: strconv.Itoa(i)}
+		burst[i] = store.Record{Kind: wire.KindMessage, Subject: "bench.burst", Body: strconv.Itoa(i)}
 	}
 	start := time.Now()
 	if err := send(burst); err != nil {

@@ -16,12 +16,13 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/themes"
@@ -287,7 +288,7 @@ func (c *benchConsole) publish(n int) {
 	for i := range n {
 		c.seq++
 		from, to := c.names[i%len(c.names)], c.names[(i+1)%len(c.names)]
-		c.b.Publish(store.Record{Seq: c.seq, Time: c.start, Kind: lead.KindMessage, Subject: "route." + to,
+		c.b.Publish(store.Record{Seq: c.seq, Time: c.start, Kind: wire.KindMessage, Subject: "route." + to,
 			From: from, To: []string{to}, Type: "status", Task: fmt.Sprintf("T-%d", i%40), MsgID: fmt.Sprintf("m-%d", c.seq),
 			Body: "finished the migration of the session cache; tests pass, review when you can"})
 	}
@@ -295,14 +296,14 @@ func (c *benchConsole) publish(n int) {
 
 // Agents implements tui.Console, as the engine does: every agent
 // running, with the time of its latest output.
-func (c *benchConsole) Agents() []engine.AgentInfo {
-	out := make([]engine.AgentInfo, 0, len(c.sinks))
+func (c *benchConsole) Agents() []readmodel.AgentInfo {
+	out := make([]readmodel.AgentInfo, 0, len(c.sinks))
 	for i, s := range c.sinks {
 		var last time.Time
 		if ns := s.lastOutput.Load(); ns > 0 {
 			last = time.Unix(0, ns)
 		}
-		out = append(out, engine.AgentInfo{Name: c.names[i], Role: benchRoles[i%len(benchRoles)], State: "running",
+		out = append(out, readmodel.AgentInfo{Name: c.names[i], Role: benchRoles[i%len(benchRoles)], State: wire.StateRunning,
 			Pid: 1000 + i, Since: c.start, LastOutput: last})
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // ingestRun runs the PTY writer child as an agent of the agents package
@@ -40,7 +41,7 @@ func ingestRun(exe, logPath string, deadline time.Duration) (envelopes int, tota
 		a.Stop()
 		return 0, 0, 0, 0, fmt.Errorf("ingest: the PTY writer did not finish within %s", deadline)
 	}
-	if inf := a.Info(); inf.State != agents.StateExited || inf.ExitCode != 0 {
+	if inf := a.Info(); inf.State != wire.StateExited || inf.ExitCode != 0 {
 		return 0, 0, 0, 0, fmt.Errorf("ingest: the PTY writer ended %s, exit code %d", inf.State, inf.ExitCode)
 	}
 	envelopes, total, reads, mbps = s.result()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/protocol"
 )
 
@@ -37,7 +38,7 @@ func TestEngineSink(t *testing.T) {
 	for i := 0; i < len(log); i += 4000 {
 		s.Output("a", log[i:min(len(log), i+4000)])
 	}
-	s.State(agents.StateEvent{Agent: "a", State: agents.StateExited})
+	s.State(agents.StateEvent{Agent: "a", State: wire.StateExited})
 	found, total, chunks, mbps := s.result()
 	if found != envelopes || total != int64(len(log)) || chunks != (len(log)+3999)/4000 || mbps <= 0 {
 		t.Errorf("found %d of %d envelopes, %d bytes of %d, %d chunks, %.1f MB/s", found, envelopes, total, len(log), chunks, mbps)

@@ -14,10 +14,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/engine"
-	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -526,7 +526,7 @@ func runEngine(ctx context.Context, o RelayOptions, cfgs []agentConfig, res *Rel
 		defer close(subDone)
 		for r := range sub.C {
 			pub := time.Now().UnixNano()
-			if b, ok := ParseBody(r.Body); ok && r.Kind == lead.KindMessage {
+			if b, ok := ParseBody(r.Body); ok && r.Kind == wire.KindMessage {
 				stamps[msgKey{b.From, b.Seq}] = stamp{step: r.Time.UnixNano(), pub: pub}
 			}
 		}
@@ -550,7 +550,7 @@ func runEngine(ctx context.Context, o RelayOptions, cfgs []agentConfig, res *Rel
 	if err := eng.Err(); err != nil {
 		res.EngineErrors = append(res.EngineErrors, "engine stopped: "+err.Error())
 	}
-	msgs, err := st.Query(store.Query{Kind: lead.KindMessage})
+	msgs, err := st.Query(store.Query{Kind: wire.KindMessage})
 	if err != nil {
 		return nil, nil, fmt.Errorf("engine relay: query the store: %w", err)
 	}

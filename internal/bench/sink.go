@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/vt"
 )
@@ -84,7 +85,7 @@ func (s *engineSink) Output(_ string, data []byte) {
 // cut off, as the engine does.
 func (s *engineSink) State(ev agents.StateEvent) {
 	switch ev.State {
-	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
+	case wire.StateExited, wire.StateFailed, wire.StateStopped, wire.StateRestarting:
 		s.parser.Flush(s.emit) // never concurrent with Output (the agents.Sink contract)
 	}
 }

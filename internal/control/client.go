@@ -13,9 +13,9 @@ import (
 
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/internal/trust"
@@ -82,8 +82,8 @@ func (c *Client) do(req Request, fn func(Reply) error) error {
 }
 
 // Agents lists the console's agents.
-func (c *Client) Agents() ([]engine.AgentInfo, error) {
-	var out []engine.AgentInfo
+func (c *Client) Agents() ([]readmodel.AgentInfo, error) {
+	var out []readmodel.AgentInfo
 	err := c.do(Request{Cmd: "agents"}, func(r Reply) error {
 		out = append(out, r.Agents...)
 		return nil
@@ -203,9 +203,9 @@ func (c *Client) Consults() ([]consult.Consultation, error) {
 
 // QueryConsults streams the stored JSON of the consultations matching f,
 // newest first (at most f.Limit), to fn, and returns statistics over every
-// match; the console answers with engine.ScanConsultations.
-func (c *Client) QueryConsults(f engine.ConsultFilter, fn func(doc []byte) error) (engine.ConsultStats, error) {
-	var stats engine.ConsultStats
+// match; the console answers with readmodel.ScanConsultations.
+func (c *Client) QueryConsults(f readmodel.ConsultFilter, fn func(doc []byte) error) (readmodel.ConsultStats, error) {
+	var stats readmodel.ConsultStats
 	err := c.do(Request{Cmd: "consult-query", Consult: &f}, func(r Reply) error {
 		for _, d := range r.Docs {
 			if err := fn(d); err != nil {

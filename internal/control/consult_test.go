@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -37,7 +37,7 @@ func TestConsultQueryStreamsInLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []engine.ConsultFilter{{}, {Agent: "sec", Limit: 3}, {Status: consult.Approved, Limit: docsPerReply}} {
+	for _, f := range []readmodel.ConsultFilter{{}, {Agent: "sec", Limit: 3}, {Status: consult.Approved, Limit: docsPerReply}} {
 		var ids []string
 		stats, err := cl.QueryConsults(f, func(doc []byte) error {
 			var c consult.Consultation

@@ -27,10 +27,10 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/internal/trust"
@@ -65,7 +65,7 @@ type Request struct {
 	Query      store.Query `json:"query,omitempty"`
 	Pattern    string      `json:"pattern,omitempty"` // watch: subject pattern
 	// Consult is the filter of a consult-query.
-	Consult *engine.ConsultFilter `json:"consult,omitempty"`
+	Consult *readmodel.ConsultFilter `json:"consult,omitempty"`
 	// Route is an envelope an agent's tool sends (route): its headers
 	// (to, type, task, …) and body; from is the caller, as the kernel says.
 	Route *RouteRequest `json:"route,omitempty"`
@@ -80,7 +80,7 @@ type RouteRequest struct {
 // Reply is one line of the console's answer.
 type Reply struct {
 	Error     string                 `json:"error,omitempty"`
-	Agents    []engine.AgentInfo     `json:"agents,omitempty"`
+	Agents    []readmodel.AgentInfo  `json:"agents,omitempty"`
 	Record    *store.Record          `json:"record,omitempty"`
 	Inbox     []lead.InboxItem       `json:"inbox,omitempty"`
 	Questions []questions.Question   `json:"questions,omitempty"`
@@ -91,7 +91,7 @@ type Reply struct {
 	// Docs are stored consultations as JSON (consult-query streams them).
 	Docs []json.RawMessage `json:"docs,omitempty"`
 	// ConsultStats summarises every match of a consult-query (its last line).
-	ConsultStats *engine.ConsultStats `json:"consult_stats,omitempty"`
+	ConsultStats *readmodel.ConsultStats `json:"consult_stats,omitempty"`
 	// Done says what an operation changed, in a line for the human: send,
 	// answer, escalate, reassign, acknowledge, drop.
 	Done string `json:"done,omitempty"`
@@ -108,7 +108,7 @@ const docsPerReply = 256
 
 // Console is what the server needs from the running engine.
 type Console interface {
-	Agents() []engine.AgentInfo
+	Agents() []readmodel.AgentInfo
 	Send(agent, text string) error
 	Inbox() []lead.InboxItem
 	// AnswerAny answers a question (q-…) or an inbox item (m-…) as the human.
@@ -320,7 +320,7 @@ func (s *Server) serve(c net.Conn) {
 		}
 		_ = enc.Encode(Reply{Answers: answers, Refused: refused, End: true})
 	case "consults":
-		cs, err := engine.StoredConsultations(s.console.Store())
+		cs, err := readmodel.StoredConsultations(s.console.Store())
 		if err != nil {
 			fail(err)
 			return
@@ -343,21 +343,21 @@ func (s *Server) serve(c net.Conn) {
 		s.console.HookState(who.Agent, req.Status)
 		_ = enc.Encode(Reply{End: true})
 	case "permissions":
-		rs, err := engine.StoredPermissions(s.console.Store())
+		rs, err := readmodel.StoredPermissions(s.console.Store())
 		if err != nil {
 			fail(err)
 			return
 		}
 		_ = enc.Encode(Reply{Permissions: rs, End: true})
 	case "tasks":
-		ts, err := engine.StoredTasks(s.console.Store())
+		ts, err := readmodel.StoredTasks(s.console.Store())
 		if err != nil {
 			fail(err)
 			return
 		}
 		_ = enc.Encode(Reply{Tasks: ts, End: true})
 	case "questions":
-		qs, err := engine.ListQuestions(s.console.Store(), req.Status, req.ID)
+		qs, err := readmodel.ListQuestions(s.console.Store(), req.Status, req.ID)
 		if err != nil {
 			fail(err)
 			return
@@ -412,12 +412,12 @@ func (s *Server) serve(c net.Conn) {
 // consultQuery streams the consultations matching req.Consult, newest
 // first, in lines of docsPerReply, then their statistics.
 func (s *Server) consultQuery(enc *json.Encoder, req Request) {
-	var f engine.ConsultFilter
+	var f readmodel.ConsultFilter
 	if req.Consult != nil {
 		f = *req.Consult
 	}
 	var docs []json.RawMessage
-	stats, err := engine.ScanConsultations(s.console.Store(), f, func(doc []byte) error {
+	stats, err := readmodel.ScanConsultations(s.console.Store(), f, func(doc []byte) error {
 		if docs = append(docs, doc); len(docs) == docsPerReply {
 			err := enc.Encode(Reply{Docs: docs})
 			docs = nil

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/internal/protocol"
 	"io"
 	"net"
 	"os"
@@ -16,11 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/internal/protocol"
+
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/approvals"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -32,8 +33,8 @@ type fakeConsole struct {
 	sent []string
 }
 
-func (f *fakeConsole) Agents() []engine.AgentInfo {
-	return []engine.AgentInfo{{Name: "dev", Role: "developer", State: "running", Pid: 42}}
+func (f *fakeConsole) Agents() []readmodel.AgentInfo {
+	return []readmodel.AgentInfo{{Name: "dev", Role: "developer", State: "running", Pid: 42}}
 }
 
 func (f *fakeConsole) Send(agent, text string) error {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 )
 
 // What the human's operations changed, in one line each, for the CLI to
@@ -52,7 +52,7 @@ func (s *Server) permission(id string) (approvals.Request, bool) {
 	if s.console.Store() == nil {
 		return approvals.Request{}, false
 	}
-	rs, err := engine.StoredPermissions(s.console.Store())
+	rs, err := readmodel.StoredPermissions(s.console.Store())
 	if err != nil {
 		return approvals.Request{}, false
 	}
@@ -69,7 +69,7 @@ func (s *Server) consultation(id string) (consult.Consultation, bool) {
 	if s.console.Store() == nil {
 		return consult.Consultation{}, false
 	}
-	cs, err := engine.StoredConsultations(s.console.Store())
+	cs, err := readmodel.StoredConsultations(s.console.Store())
 	if err != nil {
 		return consult.Consultation{}, false
 	}
@@ -87,7 +87,7 @@ func (s *Server) question(id string) (questions.Question, bool) {
 	if !ok || s.console.Store() == nil {
 		return questions.Question{}, false
 	}
-	q, ok, err := engine.StoredQuestion(s.console.Store(), qid)
+	q, ok, err := readmodel.StoredQuestion(s.console.Store(), qid)
 	return q, ok && err == nil
 }
 
@@ -161,7 +161,7 @@ func (s *Server) withPending(err error) error {
 	if !errors.Is(err, lead.ErrNoItem) || s.console.Store() == nil {
 		return err
 	}
-	qs, qerr := engine.ListQuestions(s.console.Store(), "pending", "")
+	qs, qerr := readmodel.ListQuestions(s.console.Store(), "pending", "")
 	if qerr != nil {
 		return err
 	}

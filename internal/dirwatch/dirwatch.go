@@ -1,4 +1,4 @@
-// Package dirwatch is what the folder watchers (spc's queries folders,
+// Package dirwatch is what the folder watchers (queryfiles' queries folders,
 // progress files) share: fsnotify watches on folders, counted by how many
 // holders watch through each and kept on the nearest existing ancestor of a
 // folder until the folder appears, and debounce timers whose superseded

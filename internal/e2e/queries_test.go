@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teamlead/teamlead/internal/spc"
+	"github.com/teamlead/teamlead/internal/queryfiles"
 )
 
 // Seed 000's query file, as the seed writes it: the developer asks the
@@ -66,9 +66,9 @@ idle
 		}
 	}
 	resp := filepath.Join(qdir, "query-20260115-001-response.yaml")
-	var r *spc.Response
+	var r *queryfiles.Response
 	waitFor(t, 20e9, "the response file", func() bool {
-		got, err := spc.ReadResponse(resp)
+		got, err := queryfiles.ReadResponse(resp)
 		r = got
 		return err == nil
 	})
@@ -76,12 +76,12 @@ idle
 		t.Errorf("response %+v", r)
 	}
 	waitFor(t, 10e9, "the query marked answered", func() bool {
-		q, err := spc.ReadQuery(query)
-		return err == nil && q.Status == spc.StatusAnswered
+		q, err := queryfiles.ReadQuery(query)
+		return err == nil && q.Status == queryfiles.StatusAnswered
 	})
 	waitFor(t, 10e9, "the index", func() bool {
-		idx, err := spc.LoadIndex(qdir)
-		return err == nil && len(idx) == 1 && idx[0].Consult == "c-1" && idx[0].Status == spc.StatusAnswered && idx[0].Response == filepath.Base(resp)
+		idx, err := queryfiles.LoadIndex(qdir)
+		return err == nil && len(idx) == 1 && idx[0].Consult == "c-1" && idx[0].Status == queryfiles.StatusAnswered && idx[0].Response == filepath.Base(resp)
 	})
 	if dev := tm.waitReceived("dev", "type: answer"); !strings.Contains(dev, "consult: c-1") || !strings.Contains(dev, "Use SSE") {
 		t.Errorf("dev got %q", dev)

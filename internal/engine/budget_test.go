@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/permit"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -58,19 +60,19 @@ func TestSpendCountedPerTask(t *testing.T) {
 	write(first)
 	write(first + `{"type":"assistant","message":{"id":"m2","usage":{"input_tokens":50,"output_tokens":5,"cache_read_input_tokens":10}}}` + "\n")
 	r.e.recordSpend() // nothing new: no record
-	recs := r.waitRecords(KindUsage, "two usage records", func(recs []store.Record) bool { return len(recs) >= 2 })
+	recs := r.waitRecords(wire.KindUsage, "two usage records", func(recs []store.Record) bool { return len(recs) >= 2 })
 	if len(recs) != 2 || recs[0].Task != "T-7" || recs[0].Agent != "dev" || recs[0].Fields["input"] != "900" || recs[0].Fields["output"] != "200" ||
 		recs[1].Fields["input"] != "50" || recs[1].Fields["cache_read"] != "10" {
 		t.Fatalf("usage records: %+v", recs)
 	}
-	spent, err := StoredTaskSpend(r.e.store)
+	spent, err := readmodel.StoredTaskSpend(r.e.store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := spent["T-7"], (usage.Tokens{Input: 950, Output: 205, CacheRead: 10}); got != want || len(spent) != 1 {
 		t.Fatalf("stored totals %+v, want T-7 %+v", spent, want)
 	}
-	ts := WithSpend([]tasks.Task{{ID: "T-7"}, {ID: "T-8"}}, spent)
+	ts := readmodel.WithSpend([]tasks.Task{{ID: "T-7"}, {ID: "T-8"}}, spent)
 	if ts[0].Tokens == nil || ts[0].Tokens.All() != 1165 || ts[1].Tokens != nil {
 		t.Fatalf("WithSpend: %+v %+v", ts[0].Tokens, ts[1].Tokens)
 	}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/internal/worktree"
 	"os"
 	"sort"
 	"strconv"
@@ -17,8 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/teamlead/teamlead/internal/worktree"
+
 	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/bus"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/clihook"
 	"github.com/teamlead/teamlead/internal/config"
@@ -29,9 +31,9 @@ import (
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/querywatch"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
-	"github.com/teamlead/teamlead/internal/usage"
 )
 
 // ErrStopped is returned by requests made after the engine stopped.
@@ -87,7 +89,7 @@ type Engine struct {
 	opts     Options
 	problems []string // the team's configuration problems, recorded as warnings at start
 	store    *store.Store
-	bus      *bus.Embedded
+	bus      bus.Bus
 	lead     *lead.Lead
 	// sinks holds each agent's sink, and through it the agent once started
 	// (see agent). The map itself is filled before any process starts and
@@ -190,20 +192,20 @@ func New(opts Options) (*Engine, error) {
 		e.roles[a.Name] = a.Role
 		e.order = append(e.order, a.Name)
 	}
-	if err := EnsureConsultIndex(opts.Store); err != nil {
+	if err := readmodel.EnsureConsultIndex(opts.Store); err != nil {
 		return nil, fmt.Errorf("indexing the consultations: %w", err)
 	}
-	restored, err := StoredConsultations(opts.Store)
+	restored, err := readmodel.StoredConsultations(opts.Store)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Consults = consult.New(opts.Team.Consultations.Parsed, cm, restored...)
-	storedTasks, err := StoredTasks(opts.Store)
+	storedTasks, err := readmodel.StoredTasks(opts.Store)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Tasks = tasks.Restore(storedTasks)
-	if e.spent.byTask, err = StoredTaskSpend(opts.Store); err != nil {
+	if e.spent.byTask, err = readmodel.StoredTaskSpend(opts.Store); err != nil {
 		return nil, err
 	}
 	if cfg.Approvals, err = e.newApprovals(); err != nil {
@@ -255,7 +257,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	for _, a := range e.opts.Team.Agents {
 		if a.Branch != "" {
-			go e.record(store.Record{Kind: KindWorktree, Subject: "agent." + a.Name + ".worktree", Agent: a.Name, From: "team-lead",
+			go e.record(store.Record{Kind: wire.KindWorktree, Subject: "agent." + a.Name + ".worktree", Agent: a.Name, From: "team-lead",
 				Body:   "works in " + a.Dir + " on branch " + a.Branch + " (from " + a.Repo + ")",
 				Fields: map[string]string{"branch": a.Branch, "dir": a.Dir, "repo": a.Repo}}, nil, nil)
 		}
@@ -464,8 +466,8 @@ func (e *Engine) step(batch []input) error {
 		case inFloodOver:
 			out = e.lead.FloodOver(in.agent, in.n, in.waited, now)
 		case inState:
-			out = e.lead.AgentState(in.agent, string(in.state.State), stateFields(in.state), now)
-			if in.state.State == agents.StateRunning {
+			out = e.lead.AgentState(in.agent, in.state.State, stateFields(in.state), now)
+			if in.state.State == wire.StateRunning {
 				go e.typePrimer(in.agent) // a new process: a message-mode agent is taught again
 			}
 		case inDelivered:
@@ -665,16 +667,16 @@ func (e *Engine) commit(b *store.Batch) error {
 
 func stateFields(ev agents.StateEvent) map[string]string {
 	f := map[string]string{"pid": strconv.Itoa(ev.Pid), "restarts": strconv.Itoa(ev.Restarts)}
-	if (ev.State == agents.StateExited || ev.State == agents.StateFailed) && ev.Pid > 0 {
+	if (ev.State == wire.StateExited || ev.State == wire.StateFailed) && ev.Pid > 0 {
 		f["exit_code"] = strconv.Itoa(ev.ExitCode)
 	}
 	if ev.Err != "" {
 		f["error"] = ev.Err
 	}
-	if ev.State == agents.StateRunning && ev.Isolation != "" {
+	if ev.State == wire.StateRunning && ev.Isolation != "" {
 		f["isolation"] = ev.Isolation
 	}
-	if (ev.State == agents.StateExited || ev.State == agents.StateFailed) && !ev.Final {
+	if (ev.State == wire.StateExited || ev.State == wire.StateFailed) && !ev.Final {
 		f["final"] = "false" // a restart follows at once
 	}
 	return f
@@ -846,7 +848,7 @@ func (e *Engine) Inbox() []lead.InboxItem {
 // restoreInbox reads the inbox and answer records back from the store.
 func restoreInbox(st *store.Store) ([]lead.InboxItem, error) {
 	var recs []store.Record
-	for _, kind := range []string{lead.KindInbox, lead.KindAnswered, lead.KindDropped} {
+	for _, kind := range []wire.Kind{wire.KindInbox, wire.KindAnswered, wire.KindDropped} {
 		r, err := st.Query(store.Query{Kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("reading the inbox: %w", err)
@@ -857,71 +859,9 @@ func restoreInbox(st *store.Store) ([]lead.InboxItem, error) {
 	return lead.RestoreInbox(recs), nil
 }
 
-// AgentInfo describes one agent for `teamlead agents`.
-type AgentInfo struct {
-	Name     string    `json:"name"`
-	Role     string    `json:"role"`
-	State    string    `json:"state"`
-	Pid      int       `json:"pid"`
-	Restarts int       `json:"restarts"`
-	ExitCode int       `json:"exit_code"`
-	Since    time.Time `json:"since"`
-	// LastOutput is when the agent last printed anything (busy or idle).
-	LastOutput time.Time `json:"last_output"`
-	// Blocked is set while a question it asked with a blocking urgency waits.
-	Blocked bool `json:"blocked,omitempty"`
-	// Hook is what the agent's CLI hook last said: busy, idle or waiting;
-	// HookAt is when.
-	Hook   string    `json:"hook,omitempty"`
-	HookAt time.Time `json:"hook_at,omitzero"`
-	// HookFrom says where Hook came from: "hook" (the CLI's own hook) or
-	// "screen" (read off its screen by the preset's detector).
-	HookFrom string `json:"hook_from,omitempty"`
-	// Err says why the agent failed to start or died, and what to do.
-	Err string `json:"error,omitempty"`
-	// Tokens is what its CLI used this run, from its transcripts (Claude
-	// Code's); zero when its CLI names none.
-	Tokens usage.Tokens `json:"tokens,omitzero"`
-	// Worktree is the agent's git worktree, as last looked at (nil: it
-	// works in no worktree of its own).
-	Worktree *Worktree `json:"worktree,omitempty"`
-	// Host is the node that runs it ("" for this machine); its State is
-	// "unreachable" while the node is not heard from.
-	Host string `json:"host,omitempty"`
-}
-
-// Worktree is an agent's branch against the person's: commits ahead and
-// behind, and whether it holds uncommitted work.
-type Worktree struct {
-	Branch string `json:"branch"`
-	Ahead  int    `json:"ahead"`
-	Behind int    `json:"behind"`
-	Dirty  bool   `json:"uncommitted"`
-	// Err says why it could not be looked at.
-	Err string `json:"error,omitempty"`
-}
-
-// DefaultBusyFor is how long after its last output an agent that neither
-// a hook nor a screen reading speaks for counts as busy.
-const DefaultBusyFor = 2 * time.Second
-
-// Doing is what agent a is doing, busy, idle or waiting, and who says so:
-// its CLI's hook or its screen (HookFrom), else its output ("output": busy
-// when it printed within busyFor).
-func (a AgentInfo) Doing(now time.Time, busyFor time.Duration) (state, from string) {
-	switch a.Hook {
-	case "busy", "idle", "waiting":
-		return a.Hook, a.HookFrom
-	}
-	if now.Sub(a.LastOutput) < busyFor {
-		return "busy", "output"
-	}
-	return "idle", "output"
-}
-
 // Agents lists the team in configuration order.
-func (e *Engine) Agents() []AgentInfo {
-	out := make([]AgentInfo, 0, len(e.order))
+func (e *Engine) Agents() []readmodel.AgentInfo {
+	out := make([]readmodel.AgentInfo, 0, len(e.order))
 	var blocked map[string]bool
 	if p := e.blocked.Load(); p != nil {
 		blocked = *p
@@ -936,13 +876,13 @@ func (e *Engine) Agents() []AgentInfo {
 			last = time.Unix(0, ns)
 		}
 		hs := e.hookStateOf(n)
-		ai := AgentInfo{Name: n, Role: e.roles[n], State: string(info.State), Pid: info.Pid,
+		ai := readmodel.AgentInfo{Name: n, Role: e.roles[n], State: info.State, Pid: info.Pid,
 			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from, Err: info.Err,
 			Tokens: e.sinks[n].spend.total(), Worktree: e.sinks[n].tree.Load()}
 		if r, ok := e.agent(n).(*remoteAgent); ok {
 			ai.Host = r.host
 			if e.opts.Remote != nil && !e.opts.Remote.Reachable(r.host) {
-				ai.State = StateUnreachable
+				ai.State = wire.StateUnreachable
 			}
 		}
 		out = append(out, ai)
@@ -1016,7 +956,7 @@ func (e *Engine) AgentOfSession(sid int) string {
 		if a == nil {
 			continue
 		}
-		if info := a.Info(); info.Pid == sid && sid > 0 && info.State == agents.StateRunning {
+		if info := a.Info(); info.Pid == sid && sid > 0 && info.State == wire.StateRunning {
 			return name
 		}
 	}

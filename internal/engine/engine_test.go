@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
@@ -104,7 +105,7 @@ func (r *running) stop() {
 }
 
 // records lists the committed records of kind (all when "").
-func (r *running) records(kind string) []store.Record {
+func (r *running) records(kind wire.Kind) []store.Record {
 	r.t.Helper()
 	recs, err := r.st.Query(store.Query{Kind: kind})
 	if err != nil {
@@ -114,7 +115,7 @@ func (r *running) records(kind string) []store.Record {
 }
 
 // waitRecords waits until cond holds for the records of kind.
-func (r *running) waitRecords(kind, what string, cond func([]store.Record) bool) []store.Record {
+func (r *running) waitRecords(kind wire.Kind, what string, cond func([]store.Record) bool) []store.Record {
 	r.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -136,7 +137,7 @@ func (r *running) waitRecords(kind, what string, cond func([]store.Record) bool)
 // waitState waits until the lead sees agent in state.
 func (r *running) waitState(agent, state string) {
 	r.t.Helper()
-	r.waitRecords(lead.KindAgent, agent+" "+state, func(recs []store.Record) bool {
+	r.waitRecords(wire.KindAgent, agent+" "+state, func(recs []store.Record) bool {
 		for _, rec := range recs {
 			if rec.Agent == agent && rec.Reason == state {
 				return true
@@ -167,7 +168,7 @@ func TestStartAndStopManyAgentsAskingCursorPosition(t *testing.T) {
 		as = append(as, testAgent{name: fmt.Sprintf("a%02d", i), script: cursorQuery})
 	}
 	r := startEngine(t, "", as...)
-	msgs := r.waitRecords(lead.KindMessage, "every agent's cursor report", func(recs []store.Record) bool { return len(recs) >= n })
+	msgs := r.waitRecords(wire.KindMessage, "every agent's cursor report", func(recs []store.Record) bool { return len(recs) >= n })
 	seen := map[string]bool{}
 	for _, m := range msgs {
 		if !strings.HasPrefix(m.Body, "cursor at ") || !strings.Contains(m.Body, ";") {
@@ -189,10 +190,10 @@ func TestStartAndStopManyAgentsAskingCursorPosition(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	states, _ := st.Query(store.Query{Kind: lead.KindAgent})
+	states, _ := st.Query(store.Query{Kind: wire.KindAgent})
 	stopped := map[string]bool{}
 	for _, s := range states {
-		if s.Reason == lead.StateStopped {
+		if s.Reason == string(wire.StateStopped) {
 			stopped[s.Agent] = true
 		}
 	}

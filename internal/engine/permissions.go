@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,7 +16,7 @@ import (
 	"github.com/teamlead/teamlead/internal/clihook"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/permit"
-	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/readmodel"
 )
 
 // permissions is the engine's part of permission requests: the policy in
@@ -67,7 +66,7 @@ func (e *Engine) newApprovals() (*approvals.Machine, error) {
 	for _, a := range e.opts.Team.Agents {
 		e.perm.workdir[a.Name] = a.Dir
 	}
-	restored, err := StoredPermissions(e.store)
+	restored, err := readmodel.StoredPermissions(e.store)
 	if err != nil {
 		return nil, err
 	}
@@ -90,20 +89,6 @@ func (e *Engine) env(agent string) permit.Env {
 		own = e.opts.Team.OwnFiles()
 	}
 	return permit.Env{Workdir: e.perm.workdir[agent], Home: e.perm.home, FS: permit.OSFS{Isolate: e.isolate}, Protected: own}
-}
-
-// StoredPermissions reads every permission request from the store.
-func StoredPermissions(st *store.Store) ([]approvals.Request, error) {
-	var out []approvals.Request
-	err := st.MetaPrefix(lead.MetaPermission, func(_, v string) error {
-		var r approvals.Request
-		if err := json.Unmarshal([]byte(v), &r); err != nil {
-			return fmt.Errorf("a stored permission request is unreadable: %w", err)
-		}
-		out = append(out, r)
-		return nil
-	})
-	return out, err
 }
 
 // afterPermissions carries out what a committed batch decided: keys

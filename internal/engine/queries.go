@@ -6,8 +6,8 @@ import (
 	"sort"
 
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/queryfiles"
 	"github.com/teamlead/teamlead/internal/querywatch"
-	"github.com/teamlead/teamlead/internal/spc"
 )
 
 // queriesDir is where seed 000 keeps query files, in a working folder.
@@ -62,17 +62,17 @@ func (e *Engine) writeFiles(ops <-chan lead.FileOp, done chan<- struct{}) {
 
 func applyFileOp(op lead.FileOp) error {
 	if op.Response != nil {
-		if _, err := spc.WriteResponse(op.Query, *op.Response); err != nil {
+		if _, err := queryfiles.WriteResponse(op.Query, *op.Response); err != nil {
 			return fmt.Errorf("writing the response to %s: %w", op.Query, err)
 		}
 	}
 	if op.Status != "" {
-		if err := spc.SetStatus(op.Query, op.Status); err != nil {
+		if err := queryfiles.SetStatus(op.Query, op.Status); err != nil {
 			return fmt.Errorf("setting the status of %s: %w", op.Query, err)
 		}
 	}
 	if op.Index.ID != "" || op.Index.File != "" {
-		if _, err := spc.UpsertIndex(filepath.Dir(op.Query), op.Index); err != nil {
+		if _, err := queryfiles.UpsertIndex(filepath.Dir(op.Query), op.Index); err != nil {
 			return fmt.Errorf("updating the index of %s: %w", filepath.Dir(op.Query), err)
 		}
 	}

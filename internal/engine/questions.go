@@ -6,16 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/agents"
 	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -39,7 +41,7 @@ func newQuestions(team *config.Team, st *store.Store) (*questions.Machine, error
 			caps[c] = append(caps[c], a.Name)
 		}
 	}
-	pending, err := StoredQuestions(st, questions.Pending)
+	pending, err := readmodel.StoredQuestions(st, questions.Pending)
 	if err != nil {
 		return nil, err
 	}
@@ -50,70 +52,6 @@ func newQuestions(team *config.Team, st *store.Store) (*questions.Machine, error
 		next, _ = strconv.ParseUint(v, 10, 64)
 	}
 	return questions.New(questions.Config{Routes: routes, Agents: names, Capabilities: caps, Next: next, Pending: pending}), nil
-}
-
-// StoredQuestions reads the questions in status from the store ("" for
-// all), ordered as the console lists them.
-func StoredQuestions(st *store.Store, status questions.Status) ([]questions.Question, error) {
-	statuses := []questions.Status{status}
-	if status == "" {
-		statuses = []questions.Status{questions.Pending, questions.Answered, questions.TimedOut, questions.Dropped}
-	}
-	var keys []string
-	for _, s := range statuses {
-		prefix := lead.StatusPrefix(s)
-		err := st.MetaPrefix(prefix, func(key, _ string) error {
-			keys = append(keys, lead.QuestionKey(strings.TrimPrefix(key, prefix)))
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("reading questions: %w", err)
-		}
-	}
-	vals, err := st.MetaMany(keys)
-	if err != nil {
-		return nil, fmt.Errorf("reading questions: %w", err)
-	}
-	out := make([]questions.Question, 0, len(vals))
-	for _, k := range keys {
-		var q questions.Question
-		if v, ok := vals[k]; ok && json.Unmarshal([]byte(v), &q) == nil {
-			out = append(out, q)
-		}
-	}
-	questions.SortForHuman(out)
-	return out, nil
-}
-
-// ListQuestions lists stored questions by status (pending when "", or
-// answered, timeout, all), or the one with id when id is set.
-func ListQuestions(st *store.Store, status, id string) ([]questions.Question, error) {
-	if id != "" {
-		q, ok, err := StoredQuestion(st, id)
-		if err != nil || !ok {
-			return nil, fmt.Errorf("no question %s", id)
-		}
-		return []questions.Question{q}, nil
-	}
-	switch status {
-	case "", "pending":
-		return StoredQuestions(st, questions.Pending)
-	case "all":
-		return StoredQuestions(st, "")
-	case "answered", "timeout", "dropped":
-		return StoredQuestions(st, questions.Status(status))
-	}
-	return nil, fmt.Errorf("unknown status %q: use pending, answered, timeout, dropped, all or a question id", status)
-}
-
-// StoredQuestion reads one question from the store.
-func StoredQuestion(st *store.Store, id string) (questions.Question, bool, error) {
-	var q questions.Question
-	v, ok, err := st.Meta(lead.QuestionKey(id))
-	if err != nil || !ok {
-		return q, ok, err
-	}
-	return q, true, json.Unmarshal([]byte(v), &q)
 }
 
 // Ask asks a question as asker (an agent's name, or "human").
@@ -155,7 +93,7 @@ func (e *Engine) AnswerAny(id, text string) error {
 		return e.lead.AnswerQuestion(qid, questions.Requester, text, now)
 	})
 	if errors.Is(err, questions.ErrNotPending) {
-		if q, ok, _ := StoredQuestion(e.store, qid); ok {
+		if q, ok, _ := readmodel.StoredQuestion(e.store, qid); ok {
 			switch q.Status {
 			case questions.Answered:
 				return fmt.Errorf("%s was already answered by %s at %s", qid, q.AnsweredBy, q.AnsweredAt.Local().Format("2006-01-02 15:04:05"))
@@ -249,12 +187,12 @@ func (e *Engine) runTool(t questions.ToolTask) {
 	id, by := t.Question.ID, "tool/"+t.Tool
 	_ = e.do(func(now time.Time) (lead.Output, error) {
 		if err != nil {
-			return lead.Output{Records: []store.Record{{Time: now, Kind: "question-tool-failed", Subject: "tool.task." + t.Tool,
+			return lead.Output{Records: []store.Record{{Time: now, Kind: wire.KindQuestionToolFailed, Subject: "tool.task." + t.Tool,
 				MsgID: id, Reason: err.Error(), Agent: t.Question.Asker}}}, nil
 		}
 		out, aerr := e.lead.AnswerQuestion(id, by, strings.TrimSpace(string(out)), now)
 		if aerr != nil {
-			out.Records = append(out.Records, store.Record{Time: now, Kind: "question-tool-failed", Subject: "tool.task." + t.Tool, MsgID: id, Reason: aerr.Error()})
+			out.Records = append(out.Records, store.Record{Time: now, Kind: wire.KindQuestionToolFailed, Subject: "tool.task." + t.Tool, MsgID: id, Reason: aerr.Error()})
 		}
 		return out, nil
 	})
@@ -301,7 +239,7 @@ func (e *Engine) expireQuestions(now time.Time) (store.Batch, error) {
 		prefix := lead.StatusPrefix(status)
 		err := e.store.MetaPrefix(prefix, func(key, _ string) error {
 			id := strings.TrimPrefix(key, prefix)
-			q, ok, err := StoredQuestion(e.store, id)
+			q, ok, err := readmodel.StoredQuestion(e.store, id)
 			if err != nil || !ok {
 				return err
 			}
@@ -319,7 +257,7 @@ func (e *Engine) expireQuestions(now time.Time) (store.Batch, error) {
 		}
 	}
 	if n := len(b.MetaDel) / 2; n > 0 {
-		b.Records = append(b.Records, store.Record{Time: now, Kind: "question-expired", Subject: "question.expired",
+		b.Records = append(b.Records, store.Record{Time: now, Kind: wire.KindQuestionExpired, Subject: wire.SubjectQuestionExpired,
 			Body: fmt.Sprintf("%d closed questions older than %s removed", n, keep)})
 	}
 	return b, nil

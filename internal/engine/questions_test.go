@@ -8,6 +8,7 @@ import (
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -49,11 +50,11 @@ func TestExpireQuestions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]bool{"q-0001": false, "q-0002": true, "q-0003": true} {
-		if _, ok, _ := StoredQuestion(st, id); ok != want {
+		if _, ok, _ := readmodel.StoredQuestion(st, id); ok != want {
 			t.Errorf("%s kept = %v, want %v", id, ok, want)
 		}
 	}
-	if qs, _ := StoredQuestions(st, questions.Answered); len(qs) != 1 || qs[0].ID != "q-0002" {
+	if qs, _ := readmodel.StoredQuestions(st, questions.Answered); len(qs) != 1 || qs[0].ID != "q-0002" {
 		t.Errorf("answered index after expiry: %+v", qs)
 	}
 }

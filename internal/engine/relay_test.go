@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/testwait"
 )
 
 // Issue 12 item 6, end to end in the engine: a one-line block over 64 KiB
@@ -19,11 +21,11 @@ func TestOversizedOneLineBlockRefusedWithNotice(t *testing.T) {
 printf '[ROUTE] to: team-lead type: status task: T-9 body: %s [/ROUTE]\n' "$(head -c 100000 /dev/zero | tr '\0' x)"
 exec cat >/dev/null
 `})
-	recs := r.waitRecords(lead.KindReformat, "the refusal", func(recs []store.Record) bool { return len(recs) > 0 })
+	recs := r.waitRecords(wire.KindReformat, "the refusal", func(recs []store.Record) bool { return len(recs) > 0 })
 	if !strings.Contains(recs[0].Reason, "64 KiB") || recs[0].Task != "T-9" || recs[0].Agent != "dev" {
 		t.Errorf("refusal %+v", recs[0])
 	}
-	r.waitRecords(lead.KindDelivered, "the notice typed into dev", func(recs []store.Record) bool {
+	r.waitRecords(wire.KindDelivered, "the notice typed into dev", func(recs []store.Record) bool {
 		for _, d := range recs {
 			if d.Agent == "dev" && d.Fields["delivery"] == lead.DeliverNotice && d.Task == "T-9" {
 				return true
@@ -31,7 +33,7 @@ exec cat >/dev/null
 		}
 		return false
 	})
-	if msgs := r.records(lead.KindMessage); len(msgs) != 0 {
+	if msgs := r.records(wire.KindMessage); len(msgs) != 0 {
 		t.Errorf("the oversized block was relayed: %+v", msgs)
 	}
 }
@@ -66,7 +68,7 @@ func TestFloodControlHoldsInOrderAndTellsOnce(t *testing.T) {
 	const n, burst, perSec = 300, 20, 100
 	r := startEngine(t, fmt.Sprintf("lead:\n  relay_rate: %d\n  relay_burst: %d\n", perSec, burst),
 		testAgent{name: "dev", role: "developer", script: burstScript(n)})
-	msgs := r.waitRecords(lead.KindMessage, "every message", func(recs []store.Record) bool { return len(recs) >= n })
+	msgs := r.waitRecords(wire.KindMessage, "every message", func(recs []store.Record) bool { return len(recs) >= n })
 	checkInOrder(t, msgs, n)
 	// The token bucket's guarantee, a lower bound that holds however
 	// loaded the machine is: the last message could not be taken before
@@ -74,13 +76,13 @@ func TestFloodControlHoldsInOrderAndTellsOnce(t *testing.T) {
 	if spread, least := msgs[n-1].Time.Sub(msgs[0].Time), time.Duration(float64(n-burst-1)/perSec*float64(time.Second)); spread < least {
 		t.Errorf("%d messages taken within %v; the rate allows no less than %v", n, spread, least)
 	}
-	floods := r.records(lead.KindFlood)
+	floods := r.records(wire.KindFlood)
 	if len(floods) != 1 || !strings.Contains(floods[0].Reason, "faster than 100 a second") {
 		t.Errorf("flood records %+v", floods)
 	}
-	r.waitRecords(lead.KindFloodOver, "the end of the flood", func(recs []store.Record) bool { return len(recs) == 1 })
+	r.waitRecords(wire.KindFloodOver, "the end of the flood", func(recs []store.Record) bool { return len(recs) == 1 })
 	items := r.e.Inbox()
-	if len(items) != 1 || items[0].Type != lead.KindFlood || items[0].From != "dev" {
+	if len(items) != 1 || items[0].Type != string(wire.KindFlood) || items[0].From != "dev" {
 		t.Errorf("inbox %+v", items)
 	}
 	if err := r.e.Drop(items[0].ID, ""); err != nil {
@@ -97,16 +99,11 @@ func TestFloodControlHoldsInOrderAndTellsOnce(t *testing.T) {
 func TestFloodHeldBlocksSurviveAStop(t *testing.T) {
 	const n = 200
 	r := startEngine(t, "lead:\n  relay_rate: 5\n  relay_burst: 10\n", testAgent{name: "dev", role: "developer", script: burstScript(n)})
-	r.waitRecords(lead.KindFlood, "the flood", func(recs []store.Record) bool { return len(recs) == 1 })
+	r.waitRecords(wire.KindFlood, "the flood", func(recs []store.Record) bool { return len(recs) == 1 })
 	// Wait until the agent has printed everything (its screen shows the
 	// last block), so that every block is either taken or held.
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(r.e.Screen("dev").Render(0, 120, 40), fmt.Sprintf("n%d ", n)) {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent did not print all its blocks")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, func() bool { return strings.Contains(r.e.Screen("dev").Render(0, 120, 40), fmt.Sprintf("n%d ", n)) },
+		func() string { return "the agent did not print all its blocks" })
 	// The parser runs on the reader goroutine: wait for the last block to
 	// reach the engine (held or taken) by waiting for the queue to settle.
 	r.waitRecords("", "the held queue to fill", func([]store.Record) bool {
@@ -117,10 +114,10 @@ func TestFloodHeldBlocksSurviveAStop(t *testing.T) {
 			}
 			return lead.Output{}, nil
 		})
-		taken = len(r.records(lead.KindMessage))
+		taken = len(r.records(wire.KindMessage))
 		return taken+held == n
 	})
-	if len(r.records(lead.KindMessage)) == n {
+	if len(r.records(wire.KindMessage)) == n {
 		t.Fatal("everything was taken before the stop: the test shows nothing")
 	}
 	r.stop()
@@ -129,7 +126,7 @@ func TestFloodHeldBlocksSurviveAStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	msgs, _ := st.Query(store.Query{Kind: lead.KindMessage})
+	msgs, _ := st.Query(store.Query{Kind: wire.KindMessage})
 	checkInOrder(t, msgs, n)
 	outbox, err := st.Outbox()
 	if err != nil {

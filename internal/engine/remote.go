@@ -30,10 +30,6 @@ type Remote interface {
 	Reachable(node string) bool
 }
 
-// StateUnreachable is the state of an agent whose node is not heard from:
-// messages for it wait on the server until the node is back.
-const StateUnreachable = "unreachable"
-
 // RemoteControl is a request to a node about one of its agents.
 type RemoteControl struct {
 	Op   string `json:"op"` // keys, resize, busy, hold
@@ -55,7 +51,7 @@ type remoteAgent struct {
 }
 
 func newRemoteAgent(e *Engine, name, host string) *remoteAgent {
-	return &remoteAgent{e: e, name: name, host: host, info: agents.Info{Name: name, State: agents.StateStarting},
+	return &remoteAgent{e: e, name: name, host: host, info: agents.Info{Name: name, State: wire.StateStarting},
 		pending: map[uint64]func(error){}}
 }
 
@@ -171,7 +167,7 @@ func (e *Engine) RemoteEvent(agent, kind string, data []byte) error {
 		ev.Pid = 0 // a process of the node's machine: never one of this one's
 		r.mu.Lock()
 		r.info.State, r.info.Restarts, r.info.ExitCode, r.info.Isolation = ev.State, ev.Restarts, ev.ExitCode, ev.Isolation
-		if ev.State == agents.StateRunning {
+		if ev.State == wire.StateRunning {
 			r.info.StartedAt = ev.Time
 		}
 		r.mu.Unlock()

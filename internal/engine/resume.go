@@ -27,12 +27,6 @@ import (
 // sessionMetaPrefix keys each agent's last conversation in the store.
 const sessionMetaPrefix = "session/"
 
-// KindSession records that an agent's conversation changed, or was resumed.
-const KindSession = "session"
-
-// KindWorktree records the git worktree an agent works in.
-const KindWorktree = "worktree"
-
 // sessionRE is what a session id may be: it goes into the CLI's command
 // line, and comes from the agent's own hook (which it could forge): an id
 // like "--dangerously-skip-permissions" must never become an option.
@@ -93,7 +87,7 @@ func (e *Engine) startArgs(name string) []string {
 	for i, r := range resume {
 		args[i] = strings.ReplaceAll(r, "{session}", id)
 	}
-	go e.record(wire.Record{Kind: KindSession, Subject: "agent." + name + ".session", Agent: name, From: "team-lead",
+	go e.record(wire.Record{Kind: wire.KindSession, Subject: "agent." + name + ".session", Agent: name, From: "team-lead",
 		Body: "resumed conversation " + id, Fields: map[string]string{"session": id, "resumed": "true"}}, nil, nil)
 	return args
 }
@@ -115,7 +109,7 @@ func (e *Engine) AgentSession(agent, id string) {
 	if same {
 		return
 	}
-	e.record(wire.Record{Kind: KindSession, Subject: "agent." + agent + ".session", Agent: agent, From: "team-lead",
+	e.record(wire.Record{Kind: wire.KindSession, Subject: "agent." + agent + ".session", Agent: agent, From: "team-lead",
 		Body: "conversation " + id, Fields: map[string]string{"session": id}}, map[string]string{sessionMetaPrefix + agent: id}, nil)
 }
 
@@ -135,7 +129,7 @@ func (e *Engine) resumeEnded(agent string, exitCode int, now time.Time) {
 	}
 	s.session.mu.Unlock()
 	if failed {
-		go e.record(wire.Record{Kind: KindSession, Subject: "agent." + agent + ".session", Agent: agent, From: "team-lead",
+		go e.record(wire.Record{Kind: wire.KindSession, Subject: "agent." + agent + ".session", Agent: agent, From: "team-lead",
 			Body:   fmt.Sprintf("conversation %s could not be resumed (exit %d): the next start is a new conversation", id, exitCode),
 			Fields: map[string]string{"session": id, "resume_failed": "true"}}, nil, []string{sessionMetaPrefix + agent})
 	}

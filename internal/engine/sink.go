@@ -1,13 +1,16 @@
 package engine
 
 import (
-	"github.com/teamlead/teamlead/internal/worktree"
 	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/teamlead/teamlead/internal/readmodel"
+	"github.com/teamlead/teamlead/internal/worktree"
+
 	"github.com/teamlead/teamlead/agents"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/screenscan"
@@ -54,7 +57,7 @@ type sink struct {
 	// counted against it.
 	task agentTask
 	// tree is its git worktree as watchWorktrees last saw it.
-	tree atomic.Pointer[Worktree]
+	tree atomic.Pointer[readmodel.Worktree]
 	// worktreeDir is the folder of its worktree ("" for none): its
 	// handoffs name the branch and commit checked out there.
 	worktreeDir string
@@ -173,12 +176,12 @@ func (s *sink) Echo(agent string, data []byte) {
 
 func (s *sink) State(ev agents.StateEvent) {
 	switch agents.State(ev.State) {
-	case agents.StateExited, agents.StateRestarting:
+	case wire.StateExited, wire.StateRestarting:
 		s.e.resumeEnded(s.name, ev.ExitCode, time.Now())
 		go s.e.findSession(s.name)
 	}
 	switch agents.State(ev.State) {
-	case agents.StateExited, agents.StateFailed, agents.StateStopped, agents.StateRestarting:
+	case wire.StateExited, wire.StateFailed, wire.StateStopped, wire.StateRestarting:
 		if a := s.runner(); a != nil {
 			a.Busy(false) // its turn ended with it
 		}
@@ -187,7 +190,7 @@ func (s *sink) State(ev agents.StateEvent) {
 			s.parser.Flush(s.emit)
 			s.parser.Reset()
 		}
-	case agents.StateStarting:
+	case wire.StateStarting:
 		_, _ = s.term.Write([]byte("\x1bc")) // a new program gets a reset terminal
 		s.restarted.Store(true)
 	}

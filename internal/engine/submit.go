@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/detect"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/store"
@@ -67,9 +68,9 @@ func (e *Engine) resubmitted(agent, text string, presses int, taken bool) {
 	if presses > 1 {
 		more = fmt.Sprintf("%d more times", presses)
 	}
-	kind, reason := "resubmit", "the text still waited in the input box; the submit key was pressed "+more+" and it was taken"
+	kind, reason := wire.KindResubmit, "the text still waited in the input box; the submit key was pressed "+more+" and it was taken"
 	if !taken {
-		kind, reason = "submit-stuck", "the text still waits in the input box after the submit key was pressed "+more
+		kind, reason = wire.KindSubmitStuck, "the text still waits in the input box after the submit key was pressed "+more
 		if e.opts.OnError != nil {
 			e.opts.OnError(fmt.Errorf("agent %s: %s; focus its view and press Enter, or check its input", agent, reason))
 		}

@@ -2,11 +2,12 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
+	"github.com/teamlead/teamlead/bus/wire"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -17,12 +18,6 @@ import (
 // the task the agent last wrote about (a message, a tool call, a
 // handoff), and added to that task's total, which the store keeps across
 // runs (meta ts/<task>) and `teamlead tasks` shows.
-
-// KindUsage is the audit record of what an agent's CLI used since the last one.
-const KindUsage = "usage"
-
-// metaTaskSpend is the store meta key prefix of each task's total.
-const metaTaskSpend = "ts/"
 
 // taskSpend is every task's total, as the store keeps it.
 type taskSpend struct {
@@ -44,30 +39,6 @@ func (t *agentTask) get() string {
 		return *p
 	}
 	return ""
-}
-
-// StoredTaskSpend reads every task's total from the store.
-func StoredTaskSpend(st *store.Store) (map[string]usage.Tokens, error) {
-	out := map[string]usage.Tokens{}
-	err := st.MetaPrefix(metaTaskSpend, func(k, v string) error {
-		var t usage.Tokens
-		if err := json.Unmarshal([]byte(v), &t); err != nil {
-			return fmt.Errorf("a stored task total is unreadable: %w", err)
-		}
-		out[k[len(metaTaskSpend):]] = t
-		return nil
-	})
-	return out, err
-}
-
-// WithSpend returns ts with each task's total filled in.
-func WithSpend(ts []tasks.Task, spent map[string]usage.Tokens) []tasks.Task {
-	for i := range ts {
-		if t, ok := spent[ts[i].ID]; ok {
-			ts[i].Tokens = &t
-		}
-	}
-	return ts
 }
 
 // recordSpend records what each agent used since the last call (every
@@ -95,9 +66,9 @@ func (e *Engine) recordSpend() {
 			e.spent.byTask[task] = sum
 			e.spent.mu.Unlock()
 			b, _ := json.Marshal(sum)
-			meta = map[string]string{metaTaskSpend + task: string(b)}
+			meta = map[string]string{readmodel.MetaTaskSpend + task: string(b)}
 		}
-		e.record(store.Record{Kind: KindUsage, Subject: "agent." + name + ".usage", Agent: name, From: "team-lead", Task: task, Fields: fields}, meta, nil)
+		e.record(store.Record{Kind: wire.KindUsage, Subject: "agent." + name + ".usage", Agent: name, From: "team-lead", Task: task, Fields: fields}, meta, nil)
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/worktree"
 )
 
@@ -36,8 +37,8 @@ func (e *Engine) watchWorktrees() {
 	}
 }
 
-func lookAtWorktree(s worktree.Spec) *Worktree {
-	w := &Worktree{Branch: s.Branch}
+func lookAtWorktree(s worktree.Spec) *readmodel.Worktree {
+	w := &readmodel.Worktree{Branch: s.Branch}
 	t, err := worktree.Open(s)
 	if err != nil {
 		w.Err = err.Error()

@@ -12,13 +12,6 @@ import (
 	"github.com/teamlead/teamlead/internal/protocol"
 )
 
-// Record kinds of consultations (seed 002).
-const (
-	KindConsult         = "consult"          // a consultation opened or answered
-	KindDecisionBlocked = "decision-blocked" // a decision held by its consultations
-	KindDecisionFinal   = "decision-final"   // a decision that passed its rules
-)
-
 // consultation handles type consult, verdict and decision envelopes, and a
 // developer's handoff (the decision code-complete). It reports whether the
 // envelope is done with (true) or should be relayed as usual (false).
@@ -191,7 +184,7 @@ func (l *Lead) recordConsult(out *Output, c *consult.Consultation, now time.Time
 			out.Meta[MetaConsult+old.ID] = string(ob)
 		}
 	}
-	out.record(wire.Record{Time: now, Kind: KindConsult, Subject: "consult." + c.ID, Agent: c.Requester, From: c.Requester,
+	out.record(wire.Record{Time: now, Kind: wire.KindConsult, Subject: "consult." + c.ID, Agent: c.Requester, From: c.Requester,
 		To: []string{c.Consulted}, Type: protocol.TypeConsult, Task: c.Task, MsgID: c.ID, Body: c.Body,
 		Fields: map[string]string{"decision": c.Decision, "status": string(c.Status), "consulted": c.Consulted,
 			"consulted_role": c.ConsultedRole, "supersedes": c.Supersedes, "mandatory": fmt.Sprint(c.Mandatory)}})
@@ -201,7 +194,7 @@ func (l *Lead) verdict(out *Output, sender string, env *protocol.Envelope, now t
 	task, id := env.Get("task"), strings.TrimSpace(env.Get("consult"))
 	if id == "" {
 		l.notice(out, sender, task, "verdict not taken: the block has no `consult:` header; name the consultation it answers (consult: c-<n>)", now)
-		out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: wire.KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: protocol.TypeVerdict, Task: task, Body: env.Body, Reason: "verdict without a consult: header"})
 		return
 	}
@@ -209,7 +202,7 @@ func (l *Lead) verdict(out *Output, sender string, env *protocol.Envelope, now t
 	if err != nil {
 		l.notice(out, sender, task, "verdict not taken: "+err.Error(), now)
 		// The refusal is audited with who tried what, and why.
-		out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: wire.KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: protocol.TypeVerdict, Task: task, MsgID: id, Body: env.Body,
 			Reason: fmt.Sprintf("verdict %q by %s on %s not taken: %v", env.Get("verdict"), sender, id, err)})
 		return
@@ -240,7 +233,7 @@ func (l *Lead) closeItem(out *Output, id, by, what string, now time.Time) {
 		return
 	}
 	delete(l.inbox, id)
-	out.record(wire.Record{Time: now, Kind: KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: by,
+	out.record(wire.Record{Time: now, Kind: wire.KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: by,
 		Type: it.Type, Task: it.Task, MsgID: id, Body: what})
 }
 
@@ -383,12 +376,12 @@ func (l *Lead) decide(out *Output, sender, decision, task, context string, now t
 	rec := wire.Record{Time: now, Subject: "decision." + sender, Agent: sender, From: sender, Type: protocol.TypeDecision,
 		Task: task, Body: context, Fields: map[string]string{"decision": decision}}
 	if !ok {
-		rec.Kind, rec.Reason = KindDecisionBlocked, strings.Join(holds, "; ")
+		rec.Kind, rec.Reason = wire.KindDecisionBlocked, strings.Join(holds, "; ")
 		out.record(rec)
 		l.notice(out, sender, task, fmt.Sprintf("decision %s on %s is blocked by its mandatory consultations: %s.", decision, orDash(task), strings.Join(holds, "; ")), now)
 		return false
 	}
-	rec.Kind = KindDecisionFinal
+	rec.Kind = wire.KindDecisionFinal
 	var ids []string
 	for _, ch := range checks {
 		ids = append(ids, ch.Consultation.ID)

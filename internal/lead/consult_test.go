@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 )
 
@@ -16,7 +17,7 @@ func consultTeam() *Lead {
 	}
 	l := New(Config{Members: members, Consults: consult.New(consult.DefaultRules(), cm)})
 	for _, m := range members {
-		l.AgentState(m.Name, StateRunning, nil, t0)
+		l.AgentState(m.Name, wire.StateRunning, nil, t0)
 	}
 	return l
 }
@@ -54,7 +55,7 @@ func TestHandoffBlockedUntilReviewAndTestingApprove(t *testing.T) {
 	if len(deliveriesTo(final, "qa")) != 1 {
 		t.Fatalf("handoff not relayed after approvals: %+v", final)
 	}
-	if !strings.Contains(kinds(final), KindDecisionFinal) {
+	if !strings.Contains(kinds(final), string(wire.KindDecisionFinal)) {
 		t.Errorf("records %s", kinds(final))
 	}
 }
@@ -94,7 +95,7 @@ func TestDelegationByEnvelope(t *testing.T) {
 	}
 	l := New(Config{Members: members, Consults: consult.New(consult.DefaultRules(), cm)})
 	for _, m := range members {
-		l.AgentState(m.Name, StateRunning, nil, t0)
+		l.AgentState(m.Name, wire.StateRunning, nil, t0)
 	}
 	envelope(t, l, "arch", "to: team-lead\ntype: decision\ndecision: infrastructure\ntask: T-1\nbody: Postgres", t0)
 	out := envelope(t, l, "sec", "to: sec2\ntype: consult\ntask: T-1\nconsult: c-1\nbody: I am on leave", t0)
@@ -136,7 +137,7 @@ func TestEscalationToHumanAndHumanVerdict(t *testing.T) {
 	if d := deliveriesTo(v, "rev"); len(d) != 1 || !strings.Contains(d[0].Text, "you need not answer it") {
 		t.Fatalf("%+v", v.Deliveries)
 	}
-	if len(l.Inbox()) != 1 || l.Inbox()[0].ID != "c-2" || !strings.Contains(kinds(v), KindAnswered) {
+	if len(l.Inbox()) != 1 || l.Inbox()[0].ID != "c-2" || !strings.Contains(kinds(v), string(wire.KindAnswered)) {
 		t.Errorf("inbox %+v %s", l.Inbox(), kinds(v))
 	}
 }
@@ -150,7 +151,7 @@ func TestCircleReported(t *testing.T) {
 	}
 	l := New(Config{Members: members, Consults: consult.New(consult.DefaultRules(), cm)})
 	for _, m := range members {
-		l.AgentState(m.Name, StateRunning, nil, t0)
+		l.AgentState(m.Name, wire.StateRunning, nil, t0)
 	}
 	envelope(t, l, "arch", "to: des\ntype: consult\ndecision: layout\ntask: T-1\nbody: grid?", t0)
 	out := envelope(t, l, "des", "to: arch\ntype: consult\ndecision: layout\ntask: T-1\nbody: which breakpoints?", t0)
@@ -176,7 +177,7 @@ func TestRefusedVerdictAudited(t *testing.T) {
 	self := l.Block("dev", parse1(t, "[ROUTE]\nto: team-lead\ntype: verdict\ntask: T-2\nconsult: c-1\nverdict: approved\nbody: mine is fine\n[/ROUTE]"), t0)
 	var found bool
 	for _, r := range self.Records {
-		if r.Kind == KindRefusal {
+		if r.Kind == wire.KindRefusal {
 			found = true
 			if !strings.Contains(r.Reason, `verdict "approved" by dev on c-1 not taken`) || r.Body != "mine is fine" || r.MsgID != "c-1" {
 				t.Errorf("refusal record %+v", r)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 )
 
@@ -19,7 +20,7 @@ func TestDecisionFinalToldToTheDecider(t *testing.T) {
 	}
 	l := New(Config{Members: members, Consults: consult.New(consult.DefaultRules(), cm)})
 	for _, m := range members {
-		l.AgentState(m.Name, StateRunning, nil, t0)
+		l.AgentState(m.Name, wire.StateRunning, nil, t0)
 	}
 	decision := "[ROUTE]\nto: team-lead\ntype: decision\ndecision: infrastructure\ntask: T-1\nbody: Move to managed Postgres\n[/ROUTE]"
 	first := l.Block("arch", parse1(t, decision), t0)
@@ -45,7 +46,7 @@ func TestDecisionFinalToldToTheDecider(t *testing.T) {
 	}
 	var rec string
 	for _, r := range final.Records {
-		if r.Kind == KindDecisionFinal {
+		if r.Kind == wire.KindDecisionFinal {
 			rec = r.Fields["consults"]
 		}
 	}

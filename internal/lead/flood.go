@@ -8,12 +8,6 @@ import (
 	"github.com/teamlead/teamlead/bus/wire"
 )
 
-// Record kinds of flood control.
-const (
-	KindFlood     = "flood"      // an agent began sending blocks faster than the relay rate
-	KindFloodOver = "flood-over" // its held blocks were all taken
-)
-
 // Flood records that agent began sending blocks faster than rate per
 // second (after a burst of burst): the excess waits and is taken in order
 // at that rate, never dropped. The human is told once per flood (Activity
@@ -27,9 +21,9 @@ func (l *Lead) Flood(agent string, rate float64, burst int, now time.Time) Outpu
 	body := fmt.Sprintf("flood: %s sends blocks faster than %s a second (after a burst of %d); the excess waits and is relayed in order at that rate, nothing is dropped. Set lead.relay_rate and lead.relay_burst in the team file to change the limit; drop this item once read.",
 		agent, rateText, burst)
 	id := "f-" + agent + "-" + strconv.FormatInt(now.UnixMilli(), 10)
-	out.record(wire.Record{Time: now, Kind: KindFlood, Subject: "lead.flood." + agent, Agent: agent, From: agent, Reason: body,
+	out.record(wire.Record{Time: now, Kind: wire.KindFlood, Subject: "lead.flood." + agent, Agent: agent, From: agent, Reason: body,
 		Fields: map[string]string{"rate": rateText, "burst": strconv.Itoa(burst)}})
-	l.toInbox(&out, wire.Record{Time: now, Agent: agent, From: agent, Type: KindFlood, MsgID: id, Body: body})
+	l.toInbox(&out, wire.Record{Time: now, Agent: agent, From: agent, Type: string(wire.KindFlood), MsgID: id, Body: body})
 	l.notice(&out, agent, "-", fmt.Sprintf("slow down: you send messages faster than %s a second; the rest wait and are relayed in order, none is dropped, but each waits its turn.", rateText), now)
 	return out
 }
@@ -41,7 +35,7 @@ func (l *Lead) FloodOver(agent string, held int, waited time.Duration, now time.
 	if l.members[agent] == nil {
 		return out
 	}
-	out.record(wire.Record{Time: now, Kind: KindFloodOver, Subject: "lead.flood." + agent, Agent: agent, From: agent,
+	out.record(wire.Record{Time: now, Kind: wire.KindFloodOver, Subject: "lead.flood." + agent, Agent: agent, From: agent,
 		Reason: fmt.Sprintf("flood over: %d blocks from %s waited and were taken in order, the last after %s", held, agent, waited.Round(time.Millisecond)),
 		Fields: map[string]string{"held": strconv.Itoa(held)}})
 	return out

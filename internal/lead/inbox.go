@@ -10,9 +10,6 @@ import (
 	"github.com/teamlead/teamlead/internal/protocol"
 )
 
-// KindAnswered records the human's answer to an inbox item.
-const KindAnswered = "answered"
-
 // ErrNoItem is returned when an answer names no pending inbox item.
 var ErrNoItem = fmt.Errorf("no such pending item")
 
@@ -34,9 +31,9 @@ func RestoreInbox(recs []wire.Record) []InboxItem {
 	pending := map[string]InboxItem{}
 	for _, r := range recs {
 		switch r.Kind {
-		case KindInbox:
+		case wire.KindInbox:
 			pending[r.MsgID] = itemFrom(r)
-		case KindAnswered, KindDropped:
+		case wire.KindAnswered, wire.KindDropped:
 			delete(pending, r.MsgID)
 		}
 	}
@@ -54,8 +51,8 @@ func itemFrom(r wire.Record) InboxItem {
 
 // toInbox records an item for the human and keeps it pending.
 func (l *Lead) toInbox(out *Output, r wire.Record) {
-	r.Kind = KindInbox
-	r.Subject = "human.inbox"
+	r.Kind = wire.KindInbox
+	r.Subject = wire.SubjectHumanInbox
 	out.record(r)
 	l.inbox[r.MsgID] = itemFrom(r)
 }
@@ -93,7 +90,7 @@ func (l *Lead) Answer(id, text string, now time.Time) (Output, error) {
 	}
 	delete(l.inbox, id)
 	env := answerEnvelope(it, id, text)
-	out.record(wire.Record{Time: now, Kind: KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: "human",
+	out.record(wire.Record{Time: now, Kind: wire.KindAnswered, Subject: "human.answer." + it.From, Agent: it.From, From: "human",
 		To: []string{it.From}, Type: protocol.TypeAnswer, Task: it.Task, MsgID: id, Body: text})
 	l.deliver(&out, it.From, DeliverAnswer, id, &env, now)
 	return out, nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 func TestInboxAnswerRoundTrip(t *testing.T) {
@@ -21,7 +23,7 @@ func TestInboxAnswerRoundTrip(t *testing.T) {
 	if len(ans.Deliveries) != 1 || ans.Deliveries[0].Agent != "dev" || ans.Deliveries[0].Text != want {
 		t.Errorf("answer delivery %+v\nwant %q", ans.Deliveries, want)
 	}
-	if kinds(ans) != KindAnswered || ans.Records[0].MsgID != "m-1" || ans.Records[0].From != "human" {
+	if kinds(ans) != string(wire.KindAnswered) || ans.Records[0].MsgID != "m-1" || ans.Records[0].From != "human" {
 		t.Errorf("records %+v", ans.Records)
 	}
 	if len(l.Inbox()) != 0 {

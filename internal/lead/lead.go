@@ -19,20 +19,6 @@ import (
 	"github.com/teamlead/teamlead/internal/tasks"
 )
 
-// Record kinds written to the audit log.
-const (
-	KindMessage     = "message"     // an accepted envelope
-	KindDelivered   = "delivered"   // text typed into an agent
-	KindUndelivered = "undelivered" // a delivery that could not be typed
-	KindRefusal     = "refusal"     // an envelope refused (spoof, coordination-only, unknown recipient ...)
-	KindReformat    = "reformat"    // a malformed block, answered with a reformat request
-	KindInbox       = "inbox"       // an item put in front of the human
-	KindHuman       = "human"       // text the human typed into an agent
-	KindAgent       = "agent"       // agent lifecycle
-	KindGap         = "gap"         // a <gap> question block
-	KindPrimer      = "primer"      // the protocol primer handed to an agent as a message
-)
-
 // Delivery kinds in the outbox.
 const (
 	DeliverRelay  = "relay"  // a message relayed from another agent
@@ -44,16 +30,6 @@ const (
 
 // MetaNextMsg is the store meta key holding the next message number.
 const MetaNextMsg = "lead/next-msg"
-
-// Agent lifecycle states as the lead sees them.
-const (
-	StateRunning    = "running"
-	StateStarting   = "starting"
-	StateRestarting = "restarting"
-	StateExited     = "exited"
-	StateFailed     = "failed"
-	StateStopped    = "stopped"
-)
 
 // Member is an agent the lead relays to.
 type Member struct {
@@ -109,7 +85,7 @@ func (o *Output) Empty() bool {
 
 type member struct {
 	Member
-	state string
+	state wire.AgentState
 	// restarting is set while an exited or failed agent is about to be
 	// started again (its state event said final: false).
 	restarting bool
@@ -157,7 +133,7 @@ func New(cfg Config) *Lead {
 		l.delegate = "developer"
 	}
 	for _, m := range cfg.Members {
-		l.members[m.Name] = &member{Member: m, state: StateStarting}
+		l.members[m.Name] = &member{Member: m, state: wire.StateStarting}
 		l.order = append(l.order, m.Name)
 		l.echo[m.Name] = &echoRing{}
 	}
@@ -165,7 +141,7 @@ func New(cfg Config) *Lead {
 }
 
 // State returns the lead's view of an agent's state ("" if unknown).
-func (l *Lead) State(agent string) string {
+func (l *Lead) State(agent string) wire.AgentState {
 	if m := l.members[agent]; m != nil {
 		return m.state
 	}
@@ -192,7 +168,7 @@ func (l *Lead) Block(agent string, ev protocol.Event, now time.Time) Output {
 			// The console's own words read back (an echo its memory did not
 			// match, or the agent quoting a notice): recorded, never answered,
 			// so no notice can cause a notice.
-			out.record(wire.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + agent, Agent: agent, From: agent,
+			out.record(wire.Record{Time: now, Kind: wire.KindReformat, Subject: "lead.refusal." + agent, Agent: agent, From: agent,
 				Task: ev.Envelope.Get("task"), Reason: ev.Reason + " (text signed by the console: not answered)", Body: ev.Raw})
 			return out
 		}
@@ -212,7 +188,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	task := strings.TrimSpace(env.Get("task"))
 	if problems := protocol.Problems(&env, ev.HasBody); len(problems) > 0 {
 		if consoleWords(&env) {
-			out.record(wire.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+			out.record(wire.Record{Time: now, Kind: wire.KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 				Task: task, Reason: strings.Join(problems, "; ") + " (text signed by the console: not answered)", Body: ev.Raw})
 			return
 		}
@@ -221,7 +197,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	}
 	if from := strings.TrimSpace(env.Get("from")); from != "" && !strings.EqualFold(from, sender) {
 		reason := fmt.Sprintf("spoofed sender: the block says from: %s but came from %s", from, sender)
-		out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: wire.KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, Body: env.Body, Reason: reason, Fields: extraFields(&env)})
 		if !consoleWords(&env) {
 			l.notice(out, sender, task, "refused: "+reason+". The console stamps your name on every message; leave from: out or write from: "+sender+".", now)
@@ -260,7 +236,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 		}
 		relayed = append(relayed, r)
 	}
-	out.record(wire.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender,
+	out.record(wire.Record{Time: now, Kind: wire.KindMessage, Subject: "route." + sender, Agent: sender, From: sender,
 		To: recipients, Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Fields: extraFields(&env)})
 
 	var delivered []string
@@ -268,8 +244,8 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 		if _, gone := l.gone(r); gone {
 			st := l.members[r].state
 			l.notice(out, sender, task, fmt.Sprintf("not delivered: %s has exited (%s) and is not restarting; message %s was not delivered to it.", r, st, id), now)
-			out.record(wire.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + r, Agent: r, From: sender, To: []string{r},
-				Type: env.Get("type"), Task: task, MsgID: id, Reason: r + " is " + st})
+			out.record(wire.Record{Time: now, Kind: wire.KindUndelivered, Subject: "deliver." + r, Agent: r, From: sender, To: []string{r},
+				Type: env.Get("type"), Task: task, MsgID: id, Reason: r + " is " + string(st)})
 			continue
 		}
 		l.deliver(out, r, DeliverRelay, id, &env, now)
@@ -277,7 +253,7 @@ func (l *Lead) envelope(out *Output, sender string, ev protocol.Event, now time.
 	}
 	for _, u := range unknown {
 		l.notice(out, sender, task, fmt.Sprintf("not delivered: unknown recipient %q in message %s. Known agents: %s; or use team-lead or role:<role>.", u, id, strings.Join(l.order, ", ")), now)
-		out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: wire.KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 			Type: env.Get("type"), Task: task, MsgID: id, Reason: "unknown recipient " + u})
 	}
 	if toLead {
@@ -360,13 +336,13 @@ func (l *Lead) refuseCoding(out *Output, sender, id string, env *protocol.Envelo
 	target := ""
 	for _, n := range l.order {
 		m := l.members[n]
-		if m.Role == l.delegate && n != sender && m.state != StateExited && m.state != StateFailed && m.state != StateStopped {
+		if m.Role == l.delegate && n != sender && m.state != wire.StateExited && m.state != wire.StateFailed && m.state != wire.StateStopped {
 			target = n
 			break
 		}
 	}
 	reason := "coordination-only role"
-	out.record(wire.Record{Time: now, Kind: KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+	out.record(wire.Record{Time: now, Kind: wire.KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 		Type: env.Get("type"), Task: task, MsgID: id, Body: env.Body, Reason: reason, Fields: map[string]string{"delegate": target}})
 	if target == "" {
 		l.notice(out, sender, task, fmt.Sprintf("refused: %s. The Team Lead does not write code or run tests, and no running agent has role %s to delegate %s (task %s) to.", reason, l.delegate, id, task), now)
@@ -385,7 +361,7 @@ func (l *Lead) refuseCoding(out *Output, sender, id string, env *protocol.Envelo
 
 func (l *Lead) gap(out *Output, sender string, ev protocol.Event, now time.Time) {
 	g := ev.Gap
-	out.record(wire.Record{Time: now, Kind: KindGap, Subject: "gap." + sender, Agent: sender, From: sender,
+	out.record(wire.Record{Time: now, Kind: wire.KindGap, Subject: "gap." + sender, Agent: sender, From: sender,
 		Type: protocol.TypeQuestion, Body: g.Question, Fields: map[string]string{"topic": g.Topic, "context": g.Context, "urgency": g.Urgency}})
 	q, err := l.ask(out, questions.Ask{Asker: sender, Topic: g.Topic, Text: g.Question, Context: g.Context, Urgency: g.Urgency}, now)
 	if err != nil {
@@ -399,7 +375,7 @@ func (l *Lead) gap(out *Output, sender string, ev protocol.Event, now time.Time)
 }
 
 func (l *Lead) reformat(out *Output, sender, block, task, reason, raw string, now time.Time) {
-	out.record(wire.Record{Time: now, Kind: KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+	out.record(wire.Record{Time: now, Kind: wire.KindReformat, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
 		Task: task, Reason: reason, Body: raw})
 	if block == "gap" {
 		l.notice(out, sender, task, "reformat: your <gap> block was not accepted: "+reason+
@@ -488,7 +464,7 @@ func (l *Lead) Primer(agent, text string, now time.Time) Output {
 		return out
 	}
 	l.Typing(agent, text)
-	out.record(wire.Record{Time: now, Kind: KindPrimer, Subject: "agent." + agent + ".primer", Agent: agent, From: protocol.TeamLead,
+	out.record(wire.Record{Time: now, Kind: wire.KindPrimer, Subject: "agent." + agent + ".primer", Agent: agent, From: protocol.TeamLead,
 		To: []string{agent}, Body: fmt.Sprintf("protocol primer typed (%d bytes)", len(text))})
 	out.Deliveries = append(out.Deliveries, wire.Delivery{Agent: agent, Kind: DeliverPrimer, From: protocol.TeamLead, Text: text, Time: now})
 	return out
@@ -504,7 +480,7 @@ func (l *Lead) HumanSend(agent, text string, now time.Time) (Output, error) {
 		return out, notRunning(agent, how, "not sent", "")
 	}
 	l.Typing(agent, text)
-	out.record(wire.Record{Time: now, Kind: KindHuman, Subject: "human.send." + agent, Agent: agent, From: "human", To: []string{agent}, Body: text})
+	out.record(wire.Record{Time: now, Kind: wire.KindHuman, Subject: "human.send." + agent, Agent: agent, From: "human", To: []string{agent}, Body: text})
 	out.Deliveries = append(out.Deliveries, wire.Delivery{Agent: agent, Kind: DeliverHuman, From: "human", Text: text, Time: now})
 	return out, nil
 }
@@ -513,7 +489,7 @@ func (l *Lead) HumanSend(agent, text string, now time.Time) (Output, error) {
 // outbox (the engine adds d.ID to the batch's dequeue list).
 func (l *Lead) Delivered(d wire.Delivery, now time.Time) Output {
 	var out Output
-	out.record(wire.Record{Time: now, Kind: KindDelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
+	out.record(wire.Record{Time: now, Kind: wire.KindDelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
 		Type: d.Type, Task: d.Task, MsgID: d.MsgID, Fields: map[string]string{"delivery": d.Kind, "outbox": strconv.FormatUint(d.ID, 10)}})
 	return out
 }
@@ -522,7 +498,7 @@ func (l *Lead) Delivered(d wire.Delivery, now time.Time) Output {
 // for a relayed message, tells the original sender.
 func (l *Lead) Undeliverable(d wire.Delivery, reason string, now time.Time) Output {
 	var out Output
-	out.record(wire.Record{Time: now, Kind: KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
+	out.record(wire.Record{Time: now, Kind: wire.KindUndelivered, Subject: "deliver." + d.Agent, Agent: d.Agent, From: d.From, To: []string{d.Agent},
 		Type: d.Type, Task: d.Task, MsgID: d.MsgID, Reason: reason, Fields: map[string]string{"delivery": d.Kind}})
 	switch {
 	case d.Kind == DeliverRelay && l.members[d.From] != nil:
@@ -534,7 +510,7 @@ func (l *Lead) Undeliverable(d wire.Delivery, reason string, now time.Time) Outp
 }
 
 // AgentState records a lifecycle change of an agent.
-func (l *Lead) AgentState(agent, state string, fields map[string]string, now time.Time) Output {
+func (l *Lead) AgentState(agent string, state wire.AgentState, fields map[string]string, now time.Time) Output {
 	var out Output
 	m := l.members[agent]
 	if m == nil {
@@ -544,7 +520,7 @@ func (l *Lead) AgentState(agent, state string, fields map[string]string, now tim
 	m.restarting = fields["final"] == "false"
 	// The echo memory is kept across a restart: envelopes queued but not
 	// yet typed are typed into the new process, which echoes them.
-	out.record(wire.Record{Time: now, Kind: KindAgent, Subject: "agent." + agent + ".state", Agent: agent, Reason: state, Fields: fields})
+	out.record(wire.Record{Time: now, Kind: wire.KindAgent, Subject: "agent." + agent + ".state", Agent: agent, Reason: string(state), Fields: fields})
 	return out
 }
 
@@ -590,7 +566,7 @@ func (l *Lead) ToolBlock(agent string, env protocol.Envelope, now time.Time) (ou
 	env.Set("from", agent)
 	l.envelope(&out, agent, protocol.Event{Kind: protocol.KindEnvelope, Envelope: env, HasBody: true, Block: "route", Raw: protocol.Format(&env)}, now)
 	for _, r := range out.Records {
-		if r.Kind == KindRefusal || r.Kind == KindReformat {
+		if r.Kind == wire.KindRefusal || r.Kind == wire.KindReformat {
 			refused = true
 		}
 	}

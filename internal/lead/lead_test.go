@@ -19,7 +19,7 @@ func team() *Lead {
 		{Name: "architect", Role: "architect"}, {Name: "qa", Role: "qa"}, {Name: "qa2", Role: "qa"},
 	}})
 	for _, n := range []string{"dev", "dev2", "architect", "qa", "qa2"} {
-		l.AgentState(n, StateRunning, nil, t0)
+		l.AgentState(n, wire.StateRunning, nil, t0)
 	}
 	return l
 }
@@ -47,7 +47,7 @@ func deliveriesTo(out Output, agent string) []wire.Delivery {
 func kinds(out Output) string {
 	var ks []string
 	for _, r := range out.Records {
-		ks = append(ks, r.Kind)
+		ks = append(ks, string(r.Kind))
 	}
 	return strings.Join(ks, ",")
 }
@@ -68,7 +68,7 @@ func TestRelayDeliversExactFormAndAcks(t *testing.T) {
 	if len(ack) != 1 || ack[0].Text != wantAck || ack[0].Kind != DeliverAck {
 		t.Errorf("ack: %+v\nwant %q", ack, wantAck)
 	}
-	if kinds(out) != KindMessage {
+	if kinds(out) != string(wire.KindMessage) {
 		t.Errorf("records %s", kinds(out))
 	}
 	r := out.Records[0]
@@ -123,7 +123,7 @@ func TestSpoofRefused(t *testing.T) {
 	if len(dev) != 1 || !strings.Contains(dev[0].Text, "refused: spoofed sender: the block says from: architect but came from dev") {
 		t.Errorf("notice: %+v", dev)
 	}
-	if kinds(out) != KindRefusal || out.Records[0].Reason == "" {
+	if kinds(out) != string(wire.KindRefusal) || out.Records[0].Reason == "" {
 		t.Errorf("records %+v", out.Records)
 	}
 	if out.Meta != nil {
@@ -143,7 +143,7 @@ func TestMalformedGetsReformatRequest(t *testing.T) {
 			t.Errorf("reformat request %q lacks %q", dev[0].Text, want)
 		}
 	}
-	if kinds(out) != KindReformat {
+	if kinds(out) != string(wire.KindReformat) {
 		t.Errorf("records %s", kinds(out))
 	}
 }
@@ -254,7 +254,7 @@ func TestEchoOfDeliveryIsNotReadBack(t *testing.T) {
 	}
 	// The same text from the architect a second time is no longer echo: it is a spoof.
 	third := l.Block("architect", parse1(t, echo), t0)
-	if kinds(third) != KindRefusal {
+	if kinds(third) != string(wire.KindRefusal) {
 		t.Errorf("second copy: %s", kinds(third))
 	}
 }
@@ -263,7 +263,7 @@ func TestHumanSendEchoIgnored(t *testing.T) {
 	l := team()
 	text := "[ROUTE]\nfrom: human\nto: dev\ntype: status\ntask: T-1\nbody: carry on\n[/ROUTE]"
 	out, err := l.HumanSend("dev", text, t0)
-	if err != nil || len(out.Deliveries) != 1 || kinds(out) != KindHuman {
+	if err != nil || len(out.Deliveries) != 1 || kinds(out) != string(wire.KindHuman) {
 		t.Fatalf("%v %+v", err, out)
 	}
 	if again := l.Block("dev", parse1(t, text), t0); !again.Empty() {
@@ -276,7 +276,7 @@ func TestHumanSendEchoIgnored(t *testing.T) {
 
 func TestExitedRecipientTellsSender(t *testing.T) {
 	l := team()
-	l.AgentState("qa", StateExited, map[string]string{"exit_code": "1"}, t0)
+	l.AgentState("qa", wire.StateExited, map[string]string{"exit_code": "1"}, t0)
 	out := l.Block("dev", parse1(t, "[ROUTE]\nto: qa\ntype: status\ntask: T-1\nbody: x\n[/ROUTE]"), t0)
 	if len(deliveriesTo(out, "qa")) != 0 {
 		t.Fatal("delivered to an exited agent")
@@ -286,7 +286,7 @@ func TestExitedRecipientTellsSender(t *testing.T) {
 		t.Errorf("%+v", dev)
 	}
 	// A restarting agent still gets its messages: they wait in the outbox.
-	l.AgentState("qa", StateRestarting, nil, t0)
+	l.AgentState("qa", wire.StateRestarting, nil, t0)
 	out = l.Block("dev", parse1(t, "[ROUTE]\nto: qa\ntype: status\ntask: T-1\nbody: y\n[/ROUTE]"), t0)
 	if len(deliveriesTo(out, "qa")) != 1 {
 		t.Errorf("restarting agent skipped: %+v", out.Deliveries)
@@ -302,7 +302,7 @@ func TestUndeliverableRelayTellsSender(t *testing.T) {
 	if len(dev) != 1 || !strings.Contains(dev[0].Text, "not delivered: m-1 to qa failed: agent is gone") || !strings.Contains(dev[0].Text, "task: T-7") {
 		t.Errorf("%+v", res)
 	}
-	if kinds(res) != KindUndelivered {
+	if kinds(res) != string(wire.KindUndelivered) {
 		t.Errorf("records %s", kinds(res))
 	}
 }
@@ -339,7 +339,7 @@ func TestBlocksFromUnknownAgentIgnored(t *testing.T) {
 // the agent itself is.
 func TestTypedGapIsEcho(t *testing.T) {
 	l := New(Config{Members: []Member{{Name: "dev", Role: "developer"}}})
-	l.AgentState("dev", StateRunning, nil, t0)
+	l.AgentState("dev", wire.StateRunning, nil, t0)
 	gap := "<gap>\n<topic>architecture.auth</topic>\n<question>Cookies?</question>\n</gap>\n"
 	l.Typing("dev", "Your primer. Example:\n"+gap)
 	ev := protocol.Parse(gap)
@@ -393,7 +393,7 @@ func TestConsoleWordsAreNeverAnswered(t *testing.T) {
 		if len(again.Deliveries) != 0 {
 			t.Fatalf("the console's notice was answered: %+v", again.Deliveries)
 		}
-		if kinds(again) != KindRefusal {
+		if kinds(again) != string(wire.KindRefusal) {
 			t.Fatalf("not recorded as refused: %s", kinds(again))
 		}
 	}

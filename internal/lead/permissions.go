@@ -13,9 +13,6 @@ import (
 	"github.com/teamlead/teamlead/internal/questions"
 )
 
-// KindPermission records a permission request and every decision on it.
-const KindPermission = "permission"
-
 // MetaPermission is the store meta key prefix of permission requests.
 const MetaPermission = "p/"
 
@@ -244,7 +241,7 @@ func (l *Lead) recordPermission(out *Output, r *approvals.Request, body string, 
 	}
 	b, _ := json.Marshal(r)
 	out.Meta[MetaPermission+r.ID] = string(b)
-	out.record(wire.Record{Time: now, Kind: KindPermission, Subject: "permission.request." + r.Agent, Agent: r.Agent, From: r.Agent,
+	out.record(wire.Record{Time: now, Kind: wire.KindPermission, Subject: "permission.request." + r.Agent, Agent: r.Agent, From: r.Agent,
 		Type: protocol.TypePermission, Task: r.Task, MsgID: r.ID, Body: body,
 		Fields: map[string]string{"action": r.Action, "source": string(r.Source), "policy": r.Policy, "rule": r.Rule, "risk": r.Risk,
 			"status": string(r.Status), "decided_by": r.DecidedBy, "escalated": fmt.Sprint(r.Escalated)}})

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/permit"
 )
@@ -20,7 +21,7 @@ func permTeam(t *testing.T) *Lead {
 	}
 	l := New(Config{Members: []Member{{Name: "dev", Role: "developer"}}, Approvals: approvals.New(check, 10*time.Minute),
 		PermissionNotify: []string{"webhook://ops"}})
-	l.AgentState("dev", StateRunning, nil, t0)
+	l.AgentState("dev", wire.StateRunning, nil, t0)
 	return l
 }
 

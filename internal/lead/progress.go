@@ -11,15 +11,6 @@ import (
 	"github.com/teamlead/teamlead/internal/protocol"
 )
 
-// Record kinds of workflow progress (seed 003).
-const (
-	KindWorkflow = "workflow" // a workflow seen, started, completed or failed
-	KindStep     = "step"     // a step completed
-	KindHandoff  = "handoff"  // a next step handed to the agent named as its expert
-	KindStalled  = "stalled"  // an in_progress workflow that has not moved
-	KindProgress = "progress" // a progress file that cannot be read
-)
-
 // workflowSeen is what the lead remembers of a progress file.
 type workflowSeen struct {
 	wf      *progress.Workflow
@@ -40,7 +31,7 @@ func (l *Lead) Progress(st progress.State, now time.Time) Output {
 	if st.Err != nil {
 		seen.err = st.Err.Error()
 		if prev == nil || prev.err != seen.err {
-			out.record(wire.Record{Time: now, Kind: KindProgress, Subject: "progress." + orDash(st.Agent), Agent: st.Agent,
+			out.record(wire.Record{Time: now, Kind: wire.KindProgress, Subject: "progress." + orDash(st.Agent), Agent: st.Agent,
 				Reason: fmt.Sprintf("%s: %v", st.Path, st.Err)})
 		}
 		if prev != nil {
@@ -70,7 +61,7 @@ func (l *Lead) Progress(st progress.State, now time.Time) Output {
 }
 
 func (l *Lead) workflowEvents(out *Output, st progress.State, before, cur *progress.Workflow, now time.Time) {
-	rec := func(kind, body string) {
+	rec := func(kind wire.Kind, body string) {
 		out.record(wire.Record{Time: now, Kind: kind, Subject: "progress." + orDash(st.Agent) + "." + orDash(cur.WorkflowID),
 			Agent: st.Agent, Task: cur.WorkflowID, Body: body,
 			Fields: map[string]string{"workflow": cur.WorkflowID, "status": cur.Status, "step": strconv.Itoa(cur.CurrentStep),
@@ -78,17 +69,17 @@ func (l *Lead) workflowEvents(out *Output, st progress.State, before, cur *progr
 	}
 	switch {
 	case before == nil && l.started && cur.Status != "completed" && cur.Status != "failed":
-		rec(KindWorkflow, fmt.Sprintf("workflow %s started: %s (%s, %d steps)", cur.WorkflowID, cur.Task, cur.Strategy, cur.TotalSteps))
+		rec(wire.KindWorkflow, fmt.Sprintf("workflow %s started: %s (%s, %d steps)", cur.WorkflowID, cur.Task, cur.Strategy, cur.TotalSteps))
 	case before == nil && cur.Status != "completed" && cur.Status != "failed":
 		// Seen at start-up, not finished: offer it for resumption.
-		rec(KindWorkflow, fmt.Sprintf("workflow %s found unfinished at step %d of %d", cur.WorkflowID, cur.CurrentStep, cur.TotalSteps))
+		rec(wire.KindWorkflow, fmt.Sprintf("workflow %s found unfinished at step %d of %d", cur.WorkflowID, cur.CurrentStep, cur.TotalSteps))
 		l.toInbox(out, wire.Record{Time: now, Agent: st.Agent, From: orDash(st.Agent), Type: "resume", Task: cur.WorkflowID,
 			MsgID: "w-" + cur.WorkflowID,
 			Body: fmt.Sprintf("Workflow %s (%s) stopped at step %d of %d; answer to tell %s how to resume from step %d.",
 				cur.WorkflowID, cur.Task, cur.CurrentStep, cur.TotalSteps, orDash(st.Agent), cur.CurrentStep)})
 	case before == nil:
 	case before.Status != cur.Status && (cur.Status == "completed" || cur.Status == "failed"):
-		rec(KindWorkflow, fmt.Sprintf("workflow %s %s", cur.WorkflowID, cur.Status))
+		rec(wire.KindWorkflow, fmt.Sprintf("workflow %s %s", cur.WorkflowID, cur.Status))
 	}
 	done := map[int]bool{}
 	if before != nil {
@@ -100,7 +91,7 @@ func (l *Lead) workflowEvents(out *Output, st progress.State, before, cur *progr
 	}
 	for _, s := range cur.Steps {
 		if s.Status == "completed" && !done[s.Number] && before != nil {
-			rec(KindStep, fmt.Sprintf("step %d completed by %s: %s (%s)", s.Number, s.Expert, s.Action, s.Duration.Round(time.Second)))
+			rec(wire.KindStep, fmt.Sprintf("step %d completed by %s: %s (%s)", s.Number, s.Expert, s.Action, s.Duration.Round(time.Second)))
 		}
 	}
 }
@@ -121,7 +112,7 @@ func (l *Lead) handoff(out *Output, st progress.State, wf *progress.Workflow, ne
 	}
 	id := l.newID(out)
 	env.Set("id", id)
-	out.record(wire.Record{Time: now, Kind: KindHandoff, Subject: "progress.handoff." + next.Expert, Agent: next.Expert,
+	out.record(wire.Record{Time: now, Kind: wire.KindHandoff, Subject: "progress.handoff." + next.Expert, Agent: next.Expert,
 		From: orDash(st.Agent), To: []string{next.Expert}, Type: protocol.TypeHandoff, Task: task, MsgID: id, Body: env.Body,
 		Fields: map[string]string{"workflow": wf.WorkflowID, "step": strconv.Itoa(next.Number), "action": next.Action}})
 	l.deliver(out, next.Expert, DeliverRelay, id, &env, now)
@@ -137,7 +128,7 @@ func (l *Lead) Stalled(st progress.State, after time.Duration, now time.Time) Ou
 	}
 	seen.stalled = true
 	wf := seen.wf
-	out.record(wire.Record{Time: now, Kind: KindStalled, Subject: "progress.stalled." + orDash(st.Agent), Agent: st.Agent,
+	out.record(wire.Record{Time: now, Kind: wire.KindStalled, Subject: "progress.stalled." + orDash(st.Agent), Agent: st.Agent,
 		Task: wf.WorkflowID, Body: fmt.Sprintf("workflow %s has not moved for %s (step %d of %d: %s)", wf.WorkflowID,
 			after, wf.CurrentStep, wf.TotalSteps, nextAction(wf)), Fields: map[string]string{"workflow": wf.WorkflowID}})
 	return out

@@ -9,13 +9,7 @@ import (
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/protocol"
-	"github.com/teamlead/teamlead/internal/spc"
-)
-
-// Record kinds of query files (seed 000).
-const (
-	KindQuery      = "query"       // a query file read and turned into consultations
-	KindQueryError = "query-error" // a query file that could not be taken, and why
+	"github.com/teamlead/teamlead/internal/queryfiles"
 )
 
 // QueryFile is one query file the watcher reported.
@@ -26,7 +20,7 @@ type QueryFile struct {
 	// shared folder): the query must come from one of them.
 	Owners []string
 	// Query is the parsed file; nil when Err is set.
-	Query *spc.Query
+	Query *queryfiles.Query
 	// Err is why the file could not be read.
 	Err error
 }
@@ -37,11 +31,11 @@ type FileOp struct {
 	// Query is the query file.
 	Query string
 	// Response, when set, is written as the query's response file.
-	Response *spc.Response
+	Response *queryfiles.Response
 	// Status, when set, becomes the query's status.
-	Status spc.Status
+	Status queryfiles.Status
 	// Index is upserted into the folder's index.yaml.
-	Index spc.IndexEntry
+	Index queryfiles.IndexEntry
 }
 
 // Query handles a query file: each recipient becomes an optional
@@ -58,12 +52,12 @@ func (l *Lead) Query(f QueryFile, now time.Time) Output {
 	}
 	q := f.Query
 	if len(l.consults.ForQuery(f.Path)) > 0 {
-		if q.Status == spc.StatusResolved {
+		if q.Status == queryfiles.StatusResolved {
 			l.queryResolved(&out, f, now)
 		}
 		return out // taken already: a status change or a rewrite
 	}
-	if q.Status != spc.StatusPending {
+	if q.Status != queryfiles.StatusPending {
 		return out // answered elsewhere before the console saw it
 	}
 	from := l.agentNamed(q.From, "")
@@ -100,19 +94,19 @@ func (l *Lead) Query(f QueryFile, now time.Time) Output {
 	if len(opened) == 0 {
 		return out
 	}
-	out.record(wire.Record{Time: now, Kind: KindQuery, Subject: "query." + from, Agent: from, From: from, Task: task,
+	out.record(wire.Record{Time: now, Kind: wire.KindQuery, Subject: "query." + from, Agent: from, From: from, Task: task,
 		MsgID: q.ID, Body: q.Question, Fields: map[string]string{"file": f.Path, "consults": strings.Join(opened, ","), "priority": string(q.Priority)}})
-	entry := spc.NewIndexEntry(q)
+	entry := queryfiles.NewIndexEntry(q)
 	entry.Consult = strings.Join(opened, ",")
 	out.Files = append(out.Files, FileOp{Query: f.Path, Index: entry})
 	l.notice(&out, from, task, fmt.Sprintf("query %s (%s) taken as %s; the answer will be written to %s", q.ID, filepath.Base(f.Path),
-		strings.Join(opened, ", "), filepath.Base(spc.ResponsePath(f.Path))), now)
+		strings.Join(opened, ", "), filepath.Base(queryfiles.ResponsePath(f.Path))), now)
 	return out
 }
 
 // queryBody is what the consulted agent reads: the question, its options
 // and the reference.
-func queryBody(q *spc.Query) string {
+func queryBody(q *queryfiles.Query) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(q.Question))
 	if len(q.Options) > 0 {
@@ -136,7 +130,7 @@ func (l *Lead) queryError(out *Output, f QueryFile, from, why string, now time.T
 	if from == "" && len(f.Owners) == 1 {
 		from = f.Owners[0]
 	}
-	out.record(wire.Record{Time: now, Kind: KindQueryError, Subject: "query.error", Agent: from, From: from,
+	out.record(wire.Record{Time: now, Kind: wire.KindQueryError, Subject: "query.error", Agent: from, From: from,
 		Body: f.Path, Reason: why, Fields: map[string]string{"file": f.Path}})
 	if from != "" {
 		l.notice(out, from, "-", fmt.Sprintf("query file %s not taken: %s", filepath.Base(f.Path), why), now)
@@ -145,10 +139,10 @@ func (l *Lead) queryError(out *Output, f QueryFile, from, why string, now time.T
 
 // queryResolved notes that the asking agent marked its query resolved.
 func (l *Lead) queryResolved(out *Output, f QueryFile, now time.Time) {
-	entry := spc.NewIndexEntry(f.Query)
+	entry := queryfiles.NewIndexEntry(f.Query)
 	out.Files = append(out.Files, FileOp{Query: f.Path, Index: entry})
-	out.record(wire.Record{Time: now, Kind: KindQuery, Subject: "query." + f.Query.From, Agent: f.Query.From, From: f.Query.From,
-		MsgID: f.Query.ID, Body: "resolved", Fields: map[string]string{"file": f.Path, "status": string(spc.StatusResolved)}})
+	out.record(wire.Record{Time: now, Kind: wire.KindQuery, Subject: "query." + f.Query.From, Agent: f.Query.From, From: f.Query.From,
+		MsgID: f.Query.ID, Body: "resolved", Fields: map[string]string{"file": f.Path, "status": string(queryfiles.StatusResolved)}})
 }
 
 // answerQuery takes the answer to a query-born consultation: the asker gets
@@ -185,9 +179,9 @@ func (l *Lead) answerQuery(out *Output, by string, c *consult.Consultation, env 
 	if rec := env.Get("recommendation"); rec != "" {
 		recs = append(recs, rec)
 	}
-	resp := &spc.Response{QueryID: c.QueryID, From: strings.Join(from, ", "), Timestamp: now, Answer: strings.Join(answers, "\n\n"), Recommendation: strings.Join(recs, "; ")}
-	out.Files = append(out.Files, FileOp{Query: c.Query, Response: resp, Status: spc.StatusAnswered,
-		Index: spc.IndexEntry{ID: c.QueryID, File: filepath.Base(c.Query), Status: spc.StatusAnswered, Answered: now, Response: filepath.Base(spc.ResponsePath(c.Query))}})
+	resp := &queryfiles.Response{QueryID: c.QueryID, From: strings.Join(from, ", "), Timestamp: now, Answer: strings.Join(answers, "\n\n"), Recommendation: strings.Join(recs, "; ")}
+	out.Files = append(out.Files, FileOp{Query: c.Query, Response: resp, Status: queryfiles.StatusAnswered,
+		Index: queryfiles.IndexEntry{ID: c.QueryID, File: filepath.Base(c.Query), Status: queryfiles.StatusAnswered, Answered: now, Response: filepath.Base(queryfiles.ResponsePath(c.Query))}})
 }
 
 // agentNamed resolves a query's from: or to: value, an agent name or a

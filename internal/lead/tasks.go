@@ -12,12 +12,6 @@ import (
 	"github.com/teamlead/teamlead/internal/tasks"
 )
 
-// Record kinds of the task lifecycle (seed 001).
-const (
-	KindTask             = "task"              // a task created or moved to another state
-	KindReviewIncomplete = "review-incomplete" // a QA review sent back for what it lacks
-)
-
 // MetaTask is the store meta key prefix of tasks.
 const MetaTask = "t/"
 
@@ -42,7 +36,7 @@ func (l *Lead) recordTask(out *Output, t tasks.Task, by, why string, now time.Ti
 	}
 	b, _ := json.Marshal(t)
 	out.Meta[MetaTask+t.ID] = string(b)
-	out.record(wire.Record{Time: now, Kind: KindTask, Subject: "task." + t.ID, Agent: by, From: by, Task: t.ID, Body: why,
+	out.record(wire.Record{Time: now, Kind: wire.KindTask, Subject: "task." + t.ID, Agent: by, From: by, Task: t.ID, Body: why,
 		Fields: map[string]string{"state": string(t.State), "developer": t.Developer, "qa": t.QA}})
 }
 
@@ -74,7 +68,7 @@ func (l *Lead) assignQA(out *Output, sender string, env *protocol.Envelope, now 
 	fwd.Set("id", id)
 	fwd.Set("assigned-by", protocol.TeamLead)
 	fwd.Set("reply-with", "type: review, with commands, steps, evidence, regression or env_blocker for each failed command, and decision: PASS, FAIL or BLOCKED")
-	out.record(wire.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender, To: []string{qa},
+	out.record(wire.Record{Time: now, Kind: wire.KindMessage, Subject: "route." + sender, Agent: sender, From: sender, To: []string{qa},
 		Type: protocol.TypeHandoff, Task: task, MsgID: id, Body: env.Body, Fields: extraFields(&fwd)})
 	l.deliver(out, qa, DeliverRelay, id, &fwd, now)
 	l.recordTask(out, t, sender, "handed off by "+sender+"; assigned to "+qa+" for review", now)
@@ -105,7 +99,7 @@ func (l *Lead) pickQA(sender string, env *protocol.Envelope) string {
 
 func (l *Lead) running(agent string) bool {
 	switch l.members[agent].state {
-	case StateExited, StateFailed, StateStopped:
+	case wire.StateExited, wire.StateFailed, wire.StateStopped:
 		return false
 	}
 	return true
@@ -132,7 +126,7 @@ func (l *Lead) review(out *Output, sender string, env *protocol.Envelope, now ti
 		return true
 	case errors.Is(err, tasks.ErrIncompleteReview):
 		l.recordTask(out, t, sender, "review incomplete", now)
-		out.record(wire.Record{Time: now, Kind: KindReviewIncomplete, Subject: "task." + task, Agent: sender, From: sender,
+		out.record(wire.Record{Time: now, Kind: wire.KindReviewIncomplete, Subject: "task." + task, Agent: sender, From: sender,
 			Type: protocol.TypeReview, Task: task, Body: env.Body, Reason: strings.Join(r.Missing, "; ")})
 		l.notice(out, sender, task, r.Feedback(), now)
 		return true
@@ -147,7 +141,7 @@ func (l *Lead) review(out *Output, sender string, env *protocol.Envelope, now ti
 	fwd.Set("id", id)
 	fwd.Set("decision", string(r.Decision))
 	fwd.Set("task-state", string(t.State))
-	out.record(wire.Record{Time: now, Kind: KindMessage, Subject: "route." + sender, Agent: sender, From: sender, To: []string{t.Developer},
+	out.record(wire.Record{Time: now, Kind: wire.KindMessage, Subject: "route." + sender, Agent: sender, From: sender, To: []string{t.Developer},
 		Type: protocol.TypeReview, Task: task, MsgID: id, Body: env.Body, Fields: extraFields(&fwd)})
 	why := fmt.Sprintf("review %s by %s", r.Decision, sender)
 	if t.State == tasks.StatePassed {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/tasks"
 )
@@ -17,7 +18,7 @@ func taskTeam(t *testing.T) *Lead {
 	}
 	l := New(Config{Members: members, Consults: consult.New(consult.DefaultRules(), cm), Tasks: tasks.New()})
 	for _, m := range members {
-		l.AgentState(m.Name, StateRunning, nil, t0)
+		l.AgentState(m.Name, wire.StateRunning, nil, t0)
 	}
 	return l
 }
@@ -62,7 +63,7 @@ func TestHandoffToQAReviewContract(t *testing.T) {
 	if len(back) != 1 || !strings.Contains(back[0].Text, "review incomplete") || !strings.Contains(back[0].Text, "steps") || !strings.Contains(back[0].Text, "evidence") || !strings.Contains(back[0].Text, "regression or env_blocker") {
 		t.Fatalf("not sent back: %+v", back)
 	}
-	if !strings.Contains(kinds(out), KindReviewIncomplete) {
+	if !strings.Contains(kinds(out), string(wire.KindReviewIncomplete)) {
 		t.Errorf("records %s", kinds(out))
 	}
 	out = envelope(t, l, "qa", "to: dev\ntype: review\ntask: T-2\nbody: commands:\n- `go test ./...` → PASS\nsteps:\n1. curl -N localhost:8080/events\nevidence:\n- events arrive every 30s\ndecision: PASS", t0)
@@ -79,8 +80,8 @@ func TestHandoffToQAReviewContract(t *testing.T) {
 func TestHandoffWithoutQAGoesToTheHuman(t *testing.T) {
 	members := []Member{{Name: "dev", Role: "developer"}, {Name: "qa", Role: "qa"}}
 	l := New(Config{Members: members, Tasks: tasks.New()})
-	l.AgentState("dev", StateRunning, nil, t0)
-	l.AgentState("qa", StateExited, nil, t0)
+	l.AgentState("dev", wire.StateRunning, nil, t0)
+	l.AgentState("qa", wire.StateExited, nil, t0)
 	out := envelope(t, l, "dev", "to: team-lead\ntype: handoff\ntask: T-3\nbody: done", t0)
 	if len(l.Inbox()) != 1 || l.Inbox()[0].Type != "handoff" || !strings.Contains(deliveriesTo(out, "dev")[0].Text, "no running agent has role qa") {
 		t.Fatalf("%+v %+v", l.Inbox(), out.Deliveries)

@@ -12,9 +12,6 @@ import (
 	"github.com/teamlead/teamlead/internal/questions"
 )
 
-// KindDropped records an inbox item or question the human dropped.
-const KindDropped = "dropped"
-
 // DeliverAnswer is the human's (or an answerer's) answer typed into the
 // agent that asked.
 const DeliverAnswer = "answer"
@@ -31,11 +28,11 @@ func (l *Lead) gone(agent string) (string, bool) {
 		return "", false
 	}
 	switch m.state {
-	case StateExited:
+	case wire.StateExited:
 		return "has exited", true
-	case StateFailed:
+	case wire.StateFailed:
 		return "has failed", true
-	case StateStopped:
+	case wire.StateStopped:
 		return "was stopped", true
 	}
 	return "", false
@@ -83,7 +80,7 @@ func (l *Lead) dropItem(out *Output, id, reason string, now time.Time) {
 		return
 	}
 	delete(l.inbox, id)
-	out.record(wire.Record{Time: now, Kind: KindDropped, Subject: "human.drop." + it.From, Agent: it.From, From: "human",
+	out.record(wire.Record{Time: now, Kind: wire.KindDropped, Subject: "human.drop." + it.From, Agent: it.From, From: "human",
 		Type: it.Type, Task: it.Task, MsgID: id, Reason: reason})
 }
 

@@ -17,7 +17,7 @@ import (
 func TestAnswerToExitedAgentStaysPending(t *testing.T) {
 	l := team()
 	l.Block("qa", parse1(t, "[ROUTE]\nto: team-lead\ntype: blocker\ntask: T-1\nbody: ship it?\n[/ROUTE]"), t0)
-	l.AgentState("qa", StateExited, nil, t0)
+	l.AgentState("qa", wire.StateExited, nil, t0)
 	out, err := l.Answer("m-1", "yes", t0)
 	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "qa has exited and is not restarting") ||
 		!strings.Contains(err.Error(), "m-1 stays pending") || !strings.Contains(err.Error(), "teamlead drop m-1") {
@@ -29,9 +29,9 @@ func TestAnswerToExitedAgentStaysPending(t *testing.T) {
 	if items := l.Inbox(); len(items) != 1 || items[0].ID != "m-1" {
 		t.Fatalf("inbox %+v", items)
 	}
-	l.AgentState("qa", StateRunning, nil, t0)
+	l.AgentState("qa", wire.StateRunning, nil, t0)
 	out, err = l.Answer("m-1", "yes", t0)
-	if err != nil || len(deliveriesTo(out, "qa")) != 1 || out.Deliveries[0].Kind != DeliverAnswer || kinds(out) != KindAnswered {
+	if err != nil || len(deliveriesTo(out, "qa")) != 1 || out.Deliveries[0].Kind != DeliverAnswer || kinds(out) != string(wire.KindAnswered) {
 		t.Fatalf("err %v out %+v", err, out)
 	}
 }
@@ -44,7 +44,7 @@ func TestAnswerQuestionOfExitedAskerStaysPendingUntilDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.AgentState("qa", StateFailed, nil, t0)
+	l.AgentState("qa", wire.StateFailed, nil, t0)
 	out, err := l.AnswerQuestion(q.ID, questions.Requester, "yes", t0)
 	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "qa has failed") || !strings.Contains(err.Error(), q.ID+" stays pending") {
 		t.Errorf("err %v", err)
@@ -75,7 +75,7 @@ func TestDropInboxItem(t *testing.T) {
 	l := team()
 	first := l.Block("qa", parse1(t, "[ROUTE]\nto: team-lead\ntype: blocker\ntask: T-1\nbody: ship it?\n[/ROUTE]"), t0)
 	out, err := l.Drop("m-1", "qa was removed", t0)
-	if err != nil || kinds(out) != KindDropped || out.Records[0].Reason != "qa was removed" {
+	if err != nil || kinds(out) != string(wire.KindDropped) || out.Records[0].Reason != "qa was removed" {
 		t.Fatalf("err %v out %+v", err, out)
 	}
 	if len(l.Inbox()) != 0 {
@@ -93,7 +93,7 @@ func TestDropInboxItem(t *testing.T) {
 // nothing (it used to exit 0, and the text was undelivered).
 func TestHumanSendToExitedAgentFails(t *testing.T) {
 	l := team()
-	l.AgentState("qa", StateExited, nil, t0)
+	l.AgentState("qa", wire.StateExited, nil, t0)
 	out, err := l.HumanSend("qa", "hello", t0)
 	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "not sent: qa has exited and is not restarting, so nothing was typed") {
 		t.Errorf("err %v", err)
@@ -113,7 +113,7 @@ func TestUndeliverableHumanTextComesBackToTheInbox(t *testing.T) {
 		!strings.Contains(items[0].Body, "the answer text") {
 		t.Fatalf("inbox %+v", items)
 	}
-	if !strings.Contains(kinds(out), KindUndelivered) || !strings.Contains(kinds(out), KindInbox) {
+	if !strings.Contains(kinds(out), string(wire.KindUndelivered)) || !strings.Contains(kinds(out), string(wire.KindInbox)) {
 		t.Errorf("records %s", kinds(out))
 	}
 }
@@ -123,7 +123,7 @@ func TestUndeliverableHumanTextComesBackToTheInbox(t *testing.T) {
 func TestAnswerToRestartingAgentIsTaken(t *testing.T) {
 	l := team()
 	l.Block("qa", parse1(t, "[ROUTE]\nto: team-lead\ntype: blocker\ntask: T-1\nbody: ship it?\n[/ROUTE]"), t0)
-	l.AgentState("qa", StateExited, map[string]string{"final": "false"}, t0)
+	l.AgentState("qa", wire.StateExited, map[string]string{"final": "false"}, t0)
 	if out, err := l.Answer("m-1", "yes", t0); err != nil || len(deliveriesTo(out, "qa")) != 1 {
 		t.Fatalf("err %v out %+v", err, out)
 	}

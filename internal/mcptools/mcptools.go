@@ -17,8 +17,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/teamlead/teamlead/internal/engine"
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/questions"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -27,7 +28,7 @@ type Team interface {
 	Route(headers map[string]string, body string) (answers []string, refused bool, err error)
 	Ask(a questions.Ask) (questions.Question, error)
 	Questions(status, id string) ([]questions.Question, error)
-	Agents() ([]engine.AgentInfo, error)
+	Agents() ([]readmodel.AgentInfo, error)
 	Audit(q store.Query, fn func(store.Record) error) error
 }
 
@@ -172,7 +173,7 @@ func (t tools) ask(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolRes
 func (t tools) inbox(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	limit := min(max(r.GetInt("limit", 10), 1), 50)
 	var lines []string
-	err := t.team.Audit(store.Query{Agent: t.me, Kind: "message", Reverse: true, Limit: 200}, func(rec store.Record) error {
+	err := t.team.Audit(store.Query{Agent: t.me, Kind: wire.KindMessage, Reverse: true, Limit: 200}, func(rec store.Record) error {
 		if len(lines) >= limit || !sentTo(rec, t.me) {
 			return nil
 		}

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/teamlead/teamlead/configs"
+	"github.com/teamlead/teamlead/internal/yamlstrict"
 )
 
 // ErrPolicy is wrapped by every error about a policy file.
@@ -61,23 +62,21 @@ func Builtin() (*Policy, error) {
 
 var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
 // Parse checks a policy file's text strictly: an unknown key, a key given
 // twice, a bad rule or value is an error naming file:line and the field.
 func Parse(file string, data []byte) (*Policy, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 1
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			fmt.Sscan(m[1], &line)
+		if l, mark := yamlstrict.ErrorLine(err.Error()); mark != "" {
+			line = l
 		}
 		return nil, &PolicyError{File: file, Line: line, Field: "(file)", Msg: "not YAML: " + err.Error()}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &PolicyError{File: file, Line: 1, Field: "(file)", Msg: "the file is empty: write default:, rules: and agents:"}
 	}
-	root := deref(doc.Content[0])
+	root := yamlstrict.Deref(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
 		return nil, &PolicyError{File: file, Line: root.Line, Field: "(top level)", Msg: "expected a mapping with default, rules and agents"}
 	}
@@ -137,7 +136,7 @@ func parseEntries(file string, n *yaml.Node, field, agent string) ([]Entry, erro
 	}
 	var out []Entry
 	for i, item := range n.Content {
-		item = deref(item)
+		item = yamlstrict.Deref(item)
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if item.Kind != yaml.MappingNode {
 			return nil, fieldErr(file, item, f, "expected {match: …, decide: …, why: …}", nil)
@@ -176,7 +175,7 @@ func parseEntryField(file, f string, k, v *yaml.Node, e *Entry, matches *[]*yaml
 			*matches = append(*matches, v)
 		case yaml.SequenceNode:
 			for _, m := range v.Content {
-				if m = deref(m); m.Kind != yaml.ScalarNode {
+				if m = yamlstrict.Deref(m); m.Kind != yaml.ScalarNode {
 					return fieldErr(file, m, name, "expected a rule such as Bash(go test:*)", nil)
 				}
 				*matches = append(*matches, m)
@@ -222,36 +221,14 @@ func parseEntryField(file, f string, k, v *yaml.Node, e *Entry, matches *[]*yaml
 // eachKey walks a mapping, refusing duplicate keys and, when known is not
 // nil, keys not in it.
 func eachKey(file string, n *yaml.Node, path string, known []string, do func(k, v *yaml.Node) error) error {
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], deref(n.Content[i+1])
-		f := k.Value
-		if path != "" {
-			f = path + "." + k.Value
-		}
-		if known != nil && !contains(known, k.Value) {
-			return fieldErr(file, k, f, "unknown field; known fields are "+strings.Join(known, ", "), nil)
-		}
-		if prev, dup := seen[k.Value]; dup {
-			return fieldErr(file, k, f, fmt.Sprintf("given twice (first on line %d)", prev), nil)
-		}
-		seen[k.Value] = k.Line
-		if err := do(k, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return yamlstrict.Mapping{Known: known,
+		Each: func(_ string, k, v *yaml.Node) error { return do(k, v) },
+		Bad:  func(field string, k *yaml.Node, msg string) error { return fieldErr(file, k, field, msg, nil) },
+	}.Walk(n, path)
 }
 
 func fieldErr(file string, n *yaml.Node, field, msg string, err error) error {
 	return &PolicyError{File: file, Line: n.Line, Field: field, Msg: msg, Err: err}
-}
-
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
@@ -263,7 +240,7 @@ func child(n *yaml.Node, key string) *yaml.Node {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return deref(n.Content[i+1])
+			return yamlstrict.Deref(n.Content[i+1])
 		}
 	}
 	return nil

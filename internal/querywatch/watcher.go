@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/internal/spc"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/teamlead/teamlead/internal/dirwatch"
+	"github.com/teamlead/teamlead/internal/queryfiles"
 )
 
 // Event is a new or changed query file, reported by a Watcher.
@@ -26,9 +26,9 @@ type Event struct {
 	// Path is the query file (absolute).
 	Path string
 	// Query is the parsed file, nil when Err is set.
-	Query *spc.Query
+	Query *queryfiles.Query
 	// Err is why the file cannot be read as a query. It matches
-	// spc.ErrIncomplete only for a file left incomplete for a while (see NewWatcher).
+	// queryfiles.ErrIncomplete only for a file left incomplete for a while (see NewWatcher).
 	Err error
 }
 
@@ -83,7 +83,7 @@ type fireMsg struct {
 // whenever the content changes. Responses, the index and other files are
 // ignored; a deleted file is not reported. A file that looks half-written
 // is read again when it changes, and reported (with an error matching
-// spc.ErrIncomplete) only if it stays so for a few seconds. Call Close when
+// queryfiles.ErrIncomplete) only if it stays so for a few seconds. Call Close when
 // done; fn must not call Close.
 func NewWatcher(fn func(Event)) (*Watcher, error) {
 	return newWatcher(fn, staleAfter, nil)
@@ -119,7 +119,7 @@ func (w *Watcher) Add(dir, owner string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return spc.ErrClosed
+		return queryfiles.ErrClosed
 	}
 	d, known := w.dirs[abs]
 	if !known {
@@ -162,7 +162,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		w.forgetWatch(name)
 	}
 	parent := filepath.Dir(name)
-	if d, ok := w.dirs[parent]; ok && d.watching == parent && spc.IsQueryFile(name) {
+	if d, ok := w.dirs[parent]; ok && d.watching == parent && queryfiles.IsQueryFile(name) {
 		w.schedule(name, debounce, false)
 	}
 	for path, d := range w.dirs {
@@ -195,7 +195,7 @@ func (w *Watcher) scan(dir string) {
 		return // gone again; its removal moves the watch
 	}
 	for _, e := range entries {
-		if !e.IsDir() && spc.IsQueryFile(e.Name()) {
+		if !e.IsDir() && queryfiles.IsQueryFile(e.Name()) {
 			w.schedule(filepath.Join(dir, e.Name()), debounce, false)
 		}
 	}
@@ -223,12 +223,12 @@ func (w *Watcher) refresh(m fireMsg) {
 	ev := Event{Dir: filepath.Dir(m.path), Owner: d.owner, Path: m.path}
 	w.mu.Unlock()
 
-	data, _, err := spc.ReadFile(m.path)
-	gone := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, spc.ErrNotRegular)
+	data, _, err := queryfiles.ReadFile(m.path)
+	gone := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, queryfiles.ErrNotRegular)
 	var sum [32]byte
 	if err == nil {
 		sum = sha256.Sum256(data)
-		ev.Query, ev.Err = spc.ParseQuery(m.path, data)
+		ev.Query, ev.Err = queryfiles.ParseQuery(m.path, data)
 	} else {
 		sum = sha256.Sum256([]byte("error: " + err.Error()))
 		ev.Err = fmt.Errorf("spc: %w", err)
@@ -247,7 +247,7 @@ func (w *Watcher) refresh(m fireMsg) {
 		outcome = "gone"
 	case f.reported && f.sum == sum:
 		outcome = "unchanged"
-	case errors.Is(ev.Err, spc.ErrIncomplete) && !m.final:
+	case errors.Is(ev.Err, queryfiles.ErrIncomplete) && !m.final:
 		if w.stale > 0 {
 			w.schedule(m.path, w.stale, true)
 		}

@@ -3,7 +3,6 @@ package querywatch
 import (
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/internal/spc"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/queryfiles"
 )
 
 // deadline bounds every wait; a healthy run takes milliseconds.
@@ -199,7 +200,7 @@ func TestWatcherExistingAndNewFiles(t *testing.T) {
 	e := r.waitEvent(t, "the query already there", isQuery(seed, "query-20260115-001"))
 	assertEqual(t, e.Dir, dir)
 	assertEqual(t, e.Owner, "developer")
-	assertEqual(t, e.Query.Priority, spc.PriorityBlocker)
+	assertEqual(t, e.Query.Priority, queryfiles.PriorityBlocker)
 
 	next := filepath.Join(dir, "query-20260115-002.yaml")
 	writeFile(t, next, query("query-20260115-002"))
@@ -207,7 +208,7 @@ func TestWatcherExistingAndNewFiles(t *testing.T) {
 
 	writeFile(t, next, strings.Replace(query("query-20260115-002"), "high", "low", 1))
 	e = r.waitEvent(t, "the changed query", isQuery(next, "query-20260115-002"))
-	assertEqual(t, e.Query.Priority, spc.PriorityLow)
+	assertEqual(t, e.Query.Priority, queryfiles.PriorityLow)
 }
 
 func TestWatcherTwoParts(t *testing.T) {
@@ -249,7 +250,7 @@ func TestWatcherIncompleteReportedWhenItStays(t *testing.T) {
 	path := filepath.Join(dir, "query-b.yaml")
 	writeFile(t, path, "id: q-b\nfrom: qa\n")
 	e := r.waitEvent(t, "the incomplete query", func(e Event) bool { return e.Path == path })
-	if !errors.Is(e.Err, spc.ErrMissingField) || !errors.Is(e.Err, spc.ErrIncomplete) || e.Query != nil {
+	if !errors.Is(e.Err, queryfiles.ErrMissingField) || !errors.Is(e.Err, queryfiles.ErrIncomplete) || e.Query != nil {
 		t.Fatalf("event %+v", e)
 	}
 	writeFile(t, path, "id: q-b\nfrom: qa\n") // same content: not again
@@ -361,7 +362,7 @@ func TestWatcherBadYAMLReportedOnce(t *testing.T) {
 	const bad = "id: q-g\nfrom: designer\nto: pm\nquestion: Which: A or B?\n"
 	writeFile(t, path, bad)
 	e := r.waitEvent(t, "the bad query", func(e Event) bool { return e.Path == path })
-	if !errors.Is(e.Err, spc.ErrBadYAML) || errors.Is(e.Err, spc.ErrIncomplete) || e.Query != nil {
+	if !errors.Is(e.Err, queryfiles.ErrBadYAML) || errors.Is(e.Err, queryfiles.ErrIncomplete) || e.Query != nil {
 		t.Fatalf("event %+v", e)
 	}
 	if !strings.Contains(e.Err.Error(), "query-g.yaml:4:") {
@@ -378,7 +379,7 @@ func TestWatcherBadYAMLReportedOnce(t *testing.T) {
 	}
 	writeFile(t, path, bad+"priority: urgent\n")
 	e = r.waitEvent(t, "the other bad query", func(e Event) bool { return e.Path == path })
-	if !errors.Is(e.Err, spc.ErrBadYAML) {
+	if !errors.Is(e.Err, queryfiles.ErrBadYAML) {
 		t.Errorf("event %+v", e)
 	}
 }
@@ -393,10 +394,10 @@ func TestWatcherIgnoresOtherFiles(t *testing.T) {
 	writeFile(t, queryPath, query("q-h"))
 	r.waitEvent(t, "the query", isQuery(queryPath, "q-h"))
 
-	if _, err := spc.WriteResponse(queryPath, spc.Response{QueryID: "q-h", From: "architect", Answer: "SSE"}); err != nil {
+	if _, err := queryfiles.WriteResponse(queryPath, queryfiles.Response{QueryID: "q-h", From: "architect", Answer: "SSE"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := spc.UpsertIndex(dir, spc.IndexEntry{ID: "q-h", File: "query-h.yaml"}); err != nil {
+	if _, err := queryfiles.UpsertIndex(dir, queryfiles.IndexEntry{ID: "q-h", File: "query-h.yaml"}); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "notes.txt"), "x")
@@ -405,11 +406,11 @@ func TestWatcherIgnoresOtherFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The status update is a change to the query: reported, as answered.
-	if err := spc.SetStatus(queryPath, spc.StatusAnswered); err != nil {
+	if err := queryfiles.SetStatus(queryPath, queryfiles.StatusAnswered); err != nil {
 		t.Fatal(err)
 	}
 	e := r.waitEvent(t, "the answered query", isQuery(queryPath, "q-h"))
-	assertEqual(t, e.Query.Status, spc.StatusAnswered)
+	assertEqual(t, e.Query.Status, queryfiles.StatusAnswered)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -485,7 +486,7 @@ func TestWatcherClose(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if err := w.Add(dir, ""); !errors.Is(err, spc.ErrClosed) {
+	if err := w.Add(dir, ""); !errors.Is(err, queryfiles.ErrClosed) {
 		t.Errorf("Add after Close: %v", err)
 	}
 	writeFile(t, filepath.Join(dir, "query-late.yaml"), query("late"))
@@ -502,7 +503,7 @@ func TestWatcherGarbage(t *testing.T) {
 		{0xff, 0xfe, 0x00, 0x01},
 		[]byte("a: &x [*x]\nid: *x\n"),
 		[]byte(strings.Repeat("- ", 5000)),
-		[]byte("id: q\nfrom: a\nto: b\nquestion: x\n" + strings.Repeat("x", 1<<20)), // spc reads at most 1 MiB,
+		[]byte("id: q\nfrom: a\nto: b\nquestion: x\n" + strings.Repeat("x", 1<<20)), // queryfiles reads at most 1 MiB,
 	}
 	for i, data := range garbage {
 		path := filepath.Join(dir, fmt.Sprintf("query-garbage-%d.yaml", i))
@@ -517,16 +518,16 @@ func TestWatcherGarbage(t *testing.T) {
 	}
 }
 
-// seedQuery and seedResponse are files of spc's test data.
+// seedQuery and seedResponse are files of queryfiles' test data.
 const (
 	seedQuery    = "query-20260115-001.yaml"
 	seedResponse = "query-20260115-001-response.yaml"
 )
 
-// readTestdata returns a file from spc's testdata.
+// readTestdata returns a file from queryfiles' testdata.
 func readTestdata(tb testing.TB, name string) []byte {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "spc", "testdata", name))
+	data, err := os.ReadFile(filepath.Join("..", "queryfiles", "testdata", name))
 	if err != nil {
 		tb.Fatal(err)
 	}

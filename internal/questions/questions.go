@@ -176,7 +176,7 @@ func (m *Machine) Ask(a Ask, now time.Time) (Question, Effects, error) {
 		Asker: a.Asker, Task: a.Task, Status: Pending, Created: now}
 	m.next++
 	m.pending[q.ID] = q
-	eff.Records = append(eff.Records, m.record(q, "question", "question.ask."+q.ID, now, q.Text))
+	eff.Records = append(eff.Records, m.record(q, wire.KindQuestion, "question.ask."+q.ID, now, q.Text))
 	route := m.routes.Match(q.Topic)
 	m.assign(q, route, route.Answerer.String(), "routed by "+patternName(route), now, &eff)
 	return *q, eff, nil
@@ -218,14 +218,14 @@ func (m *Machine) assign(q *Question, route Route, answerer, why string, now tim
 	a, _ := ParseAnswerer(answerer)
 	switch a.Kind {
 	case KindAgent:
-		eff.Records = append(eff.Records, m.record(q, "question-task", "agent.task.question-answerer", now, "asked "+a.Name))
+		eff.Records = append(eff.Records, m.record(q, wire.KindQuestionTask, wire.SubjectQuestionAnswerer, now, "asked "+a.Name))
 		eff.Deliveries = append(eff.Deliveries, wire.Delivery{Agent: a.Name, Kind: "question", MsgID: q.ID, From: "team-lead",
 			Task: q.Task, Type: "question", Text: QuestionText(q, a.Name), Time: now})
 	case KindTool:
-		eff.Records = append(eff.Records, m.record(q, "question-task", "tool.task."+a.Name, now, "asked "+answerer))
+		eff.Records = append(eff.Records, m.record(q, wire.KindQuestionTask, "tool.task."+a.Name, now, "asked "+answerer))
 		eff.Tools = append(eff.Tools, ToolTask{Question: *q, Tool: a.Name})
 	default: // human and team answer in the console
-		eff.Records = append(eff.Records, m.record(q, "question-queue", "human.questions", now, q.Text))
+		eff.Records = append(eff.Records, m.record(q, wire.KindQuestionQueue, wire.SubjectHumanQuestions, now, q.Text))
 	}
 	for _, url := range route.Notify {
 		eff.Notify = append(eff.Notify, notification(url, q, "question "+q.ID+" for "+answerer))
@@ -249,7 +249,7 @@ func (m *Machine) pickAgent(name, capability, asker string) string {
 func (m *Machine) hop(q *Question, to, why string, now time.Time, eff *Effects) {
 	q.Hops = append(q.Hops, Hop{From: q.Answerer, To: to, At: now, Why: why})
 	if q.Answerer != "" {
-		eff.Records = append(eff.Records, m.record(q, "question-escalate", "question.escalate."+q.ID, now, q.Answerer+" → "+to+": "+why))
+		eff.Records = append(eff.Records, m.record(q, wire.KindQuestionEscalate, "question.escalate."+q.ID, now, q.Answerer+" → "+to+": "+why))
 	}
 }
 
@@ -271,7 +271,7 @@ func (m *Machine) escalate(q *Question, next *Answerer, now time.Time, eff *Effe
 		q.Deadline = time.Time{}
 		delete(m.pending, q.ID)
 		eff.Questions = append(eff.Questions, *q)
-		eff.Records = append(eff.Records, m.record(q, "question-timeout", "question.timeout."+q.ID, now, "timed out: "+why))
+		eff.Records = append(eff.Records, m.record(q, wire.KindQuestionTimeout, "question.timeout."+q.ID, now, "timed out: "+why))
 		eff.Notify = append(eff.Notify, notification("bell://console", q, "question "+q.ID+" timed out: "+why))
 		return
 	}
@@ -300,7 +300,7 @@ func (m *Machine) Tick(now time.Time) Effects {
 		if q.Deadline.IsZero() || now.Before(q.Deadline) {
 			continue
 		}
-		eff.Records = append(eff.Records, m.record(q, "question-timeout", "question.timeout."+q.ID, now,
+		eff.Records = append(eff.Records, m.record(q, wire.KindQuestionTimeout, "question.timeout."+q.ID, now,
 			fmt.Sprintf("%s did not answer within %s", q.Answerer, q.Deadline.Sub(q.AssignedAt))))
 		var next *Answerer
 		if q.EscalateTo != "" {
@@ -348,7 +348,7 @@ func (m *Machine) Answer(id, by, text string, now time.Time) (Question, Effects,
 	q.Deadline = time.Time{}
 	delete(m.pending, id)
 	eff.Questions = append(eff.Questions, *q)
-	eff.Records = append(eff.Records, m.record(q, "question-answer", "question.answer."+q.ID, now, q.Answer))
+	eff.Records = append(eff.Records, m.record(q, wire.KindQuestionAnswer, "question.answer."+q.ID, now, q.Answer))
 	if q.Asker != "" && q.Asker != "human" {
 		eff.Deliveries = append(eff.Deliveries, wire.Delivery{Agent: q.Asker, Kind: "answer", MsgID: q.ID, From: "team-lead",
 			Task: q.Task, Type: "answer", Text: AnswerText(q), Time: now})
@@ -370,7 +370,7 @@ func (m *Machine) Drop(id, by, reason string, now time.Time) (Question, Effects,
 	q.Deadline = time.Time{}
 	delete(m.pending, id)
 	eff.Questions = append(eff.Questions, *q)
-	eff.Records = append(eff.Records, m.record(q, "question-dropped", "question.dropped."+q.ID, now, reason))
+	eff.Records = append(eff.Records, m.record(q, wire.KindQuestionDropped, "question.dropped."+q.ID, now, reason))
 	return *q, eff, nil
 }
 
@@ -432,7 +432,7 @@ func SortForHuman(qs []Question) {
 	})
 }
 
-func (m *Machine) record(q *Question, kind, subject string, now time.Time, body string) wire.Record {
+func (m *Machine) record(q *Question, kind wire.Kind, subject string, now time.Time, body string) wire.Record {
 	f := map[string]string{"topic": q.Topic, "answerer": q.Answerer, "urgency": q.Urgency, "status": string(q.Status)}
 	if !q.Deadline.IsZero() {
 		f["deadline"] = q.Deadline.UTC().Format(time.RFC3339Nano)
@@ -504,7 +504,7 @@ func (m *Machine) EscalateNow(id string, now time.Time) (Effects, error) {
 			next = &a
 		}
 	}
-	eff.Records = append(eff.Records, m.record(q, "question-escalate", "question.escalate."+q.ID, now, "escalated by the human"))
+	eff.Records = append(eff.Records, m.record(q, wire.KindQuestionEscalate, "question.escalate."+q.ID, now, "escalated by the human"))
 	m.escalate(q, next, now, &eff)
 	return eff, nil
 }

@@ -42,6 +42,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/teamlead/teamlead/internal/config/fielderr"
+	"github.com/teamlead/teamlead/internal/yamlstrict"
 )
 
 // AnswererKind is the part of an answerer before the slash: agent, team,
@@ -601,7 +602,7 @@ func (p *rtParser) parse(data []byte) *Routes {
 		p.fail(1, "(file)", "the file is empty; write version: \"1\", routes: and default:, or delete the file to send every question to human/requester")
 		return nil
 	}
-	root := rtDeref(doc.Content[0])
+	root := yamlstrict.Deref(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
 		p.fail(root.Line, "(top level)", "expected a mapping with version:, routes: and default:")
 		return nil
@@ -622,7 +623,7 @@ func (p *rtParser) parse(data []byte) *Routes {
 				return
 			}
 			for i, n := range v.Content {
-				if rt, ok := p.route(rtDeref(n), fmt.Sprintf("routes[%d]", i), false); ok {
+				if rt, ok := p.route(yamlstrict.Deref(n), fmt.Sprintf("routes[%d]", i), false); ok {
 					r.Routes = append(r.Routes, rt)
 				}
 			}
@@ -646,44 +647,14 @@ func (p *rtParser) parse(data []byte) *Routes {
 	return r
 }
 
-// rtDeref follows an alias to its anchor.
-func rtDeref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
 // eachKey calls fn for each key of mapping n that is in known, reporting
 // unknown and repeated keys. path prefixes field names; hint is added to the
 // unknown-key message.
 func (p *rtParser) eachKey(n *yaml.Node, path string, known []string, hint string, fn func(key string, k, v *yaml.Node)) {
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := rtDeref(n.Content[i]), rtDeref(n.Content[i+1])
-		field := rtJoin(path, k.Value)
-		if k.Kind != yaml.ScalarNode {
-			p.fail(k.Line, rtJoin(path, "(key)"), "a key must be a plain word")
-			continue
-		}
-		if !slices.Contains(known, k.Value) {
-			p.fail(k.Line, field, "unknown field; known fields are "+strings.Join(known, ", ")+hint)
-			continue
-		}
-		if prev, dup := seen[k.Value]; dup {
-			p.fail(k.Line, field, fmt.Sprintf("given twice (first on line %d)", prev))
-			continue
-		}
-		seen[k.Value] = k.Line
-		fn(k.Value, k, v)
-	}
-}
-
-func rtJoin(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
+	_ = yamlstrict.Mapping{Known: known, Hint: hint, PlainKeys: true,
+		Each: func(_ string, k, v *yaml.Node) error { fn(k.Value, k, v); return nil },
+		Bad:  func(field string, k *yaml.Node, msg string) error { p.fail(k.Line, field, msg); return nil },
+	}.Walk(n, path)
 }
 
 // scalar returns the string value of a scalar node, reporting anything else.
@@ -714,7 +685,7 @@ func (p *rtParser) route(n *yaml.Node, path string, isDefault bool) (Route, bool
 	var havePattern, haveAnswerer bool
 	var slaLine, escLine, capLine int
 	p.eachKey(n, path, known, hint, func(key string, k, v *yaml.Node) {
-		field := rtJoin(path, key)
+		field := yamlstrict.Join(path, key)
 		if key == "notify" {
 			p.notify(v, field, &rt)
 			return
@@ -772,26 +743,26 @@ func (p *rtParser) route(n *yaml.Node, path string, isDefault bool) (Route, bool
 		}
 	})
 	if !isDefault && !havePattern {
-		p.fail(n.Line, rtJoin(path, "pattern"), "missing; every route needs a topic pattern, e.g. \"api.*\"")
+		p.fail(n.Line, yamlstrict.Join(path, "pattern"), "missing; every route needs a topic pattern, e.g. \"api.*\"")
 	}
 	if !haveAnswerer {
-		p.fail(n.Line, rtJoin(path, "answerer"), "missing; say who answers, e.g. agent/architect or human/requester")
+		p.fail(n.Line, yamlstrict.Join(path, "answerer"), "missing; say who answers, e.g. agent/architect or human/requester")
 	}
 	if len(p.errs) > before {
 		return rt, false
 	}
 	if rt.Capability != "" && rt.Answerer.Kind != KindAgent {
-		p.fail(capLine, rtJoin(path, "capability"), fmt.Sprintf("only agent answerers use a model capability, and %s is a %s; delete the key", rt.Answerer, rt.Answerer.Kind))
+		p.fail(capLine, yamlstrict.Join(path, "capability"), fmt.Sprintf("only agent answerers use a model capability, and %s is a %s; delete the key", rt.Answerer, rt.Answerer.Kind))
 	}
 	if rt.EscalateTo != nil && *rt.EscalateTo == rt.Answerer {
-		p.fail(escLine, rtJoin(path, "escalate_to"), fmt.Sprintf("escalates to its own answerer %s; name someone else or delete the key", rt.Answerer))
+		p.fail(escLine, yamlstrict.Join(path, "escalate_to"), fmt.Sprintf("escalates to its own answerer %s; name someone else or delete the key", rt.Answerer))
 	}
 	if rt.EscalateTo != nil && rt.SLA == 0 {
 		line := escLine
 		if slaLine != 0 {
 			line = slaLine
 		}
-		p.fail(line, rtJoin(path, "escalate_to"), "has no effect without an sla; add sla: (e.g. 4h) or delete escalate_to")
+		p.fail(line, yamlstrict.Join(path, "escalate_to"), "has no effect without an sla; add sla: (e.g. 4h) or delete escalate_to")
 	}
 	return rt, len(p.errs) == before
 }
@@ -806,7 +777,7 @@ func (p *rtParser) notify(v *yaml.Node, field string, rt *Route) {
 		items = []*yaml.Node{v}
 	}
 	for i, it := range items {
-		it = rtDeref(it)
+		it = yamlstrict.Deref(it)
 		f := field
 		if v.Kind == yaml.SequenceNode {
 			f = fmt.Sprintf("%s[%d]", field, i)

@@ -19,9 +19,10 @@ import (
 
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/fakemodel"
+	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/testbin"
+	"github.com/teamlead/teamlead/internal/testwait"
 	"github.com/teamlead/teamlead/internal/vt"
 )
 
@@ -466,13 +467,8 @@ func (r *rig) kill() {
 	r.t.Helper()
 	_ = r.console.Process.Kill()
 	<-r.done
-	deadline := time.Now().Add(stepDeadline)
-	for len(fakemodel.WithHome(r.home)) > 0 {
-		if time.Now().After(deadline) {
-			r.t.Fatalf("the CLI still runs %s after the console was killed", stepDeadline)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Until(r.t, stepDeadline, func() bool { return len(fakemodel.WithHome(r.home)) == 0 },
+		func() string { return fmt.Sprintf("the CLI still runs %s after the console was killed", stepDeadline) })
 	r.logf("the CLI gone with the console")
 }
 
@@ -592,21 +588,21 @@ func (r *rig) screenState() string { return r.agent().Hook }
 
 // agent is the CLI agent as the console lists it (zero when the console
 // cannot be asked).
-func (r *rig) agent() engine.AgentInfo {
+func (r *rig) agent() readmodel.AgentInfo {
 	c, err := control.NewClient(r.state)
 	if err != nil {
-		return engine.AgentInfo{}
+		return readmodel.AgentInfo{}
 	}
 	list, err := c.Agents()
 	if err != nil {
-		return engine.AgentInfo{}
+		return readmodel.AgentInfo{}
 	}
 	for _, a := range list {
 		if a.Name == dev {
 			return a
 		}
 	}
-	return engine.AgentInfo{}
+	return readmodel.AgentInfo{}
 }
 
 // inboxItem waits until `teamlead inbox` lists a permission request whose

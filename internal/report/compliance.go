@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -62,7 +63,7 @@ func (c *Compliance) Add(r store.Record) error {
 	case act != "":
 		c.Actions[act]++
 	}
-	if r.Kind == "refusal" && r.Reason == "coordination-only role" {
+	if r.Kind == wire.KindRefusal && r.Reason == "coordination-only role" {
 		c.Refused = append(c.Refused, r)
 	}
 	return nil
@@ -71,9 +72,9 @@ func (c *Compliance) Add(r store.Record) error {
 // classify names the Team Lead's action in r ("" when r is not one).
 func classify(r store.Record) (act string, violation bool) {
 	switch r.Kind {
-	case "undelivered":
+	case wire.KindUndelivered:
 		return "", false // nothing was typed
-	case "delivered":
+	case wire.KindDelivered:
 		switch r.Fields["delivery"] {
 		case "relay":
 			if r.From == "team-lead" {
@@ -88,22 +89,22 @@ func classify(r store.Record) (act string, violation bool) {
 			return "", false // the human's own typing
 		}
 		return "", true
-	case "inbox", "question-queue":
+	case wire.KindInbox, wire.KindQuestionQueue:
 		return ActApprovalRequest, false
-	case "consult":
+	case wire.KindConsult:
 		if r.Fields["status"] == "pending" {
 			return ActApprovalRequest, false
 		}
-	case "question-task":
+	case wire.KindQuestionTask:
 		return ActAssign, false
-	case "task":
+	case wire.KindTask:
 		switch r.Fields["state"] {
 		case "in-review":
 			return ActAssign, false
 		case "passed":
 			return ActClose, false
 		}
-	case "permission":
+	case wire.KindPermission:
 		if r.Fields["decided_by"] == "policy" {
 			if r.Fields["status"] == "approved" {
 				return ActApproval, false

@@ -458,7 +458,7 @@ type exportDecide struct {
 
 // outcome names a decision record's result.
 func outcome(r store.Record) string {
-	return strings.TrimPrefix(r.Kind, "decision-")
+	return strings.TrimPrefix(string(r.Kind), "decision-")
 }
 
 func decideDoc(r store.Record) exportDecide {
@@ -602,17 +602,17 @@ func (r *csvRenderer) consultation(c *consult.Consultation, _ bool) error {
 	}
 	var verdicts, events, decisions []string
 	for _, v := range d.Verdicts {
-		verdicts = append(verdicts, fmt.Sprintf("%s %s %s: %s", v.At, v.By, v.Verdict, oneLine(v.Body)))
+		verdicts = append(verdicts, fmt.Sprintf("%s %s %s: %s", v.At, v.By, v.Verdict, OneLine(v.Body)))
 	}
 	for _, e := range d.Events {
-		events = append(events, fmt.Sprintf("%s %s %s%s: %s", e.At, e.Kind, e.By, arrow(e.To), oneLine(e.Body)))
+		events = append(events, fmt.Sprintf("%s %s %s%s: %s", e.At, e.Kind, e.By, arrow(e.To), OneLine(e.Body)))
 	}
 	for _, dd := range d.Decisions {
 		decisions = append(decisions, decisionLine(dd))
 	}
 	conds := make([]string, len(d.Conditions))
 	for i, s := range d.Conditions {
-		conds[i] = oneLine(s)
+		conds[i] = OneLine(s)
 	}
 	row := []string{d.ID, d.Created, d.Requester, d.RequesterRole, d.Consulted, d.ConsultedRole, d.Decision, d.Task,
 		strconv.FormatBool(d.Mandatory), d.Request, d.Status, strconv.Itoa(len(d.Verdicts)), firstAt, final, finalBy, finalAt,
@@ -645,7 +645,7 @@ func inert(v string) string {
 func decisionLine(d exportDecide) string {
 	s := fmt.Sprintf("%s %s %s", d.At, d.Outcome, Dash(d.Decision))
 	if d.HeldBy != "" {
-		s += " held by " + oneLine(d.HeldBy)
+		s += " held by " + OneLine(d.HeldBy)
 	}
 	return s
 }
@@ -658,8 +658,8 @@ func arrow(to string) string {
 	return " → " + to
 }
 
-// oneLine joins the lines of s with spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine joins the lines of s with spaces (and collapses its runs of spaces).
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // ---- md
 
@@ -761,7 +761,7 @@ func (m *mdRenderer) consultation(c *consult.Consultation, _ bool) error {
 	if len(d.Conditions) > 0 {
 		fmt.Fprintf(w, "\nConditions and recommendations:\n\n")
 		for _, c := range d.Conditions {
-			fmt.Fprintf(w, "- %s\n", mdText(oneLine(c)))
+			fmt.Fprintf(w, "- %s\n", mdText(OneLine(c)))
 		}
 	}
 	if len(d.Decisions) > 0 {
@@ -859,7 +859,7 @@ func orNone(s string) string {
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", "[", `\[`, "]", `\]`, "|", `\|`)
 
 // mdText escapes text for Markdown, on one line (also fit for a table cell).
-func mdText(s string) string { return mdEscaper.Replace(oneLine(s)) }
+func mdText(s string) string { return mdEscaper.Replace(OneLine(s)) }
 
 // cell is mdText for a table cell.
 func cell(s string) string { return mdText(s) }

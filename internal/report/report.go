@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -73,7 +74,7 @@ type csvWriter struct{ cw *csv.Writer }
 
 func (c *csvWriter) Write(r store.Record) error {
 	return c.cw.Write([]string{strconv.FormatUint(r.Seq, 10), r.Time.UTC().Format("2006-01-02T15:04:05.000000000Z07:00"),
-		r.Kind, r.Subject, r.Agent, r.From, strings.Join(r.To, ","), r.Type, r.Task, r.MsgID, r.Body, r.Reason, fields(r.Fields)})
+		string(r.Kind), r.Subject, r.Agent, r.From, strings.Join(r.To, ","), r.Type, r.Task, r.MsgID, r.Body, r.Reason, fields(r.Fields)})
 }
 
 func (c *csvWriter) Close() error {
@@ -86,7 +87,7 @@ func Line(r store.Record) string {
 	ts := r.Time.Local().Format("15:04:05.000")
 	// One line: a tab in an agent's text would draw rows of its own (the
 	// ninth red team forged Activity rows with them), so it shows escaped.
-	return fmt.Sprintf("%s  %-14s %s", ts, clip(textsafe.Line(r.Kind), 14), clip(textsafe.Line(Summary(r)), 160))
+	return fmt.Sprintf("%s  %-14s %s", ts, clip(textsafe.Line(string(r.Kind)), 14), clip(textsafe.Line(Summary(r)), 160))
 }
 
 // Summary says what r is about in a few words.
@@ -96,9 +97,9 @@ func Summary(r store.Record) string {
 		tag = "[" + tag + "] "
 	}
 	switch r.Kind {
-	case "message":
+	case wire.KindMessage:
 		return fmt.Sprintf("%s → %s %s%s", r.From, strings.Join(r.To, ", "), tag, firstLine(r.Body))
-	case "delivered", "undelivered":
+	case wire.KindDelivered, wire.KindUndelivered:
 		s := "to " + r.Agent // the human's words and notices have no message id
 		if r.MsgID != "" {
 			s = r.MsgID + " → " + r.Agent
@@ -110,7 +111,7 @@ func Summary(r store.Record) string {
 			s += ": " + r.Reason
 		}
 		return s
-	case "agent":
+	case wire.KindAgent:
 		s := r.Agent + " " + r.Reason
 		if pid := r.Fields["pid"]; pid != "" && pid != "0" {
 			s += " pid " + pid
@@ -128,17 +129,17 @@ func Summary(r store.Record) string {
 			s += " (isolation " + iso + ")"
 		}
 		return s
-	case "human":
+	case wire.KindHuman:
 		return "→ " + r.Agent + ": " + firstLine(r.Body)
-	case "impersonation":
+	case wire.KindImpersonation:
 		who := r.Agent
 		if who == "" {
 			who = "an agent's detached process"
 		}
 		return fmt.Sprintf("%s, pid %s (%s): %s — %s", who, r.Fields["pid"], r.Fields["cmdline"], firstLine(r.Body), firstLine(r.Reason))
-	case "warning":
+	case wire.KindWarning:
 		return firstLine(r.Body)
-	case "inbox", "gap":
+	case wire.KindInbox, wire.KindGap:
 		s := r.From + " " + tag
 		if t := r.Fields["topic"]; t != "" {
 			s += "(" + t + ") "
@@ -152,7 +153,7 @@ func Summary(r store.Record) string {
 // agent that could not start says why after its state: the audit table is
 // where a person looks for it once the console has quit.
 func Detail(r store.Record) string {
-	if e := r.Fields["error"]; r.Kind == "agent" && e != "" {
+	if e := r.Fields["error"]; r.Kind == wire.KindAgent && e != "" {
 		return firstLine(r.Reason + ": " + e)
 	}
 	if r.Reason != "" {

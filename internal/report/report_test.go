@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -93,7 +94,7 @@ func TestAge(t *testing.T) {
 // kind, the longest ones (decision-final, question-timeout) included.
 func TestLineKindColumnAligns(t *testing.T) {
 	col := -1
-	for _, kind := range []string{"task", "decision-final", "question-queue", "question-timeout", "consultation-escalated"} {
+	for _, kind := range []wire.Kind{"task", "decision-final", "question-queue", "question-timeout", "consultation-escalated"} {
 		line := []rune(Line(store.Record{Kind: kind, Agent: "architect", Reason: "why"}))
 		at := strings.Index(string(line), "architect:")
 		at = len([]rune(string(line)[:at]))

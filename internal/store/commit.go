@@ -166,7 +166,7 @@ func recordUnit(r *Record) (unit, error) {
 	for _, ix := range []struct {
 		prefix []byte
 		name   string
-	}{{prefixTask, r.Task}, {prefixType, r.Type}, {prefixKind, r.Kind}} {
+	}{{prefixTask, r.Task}, {prefixType, r.Type}, {prefixKind, string(r.Kind)}} {
 		if ix.name != "" {
 			u = append(u, op{key: postingKey(ix.prefix, ix.name, r.Seq), val: at})
 		}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // timeIndexBudget is how many time-index keys a query reads before deciding
@@ -27,7 +29,7 @@ type Query struct {
 	Agent string    // matches Record.Agent, Record.From or any of Record.To
 	Task  string    // matches Record.Task
 	Type  string    // matches Record.Type
-	Kind  string    // matches Record.Kind
+	Kind  wire.Kind // matches Record.Kind
 	Since time.Time // inclusive lower bound on Record.Time
 	Until time.Time // exclusive upper bound on Record.Time
 	// AfterSeq keeps only records with Seq > AfterSeq.
@@ -66,7 +68,7 @@ func (q Query) postings() [][]byte {
 	for _, f := range []struct {
 		ix   []byte
 		name string
-	}{{prefixAgent, q.Agent}, {prefixTask, q.Task}, {prefixType, q.Type}, {prefixKind, q.Kind}} {
+	}{{prefixAgent, q.Agent}, {prefixTask, q.Task}, {prefixType, q.Type}, {prefixKind, string(q.Kind)}} {
 		if f.name != "" {
 			ps = append(ps, postingPrefix(f.ix, f.name))
 		}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/teamlead/teamlead/bus/wire"
 )
 
 // longA and longB share their first maxIndexName bytes, so their index keys collide.
@@ -22,7 +24,7 @@ func fixture() []Record {
 	agents := []string{"dev", "qa", "lead", "a\x00b", "a", "\x01", longA, longB}
 	tasks := []string{"", "T-1", "T-2", "T-1\x00"}
 	types := []string{"", "task", "question", "answer"}
-	kinds := []string{"message", "delivery", "refusal"}
+	kinds := []wire.Kind{"message", "delivery", "refusal"}
 	var recs []Record
 	for i := range 120 {
 		r := Record{
@@ -122,7 +124,7 @@ func checkEveryCombination(t *testing.T, s *Store, recs []Record) {
 	for _, agent := range []string{"", "dev", "a\x00b", "\x01", longA, "nobody"} {
 		for _, task := range []string{"", "T-1", "T-1\x00"} {
 			for _, typ := range []string{"", "task"} {
-				for _, kind := range []string{"", "message", "refusal"} {
+				for _, kind := range []wire.Kind{"", "message", "refusal"} {
 					queries = append(queries, Query{Agent: agent, Task: task, Type: typ, Kind: kind})
 				}
 			}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/testwait"
 )
 
 // tmuxServer runs screens through a real tmux, on a private socket, to
@@ -97,17 +99,12 @@ func (s *tmuxServer) start(t *testing.T, data []byte, cols, rows, history int) s
 		"new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), cmd); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		out, err := s.run("display-message", "-p", "-t", name, "#{pane_title}")
-		if err == nil && strings.TrimSpace(out) == done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tmux never drew the bytes (title %q, err %v)", out, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var out string
+	var err error
+	testwait.Until(t, 20*time.Second, func() bool {
+		out, err = s.run("display-message", "-p", "-t", name, "#{pane_title}")
+		return err == nil && strings.TrimSpace(out) == done
+	}, func() string { return fmt.Sprintf("tmux never drew the bytes (title %q, err %v)", out, err) })
 	return name
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/tui/style"
@@ -16,7 +17,7 @@ import (
 const keep = 5000
 
 type entry struct {
-	kind string
+	kind wire.Kind
 	line string
 }
 
@@ -91,11 +92,11 @@ func (m Model) View() string {
 	for _, e := range vis[start:end] {
 		line := ansi.Truncate(e.line, max(m.width, 1), "…")
 		switch e.kind {
-		case "refusal", "reformat", "undelivered":
+		case wire.KindRefusal, wire.KindReformat, wire.KindUndelivered:
 			line = m.st.Error.Render(line)
-		case "inbox", "gap":
+		case wire.KindInbox, wire.KindGap:
 			line = m.st.Warn.Render(line)
-		case "agent", "delivered":
+		case wire.KindAgent, wire.KindDelivered:
 			line = m.st.Muted.Render(line)
 		default:
 			line = m.st.Text.Render(line)

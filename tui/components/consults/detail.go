@@ -89,7 +89,7 @@ func (m Model) detailView() string {
 			if n := len(l.Verdicts); n > 0 {
 				v := l.Verdicts[n-1]
 				line += fmt.Sprintf(" — %s by %s", v.Verdict, v.By)
-				if b := oneLine(v.Body); b != "" {
+				if b := report.OneLine(v.Body); b != "" {
 					line += ": " + b
 				}
 			}
@@ -111,7 +111,7 @@ func history(c consult.Consultation) []step {
 		if v.Verdict == consult.Resolved && v.By == consult.Human {
 			t = "concerns acknowledged by the human"
 		}
-		if b := oneLine(v.Body); b != "" {
+		if b := report.OneLine(v.Body); b != "" {
 			t += ": " + b
 		}
 		out = append(out, step{at: v.At, text: t})
@@ -133,7 +133,7 @@ func history(c consult.Consultation) []step {
 		default:
 			t = e.Kind + " by " + e.By
 		}
-		if b := oneLine(e.Body); b != "" {
+		if b := report.OneLine(e.Body); b != "" {
 			t += ": " + b
 		}
 		out = append(out, step{at: e.At, text: t})
@@ -181,5 +181,3 @@ func (m Model) blockOf(c consult.Consultation) (Block, bool) {
 	}
 	return Block{}, false
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

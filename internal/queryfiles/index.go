@@ -1,4 +1,4 @@
-package spc
+package queryfiles
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/yamlstrict"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -207,7 +209,7 @@ type indexEntryYAML struct {
 // entry converts a read entry.
 func (r indexEntryYAML) entry() IndexEntry {
 	d := &doc{file: IndexFile}
-	to := d.agents("to", deref(&r.To))
+	to := d.agents("to", yamlstrict.Deref(&r.To))
 	p, _ := ParsePriority(r.Priority)
 	s, _ := ParseStatus(r.Status)
 	return IndexEntry{

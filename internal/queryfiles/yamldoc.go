@@ -1,17 +1,16 @@
-package spc
+package queryfiles
 
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/teamlead/teamlead/internal/textdist"
+	"github.com/teamlead/teamlead/internal/yamlstrict"
 )
 
 // doc is one YAML file being read: its name, its bytes and the first
@@ -25,18 +24,15 @@ type doc struct {
 // utf8BOM is the byte order mark some editors put first; it is skipped.
 var utf8BOM = []byte("\xef\xbb\xbf")
 
-// yamlLine finds the line number in a yaml error message.
-var yamlLine = regexp.MustCompile(`line (\d+):`)
-
 // root parses d.data and returns its top-level mapping, or nil with d.err set.
 func (d *doc) root() *yaml.Node {
 	var n yaml.Node
 	if err := yaml.Unmarshal(d.data, &n); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = strings.TrimSpace(strings.Replace(msg, m[0], "", 1))
+		if l, mark := yamlstrict.ErrorLine(msg); mark != "" {
+			line = l
+			msg = strings.TrimSpace(strings.Replace(msg, mark, "", 1))
 		}
 		cut := line >= d.lastLine() || strings.Contains(msg, "end of stream") ||
 			strings.Contains(msg, "incomplete UTF-8")
@@ -46,7 +42,7 @@ func (d *doc) root() *yaml.Node {
 	}
 	var top *yaml.Node
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		top = deref(n.Content[0])
+		top = yamlstrict.Deref(n.Content[0])
 	}
 	if top == nil || (top.Kind == yaml.ScalarNode && top.Tag == "!!null") {
 		d.fail(&FieldError{Line: 0, Msg: "the file is empty", Err: ErrIncomplete, Incomplete: true})
@@ -98,7 +94,7 @@ func (d *doc) invalid(field string, n *yaml.Node, format string, args ...any) {
 func (d *doc) fields(m *yaml.Node, path string, known []string, fn func(key string, k, v *yaml.Node)) map[string]any {
 	present := map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if k := deref(m.Content[i]); k.Kind == yaml.ScalarNode {
+		if k := yamlstrict.Deref(m.Content[i]); k.Kind == yaml.ScalarNode {
 			if _, dup := present[k.Value]; !dup {
 				present[k.Value] = k.Line
 			}
@@ -107,13 +103,13 @@ func (d *doc) fields(m *yaml.Node, path string, known []string, fn func(key stri
 	var extra map[string]any
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := deref(m.Content[i]), deref(m.Content[i+1])
+		k, v := yamlstrict.Deref(m.Content[i]), yamlstrict.Deref(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			d.invalid(join(path, "(key)"), k, "a key must be plain text, got %s", kindName(k))
+			d.invalid(yamlstrict.Join(path, "(key)"), k, "a key must be plain text, got %s", kindName(k))
 			continue
 		}
 		if seen[k.Value] {
-			d.fail(&FieldError{Line: k.Line, Field: join(path, k.Value), Err: ErrInvalid,
+			d.fail(&FieldError{Line: k.Line, Field: yamlstrict.Join(path, k.Value), Err: ErrInvalid,
 				Msg: fmt.Sprintf("given twice (first on line %d); keep one", present[k.Value])})
 			continue
 		}
@@ -123,7 +119,7 @@ func (d *doc) fields(m *yaml.Node, path string, known []string, fn func(key stri
 			continue
 		}
 		if want := nearMiss(k.Value, known); want != "" && present[want] == 0 {
-			d.fail(&FieldError{Line: k.Line, Field: join(path, k.Value), Err: ErrInvalid,
+			d.fail(&FieldError{Line: k.Line, Field: yamlstrict.Join(path, k.Value), Err: ErrInvalid,
 				Incomplete: d.cut(k.Line),
 				Msg:        fmt.Sprintf("unknown field; did you mean %q? (fields are %s)", want, strings.Join(known, ", "))})
 			continue
@@ -179,17 +175,6 @@ func (d *doc) missing(required []string, values map[string]bool, hints map[strin
 		msg += fmt.Sprintf(" (also missing: %s)", strings.Join(absent[1:], ", "))
 	}
 	d.fail(&FieldError{Field: absent[0], Msg: msg, Err: ErrMissingField, Incomplete: true})
-}
-
-// deref follows an alias to the node it names.
-func deref(n *yaml.Node) *yaml.Node {
-	for range 8 {
-		if n.Kind != yaml.AliasNode || n.Alias == nil {
-			return n
-		}
-		n = n.Alias
-	}
-	return n
 }
 
 // kindName names a node's shape for messages.
@@ -254,12 +239,4 @@ func parseTime(s string) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// join makes the dotted name of key inside path.
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }

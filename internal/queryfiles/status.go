@@ -1,4 +1,4 @@
-package spc
+package queryfiles
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"unicode/utf8"
+
+	"github.com/teamlead/teamlead/internal/yamlstrict"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -55,7 +57,7 @@ func withStatus(path string, data []byte, status Status) ([]byte, error) {
 	if err := yaml.Unmarshal(body, &docNode); err != nil { // parsed above, so not expected
 		return nil, fmt.Errorf("spc: %s: %w: %v", path, ErrBadYAML, err)
 	}
-	root := deref(docNode.Content[0])
+	root := yamlstrict.Deref(docNode.Content[0])
 	if q.Status == status {
 		return nil, nil
 	}
@@ -92,7 +94,7 @@ func withStatus(path string, data []byte, status Status) ([]byte, error) {
 // statusNode finds the top-level status key and value, nil when absent.
 func statusNode(root *yaml.Node) (k, v *yaml.Node) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if k := deref(root.Content[i]); k.Kind == yaml.ScalarNode && k.Value == "status" {
+		if k := yamlstrict.Deref(root.Content[i]); k.Kind == yaml.ScalarNode && k.Value == "status" {
 			return k, root.Content[i+1]
 		}
 	}

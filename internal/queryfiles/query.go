@@ -1,4 +1,4 @@
-package spc
+package queryfiles
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/yamlstrict"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -163,7 +165,7 @@ func (d *doc) agents(field string, v *yaml.Node) []string {
 	}
 	var out []string
 	for _, it := range items {
-		it = deref(it)
+		it = yamlstrict.Deref(it)
 		if it.Kind != yaml.ScalarNode {
 			d.invalid(field, it, "want an agent name, got %s", kindName(it))
 			return nil
@@ -219,14 +221,14 @@ func (d *doc) options(field string, v *yaml.Node) []string {
 	}
 	var out []string
 	for i, it := range items {
-		it = deref(it)
+		it = yamlstrict.Deref(it)
 		at := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case it.Kind == yaml.ScalarNode:
 			out = append(out, it.Value)
 		case it.Kind == yaml.MappingNode && len(it.Content) == 2 &&
-			deref(it.Content[0]).Kind == yaml.ScalarNode && deref(it.Content[1]).Kind == yaml.ScalarNode:
-			out = append(out, deref(it.Content[0]).Value+": "+deref(it.Content[1]).Value)
+			yamlstrict.Deref(it.Content[0]).Kind == yaml.ScalarNode && yamlstrict.Deref(it.Content[1]).Kind == yaml.ScalarNode:
+			out = append(out, yamlstrict.Deref(it.Content[0]).Value+": "+yamlstrict.Deref(it.Content[1]).Value)
 		default:
 			d.invalid(at, it, "want the option as text in quotes, got %s", kindName(it))
 			return nil

@@ -1,4 +1,4 @@
-package spc
+package queryfiles
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-// Package spc reads and writes the inter-agent query files of seed 000:
+// Package queryfiles reads and writes the inter-agent query files of seed 000:
 // queries (.spc/queries/query-*.yaml), their responses
 // (query-...-response.yaml) and the optional index (index.yaml); and it
 // watches query folders, reporting each new or changed query once its
@@ -11,7 +11,7 @@
 // file, the line and the field, and says what to do. A file that looks cut
 // short also matches ErrIncomplete, so that a watcher waits for the writer to
 // finish instead of reporting it.
-package spc
+package queryfiles
 
 import (
 	"errors"
