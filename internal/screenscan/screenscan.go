@@ -196,7 +196,7 @@ func Join(rows []vt.Line, width int) string {
 	var b strings.Builder
 	continued := false // this row continues a program-wrapped one: drop its indentation
 	for i, r := range rows {
-		text := r.Text
+		text := unboxed(r.Text)
 		if continued {
 			text = strings.TrimLeft(text, " ")
 		}
@@ -216,6 +216,21 @@ func Join(rows []vt.Line, width int) string {
 		}
 	}
 	return b.String()
+}
+
+// unboxed drops the right border of a row a program drew inside a box
+// ("┃ text   ┃", as GitHub Copilot CLI frames a prompt): the padding and
+// border are not part of the text (an echo of typed text would otherwise
+// not be known again, and be read as the agent's own words).
+func unboxed(row string) string {
+	t := strings.TrimRight(row, " ")
+	l := strings.TrimLeft(t, " ")
+	for _, b := range []string{"┃", "│"} {
+		if len(l) > len(b) && strings.HasPrefix(l, b) && strings.HasSuffix(t, b) {
+			return strings.TrimRight(strings.TrimSuffix(t, b), " ")
+		}
+	}
+	return row
 }
 
 // programWrapped reports whether a program that wraps its own text at the

@@ -196,3 +196,18 @@ func TestJoinKeepsTheBlankAtAWrap(t *testing.T) {
 		}
 	}
 }
+
+// A row drawn inside a box keeps its text, not the box's padding and
+// right border (Copilot CLI frames the prompt it echoes so).
+func TestUnboxed(t *testing.T) {
+	for in, want := range map[string]string{
+		"┃ [ROUTE]                 ┃": "┃ [ROUTE]",
+		"  │ type: question  │   ":    "  │ type: question",
+		"plain text │":                "plain text │",
+		"┃":                           "┃",
+	} {
+		if got := unboxed(in); got != want {
+			t.Errorf("unboxed(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
