@@ -95,7 +95,7 @@ func Run(ctx context.Context, o Options) error {
 	var wg sync.WaitGroup
 	for _, l := range running {
 		wg.Add(1)
-		go func(l *local) { defer wg.Done(); l.a.Stop(); <-l.a.Done(); l.flushed() }(l)
+		go func(l *local) { defer wg.Done(); l.a.Stop(); <-l.a.Done(); l.send() }(l)
 	}
 	wg.Wait()
 	return nil
@@ -251,7 +251,7 @@ func (l *local) Output(_ string, data []byte) {
 // its place among the output: the console shows it and never parses it.
 func (l *local) Echo(_ string, data []byte) {
 	_, _ = l.term.Write(data)
-	l.flushed()
+	l.send()
 	_ = l.rep.report(l.ctx, l.name, wire.NodeEcho, wire.NodeOutputEvent{Data: append([]byte(nil), data...)})
 }
 
@@ -259,7 +259,7 @@ func (l *local) Echo(_ string, data []byte) {
 // The stop of a node's shutdown is not reported: the agent runs again
 // with the node, and messages for it wait until then.
 func (l *local) State(ev agents.StateEvent) {
-	l.flushed()
+	l.send()
 	if l.ctx.Err() != nil {
 		return
 	}
@@ -302,9 +302,6 @@ func (l *local) send() {
 		l.mu.Unlock()
 	}
 }
-
-// flushed reports the output that waits (a state change follows it).
-func (l *local) flushed() { l.send() }
 
 // deliver types each delivery the console sends, one at a time, and
 // confirms it once the agent read it: the server keeps it (and offers it

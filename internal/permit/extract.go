@@ -602,29 +602,25 @@ func (b *bashCheck) patchHits(pt part) []hit {
 			continue
 		}
 		// Backups go where these say: patch -b -B .git/hooks/ moved the
-		// file it patched into the hooks for the ninth red team.
-		if w, ok := val("-B", "--prefix"); ok {
-			outs = append(outs, unknownWord)
-			_ = w
-			continue
-		}
+		// file it patched into the hooks for the ninth red team; a suffix
+		// only when it names a folder.
 		if w, ok := val("-z", "--suffix"); ok {
 			if strings.Contains(w.Value, "/") || w.Dynamic {
 				outs = append(outs, unknownWord)
 			}
 			continue
 		}
-		if _, ok := val("-Y", "--basename-prefix"); ok {
-			outs = append(outs, unknownWord)
-			continue
+		taken := false
+		for _, o := range [][2]string{{"-B", "--prefix"}, {"-Y", "--basename-prefix"}, {"-D", "--ifdef"}, {"-F", "--fuzz"}, {"-V", "--version-control"}} {
+			if _, ok := val(o[0], o[1]); ok {
+				if o[0] == "-B" || o[0] == "-Y" {
+					outs = append(outs, unknownWord)
+				}
+				taken = true
+				break
+			}
 		}
-		if _, ok := val("-D", "--ifdef"); ok {
-			continue
-		}
-		if _, ok := val("-F", "--fuzz"); ok {
-			continue
-		}
-		if _, ok := val("-V", "--version-control"); ok {
+		if taken {
 			continue
 		}
 		switch {
