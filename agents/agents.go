@@ -13,6 +13,7 @@ package agents
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -471,4 +472,27 @@ func validate(s Spec) error {
 		return fmt.Errorf("%w: agent %q: paste mode %q: use auto, always or never", ErrBadSpec, s.Name, s.Preset.Paste)
 	}
 	return nil
+}
+
+// GuardSink is a Sink that also hears what an agent's sandbox did to keep
+// teamlead's files read-only while the agent ran (repin_linux.go): a
+// process killed because it held a protected file writable, the sandbox
+// stopped because such a file got a second name, or a file that could not
+// be pinned again. Guarded is called on the sandbox's own goroutine.
+type GuardSink interface {
+	Sink
+	// Guarded receives what was done (killed, stopped or unpinned), the
+	// file, and the details.
+	Guarded(agent, what, path, detail string)
+}
+
+// guarded passes a word of the agent's sandbox on to its sink.
+func (a *Agent) guarded(line string) {
+	gs, ok := a.sink.(GuardSink)
+	if !ok {
+		return
+	}
+	what, rest, _ := strings.Cut(line, "\t")
+	path, detail, _ := strings.Cut(rest, "\t")
+	gs.Guarded(a.spec.Name, what, path, detail)
 }

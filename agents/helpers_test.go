@@ -98,6 +98,20 @@ type recorder struct {
 	events []StateEvent
 	// outAtEvent is len(out) when each event arrived.
 	outAtEvent []int
+	guarded    []string // what the sandbox said it did (GuardSink)
+}
+
+func (r *recorder) Guarded(agent, what, path, detail string) {
+	r.mu.Lock()
+	r.guarded = append(r.guarded, what+" "+path+": "+detail)
+	r.mu.Unlock()
+}
+
+// guards is what the sandbox said it did to keep teamlead's files read-only.
+func (r *recorder) guards() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.guarded, "\n")
 }
 
 func (r *recorder) Output(agent string, data []byte) {

@@ -254,6 +254,35 @@ func protectable(paths []string, dir string) (protect, pins, kept []string) {
 	return protect, pins, kept
 }
 
+// watchable returns the paths of Spec.Protect that are files, or not there
+// yet, with the links of their folder followed: the shim pins each again
+// when it is replaced by rename (which drops a bind made over the file it
+// replaced) or appears (a policy file the human's first approve-always
+// makes), see repin_linux.go.
+func watchable(paths []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			dir, derr := filepath.EvalSymlinks(filepath.Dir(p))
+			if derr != nil {
+				continue
+			}
+			r = filepath.Join(dir, filepath.Base(p))
+		}
+		if st, err := os.Stat(r); (err == nil && st.IsDir()) || seen[r] {
+			continue
+		}
+		seen[r] = true
+		out = append(out, r)
+	}
+	return out
+}
+
 // SecretsDir is the folder, directly inside a protected folder, that a
 // sandbox hides instead of showing it read-only: the console keeps there
 // what grants more than reading (the token of its NATS server).

@@ -83,6 +83,10 @@ type shimConfig struct {
 	ReadOnly []string      `json:"read_only"`
 	Protect  []string      `json:"protect"`
 	Pin      []string      `json:"pin"`
+	// Watch are the protected files, and those still to be made, that
+	// the shim pins again whenever they are replaced or appear
+	// (repin_linux.go).
+	Watch []string `json:"watch,omitempty"`
 	// Stdio: the program has the shim's standard streams (Isolate), not
 	// a terminal of its own passed to the console.
 	Stdio bool `json:"stdio,omitempty"`
@@ -96,6 +100,9 @@ type sandboxCtl struct {
 	ws     syscall.WaitStatus
 	got    bool // ws was reported
 	note   string
+	// heard takes what the shim says about teamlead's files while the
+	// program runs (repin_linux.go); nil drops it.
+	heard func(string)
 }
 
 // programExited is closed once the agent's program has exited (its init
@@ -149,7 +156,7 @@ const sandboxStartTimeout = 30 * time.Second
 // program runs (or failed to start), with the shim's command (registered
 // with the reaper: waitedRoot once waited for), the terminal's master
 // and a slave.
-func startSandbox(cfg shimConfig) (cmd *exec.Cmd, ctl *sandboxCtl, master, tty *os.File, err error) {
+func startSandbox(cfg shimConfig, heard func(string)) (cmd *exec.Cmd, ctl *sandboxCtl, master, tty *os.File, err error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("socketpair: %w", err)
@@ -174,7 +181,7 @@ func startSandbox(cfg shimConfig) (cmd *exec.Cmd, ctl *sandboxCtl, master, tty *
 			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-			AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN},
+			AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE}, // ptrace: to look into every process (repin_linux.go)
 		},
 	}
 	startRoot(func() int {
@@ -245,7 +252,7 @@ func startSandbox(cfg shimConfig) (cmd *exec.Cmd, ctl *sandboxCtl, master, tty *
 		return fail(fmt.Errorf("non-blocking master: %w", err))
 	}
 	_, note, _ := strings.Cut(rest, " ")
-	ctl = &sandboxCtl{conn: conn, exited: make(chan struct{}), done: make(chan struct{}), note: note}
+	ctl = &sandboxCtl{conn: conn, exited: make(chan struct{}), done: make(chan struct{}), note: note, heard: heard}
 	go ctl.read()
 	return cmd, ctl, os.NewFile(uintptr(got[0]), "/dev/ptmx"), os.NewFile(uintptr(got[1]), "/dev/pts/0"), nil
 }
@@ -257,8 +264,10 @@ func (c *sandboxCtl) read() {
 	buf := make([]byte, 256)
 	for {
 		n, err := c.conn.Read(buf)
-		if n > 0 && !c.got {
-			if word, rest, _ := strings.Cut(string(buf[:n]), " "); word == "exit" {
+		if word, rest, _ := strings.Cut(string(buf[:n]), " "); n > 0 && word == "note" && c.heard != nil {
+			c.heard(rest)
+		} else if n > 0 && !c.got {
+			if word == "exit" {
 				if v, err := strconv.ParseUint(rest, 10, 32); err == nil {
 					c.ws, c.got = syscall.WaitStatus(v), true
 					close(c.exited)
@@ -316,7 +325,7 @@ func runProbe() error {
 	h := sandboxHides(os.Getuid(), os.Environ(), os.Environ(), nil)
 	cfg := shimConfig{Path: "/bin/sh", Args: []string{"/bin/sh", "-c", "exit 0"}, Dir: "/", Cols: 80, Rows: 24,
 		Grace: time.Second, Hide: h.dirs, HideFile: h.files, ReadOnly: h.readOnly}
-	cmd, ctl, master, tty, err := startSandbox(cfg)
+	cmd, ctl, master, tty, err := startSandbox(cfg, nil)
 	if err != nil {
 		return err
 	}
@@ -384,8 +393,9 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		return nil, fmt.Errorf("%w: agent %q: its folder is inside teamlead's own (%s), which agents may not change; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, strings.Join(unprotected, ", "))
 	}
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
-		Grace: s.Grace, Hide: append(h.dirs, secretDirs(s.Protect, os.Getuid())...), HideFile: h.files, ReadOnly: h.readOnly, Protect: protect, Pin: pins}
-	cmd, ctl, master, tty, err := startSandbox(cfg)
+		Grace: s.Grace, Hide: append(h.dirs, secretDirs(s.Protect, os.Getuid())...), HideFile: h.files, ReadOnly: h.readOnly, Protect: protect, Pin: pins,
+		Watch: watchable(s.Protect)}
+	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
 	}
@@ -485,6 +495,9 @@ func shimMain() int {
 	}
 	unix.Close(master)
 	unix.Close(slave)
+	if err := startRepin(cfg.Watch, func(s string) { _, _ = ctl.Write([]byte("note " + s)) }); err != nil {
+		_, _ = ctl.Write([]byte("note unpinned\t\t" + err.Error()))
+	}
 	ws := shimWait(pid, cfg.Grace, sigs, func(ws syscall.WaitStatus) {
 		_, _ = ctl.Write([]byte("exit " + strconv.FormatUint(uint64(ws), 10)))
 	})
@@ -534,6 +547,10 @@ func shimStdio(cfg shimConfig) int {
 	if err != nil {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
+	tell := func(s string) { fmt.Fprintln(os.Stderr, "teamlead sandbox:", strings.ReplaceAll(s, "\t", " ")) }
+	if err := startRepin(cfg.Watch, tell); err != nil {
+		tell(err.Error())
+	}
 	return shimExitStatus(shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {}))
 }
 
@@ -556,7 +573,8 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	h := sandboxHides(os.Getuid(), os.Environ(), env, []string{dir, cmd.Path})
 	prot, pins, _ := protectable(protect, dir)
 	cfg := shimConfig{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(env), Dir: dir, Grace: time.Second,
-		Hide: append(h.dirs, secretDirs(protect, os.Getuid())...), HideFile: h.files, ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true}
+		Hide: append(h.dirs, secretDirs(protect, os.Getuid())...), HideFile: h.files, ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true,
+		Watch: watchable(protect)}
 	data, err := json.Marshal(cfg)
 	if err != nil {
 		return false
@@ -586,7 +604,7 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN},
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE}, // ptrace: to look into every process (repin_linux.go)
 	}
 	return true
 }
@@ -627,6 +645,12 @@ func shimMounts(cfg shimConfig) error {
 		if err := unix.MountSetattr(unix.AT_FDCWD, r, unix.AT_RECURSIVE, &attr); err != nil {
 			return fmt.Errorf("make %s read-only: %w", r, err)
 		}
+	}
+	// Shared (and still receiving from the host): the program's namespace,
+	// made in a nested user namespace, receives what is mounted here
+	// later, the files pinned again (repin_linux.go).
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SHARED, ""); err != nil {
+		return fmt.Errorf("share its mounts with the program: %w", err)
 	}
 	return nil
 }

@@ -597,3 +597,82 @@ func TestSandboxRefusesAFolderInsideAHiddenOne(t *testing.T) {
 		t.Errorf("the agent in a hidden folder: %+v\n%s", ev, rec.output())
 	}
 }
+
+// A protected file replaced by rename (as the console's own writes, sed -i,
+// editors and upgrades replace a file) is read-only again in a running
+// sandbox, and so is one made after the sandbox started; a process of the
+// agent that got hold of the new file through a writable mount before the
+// pin (and could reopen it for writing through /proc) is killed and the
+// console told (red team 9a, finding 10).
+func TestSandboxPinsAReplacedFile(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare here")
+	}
+	tmp := t.TempDir()
+	work, conf := filepath.Join(tmp, "work"), filepath.Join(tmp, "conf")
+	for _, d := range []string{work, conf} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy, later, next := filepath.Join(conf, "policy.yaml"), filepath.Join(conf, "later.yaml"), filepath.Join(conf, "next.tmp")
+	for _, f := range []string{policy, next} {
+		if err := os.WriteFile(f, []byte("kept\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := fmt.Sprintf(`exec 2>&1
+held() { if "$@" >/dev/null 2>&1; then echo "BREACH: $*"; else echo "held: $*"; fi; }
+held sh -c 'echo forged >> %[1]s'
+sh -c 'exec 3< %[3]s; echo holding; exec sleep 600' &
+holder=$!
+unshare -Urm sh -c 'echo nested; exec sleep 600' &
+nested=$!
+until [ -e go ]; do sleep 0.05; done
+n=0
+while { [ -w %[1]s ] || [ -w %[2]s ]; } && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done
+held sh -c 'echo forged >> %[1]s'
+held sh -c 'echo forged >> %[2]s'
+held sh -c 'echo forged >> /proc/'$holder'/fd/3'
+n=0
+while kill -0 $holder 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done
+kill -0 $holder 2>/dev/null && echo "BREACH: the holder lives"
+n=0
+while kill -0 $nested 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done
+kill -0 $nested 2>/dev/null && echo "BREACH: the namespace where it is writable lives"
+echo checked
+`, policy, later, next)
+	rec := &recorder{}
+	a := Start(Spec{Name: "pinned", Isolation: IsolationSandbox, Dir: work, Command: []string{"/bin/sh", "-c", script},
+		Protect: []string{policy, later}}, rec)
+	defer a.Stop()
+	eventually(t, "the holder holds the next policy", rec.diag, func() bool { return rec.has("holding") && rec.has("nested") })
+	if err := os.Rename(next, policy); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(later, []byte("kept\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Done():
+	case <-time.After(waitTimeout):
+		t.Fatalf("timed out\n%s", rec.diag())
+	}
+	out := rec.output()
+	checkSandboxReport(t, out)
+	if n := strings.Count(out, "held: "); n != 4 {
+		t.Errorf("%d attempts held, want 4:\n%s", n, out)
+	}
+	for _, f := range []string{policy, later} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "kept\n" {
+			t.Errorf("%s: %q, %v", f, b, err)
+		}
+	}
+	if g := rec.guards(); !strings.Contains(g, "killed "+policy) || !strings.Contains(g, "held it open") || !strings.Contains(g, "mount namespace of its own") {
+		t.Errorf("the console was told %q", g)
+	}
+}

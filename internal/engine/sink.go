@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -281,5 +282,17 @@ func (s *sink) settle() bool {
 			return true
 		}
 		quiet.Reset(scanQuiet)
+	}
+}
+
+// Guarded takes what the agent's sandbox did to keep teamlead's files
+// read-only (agents.GuardSink): a process killed, or the sandbox stopped,
+// is recorded as a refusal of the agent's, for the human to see.
+func (s *sink) Guarded(agent, what, path, detail string) {
+	switch what {
+	case "killed", "stopped":
+		s.e.Impersonation(agent, "keep "+path+" writable", what+": "+detail, map[string]string{"file": path})
+	default:
+		s.e.Warn(fmt.Sprintf("%s's sandbox could not make %s read-only again: %s", agent, path, detail))
 	}
 }

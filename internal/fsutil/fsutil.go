@@ -60,6 +60,42 @@ func WriteFileAtomicIf(path string, data []byte, perm os.FileMode, check func() 
 	return os.Rename(name, path)
 }
 
+// Rewrite writes data over the file at path in place, keeping the file
+// itself (its inode): a read-only bind an agent's sandbox holds over it
+// stays on it, where a rename would put a new file in its place and drop
+// the bind. Only the bytes from the first that differs are written, then
+// the file is cut to the new length and synced; a reader may see a mix
+// for that moment, so it is for files read by the console under its own
+// lock (the policy). A missing file is made as WriteFileAtomic makes it.
+func Rewrite(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return WriteFileAtomic(path, data, perm)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	}
+	old, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	i := 0
+	for i < len(old) && i < len(data) && old[i] == data[i] {
+		i++
+	}
+	if _, err := f.WriteAt(data[i:], int64(i)); err != nil {
+		return err
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
 // Perm is the permission bits of the file at path (through links), or def
 // when there is none to read them from.
 func Perm(path string, def os.FileMode) os.FileMode {

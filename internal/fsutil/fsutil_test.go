@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -45,5 +46,37 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, "no", "f"), nil, 0o644); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("into a missing folder: %v", err)
+	}
+}
+
+// Rewrite keeps the file (a sandbox's bind over it holds that inode) and
+// leaves exactly the new content, longer or shorter.
+func TestRewriteKeepsTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := Rewrite(path, []byte("rules:\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(path)
+	if err != nil || before.Mode().Perm() != 0o640 {
+		t.Fatalf("made: %v %v", before, err)
+	}
+	for _, want := range []string{"rules:\n  - Bash(go test:*)\n", "rules:\n", "", "other\n"} {
+		if err := Rewrite(path, []byte(want), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != want {
+			t.Errorf("content %q, %v; want %q", got, err, want)
+		}
+		now, err := os.Stat(path)
+		if err != nil || !os.SameFile(before, now) {
+			t.Errorf("the file was replaced writing %q", want)
+		}
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
+		if err := Rewrite(fifo, []byte("x"), 0o600); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("a FIFO: %v", err)
+		}
 	}
 }

@@ -1,0 +1,383 @@
+//go:build linux
+
+package agents
+
+// Keeping teamlead's files read-only when they are replaced. A read-only
+// bind over a file holds that file, not its name: when the human (or the
+// console, or an upgrade) renames a new file over the name, the kernel
+// detaches the bind in every namespace, and the new file is writable in
+// the sandbox (red team 9a, finding 10). The shim therefore watches the
+// folders of the protected files and, when one is replaced or appears,
+// binds it read-only again in its own namespace; its mounts are shared
+// with the agent's namespace (a slave of it), so the bind reaches the
+// agent and every namespace the agent made from it. Then any process of
+// the sandbox still holding the new file through a writable mount (a
+// descriptor opened in the moment between the rename and the bind, which
+// /proc/self/fd would reopen for writing, or a shared writable mapping) is
+// killed, and a second name given to the file in that moment stops the
+// sandbox, each said to the console.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// repinner watches the folders of the protected files.
+type repinner struct {
+	fd      int
+	dirs    map[int]string  // watch descriptor → folder
+	watched map[string]bool // the files' paths
+	tell    func(string)    // a line for the console
+}
+
+// startRepin watches the folders of paths (files, or files still to be
+// made) and pins again any of them replaced or made from now on; those
+// already there but not pinned (made since the console listed them) are
+// pinned at once. tell says to the console what was done about a process.
+func startRepin(paths []string, tell func(string)) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("watch teamlead's files: %w", err)
+	}
+	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, tell: tell}
+	for _, p := range paths {
+		dir := filepath.Dir(p)
+		wd, err := unix.InotifyAddWatch(fd, dir, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ONLYDIR)
+		if err != nil {
+			continue // no folder: nothing can appear in it
+		}
+		r.dirs[wd] = dir
+		r.watched[p] = true
+	}
+	for p := range r.watched {
+		r.pin(p)
+	}
+	go r.loop()
+	return nil
+}
+
+// loop pins each watched file named by an event.
+func (r *repinner) loop() {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := unix.Read(r.fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+				for p := range r.watched {
+					r.pin(p)
+				}
+				continue
+			}
+			if p := filepath.Join(r.dirs[int(ev.Wd)], name); r.watched[p] {
+				r.pin(p)
+			}
+		}
+	}
+}
+
+// pin binds p read-only over itself unless it is a mount already, then
+// sees to the processes that got hold of it meanwhile.
+func (r *repinner) pin(p string) {
+	if err := pinFile(p); err != nil {
+		r.tell(fmt.Sprintf("unpinned\t%s\t%v", p, err))
+		return
+	}
+	r.evict(p)
+}
+
+// pinFile binds the file at p read-only over itself, unless p is missing,
+// a mount already, or a link (the guard sees a link put in a protected
+// file's place). The bind is made whole and read-only before it is
+// attached, so that every copy the attachment propagates is read-only too.
+func pinFile(p string) error {
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	var sx unix.Statx_t
+	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &sx); err != nil {
+		return err
+	}
+	if sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+		return nil
+	}
+	if sx.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return nil
+	}
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return fmt.Errorf("clone: %w", err)
+	}
+	defer unix.Close(tree)
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY, Propagation: unix.MS_PRIVATE}
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &attr); err != nil {
+		return fmt.Errorf("make it read-only: %w", err)
+	}
+	if err := unix.MoveMount(tree, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("attach: %w", err)
+	}
+	return nil
+}
+
+// evict kills every process of the sandbox that could write the file at
+// p: one holding it through a writable mount (a descriptor, or a shared
+// writable mapping), one in a mount namespace of its own where it is
+// reached through a writable mount (an agent's `unshare -Urm` makes one
+// whose mounts receive no pin), or one holding such a namespace's
+// descriptor; the look is made again until it finds none. A file with a
+// second name (a hard link made before the pin, which no pin covers)
+// stops the whole sandbox.
+func (r *repinner) evict(p string) {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	if st.Nlink > 1 {
+		r.tell(fmt.Sprintf("stopped\t%s\tit has %d names: one made while it was being replaced is not read-only", p, st.Nlink))
+		_ = syscall.Kill(-1, syscall.SIGKILL)
+		return
+	}
+	rel := fsPath(p)
+	for pass := 0; pass < 10; pass++ {
+		open := map[string]bool{} // mount namespaces where the file is writable
+		looked := map[string]bool{}
+		if own, err := os.Readlink("/proc/self/ns/mnt"); err == nil {
+			looked[own] = true // this init's, where the pin is
+		}
+		pids := sandboxPids()
+		var kill []int
+		why := map[int]string{}
+		for _, pid := range pids {
+			ns, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/mnt")
+			if !looked[ns] {
+				looked[ns] = true
+				open[ns] = writableIn(pid, p, rel, st.Dev, st.Ino)
+			}
+			if open[ns] {
+				kill, why[pid] = append(kill, pid), "could write it in a mount namespace of its own"
+			} else if what := holds(pid, st.Dev, st.Ino); what != "" {
+				kill, why[pid] = append(kill, pid), "held it "+what
+			}
+		}
+		for _, pid := range pids {
+			if _, ok := why[pid]; !ok && holdsNamespace(pid, looked, open) {
+				kill, why[pid] = append(kill, pid), "held a mount namespace where it is writable"
+			}
+		}
+		for _, pid := range kill {
+			r.tell(fmt.Sprintf("killed\t%s\tprocess %d (%s) %s", p, pid, procComm(pid), why[pid]))
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if len(kill) == 0 {
+			return
+		}
+	}
+}
+
+// fsPath is where the file at p is inside its file system (the root of
+// the mount it is on, joined with its path below that mount's point), to
+// find it in the mounts of other namespaces.
+func fsPath(p string) string {
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return ""
+	}
+	defer unix.Close(fd)
+	id := fdMount("/proc/self/fdinfo/" + strconv.Itoa(fd))
+	for _, m := range mountInfo("/proc/self/mountinfo") {
+		if m.id == id {
+			// p is on the pin itself now: the pin's root is the file.
+			return m.root
+		}
+	}
+	return ""
+}
+
+// mount is a line of a mountinfo.
+type mount struct {
+	id, dev, root, point string
+	readOnly             bool
+}
+
+// mountInfo reads a mountinfo file.
+func mountInfo(path string) []mount {
+	var out []mount
+	b, _ := os.ReadFile(path)
+	for _, line := range strings.Split(string(b), "\n") {
+		// id parent major:minor root mountpoint options ...
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		m := mount{id: f[0], dev: f[2], root: unescapeMount(f[3]), point: unescapeMount(f[4])}
+		for _, o := range strings.Split(f[5], ",") {
+			m.readOnly = m.readOnly || o == "ro"
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// writableIn reports whether pid's mount namespace shows the file (dev,
+// ino) through a mount that is not read-only: at p, or at any place where
+// a mount of its file system shows rel.
+func writableIn(pid int, p, rel string, dev, ino uint64) bool {
+	base := "/proc/" + strconv.Itoa(pid)
+	mounts := mountInfo(base + "/mountinfo")
+	places := []string{p}
+	devName := strconv.FormatUint(uint64(unix.Major(dev)), 10) + ":" + strconv.FormatUint(uint64(unix.Minor(dev)), 10)
+	for _, m := range mounts {
+		if m.dev != devName || rel == "" {
+			continue
+		}
+		if m.root == rel {
+			places = append(places, m.point)
+		} else if r := strings.TrimSuffix(m.root, "/") + "/"; strings.HasPrefix(rel, r) {
+			places = append(places, filepath.Join(m.point, strings.TrimPrefix(rel, r)))
+		}
+	}
+	readOnly := map[string]bool{}
+	for _, m := range mounts {
+		readOnly[m.id] = m.readOnly
+	}
+	for _, place := range places {
+		fd, err := unix.Open(base+"/root"+place, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		same := unix.Fstat(fd, &st) == nil && st.Dev == dev && st.Ino == ino
+		id := fdMount("/proc/self/fdinfo/" + strconv.Itoa(fd))
+		unix.Close(fd)
+		if same && !readOnly[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsNamespace reports whether pid holds a descriptor of a mount
+// namespace where the file is writable, or of one no process shows (so
+// that what it shows could not be looked at).
+func holdsNamespace(pid int, looked, open map[string]bool) bool {
+	base := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	fds, _ := os.ReadDir(base)
+	for _, f := range fds {
+		l, _ := os.Readlink(base + f.Name())
+		if strings.HasPrefix(l, "mnt:[") && (open[l] || !looked[l]) {
+			return true
+		}
+	}
+	return false
+}
+
+// sandboxPids lists the processes of the namespace but its init.
+func sandboxPids() []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid != 1 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// holds says how pid holds the file (dev, ino) so that it could write it:
+// a descriptor through a mount that is not read-only, or a shared
+// writable mapping; "" when it does not.
+func holds(pid int, dev, ino uint64) string {
+	base := "/proc/" + strconv.Itoa(pid)
+	fds, _ := os.ReadDir(base + "/fd")
+	var mounts map[string]bool // mount id → read-only, read when needed
+	for _, f := range fds {
+		var st unix.Stat_t
+		if unix.Stat(base+"/fd/"+f.Name(), &st) != nil || st.Dev != dev || st.Ino != ino {
+			continue
+		}
+		if mounts == nil {
+			mounts = map[string]bool{}
+			for _, m := range mountInfo(base + "/mountinfo") {
+				mounts[m.id] = m.readOnly
+			}
+		}
+		if !mounts[fdMount(base+"/fdinfo/"+f.Name())] {
+			return "open (descriptor " + f.Name() + ") through a writable mount"
+		}
+	}
+	maps, err := os.Open(base + "/maps")
+	if err != nil {
+		return ""
+	}
+	defer maps.Close()
+	sc := bufio.NewScanner(maps)
+	for sc.Scan() {
+		// address perms offset dev inode path
+		f := strings.Fields(sc.Text())
+		if len(f) >= 5 && len(f[1]) == 4 && f[1][1] == 'w' && f[1][3] == 's' && f[4] == strconv.FormatUint(ino, 10) {
+			return "mapped for writing"
+		}
+	}
+	return ""
+}
+
+// fdMount is the mount id of the descriptor fdinfo describes.
+func fdMount(fdinfo string) string {
+	b, _ := os.ReadFile(fdinfo)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "mnt_id:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// procComm is pid's command name.
+func procComm(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return strings.TrimSpace(string(b))
+}
