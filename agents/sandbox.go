@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -283,6 +284,46 @@ func watchable(paths []string) []string {
 	return out
 }
 
+// kept are files no sandbox shows at all (KeepSecret).
+var kept struct {
+	sync.Mutex
+	paths []string
+}
+
+// KeepSecret names files (or folders) that no program started in a
+// sandbox from now on may read, not only change: the console's NATS
+// credentials and TLS key, which grant publishing as the console. A
+// file is covered by /dev/null, a folder by an empty tmpfs. Paths that
+// do not exist are left out.
+func KeepSecret(paths ...string) {
+	kept.Lock()
+	defer kept.Unlock()
+	for _, p := range paths {
+		if p != "" && filepath.IsAbs(p) && !slices.Contains(kept.paths, p) {
+			kept.paths = append(kept.paths, p)
+		}
+	}
+}
+
+// keptSecrets splits the KeepSecret paths that exist, links followed,
+// into folders and files.
+func keptSecrets() (dirs, files []string) {
+	kept.Lock()
+	defer kept.Unlock()
+	for _, p := range kept.paths {
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		if st, err := os.Stat(r); err == nil && st.IsDir() {
+			dirs = append(dirs, r)
+		} else if err == nil {
+			files = append(files, r)
+		}
+	}
+	return dirs, files
+}
+
 // SecretsDir is the folder, directly inside a protected folder, that a
 // sandbox hides instead of showing it read-only: the console keeps there
 // what grants more than reading (the token of its NATS server).
@@ -305,6 +346,14 @@ func secretDirs(protect []string, uid int) []string {
 		}
 	}
 	return out
+}
+
+// hiddenSecrets are the folders and files a sandbox of protect hides
+// altogether: the SecretsDir folders of the protected paths and what
+// KeepSecret named.
+func hiddenSecrets(protect []string) (dirs, files []string) {
+	dirs, files = keptSecrets()
+	return append(secretDirs(protect, os.Getuid()), dirs...), files
 }
 
 // outermost returns paths without those inside another of them (a bind

@@ -392,8 +392,9 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	if len(unprotected) > 0 {
 		return nil, fmt.Errorf("%w: agent %q: its folder is inside teamlead's own (%s), which agents may not change; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, strings.Join(unprotected, ", "))
 	}
+	secretDirs, secretFiles := hiddenSecrets(s.Protect)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
-		Grace: s.Grace, Hide: append(h.dirs, secretDirs(s.Protect, os.Getuid())...), HideFile: h.files, ReadOnly: h.readOnly, Protect: protect, Pin: pins,
+		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
 		Watch: watchable(s.Protect)}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
@@ -572,8 +573,9 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	}
 	h := sandboxHides(os.Getuid(), os.Environ(), env, []string{dir, cmd.Path})
 	prot, pins, _ := protectable(protect, dir)
+	secretDirs, secretFiles := hiddenSecrets(protect)
 	cfg := shimConfig{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(env), Dir: dir, Grace: time.Second,
-		Hide: append(h.dirs, secretDirs(protect, os.Getuid())...), HideFile: h.files, ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true,
+		Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true,
 		Watch: watchable(protect)}
 	data, err := json.Marshal(cfg)
 	if err != nil {

@@ -676,3 +676,38 @@ echo checked
 		t.Errorf("the console was told %q", g)
 	}
 }
+
+// What KeepSecret names is not shown in a sandbox at all: a file reads
+// empty, a folder is empty (red team 9a, finding 9: the console's NATS
+// credentials were readable by every agent).
+func TestSandboxHidesKeptSecrets(t *testing.T) {
+	needSandbox(t)
+	tmp := t.TempDir()
+	creds, keys := filepath.Join(tmp, "team.creds"), filepath.Join(tmp, "keys")
+	if err := os.Mkdir(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{creds, filepath.Join(keys, "client.key")} {
+		if err := os.WriteFile(f, []byte("SECRET\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	KeepSecret(creds, keys)
+	out, err := runSandboxed(tmp, fmt.Sprintf(`exec 2>&1
+held() { if "$@" >/dev/null 2>&1; then echo "BREACH: $*"; else echo "held: $*"; fi; }
+held grep -rq SECRET %[1]s %[2]s
+held sh -c 'echo forged > %[1]s && grep -q forged %[1]s'
+ls -a %[2]s | grep -q client.key && echo "BREACH: the folder shows"
+echo checked
+`, creds, keys))
+	if err != nil {
+		t.Fatal(err, out)
+	}
+	checkSandboxReport(t, out)
+	if n := strings.Count(out, "held: "); n != 2 {
+		t.Errorf("%d held, want 2:\n%s", n, out)
+	}
+	if b, _ := os.ReadFile(creds); string(b) != "SECRET\n" {
+		t.Errorf("the file: %q", b)
+	}
+}

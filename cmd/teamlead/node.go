@@ -59,6 +59,7 @@ func newNodeCmd(g *globals) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			_ = agents.BecomeSubreaper()
+			agents.KeepSecret(team.Bus.Creds, team.Bus.TLS.Key) // the node's NATS credentials: no agent reads them
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "teamlead node %s: running the agents of %s whose host: is %s; Ctrl-C stops\n", name, team.File, name)
 			err = node.Run(ctx, node.Options{Name: name, Team: team, TeamName: team.Bus.Name, Conn: nc, Epoch: natsbus.NewEpoch(),

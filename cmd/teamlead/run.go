@@ -128,6 +128,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return err
 	}
 	protect := append(protected(g, team), sharedGit...)
+	// The console's NATS credentials and key grant publishing as the
+	// console: no agent reads them (red team 9a, finding 9).
+	agents.KeepSecret(team.Bus.Creds, team.Bus.TLS.Key)
 	var link *nodeLink
 	var remote engine.Remote
 	if r := remoteAgents(team); len(r) > 0 {

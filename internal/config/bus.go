@@ -61,6 +61,9 @@ func (t *Team) validateBus(file string, root *yaml.Node, base string, p *problem
 	}
 	if err := CheckNATSURL(b.NATS); err != nil {
 		p.add(&FieldError{File: file, Line: lineOf(node, "nats"), Field: "bus.nats", Msg: err.Error()})
+	} else if urlHasSecret(b.NATS) {
+		p.add(&FieldError{File: file, Line: lineOf(node, "nats"), Field: "bus.nats",
+			Msg: "the URL carries a user, password or token, and every agent can read the team file: put them in a credentials file (bus.creds, hidden from agents) or in TEAMLEAD_NATS"})
 	}
 	if err := CheckListen(b.Listen); err != nil {
 		p.add(&FieldError{File: file, Line: lineOf(node, "listen"), Field: "bus.listen", Msg: err.Error()})
@@ -68,6 +71,17 @@ func (t *Team) validateBus(file string, root *yaml.Node, base string, p *problem
 	if (b.TLS.Cert == "") != (b.TLS.Key == "") {
 		p.add(&FieldError{File: file, Line: lineOf(node, "tls"), Field: "bus.tls", Msg: "cert and key go together: give both, or neither"})
 	}
+}
+
+// urlHasSecret reports whether one of the NATS URLs names a user (a token
+// or a password with it).
+func urlHasSecret(s string) bool {
+	for _, one := range strings.Split(s, ",") {
+		if u, err := url.Parse(strings.TrimSpace(one)); err == nil && u.User != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckNATSURL checks a NATS URL (or a comma-separated list of them); ""
