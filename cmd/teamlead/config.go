@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +32,7 @@ func newConfigCmd(g *globals) *cobra.Command {
 	}
 	accept := &cobra.Command{
 		Use:   "accept [FILE...]",
-		Short: "Accept the files as they are now (all that changed, or the FILEs named): the next console uses them",
+		Short: "Accept the files as `config diff` last showed them (all that changed, or the FILEs named): the next console uses them",
 		RunE:  func(cmd *cobra.Command, args []string) error { return configAccept(cmd, g, args) },
 	}
 	cmd.AddCommand(diff, accept)
@@ -110,10 +111,23 @@ func configDiff(cmd *cobra.Command, g *globals, args []string) error {
 		if t, ok := s.Changed[p]; ok {
 			when = "while agents ran, seen at " + t.Format("2006-01-02 15:04:05")
 		}
-		fmt.Fprintf(out, "%s changed %s:\n%s\n", p, when, s.Diff(p, now[p]))
+		fmt.Fprintf(out, "%s changed %s (content %s):\n%s\n", p, when, shortKey(now[p]), s.Diff(p, now[p]))
 	}
-	fmt.Fprintln(out, "If you made these changes, accept them: teamlead config accept; if not, undo them (git checkout, or edit the file back).")
+	// Accept takes the files only as shown here.
+	s.Show(now, files...)
+	if err := guard.Save(st, s); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "If you made these changes, accept them: teamlead config accept (it takes the files only as shown here); if not, undo them (git checkout, or edit the file back).")
 	return nil
+}
+
+// shortKey names a file's content for the human: the start of its hash.
+func shortKey(f guard.File) string {
+	if k := f.Key(); len(k) > 12 {
+		return "sha256 " + k[:12]
+	}
+	return f.Key()
 }
 
 func configAccept(cmd *cobra.Command, g *globals, args []string) error {
@@ -133,6 +147,12 @@ func configAccept(cmd *cobra.Command, g *globals, args []string) error {
 		fmt.Fprintln(cmd.OutOrStdout(), "nothing to accept: no file changed while agents ran")
 		return nil
 	}
+	// What the human looked at, not what is there now: an agent can change
+	// a file between the two commands (red team 9a, finding 14).
+	if moved := s.NotAsShown(now, files...); len(moved) > 0 {
+		sort.Strings(moved)
+		return fmt.Errorf("nothing accepted: %s changed since `teamlead config diff` showed it (or it was not shown yet); look again with teamlead config diff%s, then accept", strings.Join(moved, ", "), stateArg(g))
+	}
 	s.Accept(now, files...)
 	if len(args) == 0 {
 		s.Running = false // every difference is accepted: what a killed console left is explained
@@ -142,7 +162,7 @@ func configAccept(cmd *cobra.Command, g *globals, args []string) error {
 	}
 	sort.Strings(files)
 	for _, p := range files {
-		fmt.Fprintf(cmd.OutOrStdout(), "accepted %s as it is now\n", p)
+		fmt.Fprintf(cmd.OutOrStdout(), "accepted %s as config diff showed it (content %s)\n", p, shortKey(now[p]))
 	}
 	return nil
 }

@@ -248,9 +248,26 @@ func teamFileChangedOutsideASandbox(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "team.yaml changed while agents ran") || !strings.Contains(string(out), "teamlead config diff") {
 		t.Fatalf("the next start must wait for the human: %v\n%s", err, out)
 	}
+	// Accept takes the file only as diff showed it: an agent's change made
+	// between the two is not accepted with it (red team 9a, finding 14).
+	if got, err := tm.cli("config", "accept"); err == nil || !strings.Contains(got, "not shown yet") {
+		t.Fatalf("config accept before any diff: %v %s", err, got)
+	}
 	diff := tm.mustCLI("config", "diff")
 	if !strings.Contains(diff, "+# written by the agent") {
 		t.Fatalf("config diff:\n%s", diff)
+	}
+	f, err := os.OpenFile(tm.config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("# swapped in after the diff\n")
+	f.Close()
+	if got, err := tm.cli("config", "accept"); err == nil || !strings.Contains(got, "changed since `teamlead config diff` showed it") {
+		t.Fatalf("config accept after a change the diff did not show: %v %s", err, got)
+	}
+	if diff := tm.mustCLI("config", "diff"); !strings.Contains(diff, "+# swapped in after the diff") {
+		t.Fatalf("config diff again:\n%s", diff)
 	}
 	if got := tm.mustCLI("config", "accept"); !strings.Contains(got, "accepted "+tm.config) {
 		t.Fatalf("config accept: %s", got)

@@ -107,6 +107,40 @@ type State struct {
 	// Running is set while a console runs on the state; a console that
 	// ends without clearing it (killed) leaves every difference unexplained.
 	Running bool `json:"running"`
+	// Shown is what `teamlead config diff` last showed the human of each
+	// file (File.Key): `config accept` takes a file only as it was shown,
+	// never as an agent changed it since (red team 9a, finding 14).
+	Shown map[string]string `json:"shown,omitempty"`
+}
+
+// Key says which content f is: its hash, or "missing".
+func (f File) Key() string {
+	if f.Missing {
+		return "missing"
+	}
+	return f.Hash
+}
+
+// Show records that the human was shown the files of now named.
+func (s *State) Show(now Snapshot, paths ...string) {
+	if s.Shown == nil {
+		s.Shown = map[string]string{}
+	}
+	for _, p := range paths {
+		s.Shown[p] = now[p].Key()
+	}
+}
+
+// NotAsShown returns the files of paths whose content now is not what
+// the human was last shown of them (or that were never shown).
+func (s State) NotAsShown(now Snapshot, paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if k, ok := s.Shown[p]; !ok || k != now[p].Key() {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // metaKey is where the store keeps the State.
@@ -175,6 +209,7 @@ func (s *State) Accept(now Snapshot, paths ...string) {
 		if len(paths) == 0 || slices.Contains(paths, p) {
 			s.Accepted[p] = f
 			delete(s.Changed, p)
+			delete(s.Shown, p)
 		}
 	}
 }
