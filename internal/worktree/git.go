@@ -3,19 +3,23 @@ package worktree
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 )
 
 // safety is passed to every git invocation: no fsmonitor daemon or hook,
-// no external diff program, whatever the repository configures.
+// no external diff program, whatever the repository configures, and no
+// attributes file of the user's (which agents can write).
 var safety = []string{
 	"-c", "core.fsmonitor=false",
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "diff.external=",
+	"-c", "core.attributesFile=/dev/null",
 }
 
 // diffSafety goes on every diff: the repository's external diff and
@@ -36,11 +40,12 @@ var droppedEnv = map[string]bool{
 }
 
 // runner runs git -C dir with the safety options, plus pre before the
-// subcommand and env added to the environment.
+// subcommand and config given to it (and to the git processes it starts)
+// through the environment.
 type runner struct {
-	dir string
-	pre []string
-	env []string
+	dir    string
+	pre    []string
+	config [][2]string
 }
 
 // git runs one git command in dir and returns its stdout.
@@ -56,7 +61,7 @@ func (r runner) runOK(ok []int, args ...string) ([]byte, error) {
 	full := append([]string{"-C", r.dir}, safety...)
 	full = append(append(full, r.pre...), args...)
 	cmd := exec.Command(GitPath(), full...)
-	cmd.Env = append(gitEnv(), r.env...)
+	cmd.Env = append(gitEnv(), configEnv(append(userConfig(), r.config...))...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -83,8 +88,109 @@ func gitEnv() []string {
 		}
 	}
 	// No prompt can be answered; C messages parse; optional locks off so
-	// reads never contend with the agent's own git for index.lock.
-	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0")
+	// reads never contend with the agent's own git for index.lock. The
+	// user's own config (~/.gitconfig, ~/.config/git/config) is not read
+	// as such (userConfig), and ssh is the system's.
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_GLOBAL=/dev/null")
+	if ssh := systemProgram("ssh"); ssh != "" {
+		env = append(env, "GIT_SSH="+ssh)
+	}
+	return env
+}
+
+// configEnv passes config to git through the environment: the form that,
+// unlike -c, keeps a name holding "=" intact and reaches the git processes
+// git itself starts (a submodule's clone).
+func configEnv(config [][2]string) []string {
+	if len(config) == 0 {
+		return nil
+	}
+	var env []string
+	for i, kv := range config {
+		n := strconv.Itoa(i)
+		env = append(env, "GIT_CONFIG_KEY_"+n+"="+kv[0], "GIT_CONFIG_VALUE_"+n+"="+kv[1])
+	}
+	return append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(config)))
+}
+
+var userCfg struct {
+	sync.Mutex
+	key    string // the files read and their times, to read again on a change
+	config [][2]string
+}
+
+// userConfig is what teamlead's git takes of the user's own config
+// ($GIT_CONFIG_GLOBAL, else ~/.gitconfig and ~/.config/git/config):
+// settings that run nothing — who you are, URL rewrites, allowed
+// protocols, a proxy, safe folders, line endings. The rest (filters,
+// gpg.program, fsmonitor, credential helpers, core.sshCommand, includes)
+// is not read: agents run as you and can write that file, and a filter or
+// gpg.program set there ran in the console's namespace when it made a
+// worktree or you merged (red team 9a, finding 2). The files are read as
+// plain values (nothing included, nothing run).
+func userConfig() [][2]string {
+	var files []string
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else if home, _ := os.UserHomeDir(); home != "" {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		files = append(files, filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig"))
+	}
+	var key strings.Builder
+	for _, f := range files {
+		key.WriteString(f)
+		if fi, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&key, " %d %d;", fi.ModTime().UnixNano(), fi.Size())
+		}
+	}
+	userCfg.Lock()
+	defer userCfg.Unlock()
+	if key.String() == userCfg.key {
+		return userCfg.config
+	}
+	var config [][2]string
+	for _, f := range files {
+		cmd := exec.Command(GitPath(), "config", "--file", f, "--list", "-z")
+		cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent", "LC_ALL=C"}
+		out, err := cmd.Output()
+		if err != nil {
+			continue
+		}
+		for _, item := range strings.Split(string(out), "\x00") {
+			k, v, _ := strings.Cut(item, "\n")
+			if harmlessUserKey(k) {
+				config = append(config, [2]string{k, v})
+			}
+		}
+	}
+	userCfg.key, userCfg.config = key.String(), config
+	return config
+}
+
+// harmlessUserKey reports a config key (as git config --list writes it:
+// section and name lower-case) that makes git run no program and read no
+// other file.
+func harmlessUserKey(key string) bool {
+	switch key {
+	case "user.name", "user.email", "init.defaultbranch", "safe.directory", "protocol.allow",
+		"http.proxy", "core.autocrlf", "core.eol", "core.safecrlf", "pull.rebase", "merge.conflictstyle":
+		return true
+	}
+	section, rest, _ := strings.Cut(key, ".")
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return false
+	}
+	switch name := rest[i+1:]; section {
+	case "url":
+		return name == "insteadof" || name == "pushinsteadof"
+	case "protocol":
+		return name == "allow"
+	}
+	return false
 }
 
 // line is git output with its one trailing newline removed (paths may
@@ -102,19 +208,16 @@ func reader(t Tree) (runner, error) {
 	if err != nil {
 		return r, err
 	}
-	r.env = filtersOff(strings.Split(string(out), "\x00"))
+	r.config = filtersOff(strings.Split(string(out), "\x00"))
 	return r, nil
 }
 
-// filtersOff returns GIT_CONFIG_* variables that empty every filter
-// driver named in keys (an empty command means "no filter" to git;
-// required=false keeps git from failing for lack of one). The environment
-// form, unlike -c, keeps a name holding "=" intact, and reaches the git
-// processes git itself starts.
-func filtersOff(keys []string) []string {
-	var env []string
+// filtersOff returns config that empties every filter driver named in
+// keys (an empty command means "no filter" to git; required=false keeps
+// git from failing for lack of one).
+func filtersOff(keys []string) [][2]string {
+	var out [][2]string
 	seen := map[string]bool{}
-	n := 0
 	for _, key := range keys {
 		name, ok := filterName(key)
 		if !ok || seen[name] {
@@ -122,15 +225,10 @@ func filtersOff(keys []string) []string {
 		}
 		seen[name] = true
 		for _, kv := range [][2]string{{"clean", ""}, {"smudge", ""}, {"process", ""}, {"required", "false"}} {
-			i := strconv.Itoa(n)
-			env = append(env, "GIT_CONFIG_KEY_"+i+"=filter."+name+"."+kv[0], "GIT_CONFIG_VALUE_"+i+"="+kv[1])
-			n++
+			out = append(out, [2]string{"filter." + name + "." + kv[0], kv[1]})
 		}
 	}
-	if n == 0 {
-		return nil
-	}
-	return append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(n))
+	return out
 }
 
 // filterName takes "filter.<name>.<key>" (name may hold dots) to name.
@@ -143,11 +241,11 @@ func filterName(key string) (string, bool) {
 	return rest[:i], true
 }
 
-// systemGit are where git lives when the system installed it: looked at
+// systemDirs are where the system installs programs (git, ssh): looked at
 // before PATH, whose first folders (~/.local/bin) an agent can write — a git
 // planted there ran in the console's namespace at its next status poll
 // (the ninth red team).
-var systemGit = []string{"/usr/bin/git", "/bin/git", "/usr/local/bin/git", "/opt/homebrew/bin/git", "/opt/local/bin/git"}
+var systemDirs = []string{"/usr/bin", "/bin", "/usr/local/bin", "/opt/homebrew/bin", "/opt/local/bin"}
 
 var gitPath struct {
 	once sync.Once
@@ -157,11 +255,9 @@ var gitPath struct {
 // GitPath is the git teamlead runs: the system's, else the first on PATH.
 func GitPath() string {
 	gitPath.once.Do(func() {
-		for _, p := range systemGit {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-				gitPath.path = p
-				return
-			}
+		gitPath.path = systemProgram("git")
+		if gitPath.path != "" {
+			return
 		}
 		if p, err := exec.LookPath("git"); err == nil {
 			gitPath.path = p
@@ -170,4 +266,16 @@ func GitPath() string {
 		gitPath.path = "git"
 	})
 	return gitPath.path
+}
+
+// systemProgram is name where the system installs programs (systemDirs),
+// or "".
+func systemProgram(name string) string {
+	for _, d := range systemDirs {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }

@@ -102,3 +102,54 @@ func TestMergeTakesTheCommitShown(t *testing.T) {
 		t.Fatal("a bad commit id merged")
 	}
 }
+
+// The user's own git config, which agents can write, runs nothing when
+// teamlead makes a worktree or merges: a smudge filter given to every file
+// through an attributes file, gpg.program with commit signing, an
+// fsmonitor and a credential helper set there are not read; the user's name
+// and e-mail are (red team 9a, finding 2, through ~/.gitconfig).
+func TestUserConfigRunsNothing(t *testing.T) {
+	repo := newRepo(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	prog := filepath.Join(dir, "prog.sh")
+	write(t, prog, "#!/bin/sh\necho \"$0 $*\" >> "+marker+"\ncat\n")
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	attrs := filepath.Join(dir, "attributes")
+	write(t, attrs, "* filter=g diff=g\n")
+	global := filepath.Join(dir, "gitconfig")
+	write(t, global, "[user]\n\tname = Human Person\n\temail = human@example.com\n"+
+		"[core]\n\tattributesFile = "+attrs+"\n\tfsmonitor = "+prog+"\n"+
+		"[filter \"g\"]\n\tsmudge = "+prog+" smudge\n\tclean = "+prog+" clean\n"+
+		"[diff \"g\"]\n\ttextconv = "+prog+" textconv\n"+
+		"[commit]\n\tgpgSign = true\n[gpg]\n\tprogram = "+prog+"\n"+
+		"[credential]\n\thelper = !"+prog+" credential\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	// The commits stand for the agent's and the human's own git.
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	write(t, filepath.Join(tr.Path, "feature.go"), "package x\n")
+	commit(t, tr.Path, "feature")
+	write(t, filepath.Join(repo, "other.txt"), "main moved on\n")
+	commit(t, repo, "main work")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+		t.Setenv(k, "") // restored after the test
+		os.Unsetenv(k)  // the name comes from the user's config
+	}
+	if _, err := Status(tr); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Merge(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("the user's config ran a program in teamlead's git:\n%s", b)
+	}
+	if who := run(t, repo, "log", "-1", "--format=%an <%ae> %cn", m.Commit); who != "Human Person <human@example.com> Human Person" {
+		t.Errorf("merge commit by %q", who)
+	}
+}

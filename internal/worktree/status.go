@@ -113,7 +113,7 @@ func Remove(t Tree, force bool) error {
 	}
 	// From the user's checkout, with the filters still off for the
 	// status git runs inside.
-	_, err = runner{dir: t.Repo, env: r.env}.run(append(args, "--", t.Path)...)
+	_, err = runner{dir: t.Repo, config: r.config}.run(append(args, "--", t.Path)...)
 	var ge *GitError
 	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "containing submodules") {
 		return fmt.Errorf("%w: %s: check its submodules for uncommitted work, then remove with force; the branch %s is kept either way", ErrHasSubmodules, t.Path, t.Branch)
