@@ -89,6 +89,9 @@ func Load(name string) (Theme, error) {
 	return parse(name, data)
 }
 
+// Parse reads a theme file's content; name names it in errors.
+func Parse(name string, data []byte) (Theme, error) { return parse(name, data) }
+
 func parse(name string, data []byte) (Theme, error) {
 	var t Theme
 	dec := yaml.NewDecoder(bytes.NewReader(data))

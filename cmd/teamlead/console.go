@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -48,6 +50,19 @@ func (c consoleOf) ListQuestions(status string) ([]questions.Question, error) {
 	return readmodel.ListQuestions(c.Engine.Store(), status, "")
 }
 
+// loadTheme loads the theme called name; the team's own theme file is
+// taken as the team's load read it (the bytes the guard checked).
+func loadTheme(team *config.Team, name string) (themes.Theme, error) {
+	if name != "" && slices.Contains(team.OwnFiles(), filepath.Clean(name)) {
+		data, err := team.OwnData(name)
+		if err != nil {
+			return themes.Theme{}, fmt.Errorf("theme %s: %w", name, err)
+		}
+		return themes.Parse(name, data)
+	}
+	return themes.Load(name)
+}
+
 // runConsole runs the dashboard until the human quits or ctx ends (a
 // signal); the caller then stops the engine.
 // onError receives the function that shows the engine's errors in the
@@ -59,7 +74,7 @@ func runConsole(ctx context.Context, eng *engine.Engine, team *config.Team, them
 	if themeName == "" {
 		themeName = team.ThemeName()
 	}
-	th, err := themes.Load(themeName)
+	th, err := loadTheme(team, themeName)
 	if err != nil {
 		return err
 	}

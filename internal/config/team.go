@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/internal/worktree"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +15,8 @@ import (
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/detect"
+	"github.com/teamlead/teamlead/internal/fsutil"
+	"github.com/teamlead/teamlead/internal/worktree"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -25,6 +27,10 @@ type Team struct {
 	// console holds them against what its guard accepted, so that a file
 	// changed between the two looks is never used (red team 9a raced them).
 	Read map[string]string `yaml:"-"`
+	// own are the bytes of teamlead's own files as this load read them
+	// (nil for one that was not there): what the console uses is what was
+	// hashed (OwnData).
+	own map[string][]byte
 	// Agents are the team members, in file order.
 	Agents []Agent `yaml:"agents"`
 	// Presets adds or overrides presets by name for this team.
@@ -357,7 +363,48 @@ func parseTeam(path, abs string, data []byte) (*Team, error) {
 		return nil, errors.Join(p.list...)
 	}
 	p.team.noteRead(abs, data)
+	// Every own file is read now, once, so that all of them are held
+	// against the guard (one missing now and made later is not used).
+	for _, f := range p.team.OwnFiles() {
+		if _, seen := p.team.Read[filepath.Clean(f)]; !seen {
+			_, _ = p.team.OwnData(f)
+		}
+	}
 	return p.team, nil
+}
+
+// OwnData returns the content of one of teamlead's own files (answerers,
+// consultations, a theme) as this load read it, reading it now if it did
+// not: each is read once, its hash recorded in Read, so that the console
+// never uses bytes other than those held against what the guard accepted
+// (red team 9a, finding 4: they were read again after the check). A file
+// that is not there is fs.ErrNotExist.
+func (t *Team) OwnData(path string) ([]byte, error) {
+	path = filepath.Clean(path)
+	if data, ok := t.own[path]; ok {
+		if data == nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+		}
+		return data, nil
+	}
+	data, err := fsutil.ReadRegular(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		data = nil
+	case err != nil:
+		return nil, err
+	case data == nil:
+		data = []byte{}
+	}
+	if t.own == nil {
+		t.own = map[string][]byte{}
+	}
+	t.own[path] = data
+	t.noteRead(path, data)
+	if data == nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
+	return data, nil
 }
 
 // noteRead records the hash of the bytes parsed from file (nil: no file).
@@ -668,7 +715,16 @@ func (t *Team) validateConsultations(file string, root *yaml.Node, base string) 
 				Msg: err.Error() + "; fix the path (relative to the team file's folder), or delete the key for the built-in rules"}}
 		}
 	}
-	rules, errs := loadConsultations(c.Rules)
+	if c.Rules == "" {
+		_, _ = t.OwnData(filepath.Join(base, "consultations.yaml")) // not there: noted so
+		c.Parsed, _ = loadConsultations("")
+		return nil
+	}
+	data, err := t.OwnData(c.Rules)
+	if err != nil {
+		return []error{fmt.Errorf("%w: cannot read the consultation rules: %v (fix consultations.rules in the team file)", ErrInvalid, err)}
+	}
+	rules, errs := parseConsultations(c.Rules, data)
 	c.Parsed = rules
 	return errs
 }

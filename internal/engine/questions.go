@@ -25,13 +25,9 @@ import (
 // (or everything to the human), the team's capabilities, and the pending
 // questions and id counter from the store.
 func newQuestions(team *config.Team, st *store.Store) (*questions.Machine, error) {
-	routes := questions.DefaultRoutes()
-	if team.Questions.Answerers != "" {
-		r, err := questions.LoadRoutes(team.Questions.Answerers)
-		if err != nil {
-			return nil, err
-		}
-		routes = r
+	routes, err := questions.RoutesFrom(team.Questions.Answerers, team.OwnData)
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	caps := map[string][]string{}

@@ -320,13 +320,9 @@ const protocolTeamLead = "team-lead"
 // topics lists the routes of the team's answerers.yaml with who answers
 // each, so that the agent picks topics that reach the right answerer.
 func (d *data) topics(team *config.Team, me *config.Agent) error {
-	routes := questions.DefaultRoutes()
-	if team.Questions.Answerers != "" {
-		r, err := questions.LoadRoutes(team.Questions.Answerers)
-		if err != nil {
-			return fmt.Errorf("primer: %w", err)
-		}
-		routes = r
+	routes, err := questions.RoutesFrom(team.Questions.Answerers, team.OwnData)
+	if err != nil {
+		return fmt.Errorf("primer: %w", err)
 	}
 	caps := map[string][]string{}
 	isAgent := map[string]bool{}

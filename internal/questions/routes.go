@@ -172,6 +172,20 @@ func LoadRoutes(path string) (*Routes, error) {
 	return ParseRoutes(path, data)
 }
 
+// RoutesFrom returns the routes of the answerers file at path, its content
+// given by read (the team's OwnData: the bytes the console checked), or
+// DefaultRoutes when path is "".
+func RoutesFrom(path string, read func(string) ([]byte, error)) (*Routes, error) {
+	if path == "" {
+		return DefaultRoutes(), nil
+	}
+	data, err := read(path)
+	if err != nil {
+		return nil, fmt.Errorf("answerers: %w", err)
+	}
+	return ParseRoutes(path, data)
+}
+
 // ParseRoutes parses and validates the answerers.yaml content data; file
 // names it in errors. Unknown keys, bad patterns, answerers, SLAs, escalation
 // targets and notify URLs, duplicate patterns and routes that can never match
