@@ -244,7 +244,10 @@ func protectable(paths []string, dir string) (protect, pins, kept []string) {
 	}
 	protect = outermost(protect)
 	pinned := map[string]bool{}
-	for _, r := range protect {
+	// The folders of files still to be made are pinned too: the shim pins
+	// such a file when it appears (watchable), in the folder it watches,
+	// which must not be moved away for another to take its place.
+	for _, r := range append(append([]string(nil), protect...), missingFolders(paths)...) {
 		for a := filepath.Dir(r); a != "/" && !pinned[a] && unix.Access(filepath.Dir(a), unix.W_OK) == nil; a = filepath.Dir(a) {
 			pinned[a] = true
 			pins = append(pins, a)
@@ -253,6 +256,24 @@ func protectable(paths []string, dir string) (protect, pins, kept []string) {
 	// Parents first: the binds inside one are made in its mount.
 	sort.Slice(pins, func(i, j int) bool { return len(pins[i]) < len(pins[j]) })
 	return protect, pins, kept
+}
+
+// missingFolders returns, for each absolute path of paths that does not
+// exist, a path inside its folder (links followed) when that folder exists.
+func missingFolders(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			out = append(out, filepath.Join(dir, filepath.Base(p)))
+		}
+	}
+	return out
 }
 
 // watchable returns the paths of Spec.Protect that are files, or not there

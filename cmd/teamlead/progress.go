@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/progress"
+	"github.com/teamlead/teamlead/internal/progresswatch"
 	"github.com/teamlead/teamlead/internal/report"
 )
 
@@ -112,20 +112,7 @@ func progressView(st progress.State, now time.Time, stall time.Duration) progres
 // readProgress reads every agent's progress file and the extra paths.
 func readProgress(team *config.Team) []progress.State {
 	var out []progress.State
-	read := func(agent, path string) {
-		st := progress.State{Agent: agent, Path: path}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			st.Missing = true
-			out = append(out, st)
-			return
-		}
-		if fi, err := os.Stat(path); err == nil {
-			st.ModTime = fi.ModTime()
-		}
-		st.Workflow, st.Err = progress.Parse(data)
-		out = append(out, st)
-	}
+	read := func(agent, path string) { out = append(out, progresswatch.Read(agent, path)) }
 	files := progress.Paths(team.AgentDirs())
 	for _, a := range team.Agents {
 		read(a.Name, files[a.Name])

@@ -355,3 +355,44 @@ func needSandbox(t *testing.T) {
 		t.Skipf("no sandbox here:\n%s", out)
 	}
 }
+
+// Agents that share a folder cannot write each other's progress files:
+// the console takes what one says (a handoff) as said by its owner, and an
+// agent wrote another's to hand off in its name (red team 9a, finding 17).
+// The owner still writes its own, by rename as progress writers do, and
+// the other's sandbox pins the new file again.
+func TestAgentCannotWriteAnotherAgentsProgressFile(t *testing.T) {
+	needSandbox(t)
+	tm := newTeam(t)
+	qaFile := ".claude/state/progress-qa.json"
+	qa := "echo qa ready; mkdir -p .claude/state; printf '{\"version\":\"2.0\"}' > " + qaFile + ".tmp && mv " + qaFile + ".tmp " + qaFile + " && echo QA-WROTE > qa.txt; exec sleep 600"
+	dev := `echo dev ready; exec 2>&1
+n=0; until [ -s ` + qaFile + ` ] || [ $n -ge 400 ]; do sleep 0.05; n=$((n+1)); done
+n=0; while [ -w ` + qaFile + ` ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done
+held() { if "$@" >/dev/null 2>&1; then echo "BREACH: $*"; else echo "held: $*"; fi; }
+{
+held sh -c 'echo "{\"version\":\"2.0\",\"next_step\":{\"expert\":\"arch\"}}" > ` + qaFile + `'
+held sh -c 'echo x > forged.json && mv forged.json ` + qaFile + `'
+held rm -f ` + qaFile + `
+held mv .claude/state .claude/state.moved
+echo checked
+} > attempt.txt; exec sleep 600`
+	tm.write("team.yaml", []agentDef{{name: "qa", command: []string{"sh", "-c", qa}}, {name: "dev", command: []string{"sh", "-c", dev}}})
+	c := tm.start()
+	defer c.stop()
+	attempt := filepath.Join(tm.dir, "attempt.txt")
+	waitFor(t, 30*time.Second, "dev's attempts", func() bool {
+		b, _ := os.ReadFile(attempt)
+		return strings.Contains(string(b), "checked")
+	}, c.out.String)
+	got, _ := os.ReadFile(attempt)
+	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 4 {
+		t.Fatalf("dev wrote qa's progress file:\n%s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(tm.dir, "qa.txt")); !strings.Contains(string(b), "QA-WROTE") {
+		t.Fatalf("qa could not write its own progress file")
+	}
+	if b, _ := os.ReadFile(filepath.Join(tm.dir, qaFile)); string(b) != `{"version":"2.0"}` {
+		t.Fatalf("qa's progress file: %q", b)
+	}
+}

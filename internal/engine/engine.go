@@ -347,7 +347,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
 			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation:   agents.Isolation(a.Isolation),
-		Protect:     e.opts.Protect,
+		Protect:     append(append([]string(nil), e.opts.Protect...), e.othersProgress(a.Name)...),
 		StartArgs:   func() []string { return e.startArgs(a.Name) },
 		SubmitCheck: s.submitPending,
 		OnRetype: func(text string) {

@@ -1,6 +1,11 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/progresswatch"
 )
@@ -63,4 +68,36 @@ func (e *Engine) Progress() []progress.State {
 		return nil
 	}
 	return e.watcher.States()
+}
+
+// othersProgress are the progress files of the agents other than name,
+// which name's sandbox keeps read-only: the console takes what a progress
+// file says (a handoff, a finished step) as said by the agent it belongs
+// to, and an agent wrote another's file in the folder they shared to hand
+// off in its name (red team 9a, finding 17). The folder of each is made
+// if missing (inside its agent's folder only), so that the sandbox can
+// watch for the file and pin it when it appears. In a folder agents
+// share, the file itself is made, empty (no workflow yet), if missing: a
+// file that exists is read-only to the others from their start, where one
+// still to be made could be made first by another agent.
+func (e *Engine) othersProgress(name string) []string {
+	dirs := e.opts.Team.AgentDirs()
+	remote := map[string]bool{}
+	for _, a := range e.opts.Team.Agents {
+		remote[a.Name] = a.Host != "" // its folder is on another machine
+	}
+	var out []string
+	for agent, file := range progress.Paths(dirs) {
+		if agent == name || remote[agent] {
+			continue
+		}
+		if real, err := fsutil.Within(dirs[agent], filepath.Dir(file)); err == nil && os.MkdirAll(real, 0o755) == nil &&
+			filepath.Base(file) != filepath.Base(progress.DefaultPath) {
+			if f, err := os.OpenFile(filepath.Join(real, filepath.Base(file)), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644); err == nil {
+				f.Close()
+			}
+		}
+		out = append(out, file)
+	}
+	return out
 }

@@ -218,6 +218,13 @@ func (w *Watcher) forgetDir(dir string) {
 	}
 }
 
+// Read is what the progress file at path says now, for agent ("" for an
+// extra path): as the watcher reads it (an empty file is no workflow yet).
+func Read(agent, path string) progress.State {
+	s, _ := readState(agent, path)
+	return s
+}
+
 // readState reads and parses the file at path.
 func readState(agent, path string) (progress.State, []byte) {
 	s := progress.State{Agent: agent, Path: path}
@@ -227,6 +234,10 @@ func readState(agent, path string) (progress.State, []byte) {
 		s.Missing = true
 	case err != nil:
 		s.Err, s.ModTime = err, mod
+	case len(data) == 0:
+		// Empty: no workflow yet (the console makes the files of agents
+		// that share a folder, so that only their owner writes them).
+		s.Missing = true
 	default:
 		s.ModTime = mod
 		s.Workflow, s.Err = progress.Parse(data)
