@@ -146,6 +146,11 @@ type Spec struct {
 	// in its input box (the key was lost, or taken as a newline); it
 	// returns once the program's screen has settled. See submit.go.
 	SubmitCheck func(text string) (pending bool)
+	// DialogShown, when set, reports whether the program's screen shows a
+	// permission dialog now (its preset's detector). Nothing is typed
+	// while it does, nor the submit key pressed after a message typed
+	// just before one appeared: a dialog takes typed keys as its answer.
+	DialogShown func() bool
 	// Isolation says whether the agent's processes run in a sandbox, a
 	// user namespace of their own, or neither; "" means IsolationAuto.
 	Isolation Isolation

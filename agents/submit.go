@@ -41,7 +41,7 @@ func (a *Agent) checkSubmit(p *proc, raw string, read <-chan struct{}) {
 			a.reportResubmit(text, presses, false)
 			return
 		}
-		if a.isHeld() || a.write(p, a.spec.Preset.Submit) != nil {
+		if a.isHeld() || a.dialogShown() || a.write(p, a.spec.Preset.Submit) != nil {
 			// A dialog came up (its keys are the human's), or the process
 			// is going: leave the text where it is.
 			return

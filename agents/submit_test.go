@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // submitScript is a SubmitCheck that answers from a list (pending while
@@ -128,5 +129,51 @@ func TestSubmitCheckOff(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(recFile); strings.Count(string(data), "\r") != 2 {
 		t.Errorf("typed %q", data)
+	}
+}
+
+// A permission dialog drawn since the engine last looked (the screen shows
+// it, the agent is not held yet) gets no key of a message: typing waits
+// until it is gone (Spec.DialogShown), as a dialog takes typed keys as its
+// answer (a reformat notice typed into Copilot CLI's dialog as it came up).
+func TestNothingTypedIntoADialogOnScreen(t *testing.T) {
+	dir := t.TempDir()
+	closeFile := filepath.Join(dir, "close")
+	script := `echo DIALOG-UP
+while [ ! -e ` + closeFile + ` ]; do if read -t 0.05 line; then echo "EARLY $line"; fi; done
+echo DIALOG-GONE
+read line; echo "GOT $line"; exec sleep 600`
+	asked := make(chan struct{})
+	var once sync.Once
+	var rec *recorder
+	spec := Spec{Name: "dialog", Command: []string{"bash", "--norc", "-c", script},
+		Preset: Preset{Submit: "\r", Newline: "\n", SubmitDelay: 50 * time.Millisecond}}
+	spec.DialogShown = func() bool {
+		shown := rec != nil && rec.has("DIALOG-UP") && !rec.has("DIALOG-GONE")
+		if shown {
+			once.Do(func() { close(asked) })
+		}
+		return shown
+	}
+	rec = &recorder{}
+	a := Start(spec, rec)
+	defer a.Stop()
+	eventually(t, "the dialog", rec.diag, func() bool { return rec.has("DIALOG-UP") })
+	d := newDone()
+	a.Type("hello", d.fn)
+	select {
+	case <-asked: // the writer saw the dialog and waits
+	case <-time.After(waitTimeout):
+		t.Fatalf("the writer did not look at the screen\n%s", rec.diag())
+	}
+	if err := os.WriteFile(closeFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.wait(t, rec); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the message after the dialog", rec.diag, func() bool { return rec.has("GOT hello") })
+	if rec.has("EARLY") {
+		t.Fatalf("typed into the dialog:\n%s", rec.output())
 	}
 }

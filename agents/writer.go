@@ -372,7 +372,10 @@ func (a *Agent) deliver(m *message) (*proc, error) {
 			return nil, err
 		}
 		a.waitReady(p)
-		err = a.typeInto(p, m.text)
+		err = a.waitNoDialog(p)
+		if err == nil {
+			err = a.typeInto(p, m.text)
+		}
 		if err == nil {
 			return p, nil
 		}
@@ -512,5 +515,40 @@ func (a *Agent) typeInto(p *proc, raw string) error {
 	if err := a.pause(p, pr.SubmitDelay); err != nil {
 		return err
 	}
+	// A dialog that came up while the text went in would take the submit
+	// key as its answer: the key waits until it is gone.
+	if err := a.waitNoDialog(p); err != nil {
+		return err
+	}
 	return a.write(p, pr.Submit)
+}
+
+// dialogShown reports whether the program's screen shows a permission
+// dialog now (Spec.DialogShown).
+func (a *Agent) dialogShown() bool { return a.spec.DialogShown != nil && a.spec.DialogShown() }
+
+// dialogLook is how often a screen showing a dialog is looked at again
+// (the engine's hold usually wakes the writer first).
+const dialogLook = 100 * time.Millisecond
+
+// waitNoDialog waits while the agent is held (the engine saw a dialog) or
+// its screen shows a permission dialog now (Spec.DialogShown: a dialog
+// drawn since the engine last looked), so that no key of a message
+// answers it; errInterrupted if p exits or the agent stops first.
+func (a *Agent) waitNoDialog(p *proc) error {
+	for a.isHeld() || a.dialogShown() {
+		t := time.NewTimer(dialogLook)
+		select {
+		case <-a.queueSig: // Hold(false), or a message queued
+		case <-t.C:
+		case <-p.exited:
+			t.Stop()
+			return errInterrupted
+		case <-a.stopCh:
+			t.Stop()
+			return errInterrupted
+		}
+		t.Stop()
+	}
+	return nil
 }

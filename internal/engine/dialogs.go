@@ -84,6 +84,18 @@ func (s *sink) look() {
 	}
 }
 
+// dialogShown reports whether the agent's screen shows its CLI's
+// permission dialog now: the writer asks right before it types and before
+// it presses the submit key, as a dialog drawn since the last look would
+// take the keys as its answer (agents.Spec.DialogShown).
+func (s *sink) dialogShown() bool {
+	if s.dialogs == nil {
+		return false
+	}
+	_, ok := s.dialogs.det.Check(detect.Rows(s.term.SnapshotTail(0)))
+	return ok
+}
+
 // hold stops or resumes typing into the agent.
 func (s *sink) hold(on bool) {
 	if a := s.runner(); a != nil {

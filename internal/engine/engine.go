@@ -350,6 +350,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 		Protect:     append(append([]string(nil), e.opts.Protect...), e.othersProgress(a.Name)...),
 		StartArgs:   func() []string { return e.startArgs(a.Name) },
 		SubmitCheck: s.submitPending,
+		DialogShown: s.dialogShown,
 		OnRetype: func(text string) {
 			// Typed again into the next process, it is echoed again: the
 			// echo of the first process may already have used its
