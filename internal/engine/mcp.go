@@ -27,22 +27,14 @@ func (e *Engine) mcpArgs(a config.Agent) []string {
 	if p == nil || len(p.Flag) == 0 || e.opts.MCP == "" {
 		return nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", a.Name, err))
-		return nil
-	}
-	file := ""
+	expand := e.mcpExpander(a.Name)
 	args := make([]string, 0, len(p.Flag))
 	for _, f := range p.Flag {
-		if strings.Contains(f, mcpConfigPlaceholder) && file == "" {
-			if file, err = e.writeMCPConfig(a.Name, exe); err != nil {
-				e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", a.Name, err))
-				return nil
-			}
+		v, ok := expand(f)
+		if !ok {
+			return nil
 		}
-		args = append(args, strings.NewReplacer(mcpConfigPlaceholder, file, teamleadPlaceholder, exe,
-			socketPlaceholder, e.opts.Socket, agentPlaceholder, a.Name).Replace(f))
+		args = append(args, v)
 	}
 	return args
 }
@@ -56,12 +48,7 @@ func (e *Engine) mcpEnv(a config.Agent, set map[string]string) map[string]string
 	if p == nil || len(p.Env) == 0 || e.opts.MCP == "" {
 		return nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", a.Name, err))
-		return nil
-	}
-	file := ""
+	expand := e.mcpExpander(a.Name)
 	out := map[string]string{}
 	for k, v := range p.Env {
 		if _, ok := set[k]; ok {
@@ -70,16 +57,38 @@ func (e *Engine) mcpEnv(a config.Agent, set map[string]string) map[string]string
 		if _, ok := os.LookupEnv(k); ok {
 			continue
 		}
-		if strings.Contains(v, mcpConfigPlaceholder) && file == "" {
-			if file, err = e.writeMCPConfig(a.Name, exe); err != nil {
-				e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", a.Name, err))
-				return nil
-			}
+		x, ok := expand(v)
+		if !ok {
+			return nil
 		}
-		out[k] = strings.NewReplacer(mcpConfigPlaceholder, file, teamleadPlaceholder, exe,
-			socketPlaceholder, e.opts.Socket, agentPlaceholder, a.Name).Replace(v)
+		out[k] = x
 	}
 	return out
+}
+
+// mcpExpander returns what replaces the placeholders of a preset's mcp
+// flags and env for agent: teamlead's executable, the console's socket,
+// the agent's name, and its MCP configuration file, written the first
+// time one names it. false (and a warning) when it cannot: the agent then
+// gets no teamlead tools.
+func (e *Engine) mcpExpander(agent string) func(string) (string, bool) {
+	exe, exeErr := os.Executable()
+	file := ""
+	return func(s string) (string, bool) {
+		if exeErr != nil {
+			e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", agent, exeErr))
+			return "", false
+		}
+		if strings.Contains(s, mcpConfigPlaceholder) && file == "" {
+			var err error
+			if file, err = e.writeMCPConfig(agent, exe); err != nil {
+				e.Warn(fmt.Sprintf("%s gets no teamlead tools: %v", agent, err))
+				return "", false
+			}
+		}
+		return strings.NewReplacer(mcpConfigPlaceholder, file, teamleadPlaceholder, exe,
+			socketPlaceholder, e.opts.Socket, agentPlaceholder, agent).Replace(s), true
+	}
 }
 
 // writeMCPConfig writes the agent's MCP configuration: teamlead's server,
