@@ -259,6 +259,7 @@ type Agent struct {
 	done     chan struct{} // closed when the agent will never run again
 
 	mu        sync.Mutex
+	more      protectRequest // protected and hidden since the agent started (ProtectMore)
 	state     State
 	pid       int
 	restarts  int
@@ -500,4 +501,35 @@ func (a *Agent) guarded(line string) {
 	what, rest, _ := strings.Cut(line, "\t")
 	path, detail, _ := strings.Cut(rest, "\t")
 	gs.Guarded(a.spec.Name, what, path, detail)
+}
+
+// protectRequest is what ProtectMore adds to an agent's sandbox: paths to
+// make read-only, and files or folders to hide.
+type protectRequest struct {
+	Protect []string `json:"protect"`
+	Hide    []string `json:"hide"`
+}
+
+// ProtectMore makes protect read-only and hides hide in the agent's
+// sandbox, in the running one at once and in every one it starts from now
+// on: a console started after this agent (its state folder, team files
+// and secrets) asks every running console so, before it writes them
+// (red team 9a, finding 5). Without a sandbox there is nothing to add to.
+func (a *Agent) ProtectMore(protect, hide []string) error {
+	a.mu.Lock()
+	a.more.Protect = append(a.more.Protect, protect...)
+	a.more.Hide = append(a.more.Hide, hide...)
+	p := a.cur
+	a.mu.Unlock()
+	if p == nil || p.isExited() || p.sandbox == nil {
+		return nil
+	}
+	return p.sandbox.protect(protectRequest{Protect: protect, Hide: hide})
+}
+
+// added is what ProtectMore added so far.
+func (a *Agent) added() protectRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return protectRequest{Protect: append([]string(nil), a.more.Protect...), Hide: append([]string(nil), a.more.Hide...)}
 }

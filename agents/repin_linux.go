@@ -20,11 +20,14 @@ package agents
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -34,6 +37,7 @@ import (
 // repinner watches the folders of the protected files.
 type repinner struct {
 	fd      int
+	mu      sync.Mutex
 	dirs    map[int]string  // watch descriptor → folder
 	watched map[string]bool // the files' paths
 	tell    func(string)    // a line for the console
@@ -43,29 +47,58 @@ type repinner struct {
 // made) and pins again any of them replaced or made from now on; those
 // already there but not pinned (made since the console listed them) are
 // pinned at once. tell says to the console what was done about a process.
-func startRepin(paths []string, tell func(string)) error {
-	if len(paths) == 0 {
-		return nil
-	}
+func startRepin(paths []string, tell func(string)) (*repinner, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
 	if err != nil {
-		return fmt.Errorf("watch teamlead's files: %w", err)
+		return nil, fmt.Errorf("watch teamlead's files: %w", err)
 	}
 	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, tell: tell}
+	r.watch(paths)
+	go r.loop()
+	return r, nil
+}
+
+// watch adds paths (files, or files still to be made) to what is watched,
+// and pins at once those there but not pinned (made since the console
+// listed them).
+func (r *repinner) watch(paths []string) {
+	var added []string
+	r.mu.Lock()
 	for _, p := range paths {
-		dir := filepath.Dir(p)
-		wd, err := unix.InotifyAddWatch(fd, dir, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ONLYDIR)
+		if r.watched[p] {
+			continue
+		}
+		wd, err := unix.InotifyAddWatch(r.fd, filepath.Dir(p), unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ONLYDIR)
 		if err != nil {
 			continue // no folder: nothing can appear in it
 		}
-		r.dirs[wd] = dir
+		r.dirs[wd] = filepath.Dir(p)
 		r.watched[p] = true
+		added = append(added, p)
 	}
-	for p := range r.watched {
+	r.mu.Unlock()
+	for _, p := range added {
 		r.pin(p)
 	}
-	go r.loop()
-	return nil
+}
+
+// isWatched reports whether the file of folder dir named name is watched.
+func (r *repinner) isWatched(wd int, name string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := filepath.Join(r.dirs[wd], name)
+	return p, r.watched[p]
+}
+
+// all lists the watched files.
+func (r *repinner) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for p := range r.watched {
+		out = append(out, p)
+	}
+	return out
 }
 
 // loop pins each watched file named by an event.
@@ -84,12 +117,12 @@ func (r *repinner) loop() {
 			name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
 			off += unix.SizeofInotifyEvent + int(ev.Len)
 			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
-				for p := range r.watched {
+				for _, p := range r.all() {
 					r.pin(p)
 				}
 				continue
 			}
-			if p := filepath.Join(r.dirs[int(ev.Wd)], name); r.watched[p] {
+			if p, ok := r.isWatched(int(ev.Wd), name); ok {
 				r.pin(p)
 			}
 		}
@@ -106,10 +139,11 @@ func (r *repinner) pin(p string) {
 	r.evict(p)
 }
 
-// pinFile binds the file at p read-only over itself, unless p is missing,
-// a mount already, or a link (the guard sees a link put in a protected
-// file's place). The bind is made whole and read-only before it is
-// attached, so that every copy the attachment propagates is read-only too.
+// pinFile binds the file (or folder, with what is mounted inside it) at p
+// read-only over itself, unless p is missing, a link (the guard sees a
+// link put in a protected file's place), or read-only already. The bind
+// is made whole and read-only before it is attached, so that every copy
+// the attachment propagates is read-only too.
 func pinFile(p string) error {
 	fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err == unix.ENOENT {
@@ -123,19 +157,20 @@ func pinFile(p string) error {
 	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &sx); err != nil {
 		return err
 	}
-	if sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
-		return nil
-	}
 	if sx.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return nil
 	}
-	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(fd, &fs); err == nil && fs.Flags&unix.ST_RDONLY != 0 {
+		return nil // on a read-only mount already (pinned, or inside a protected folder)
+	}
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH|unix.AT_RECURSIVE)
 	if err != nil {
 		return fmt.Errorf("clone: %w", err)
 	}
 	defer unix.Close(tree)
 	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY, Propagation: unix.MS_PRIVATE}
-	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &attr); err != nil {
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
 		return fmt.Errorf("make it read-only: %w", err)
 	}
 	if err := unix.MoveMount(tree, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
@@ -380,4 +415,167 @@ func fdMount(fdinfo string) string {
 func procComm(pid int) string {
 	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 	return strings.TrimSpace(string(b))
+}
+
+// shimListen takes the console's requests on the sandbox's socket until
+// it closes: "protect JSON" is answered "protected", or "protect-error
+// why".
+func shimListen(ctl *net.UnixConn, rp *repinner) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := ctl.Read(buf)
+		if err != nil || n == 0 {
+			return
+		}
+		word, rest, _ := strings.Cut(string(buf[:n]), " ")
+		if word != "protect" {
+			continue
+		}
+		var req protectRequest
+		if err := json.Unmarshal([]byte(rest), &req); err != nil {
+			_, _ = ctl.Write([]byte("protect-error " + err.Error()))
+			continue
+		}
+		if err := rp.protect(req); err != nil {
+			_, _ = ctl.Write([]byte("protect-error " + err.Error()))
+			continue
+		}
+		_, _ = ctl.Write([]byte("protected"))
+	}
+}
+
+// protect hides req.Hide (an empty tmpfs over a folder, /dev/null over a
+// file), then binds req.Protect read-only (what is hidden inside comes
+// along) and watches the files among them, and those still to be made.
+func (r *repinner) protect(req protectRequest) error {
+	type tree struct {
+		path     string
+		dev, ino uint64
+		hidden   bool
+	}
+	var trees []tree
+	for _, p := range req.Hide {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) != nil {
+			continue // not there: nothing to hide yet
+		}
+		dir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+		var fs unix.Statfs_t
+		if dir && unix.Statfs(p, &fs) == nil && fs.Type == unix.TMPFS_MAGIC && isMountRoot(p) {
+			continue // hidden already
+		}
+		if err := mountOver(p, dir); err != nil {
+			return err
+		}
+		trees = append(trees, tree{p, st.Dev, st.Ino, true})
+	}
+	var files []string
+	for _, p := range req.Protect {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			if err := pinFile(p); err != nil {
+				return fmt.Errorf("protect %s: %w", p, err)
+			}
+			trees = append(trees, tree{p, st.Dev, st.Ino, false})
+			continue
+		}
+		files = append(files, p)
+	}
+	r.watch(files)
+	for _, t := range trees {
+		r.evictTree(t.path, t.dev, t.ino, t.hidden)
+	}
+	return nil
+}
+
+// evictTree kills every process of the sandbox that could still reach
+// the folder at p (dev, ino) as it was before it was hidden (hidden) or
+// made read-only: through a mount namespace of its own (whose mounts
+// receive neither), or a descriptor or working folder opened inside it
+// before (through a writable mount, when only made read-only).
+func (r *repinner) evictTree(p string, dev, ino uint64, hidden bool) {
+	rel := fsPath(p)
+	for pass := 0; pass < 10; pass++ {
+		looked, reach := map[string]bool{}, map[string]bool{}
+		if own, err := os.Readlink("/proc/self/ns/mnt"); err == nil {
+			looked[own] = true
+		}
+		killed := 0
+		for _, pid := range sandboxPids() {
+			base := "/proc/" + strconv.Itoa(pid)
+			ns, _ := os.Readlink(base + "/ns/mnt")
+			if !looked[ns] {
+				looked[ns] = true
+				if hidden {
+					var st unix.Stat_t
+					reach[ns] = unix.Stat(base+"/root"+p, &st) == nil && st.Dev == dev && st.Ino == ino
+				} else {
+					reach[ns] = writableIn(pid, p, rel, dev, ino)
+				}
+			}
+			why := ""
+			switch {
+			case reach[ns] && hidden:
+				why = "could read it in a mount namespace of its own"
+			case reach[ns]:
+				why = "could write it in a mount namespace of its own"
+			default:
+				why = holdsInside(pid, p, hidden)
+			}
+			if why != "" {
+				r.tell(fmt.Sprintf("killed\t%s\tprocess %d (%s) %s", p, pid, procComm(pid), why))
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				killed++
+			}
+		}
+		if killed == 0 {
+			return
+		}
+	}
+}
+
+// holdsInside says how pid holds a place inside the folder p (a
+// descriptor, or its working folder): any, for a hidden folder; one
+// through a writable mount, for one made read-only. "" when it does not.
+func holdsInside(pid int, p string, hidden bool) string {
+	base := "/proc/" + strconv.Itoa(pid)
+	var readOnly map[string]bool
+	writable := func(link string) bool {
+		fd, err := unix.Open(link, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		defer unix.Close(fd)
+		if readOnly == nil {
+			readOnly = map[string]bool{}
+			for _, m := range mountInfo(base + "/mountinfo") {
+				readOnly[m.id] = m.readOnly
+			}
+		}
+		return !readOnly[fdMount("/proc/self/fdinfo/"+strconv.Itoa(fd))]
+	}
+	inside := func(link string) bool {
+		t, err := os.Readlink(link)
+		return err == nil && (t == p || strings.HasPrefix(t, p+"/"))
+	}
+	links := []string{base + "/cwd", base + "/root"}
+	fds, _ := os.ReadDir(base + "/fd")
+	for _, f := range fds {
+		links = append(links, base+"/fd/"+f.Name())
+	}
+	for _, l := range links {
+		if inside(l) && (hidden || writable(l)) {
+			return "held a place inside it (" + strings.TrimPrefix(l, base+"/") + ") opened before"
+		}
+	}
+	return ""
+}
+
+// isMountRoot reports whether p is the root of a mount.
+func isMountRoot(p string) bool {
+	var sx unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &sx) != nil {
+		return false
+	}
+	return sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
 }

@@ -103,6 +103,38 @@ type sandboxCtl struct {
 	// heard takes what the shim says about teamlead's files while the
 	// program runs (repin_linux.go); nil drops it.
 	heard func(string)
+	// replies takes the shim's answers to protect requests ("" or why
+	// not); one request at a time (protectMu).
+	replies   chan string
+	protectMu sync.Mutex
+}
+
+// protectTimeout bounds the wait for a sandbox to protect what it is asked.
+const protectTimeout = 10 * time.Second
+
+// protect asks the shim to hide and protect more (protectRequest), and
+// waits for its answer.
+func (c *sandboxCtl) protect(req protectRequest) error {
+	c.protectMu.Lock()
+	defer c.protectMu.Unlock()
+	data, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	if _, err := c.conn.Write(append([]byte("protect "), data...)); err != nil {
+		return fmt.Errorf("its sandbox is gone: %w", err)
+	}
+	select {
+	case why := <-c.replies:
+		if why != "" {
+			return errors.New(why)
+		}
+		return nil
+	case <-c.done:
+		return errors.New("its sandbox ended")
+	case <-time.After(protectTimeout):
+		return errors.New("its sandbox did not answer")
+	}
 }
 
 // programExited is closed once the agent's program has exited (its init
@@ -252,7 +284,7 @@ func startSandbox(cfg shimConfig, heard func(string)) (cmd *exec.Cmd, ctl *sandb
 		return fail(fmt.Errorf("non-blocking master: %w", err))
 	}
 	_, note, _ := strings.Cut(rest, " ")
-	ctl = &sandboxCtl{conn: conn, exited: make(chan struct{}), done: make(chan struct{}), note: note, heard: heard}
+	ctl = &sandboxCtl{conn: conn, exited: make(chan struct{}), done: make(chan struct{}), note: note, heard: heard, replies: make(chan string, 1)}
 	go ctl.read()
 	return cmd, ctl, os.NewFile(uintptr(got[0]), "/dev/ptmx"), os.NewFile(uintptr(got[1]), "/dev/pts/0"), nil
 }
@@ -261,12 +293,19 @@ func startSandbox(cfg shimConfig, heard func(string)) (cmd *exec.Cmd, ctl *sandb
 // program's wait status.
 func (c *sandboxCtl) read() {
 	defer close(c.done)
-	buf := make([]byte, 256)
+	buf := make([]byte, 16<<10)
 	for {
 		n, err := c.conn.Read(buf)
-		if word, rest, _ := strings.Cut(string(buf[:n]), " "); n > 0 && word == "note" && c.heard != nil {
+		word, rest, _ := strings.Cut(string(buf[:n]), " ")
+		switch {
+		case n > 0 && word == "note" && c.heard != nil:
 			c.heard(rest)
-		} else if n > 0 && !c.got {
+		case n > 0 && (word == "protected" || word == "protect-error"):
+			select {
+			case c.replies <- rest:
+			default: // nobody waits any more
+			}
+		case n > 0 && !c.got:
 			if word == "exit" {
 				if v, err := strconv.ParseUint(rest, 10, 32); err == nil {
 					c.ws, c.got = syscall.WaitStatus(v), true
@@ -377,7 +416,9 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	if dir == "" {
 		dir = needs[0]
 	}
-	protect, pins, unprotected := protectable(s.Protect, dir)
+	more := a.added()
+	allProtect := append(append([]string(nil), s.Protect...), more.Protect...)
+	protect, pins, unprotected := protectable(allProtect, dir)
 	// The agent's folder and program are never a reason to leave a
 	// server's folder visible or teamlead's files writable: the agent can
 	// replace its own folder by a link to /tmp/tmux-UID or the state
@@ -392,10 +433,17 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	if len(unprotected) > 0 {
 		return nil, fmt.Errorf("%w: agent %q: its folder is inside teamlead's own (%s), which agents may not change; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, strings.Join(unprotected, ", "))
 	}
-	secretDirs, secretFiles := hiddenSecrets(s.Protect)
+	secretDirs, secretFiles := hiddenSecrets(allProtect)
+	for _, p := range more.Hide {
+		if st, err := os.Lstat(p); err == nil && st.IsDir() {
+			secretDirs = append(secretDirs, p)
+		} else if err == nil {
+			secretFiles = append(secretFiles, p)
+		}
+	}
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
-		Watch: watchable(s.Protect)}
+		Watch: watchable(allProtect)}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
@@ -496,8 +544,11 @@ func shimMain() int {
 	}
 	unix.Close(master)
 	unix.Close(slave)
-	if err := startRepin(cfg.Watch, func(s string) { _, _ = ctl.Write([]byte("note " + s)) }); err != nil {
+	rp, err := startRepin(cfg.Watch, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
+	if err != nil {
 		_, _ = ctl.Write([]byte("note unpinned\t\t" + err.Error()))
+	} else {
+		go shimListen(ctl, rp)
 	}
 	ws := shimWait(pid, cfg.Grace, sigs, func(ws syscall.WaitStatus) {
 		_, _ = ctl.Write([]byte("exit " + strconv.FormatUint(uint64(ws), 10)))
@@ -549,7 +600,7 @@ func shimStdio(cfg shimConfig) int {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
 	tell := func(s string) { fmt.Fprintln(os.Stderr, "teamlead sandbox:", strings.ReplaceAll(s, "\t", " ")) }
-	if err := startRepin(cfg.Watch, tell); err != nil {
+	if _, err := startRepin(cfg.Watch, tell); err != nil {
 		tell(err.Error())
 	}
 	return shimExitStatus(shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {}))

@@ -19,6 +19,8 @@ func (*sandboxCtl) status(time.Duration) (syscall.WaitStatus, bool) { return 0, 
 
 func (*sandboxCtl) programExited() <-chan struct{} { return nil }
 
+func (*sandboxCtl) protect(protectRequest) error { return nil }
+
 func probeSandbox() error { return errors.New("sandboxes need Linux") }
 
 // SandboxProblem says why there is no sandbox for agents here.

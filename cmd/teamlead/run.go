@@ -84,6 +84,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err := os.MkdirAll(filepath.Join(g.state, agents.SecretsDir), 0o700); err != nil {
 		return fmt.Errorf("state directory: %w", err)
 	}
+	shieldFromOtherConsoles(g, team, errOut)
 	st, err := store.Open(g.storeDir(), store.Options{Sync: f.sync})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
@@ -225,6 +226,34 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 // not change (guard.Protected).
 func protected(g *globals, team *config.Team) []string {
 	return control.Protected(g.state, team.OwnFiles())
+}
+
+// shieldFromOtherConsoles asks every other console running now to keep
+// this one's state folder and files read-only, and its secrets hidden, in
+// its agents' sandboxes, before this console writes them: their sandboxes
+// started before this console existed and protect only the consoles they
+// knew (red team 9a, finding 5: an older console's agent wrote a newer
+// one's files and read its NATS token). A console that cannot be asked is
+// named on errOut.
+func shieldFromOtherConsoles(g *globals, team *config.Team, errOut io.Writer) {
+	regs, err := control.Registrations()
+	if err != nil {
+		return
+	}
+	mine, _ := filepath.Abs(g.state)
+	hide := []string{filepath.Join(mine, agents.SecretsDir)}
+	for _, r := range regs {
+		if r.State == mine || !r.Live() {
+			continue
+		}
+		c, err := control.NewClientAt(r.Socket)
+		if err == nil {
+			_, err = c.Protect(protected(g, team), hide)
+		}
+		if err != nil {
+			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect this team's files from its agents: %v\n", r.State, r.Config, err)
+		}
+	}
 }
 
 // printEvents prints one line per record committed after `after`.

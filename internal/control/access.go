@@ -95,6 +95,8 @@ func describe(req Request) string {
 		return verb + " " + req.ID
 	case "escalate", "reassign", "acknowledge":
 		return req.Cmd + " " + req.ID
+	case "protect":
+		return "change what the agents' sandboxes protect"
 	}
 	return "run " + strconv.Quote(req.Cmd)
 }

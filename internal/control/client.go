@@ -110,6 +110,12 @@ func (c *Client) act(req Request) (string, error) {
 	return done, err
 }
 
+// Protect asks the console to keep protect read-only and hide hide in
+// every agent's sandbox (Console.ProtectMore).
+func (c *Client) Protect(protect, hide []string) (string, error) {
+	return c.act(Request{Cmd: "protect", Protect: protect, Hide: hide})
+}
+
 // Inbox lists what waits for the human.
 func (c *Client) Inbox() ([]lead.InboxItem, error) {
 	var out []lead.InboxItem

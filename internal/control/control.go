@@ -69,6 +69,10 @@ type Request struct {
 	// Route is an envelope an agent's tool sends (route): its headers
 	// (to, type, task, …) and body; from is the caller, as the kernel says.
 	Route *RouteRequest `json:"route,omitempty"`
+	// Protect is what another console asks this one's sandboxes to keep
+	// read-only, and Hide what to hide (protect).
+	Protect []string `json:"protect,omitempty"`
+	Hide    []string `json:"hide,omitempty"`
 }
 
 // RouteRequest is an envelope sent through an agent's tool.
@@ -139,6 +143,9 @@ type Console interface {
 	// Impersonation records that a process the human's operations are
 	// refused to asked for one (op, in words), and shows it to the human.
 	Impersonation(agent, op, why string, fields map[string]string)
+	// ProtectMore keeps protect read-only and hides hide in every agent's
+	// sandbox, from now on: another console's files, before it writes them.
+	ProtectMore(protect, hide []string) error
 	Store() *store.Store
 	Bus() bus.Bus
 }
@@ -402,6 +409,12 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		_ = enc.Encode(Reply{End: true})
+	case "protect":
+		if err := s.console.ProtectMore(req.Protect, req.Hide); err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Done: fmt.Sprintf("protected %d paths and hid %d in every agent's sandbox", len(req.Protect), len(req.Hide)), End: true})
 	case "watch":
 		s.watch(c, enc, req)
 	default:

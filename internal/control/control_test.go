@@ -92,6 +92,11 @@ func (f *fakeConsole) Impersonation(agent, op, why string, fields map[string]str
 	f.record("impersonation " + agent + " " + op + " pid=" + fields["pid"])
 }
 
+func (f *fakeConsole) ProtectMore(protect, hide []string) error {
+	f.record(fmt.Sprintf("protect %v hide %v", protect, hide))
+	return nil
+}
+
 func (f *fakeConsole) record(s string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -396,3 +396,44 @@ echo checked
 		t.Fatalf("qa's progress file: %q", b)
 	}
 }
+
+// A console started after another console's agents asks that console to
+// protect its state folder and files, and hide its secrets, in their
+// running sandboxes, before it writes them: the older agent can neither
+// write the newer team's files nor read its secrets (red team 9a,
+// finding 5: it wrote them and read the NATS token).
+func TestNewerConsoleIsProtectedFromOlderAgents(t *testing.T) {
+	needSandbox(t)
+	victim := newTeam(t, agentDef{name: "dev", script: "idle\n"})
+	attempt := filepath.Join(t.TempDir(), "attempt")
+	goFile := filepath.Join(t.TempDir(), "go")
+	script := fmt.Sprintf(`until [ -e %[5]s ]; do sleep 0.05; done
+{ if echo '# forged' >> %[1]s; then echo WROTE-TEAM; fi
+if echo forged > %[2]s/FORGED; then echo WROTE-STATE; fi
+if cat %[2]s/secrets/token; then echo READ-SECRET; fi
+if mv %[3]s %[3]s.moved; then echo MOVED-TEAM; fi
+echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.dir, attempt, goFile)
+	older := newTeam(t, agentDef{name: "mallory", command: []string{"sh", "-c", script}})
+	older.stateHome = filepath.Join(victim.dir, "xdg-state")
+	victim.stateHome = older.stateHome
+	co := older.start()
+	defer co.stop()
+	cv := victim.start()
+	defer cv.stop()
+	if err := os.WriteFile(filepath.Join(victim.state, "secrets", "token"), []byte("SECRET-TOKEN\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the older team's agent's attempt", func() bool {
+		b, _ := os.ReadFile(attempt)
+		return strings.Contains(string(b), "done")
+	}, func() string { return co.out.String() + cv.out.String() })
+	b, _ := os.ReadFile(attempt)
+	for _, breach := range []string{"WROTE-TEAM", "WROTE-STATE", "READ-SECRET", "SECRET-TOKEN", "MOVED-TEAM"} {
+		if strings.Contains(string(b), breach) {
+			t.Errorf("%s:\n%s", breach, b)
+		}
+	}
+}

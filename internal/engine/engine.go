@@ -95,6 +95,11 @@ type Engine struct {
 	// (see agent). The map itself is filled before any process starts and
 	// never changes after, so any goroutine may read it.
 	sinks map[string]*sink
+
+	// moreProtect is what other consoles asked every sandbox to protect
+	// since this one started (ProtectMore).
+	moreMu      sync.Mutex
+	moreProtect []string
 	// spent is what each task cost so far (taskspend.go).
 	spent taskSpend
 	roles map[string]string
@@ -347,7 +352,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
 			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation:   agents.Isolation(a.Isolation),
-		Protect:     append(append([]string(nil), e.opts.Protect...), e.othersProgress(a.Name)...),
+		Protect:     append(e.protected(), e.othersProgress(a.Name)...),
 		StartArgs:   func() []string { return e.startArgs(a.Name) },
 		SubmitCheck: s.submitPending,
 		DialogShown: s.dialogShown,

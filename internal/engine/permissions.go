@@ -346,4 +346,4 @@ func (e *Engine) installHooks(dir string) {
 // isolate starts a program the policy runs (git, on a repository an agent
 // can configure) as an agent's: agents.Isolate with teamlead's files
 // protected.
-func (e *Engine) isolate(cmd *exec.Cmd) { agents.Isolate(cmd, e.opts.Protect...) }
+func (e *Engine) isolate(cmd *exec.Cmd) { agents.Isolate(cmd, e.protected()...) }

@@ -147,7 +147,7 @@ func (e *Engine) notify(n questions.Notification) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, dest, n.Title, n.Body)
-		agents.Isolate(cmd, e.opts.Protect...) // named by a file an agent can write: runs as an agent's
+		agents.Isolate(cmd, e.protected()...) // named by a file an agent can write: runs as an agent's
 		err = cmd.Run()
 	case "bell":
 		return
@@ -173,7 +173,7 @@ func (e *Engine) runTool(t questions.ToolTask) {
 		cmd := exec.CommandContext(ctx, tool.Command[0], tool.Command[1:]...)
 		cmd.Stdin = strings.NewReader(t.Question.Text + "\n")
 		cmd.Env = append(cmd.Environ(), "TEAMLEAD_QUESTION="+t.Question.ID, "TEAMLEAD_TOPIC="+t.Question.Topic, "TEAMLEAD_CONTEXT="+t.Question.Context)
-		agents.Isolate(cmd, e.opts.Protect...) // named by a file an agent can write: runs as an agent's
+		agents.Isolate(cmd, e.protected()...) // named by a file an agent can write: runs as an agent's
 		out, err = cmd.Output()
 		cancel()
 		if err == nil && strings.TrimSpace(string(out)) == "" {

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/teamlead/teamlead/agents"
 
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/protocol"
@@ -44,4 +47,39 @@ func (e *Engine) Route(agent string, env protocol.Envelope) (answers []string, r
 		return out, nil
 	})
 	return answers, refused, err
+}
+
+// protector is an agent that can protect more in its sandbox
+// (agents.Agent; an agent on a node cannot yet).
+type protector interface {
+	ProtectMore(protect, hide []string) error
+}
+
+// ProtectMore makes protect read-only and hides hide in the sandbox of
+// every agent of this console, running or started later: another console
+// started after them asks it so for its state folder, team files and
+// secrets before it writes them (red team 9a, finding 5). It returns
+// once every running sandbox has done it, with what could not be.
+func (e *Engine) ProtectMore(protect, hide []string) error {
+	e.moreMu.Lock()
+	e.moreProtect = append(e.moreProtect, protect...)
+	e.moreMu.Unlock()
+	agents.KeepSecret(hide...) // hidden in every sandbox started from now on
+	var errs []error
+	for name, s := range e.sinks {
+		if p, ok := s.runner().(protector); ok {
+			if err := p.ProtectMore(protect, hide); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// protected is what every agent's sandbox keeps read-only: the console's
+// list and what other consoles asked for since (ProtectMore).
+func (e *Engine) protected() []string {
+	e.moreMu.Lock()
+	defer e.moreMu.Unlock()
+	return append(append([]string(nil), e.opts.Protect...), e.moreProtect...)
 }
