@@ -124,10 +124,12 @@ func (f *fakeConsole) decide(id, text string) error {
 	}
 	word, rest, _ := strings.Cut(text, " ")
 	r.Status, r.DecidedBy = approvals.Approved, "human"
-	switch word {
-	case "always":
-		r.Note = "approved always: Bash(npm install:*) added to permissions.yaml"
-	case "deny":
+	switch {
+	case word == "always" && r.Action == "Bash(npm install 'left-pad')": // allowed by a rule added since it was asked
+		r.Note = approvals.NoRuleNote + "the policy allows it already (Bash(npm install left-pad:*) at permissions.yaml:14)"
+	case word == "always":
+		r.Note = approvals.AlwaysNote + "Bash(npm install left-pad:*) added to permissions.yaml"
+	case word == "deny":
 		r.Status, r.Note = approvals.Denied, rest
 	}
 	b, _ := json.Marshal(r)
@@ -481,7 +483,7 @@ func TestOperationsSayWhatTheyChanged(t *testing.T) {
 	con, dir := newConsole(t)
 	now := time.Now()
 	meta := map[string]string{}
-	for i, action := range []string{"Bash(rm -rf /srv/x)", "Bash(npm install left-pad)", "Bash(git push --force)"} {
+	for i, action := range []string{"Bash(rm -rf /srv/x)", "Bash(npm install left-pad)", "Bash(git push --force)", "Bash(npm install 'left-pad')"} {
 		r := approvals.Request{ID: fmt.Sprintf("p-%d", i+2), Agent: "dev", Action: action, Status: approvals.Pending, Created: now}
 		b, _ := json.Marshal(r)
 		meta[lead.MetaPermission+r.ID] = string(b)
@@ -509,7 +511,10 @@ func TestOperationsSayWhatTheyChanged(t *testing.T) {
 		want string
 	}{
 		{func() (string, error) { return c.Answer("p-2", "approve") }, "approved p-2 (dev: Bash(rm -rf /srv/x)) once"},
-		{func() (string, error) { return c.Answer("p-3", "always prefix") }, "approved p-3 (dev: Bash(npm install left-pad)) always: Bash(npm install:*) added to permissions.yaml"},
+		{func() (string, error) { return c.Answer("p-3", "always prefix") }, "approved p-3 (dev: Bash(npm install left-pad)) always: Bash(npm install left-pad:*) added to permissions.yaml"},
+		// Nothing added (red team 9a, finding 11): approved once, and why, never "always:  added to".
+		{func() (string, error) { return c.Answer("p-5", "always prefix") },
+			"approved p-5 (dev: Bash(npm install 'left-pad')) once; no rule added: the policy allows it already (Bash(npm install left-pad:*) at permissions.yaml:14)"},
 		{func() (string, error) { return c.Answer("p-4", "deny not on main") }, "denied p-4 (dev: Bash(git push --force)); dev is told: not on main"},
 		{func() (string, error) { return c.Answer("q-0001", "Yes, after 22:00 UTC.") }, "answered q-0001 (qa, staging: May I run the load test tonight?); the answer goes to qa"},
 		{func() (string, error) { return c.Drop("m-3", "asked twice") }, "dropped m-3 (dev's question: ship it?) (asked twice); nothing was typed into anyone"},

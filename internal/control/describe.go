@@ -108,8 +108,10 @@ func (s *Server) answered(id string, it item, text string) string {
 			return fmt.Sprintf("denied %s; %s is told: %s", subject, r.Agent, clip(r.Note, 80))
 		case r.Status == approvals.Denied:
 			return "denied " + subject
+		case r.Status == approvals.Approved && word == "always" && strings.HasPrefix(r.Note, approvals.NoRuleNote):
+			return fmt.Sprintf("approved %s once; no rule added: %s", subject, strings.TrimPrefix(r.Note, approvals.NoRuleNote))
 		case r.Status == approvals.Approved && word == "always":
-			return fmt.Sprintf("approved %s always: %s", subject, strings.TrimPrefix(r.Note, "approved always: "))
+			return fmt.Sprintf("approved %s always: %s", subject, strings.TrimPrefix(r.Note, approvals.AlwaysNote))
 		case r.Status == approvals.Approved:
 			return "approved " + subject + " once"
 		}
