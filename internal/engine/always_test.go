@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,8 @@ import (
 	"github.com/teamlead/teamlead/internal/approvals"
 )
 
-// TestApproveAlwaysWithNothingToAdd: a request the policy allows by the
+// TestApproveAlwaysWithNothingToAdd: PlanAlways says what an approve-always
+// would write and writes nothing; a request the policy allows by the
 // time the human approves it always (a rule added since it was asked) is
 // approved once, the policy file is left as it is, and the note says so
 // and why, never "approved always:  added to" (red team 9a, finding 11).
@@ -47,11 +49,23 @@ func TestApproveAlwaysWithNothingToAdd(t *testing.T) {
 		t.Fatalf("no request %s", id)
 		return approvals.Request{}
 	}
+	// PlanAlways says what would be written, and writes nothing.
+	plan, err := r.e.PlanAlways(ids["Bash(npm install 'left-pad')"], "prefix")
+	if err != nil || strings.Join(plan.Rules, ",") != "Bash(npm install left-pad:*)" || plan.Why != "" {
+		t.Errorf("plan before: %+v %v", plan, err)
+	}
+	if text, _ := os.ReadFile(policy); string(text) != "default: ask\n" {
+		t.Errorf("planning wrote the policy file:\n%s", text)
+	}
 	if err := r.e.ApproveAlways(ids["Bash(npm install left-pad)"], "prefix", false); err != nil {
 		t.Fatal(err)
 	}
 	if p := note(ids["Bash(npm install left-pad)"]); p.Note != approvals.AlwaysNote+"Bash(npm install left-pad:*) added to "+policy {
 		t.Errorf("first: %s %q", p.Status, p.Note)
+	}
+	plan, err = r.e.PlanAlways(ids["Bash(npm install 'left-pad')"], "prefix")
+	if err != nil || len(plan.Rules) != 0 || !strings.HasPrefix(plan.Why, "the policy allows it already (Bash(npm install left-pad:*) at ") {
+		t.Errorf("plan after: %+v %v", plan, err)
 	}
 	before, _ := os.ReadFile(policy)
 	if err := r.e.ApproveAlways(ids["Bash(npm install 'left-pad')"], "prefix", false); err != nil {
@@ -63,5 +77,8 @@ func TestApproveAlwaysWithNothingToAdd(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(policy); string(after) != string(before) {
 		t.Errorf("the policy file changed:\n%s", after)
+	}
+	if _, err := r.e.PlanAlways(ids["Bash(npm install 'left-pad')"], "prefix"); !errors.Is(err, approvals.ErrDecided) {
+		t.Errorf("plan of a decided request: %v", err)
 	}
 }

@@ -233,6 +233,31 @@ func (e *Engine) ApproveAlways(id, scope string, forAll bool) error {
 	})
 }
 
+// PlanAlways says what approving request id always at scope would do,
+// against the policy in force and the agent's folder, without doing it:
+// the rules ApproveAlways would write (none, and why, when the policy
+// allows the action already), or why it cannot.
+func (e *Engine) PlanAlways(id, scope string) (permit.AlwaysPlan, error) {
+	sc, err := permit.ParseScope(scope)
+	if err != nil {
+		return permit.AlwaysPlan{}, err
+	}
+	var plan permit.AlwaysPlan
+	err = e.do(func(time.Time) (lead.Output, error) {
+		r, ok := e.lead.Permission(id)
+		if !ok {
+			return lead.Output{}, fmt.Errorf("%w: %s", approvals.ErrNoRequest, id)
+		}
+		if r.Done() {
+			return lead.Output{}, fmt.Errorf("%w: %s was %s by %s", approvals.ErrDecided, id, r.Status, r.DecidedBy)
+		}
+		var err error
+		plan, err = permit.PlanAlways(e.perm.policy, r.Action, r.Agent, sc, e.env(r.Agent))
+		return lead.Output{}, err
+	})
+	return plan, err
+}
+
 // ownPolicyFile makes sure path holds a policy file to add rules to: the
 // built-in policy is copied there first.
 func (e *Engine) ownPolicyFile(path string) error {
