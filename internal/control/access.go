@@ -95,6 +95,8 @@ func describe(req Request) string {
 		return verb + " " + req.ID
 	case "escalate", "reassign", "acknowledge":
 		return req.Cmd + " " + req.ID
+	case "always-plan":
+		return "see what approving " + req.ID + " always would write"
 	}
 	return "run " + strconv.Quote(req.Cmd)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/readmodel"
 )
@@ -133,6 +134,20 @@ func (s *Server) answered(id string, it item, text string) string {
 		return "answered " + subject
 	}
 	return fmt.Sprintf("answered %s; the answer goes to %s", subject, it.from)
+}
+
+// planned says what approving it always would do, as planned: the
+// rules it would add and for whom, or that it would be approved once and
+// why; nothing is changed.
+func planned(it item, forAll bool, plan permit.AlwaysPlan) string {
+	if len(plan.Rules) == 0 {
+		return fmt.Sprintf("dry run: approving %s always would add no rule: %s; it would be approved once. Nothing was changed", it.subject, plan.Why)
+	}
+	whose := it.from + "'s rules"
+	if forAll || it.from == "" {
+		whose = "every agent's rules"
+	}
+	return fmt.Sprintf("dry run: approving %s always would add %s to %s in the policy file. Nothing was changed", it.subject, strings.Join(plan.Rules, ", "), whose)
 }
 
 // escalated says where item id went.
