@@ -162,3 +162,37 @@ rules:
 		t.Errorf("a rule to add: %+v %v", plan, err)
 	}
 }
+
+// TestPrefixReadmeExamples: the README's examples of what prefix writes
+// (What an approve-always writes), against a policy that allows none.
+func TestPrefixReadmeExamples(t *testing.T) {
+	p := mustParse(t, "default: ask")
+	for action, want := range map[string]string{
+		"Bash(npm install left-pad)":         "Bash(npm install left-pad:*)",
+		"Bash(docker compose up -d)":         "Bash(docker compose up:*)",
+		"Bash(python3 tools/gen.py --all)":   "Bash(python3 tools/gen.py:*)",
+		"Bash(npm install -- left-pad)":      "Bash(npm install -- left-pad:*)",
+		"Bash(npm install ./left-pad)":       "Bash(npm install ./left-pad:*)",
+		"Bash(pytest tests/ -q)":             "Bash(pytest tests/:*)",
+		"Bash(go test ./...)":                "Bash(go test ./...:*)",
+		"Bash(npm  install 'left-pad')":      "Bash(npm install left-pad:*)",
+		"Bash(git commit -m 'fix it')":       "Bash(git commit:*)",
+		"Bash(npm install -D left-pad)":      "Bash(npm install:*)",
+		"Bash(npm install a; npm install b)": "Bash(npm install a:*), Bash(npm install b:*)",
+	} {
+		got, err := AlwaysRules(p, action, "dev", ScopePrefix, testEnv)
+		if err != nil || strings.Join(got, ", ") != want {
+			t.Errorf("%s: %q %v, want %s", action, got, err, want)
+		}
+	}
+	for _, action := range []string{"Bash(npm install $(cat list))", "Bash(npm install $PKG)"} {
+		if _, err := AlwaysRules(p, action, "dev", ScopePrefix, testEnv); !errors.Is(err, ErrScope) || !strings.Contains(err.Error(), "is known only when it runs") {
+			t.Errorf("%s: %v", action, err)
+		}
+	}
+	for _, sc := range []Scope{ScopeExact, ScopePrefix} {
+		if _, err := AlwaysRules(p, "Bash(> file)", "dev", sc, testEnv); !errors.Is(err, ErrScope) {
+			t.Errorf("> file %s: %v", sc, err)
+		}
+	}
+}
