@@ -11,6 +11,7 @@ import (
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/readmodel"
@@ -81,6 +82,16 @@ type Console interface {
 type PermissionLister interface {
 	// Permissions lists every permission request, newest first.
 	Permissions() []approvals.Request
+}
+
+// AlwaysPlanner is a Console that says what approving a request always
+// would write, against the policy in force and the agent's folder, without
+// writing it (the engine is one): the approve-always chooser shows it in
+// place of its own preview, so the person sees every rule before it is
+// written.
+type AlwaysPlanner interface {
+	// PlanAlways is what approving request id always at scope would add.
+	PlanAlways(id, scope string) (permit.AlwaysPlan, error)
 }
 
 // Options tune the dashboard.

@@ -259,6 +259,9 @@ func defang(msg tea.Msg) tea.Msg {
 	case permDoneMsg:
 		m.text = textsafe.Line(m.text)
 		return m
+	case alwaysPlanMsg:
+		m.plans = safeCopy(m.plans)
+		return m
 	}
 	return msg
 }
@@ -318,6 +321,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case permDoneMsg:
 		m.status, m.statusE = msg.text, msg.err
 		return m, m.fetchPermissions()
+	case alwaysPlanMsg:
+		if m.mode == modeAlways {
+			m.always.SetPlans(msg.id, msg.plans)
+		}
+		return m, nil
 	}
 	if mm, cmd, ok := m.onBoardMsg(msg); ok {
 		return mm, cmd

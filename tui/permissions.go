@@ -223,9 +223,33 @@ func (m Model) onPermissionKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.always.Open(t.id, t.agent, t.action, t.risk)
 		m.always.SetWidth(max(m.width-4, 20))
 		m.mode = modeAlways
-		return m, nil
+		return m, m.planAlways(t)
 	}
 	return m, nil
+}
+
+// alwaysPlanMsg carries the console's own plans for request id, one for
+// each scope.
+type alwaysPlanMsg struct {
+	id    string
+	plans []always.Option
+}
+
+// planAlways asks the console, off the update loop, what approving t
+// always would write at each scope; nil when it cannot say.
+func (m Model) planAlways(t permTarget) tea.Cmd {
+	pl, ok := m.con.(AlwaysPlanner)
+	if !ok {
+		return nil
+	}
+	return func() tea.Msg {
+		msg := alwaysPlanMsg{id: t.id}
+		for _, scope := range always.Scopes {
+			plan, err := pl.PlanAlways(t.id, scope)
+			msg.plans = append(msg.plans, always.Planned(t.action, scope, plan, err))
+		}
+		return msg
+	}
 }
 
 // decided notes the decision for the double-press guard.
@@ -283,10 +307,13 @@ func (m Model) onAlwaysKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if who == "" {
 			who = "the agent"
 		}
-		rule := m.always.Selected().Rule
+		sel := m.always.Selected()
 		done := fmt.Sprintf("approved %s always (%s, for %s)", t.id, scope, who)
-		if rule != "" {
-			done += ": " + rule + " added to the policy"
+		switch {
+		case sel.Rule == "" && sel.Why != "":
+			done = fmt.Sprintf("approved %s once, no rule added: %s", t.id, sel.Why)
+		case sel.Rule != "":
+			done += ": " + sel.Rule + " added to the policy"
 		}
 		m = m.decided(t)
 		return m, m.decide(t, text, done)

@@ -219,6 +219,70 @@ func TestApproveAlwaysPrefixForThisAgent(t *testing.T) {
 	waitOutput(t, tm, "p-4 approved always: Bash(npm install left-pad:*) added to /x/permissions.yaml")
 }
 
+// planFake is the fake console that also plans approve-always as the
+// engine does: plans are its answers by scope, and an approve-always
+// whose plan adds no rule is approved once, with the engine's note.
+type planFake struct {
+	*fakeConsole
+	plans map[string]permit.AlwaysPlan
+}
+
+func (p planFake) PlanAlways(id, scope string) (permit.AlwaysPlan, error) {
+	p.record("plan " + id + " " + scope)
+	if plan, ok := p.plans[scope]; ok {
+		return plan, nil
+	}
+	return permit.AlwaysPlan{}, fmt.Errorf("%w: not %s", permit.ErrScope, scope)
+}
+
+func (p planFake) Answer(id, text string) error {
+	if err := p.fakeConsole.Answer(id, text); err != nil {
+		return err
+	}
+	fields := strings.Fields(text)
+	if len(fields) < 2 || fields[0] != "always" || len(p.plans[fields[1]].Rules) > 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.perms {
+		if p.perms[i].ID == id {
+			p.perms[i].Note = approvals.NoRuleNote + p.plans[fields[1]].Why
+		}
+	}
+	return nil
+}
+
+// TestApproveAlwaysShowsTheConsolesPlan: the chooser shows, before
+// anything is written, what the console will write at the chosen scope —
+// here nothing, the policy allowing the action by now — and the status
+// line says it was approved once, never "always" of nothing (red team 9a,
+// finding 11).
+func TestApproveAlwaysShowsTheConsolesPlan(t *testing.T) {
+	f := newPermFake()
+	why := "the policy allows it already (Bash(npm install left-pad:*) at /x/permissions.yaml:14)"
+	p := planFake{fakeConsole: f, plans: map[string]permit.AlwaysPlan{
+		"exact":  {Rules: []string{"Bash(npm install left-pad)"}},
+		"prefix": {Why: why},
+		"tool":   {Rules: []string{"Bash"}},
+	}}
+	th, _ := themes.Load("dark")
+	m := New(p, style.New(th, true), Options{Keys: DefaultKeyMap(), Now: func() time.Time { return t0.Add(time.Second) }})
+	tm := startModel(t, m, 160, 45)
+	tm.Send(runes("8"))
+	waitOutput(t, tm, "Permissions — 2 pending of 5")
+	tm.Send(runes("j")) // p-3, then p-4
+	tm.Send(runes("A"))
+	waitOutput(t, tm, "writes nothing: "+why+"; enter approves it once")
+	tm.Send(tea.KeyMsg{Type: tea.KeyUp})
+	waitOutput(t, tm, "writes  Bash(npm install left-pad)")
+	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
+	waitOutput(t, tm, "writes nothing: "+why)
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitCall(t, f, "answer p-4 always prefix")
+	waitOutput(t, tm, "p-4 approved once, no rule added: the policy allows it already (Bash(npm install left-pad")
+}
+
 func TestApproveAlwaysForEveryAgentAndCancel(t *testing.T) {
 	f := newPermFake()
 	tm := startModel(t, newModel(f), 160, 45)

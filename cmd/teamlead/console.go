@@ -32,6 +32,7 @@ type consoleOf struct{ *engine.Engine }
 var (
 	_ tui.Console          = consoleOf{}
 	_ tui.PermissionLister = consoleOf{}
+	_ tui.AlwaysPlanner    = consoleOf{}
 )
 
 func (c consoleOf) Screen(agent string) screen.Source {

@@ -192,13 +192,13 @@ always allowed.`,
 			if err != nil {
 				return err
 			}
-			rules, err := permit.AlwaysRules(p, args[0], f.agent, sc, env)
+			plan, err := permit.PlanAlways(p, args[0], f.agent, sc, env)
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
+			rules, out := plan.Rules, cmd.OutOrStdout()
 			if len(rules) == 0 {
-				fmt.Fprintf(out, "%s is already allowed; nothing to add\n", args[0])
+				fmt.Fprintf(out, "%s: nothing to add: %s\n", args[0], plan.Why)
 				return nil
 			}
 			target := f.agent

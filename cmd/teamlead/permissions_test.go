@@ -184,7 +184,7 @@ func TestPermissionsAllow(t *testing.T) {
 		t.Errorf("floor: %v\n%s", err, out)
 	}
 	out, _, err = runPermissions(t, g, "allow", "Bash(make test)", "--workdir", dir, "--policy", policy)
-	if err != nil || !strings.Contains(out, "already allowed") {
+	if err != nil || !strings.Contains(out, "Bash(make test): nothing to add: the policy allows it already (Bash(make:*) at "+policy+":") {
 		t.Errorf("already: %v\n%s", err, out)
 	}
 	out, _, err = runPermissions(t, g, "allow", "Edit(../x/a.go)", "--scope", "dir", "--every-agent", "--dry-run", "--workdir", dir, "--policy", policy)

@@ -246,18 +246,34 @@ func printDone(w io.Writer, done, fallback string) error {
 	return err
 }
 
+// approveCmd approves a permission request once, or always at a scope;
+// --dry-run prints the rules approving always would add, and decides
+// nothing.
+func approveCmd(g *globals) *cobra.Command {
+	var dryRun bool
+	cmd := consoleCmd(g, "approve PERMISSION-ID [exact|prefix|dir|tool] [all]",
+		"Approve a permission request once; with a scope, approve always: a rule for this agent (all: every agent) is added to the policy file (--dry-run: print the rules, decide nothing)",
+		cobra.RangeArgs(1, 3), func(c *control.Client, a []string) (string, error) {
+			switch {
+			case dryRun && len(a) == 1:
+				return "", fmt.Errorf("--dry-run shows what approving always adds: name a scope (exact, prefix, dir or tool); approving once adds nothing")
+			case dryRun:
+				return c.PlanAlways(a[0], strings.Join(a[1:], " "))
+			case len(a) == 1:
+				return c.Answer(a[0], "approve")
+			}
+			return c.Answer(a[0], "always "+strings.Join(a[1:], " "))
+		})
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the rules approving always would add to the policy file, and decide nothing")
+	return cmd
+}
+
 // actionCmds are the commands that act on one item through the console.
 func actionCmds(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		consoleCmd(g, "answer ID TEXT...", "Answer a question (q-…), an inbox item (m-…), a consultation (c-…: approve|concerns|reject|acknowledge …) or a permission request (p-…: approve|always [scope] [all]|deny …)",
 			cobra.MinimumNArgs(2), func(c *control.Client, a []string) (string, error) { return c.Answer(a[0], strings.Join(a[1:], " ")) }),
-		consoleCmd(g, "approve PERMISSION-ID [exact|prefix|dir|tool] [all]", "Approve a permission request once; with a scope, approve always: a rule for this agent (all: every agent) is added to the policy file",
-			cobra.RangeArgs(1, 3), func(c *control.Client, a []string) (string, error) {
-				if len(a) == 1 {
-					return c.Answer(a[0], "approve")
-				}
-				return c.Answer(a[0], "always "+strings.Join(a[1:], " "))
-			}),
+		approveCmd(g),
 		consoleCmd(g, "deny PERMISSION-ID [MESSAGE...]", "Deny a permission request; the message reaches the agent",
 			cobra.MinimumNArgs(1), func(c *control.Client, a []string) (string, error) {
 				return c.Answer(a[0], strings.TrimSpace("deny "+strings.Join(a[1:], " ")))

@@ -75,7 +75,7 @@ type Request struct {
 	Status Status   `json:"status"`
 	// DecidedBy is "policy", "human" or "hook" (the hook's caller gave up).
 	DecidedBy string `json:"decided_by,omitempty"`
-	// Note is the human's message to the agent, or the rule added by an approve-always.
+	// Note is the human's message to the agent, or what an approve-always added (AlwaysNote, NoRuleNote).
 	Note    string    `json:"note,omitempty"`
 	Created time.Time `json:"created"`
 	Decided time.Time `json:"decided,omitzero"`
@@ -85,6 +85,16 @@ type Request struct {
 	// Keys are the dialog's keys (FromDialog).
 	Keys Keys `json:"keys,omitzero"`
 }
+
+// The notes an approve-always leaves on its request.
+const (
+	// AlwaysNote begins the note of an approve-always that added rules:
+	// "approved always: Bash(npm install left-pad:*) added to permissions.yaml".
+	AlwaysNote = "approved always: "
+	// NoRuleNote begins the note of an approve-always that added none (the
+	// policy allows the action already): it was approved once.
+	NoRuleNote = "approved once, no rule added: "
+)
 
 // Done reports whether r was decided or withdrawn.
 func (r *Request) Done() bool { return r.Status != Pending }

@@ -97,6 +97,8 @@ func describe(req Request) string {
 		return req.Cmd + " " + req.ID
 	case "protect":
 		return "change what the agents' sandboxes protect"
+	case "always-plan":
+		return "see what approving " + req.ID + " always would write"
 	}
 	return "run " + strconv.Quote(req.Cmd)
 }

@@ -241,6 +241,13 @@ func (c *Client) Drop(id, reason string) (string, error) {
 	return c.act(Request{Cmd: "drop", ID: id, Text: reason})
 }
 
+// PlanAlways says what approving permission request id always would
+// write (text: [scope] [all], as teamlead approve takes them), without
+// deciding it or writing anything.
+func (c *Client) PlanAlways(id, text string) (string, error) {
+	return c.act(Request{Cmd: "always-plan", ID: id, Text: text})
+}
+
 // Answer answers an inbox item (m-…) or a question (q-…), gives a verdict
 // on a consultation (c-…) or decides a permission request (p-…).
 func (c *Client) Answer(id, text string) (string, error) {

@@ -28,6 +28,7 @@ import (
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/readmodel"
@@ -131,6 +132,9 @@ type Console interface {
 	Acknowledge(id string) error
 	// Drop closes an inbox item or a question without answering it.
 	Drop(id, reason string) error
+	// PlanAlways says what approving permission request id always at
+	// scope would write, without writing it.
+	PlanAlways(id, scope string) (permit.AlwaysPlan, error)
 	// HookPermission decides an agent hook's permission request, waiting
 	// for the human up to the configured time.
 	HookPermission(agent, action string) (approvals.Request, error)
@@ -400,6 +404,21 @@ func (s *Server) serve(c net.Conn) {
 			return
 		}
 		_ = enc.Encode(Reply{Done: s.answered(req.ID, it, req.Text), End: true})
+	case "always-plan":
+		scope, forAll := "prefix", false
+		for _, f := range strings.Fields(req.Text) {
+			if f == "all" {
+				forAll = true
+			} else {
+				scope = f
+			}
+		}
+		plan, err := s.console.PlanAlways(req.ID, scope)
+		if err != nil {
+			fail(s.withPending(err))
+			return
+		}
+		_ = enc.Encode(Reply{Done: planned(s.item(req.ID), forAll, plan), End: true})
 	case "audit":
 		err := s.console.Store().Scan(req.Query, func(r store.Record) error {
 			return enc.Encode(Reply{Record: &r})

@@ -20,6 +20,7 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
@@ -129,14 +130,38 @@ func (f *fakeConsole) decide(id, text string) error {
 	}
 	word, rest, _ := strings.Cut(text, " ")
 	r.Status, r.DecidedBy = approvals.Approved, "human"
-	switch word {
-	case "always":
-		r.Note = "approved always: Bash(npm install:*) added to permissions.yaml"
-	case "deny":
+	switch {
+	case word == "always" && r.Action == "Bash(npm install 'left-pad')": // allowed by a rule added since it was asked
+		r.Note = approvals.NoRuleNote + "the policy allows it already (Bash(npm install left-pad:*) at permissions.yaml:14)"
+	case word == "always":
+		r.Note = approvals.AlwaysNote + "Bash(npm install left-pad:*) added to permissions.yaml"
+	case word == "deny":
 		r.Status, r.Note = approvals.Denied, rest
 	}
 	b, _ := json.Marshal(r)
 	return f.st.Commit(&store.Batch{Meta: map[string]string{lead.MetaPermission + id: string(b)}})
+}
+
+// PlanAlways plans as the engine would for the stored request id: the
+// rule for its package, or none once a rule allows it.
+func (f *fakeConsole) PlanAlways(id, scope string) (permit.AlwaysPlan, error) {
+	v, ok, err := f.st.Meta(lead.MetaPermission + id)
+	if err != nil || !ok {
+		return permit.AlwaysPlan{}, fmt.Errorf("%w: %s", approvals.ErrNoRequest, id)
+	}
+	var r approvals.Request
+	if err := json.Unmarshal([]byte(v), &r); err != nil {
+		return permit.AlwaysPlan{}, err
+	}
+	switch {
+	case r.Done():
+		return permit.AlwaysPlan{}, fmt.Errorf("%w: %s was %s by %s", approvals.ErrDecided, id, r.Status, r.DecidedBy)
+	case r.Action == "Bash(npm install 'left-pad')":
+		return permit.AlwaysPlan{Why: "the policy allows it already (Bash(npm install left-pad:*) at permissions.yaml:14)"}, nil
+	case scope == "exact":
+		return permit.AlwaysPlan{Rules: []string{"Bash(npm install left-pad)"}}, nil
+	}
+	return permit.AlwaysPlan{Rules: []string{"Bash(npm install left-pad:*)"}}, nil
 }
 
 func (f *fakeConsole) Store() *store.Store { return f.st }
@@ -434,6 +459,7 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 		`{"cmd":"answer","id":"p-1","text":"approve"}`,
 		`{"cmd":"answer","id":"c-1","text":"approve looks fine"}`,
 		`{"cmd":"answer","id":"p-1","text":"always tool all"}`,
+		`{"cmd":"always-plan","id":"p-1","text":"prefix"}`,
 		`{"cmd":"send","agent":"dev","text":"hi"}`,
 		`{"cmd":"escalate","id":"q-0001"}`,
 		`{"cmd":"reassign","id":"q-0001","text":"human/me"}`,
@@ -474,8 +500,8 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 			t.Errorf("refusal without the process's pid: %q", c)
 		}
 	}
-	if refusals != 11 {
-		t.Errorf("%d refusals recorded, want 11: %q", refusals, con.sent)
+	if refusals != 12 {
+		t.Errorf("%d refusals recorded, want 12: %q", refusals, con.sent)
 	}
 }
 
@@ -486,7 +512,7 @@ func TestOperationsSayWhatTheyChanged(t *testing.T) {
 	con, dir := newConsole(t)
 	now := time.Now()
 	meta := map[string]string{}
-	for i, action := range []string{"Bash(rm -rf /srv/x)", "Bash(npm install left-pad)", "Bash(git push --force)"} {
+	for i, action := range []string{"Bash(rm -rf /srv/x)", "Bash(npm install left-pad)", "Bash(git push --force)", "Bash(npm install 'left-pad')"} {
 		r := approvals.Request{ID: fmt.Sprintf("p-%d", i+2), Agent: "dev", Action: action, Status: approvals.Pending, Created: now}
 		b, _ := json.Marshal(r)
 		meta[lead.MetaPermission+r.ID] = string(b)
@@ -514,7 +540,17 @@ func TestOperationsSayWhatTheyChanged(t *testing.T) {
 		want string
 	}{
 		{func() (string, error) { return c.Answer("p-2", "approve") }, "approved p-2 (dev: Bash(rm -rf /srv/x)) once"},
-		{func() (string, error) { return c.Answer("p-3", "always prefix") }, "approved p-3 (dev: Bash(npm install left-pad)) always: Bash(npm install:*) added to permissions.yaml"},
+		// A dry run says what approving always would write, and decides nothing.
+		{func() (string, error) { return c.PlanAlways("p-3", "prefix") },
+			"dry run: approving p-3 (dev: Bash(npm install left-pad)) always would add Bash(npm install left-pad:*) to dev's rules in the policy file. Nothing was changed"},
+		{func() (string, error) { return c.PlanAlways("p-3", "exact all") },
+			"dry run: approving p-3 (dev: Bash(npm install left-pad)) always would add Bash(npm install left-pad) to every agent's rules in the policy file. Nothing was changed"},
+		{func() (string, error) { return c.PlanAlways("p-5", "prefix") },
+			"dry run: approving p-5 (dev: Bash(npm install 'left-pad')) always would add no rule: the policy allows it already (Bash(npm install left-pad:*) at permissions.yaml:14); it would be approved once. Nothing was changed"},
+		{func() (string, error) { return c.Answer("p-3", "always prefix") }, "approved p-3 (dev: Bash(npm install left-pad)) always: Bash(npm install left-pad:*) added to permissions.yaml"},
+		// Nothing added (red team 9a, finding 11): approved once, and why, never "always:  added to".
+		{func() (string, error) { return c.Answer("p-5", "always prefix") },
+			"approved p-5 (dev: Bash(npm install 'left-pad')) once; no rule added: the policy allows it already (Bash(npm install left-pad:*) at permissions.yaml:14)"},
 		{func() (string, error) { return c.Answer("p-4", "deny not on main") }, "denied p-4 (dev: Bash(git push --force)); dev is told: not on main"},
 		{func() (string, error) { return c.Answer("q-0001", "Yes, after 22:00 UTC.") }, "answered q-0001 (qa, staging: May I run the load test tonight?); the answer goes to qa"},
 		{func() (string, error) { return c.Drop("m-3", "asked twice") }, "dropped m-3 (dev's question: ship it?) (asked twice); nothing was typed into anyone"},
@@ -527,6 +563,9 @@ func TestOperationsSayWhatTheyChanged(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("got %q, %v\nwant %q", got, err, tc.want)
 		}
+	}
+	if _, err := c.PlanAlways("p-3", "prefix"); err == nil || !strings.Contains(err.Error(), "p-3 was approved by human") {
+		t.Errorf("dry run of a decided request: %v", err)
 	}
 	if _, err := c.Answer("m-6", "yes"); err == nil || !strings.Contains(err.Error(), "questions waiting for you: q-0001") {
 		t.Errorf("answer to m-6: %v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/readmodel"
 )
@@ -108,8 +109,10 @@ func (s *Server) answered(id string, it item, text string) string {
 			return fmt.Sprintf("denied %s; %s is told: %s", subject, r.Agent, clip(r.Note, 80))
 		case r.Status == approvals.Denied:
 			return "denied " + subject
+		case r.Status == approvals.Approved && word == "always" && strings.HasPrefix(r.Note, approvals.NoRuleNote):
+			return fmt.Sprintf("approved %s once; no rule added: %s", subject, strings.TrimPrefix(r.Note, approvals.NoRuleNote))
 		case r.Status == approvals.Approved && word == "always":
-			return fmt.Sprintf("approved %s always: %s", subject, strings.TrimPrefix(r.Note, "approved always: "))
+			return fmt.Sprintf("approved %s always: %s", subject, strings.TrimPrefix(r.Note, approvals.AlwaysNote))
 		case r.Status == approvals.Approved:
 			return "approved " + subject + " once"
 		}
@@ -131,6 +134,20 @@ func (s *Server) answered(id string, it item, text string) string {
 		return "answered " + subject
 	}
 	return fmt.Sprintf("answered %s; the answer goes to %s", subject, it.from)
+}
+
+// planned says what approving it always would do, as planned: the
+// rules it would add and for whom, or that it would be approved once and
+// why; nothing is changed.
+func planned(it item, forAll bool, plan permit.AlwaysPlan) string {
+	if len(plan.Rules) == 0 {
+		return fmt.Sprintf("dry run: approving %s always would add no rule: %s; it would be approved once. Nothing was changed", it.subject, plan.Why)
+	}
+	whose := it.from + "'s rules"
+	if forAll || it.from == "" {
+		whose = "every agent's rules"
+	}
+	return fmt.Sprintf("dry run: approving %s always would add %s to %s in the policy file. Nothing was changed", it.subject, strings.Join(plan.Rules, ", "), whose)
 }
 
 // escalated says where item id went.

@@ -38,6 +38,7 @@ idle
 		want string
 	}{
 		{[]string{"approve", "p-1"}, "approved p-1 (dev: Bash(rm -rf /var/lib/postgresql)) once\n"},
+		{[]string{"approve", "p-2", "prefix", "--dry-run"}, "dry run: approving p-2 (dev: Bash(npm install left-pad)) always would add Bash(npm install left-pad:*) to dev's rules in the policy file. Nothing was changed\n"},
 		{[]string{"approve", "p-2", "prefix"}, "approved p-2 (dev: Bash(npm install left-pad)) always: Bash(npm install left-pad:*) added to " + filepath.Join(tm.dir, "permissions.yaml") + "\n"},
 		{[]string{"deny", "p-3", "never", "on", "main"}, "denied p-3 (dev: Bash(git push --force origin main)); dev is told: never on main\n"},
 		{[]string{"answer", "q-0001", "Yes,", "after", "22:00", "UTC."}, "answered q-0001 (dev, general: May I run the load test tonight?); the answer goes to dev\n"},

@@ -78,6 +78,60 @@ idle
 	})
 }
 
+// Red team 9a, finding 11, end to end: approving `npm install --
+// left-pad` by prefix writes a rule for that package (a dry run shows it
+// first and decides nothing), so another package still waits for the
+// human; approving always a request the policy allows by now says it was
+// approved once and adds nothing.
+func TestApprovePrefixKeepsTheOperand(t *testing.T) {
+	work := t.TempDir()
+	tm := newTeam(t, agentDef{name: "dev", role: "developer", dir: work, flags: []string{"--raw"}, script: `
+route to=team-lead type=permission task=T-1 body="Bash(npm install -- left-pad)"
+expect is waiting for the human
+route to=team-lead type=permission task=T-1 body="Bash(npm install left-pad)"
+expect is waiting for the human
+route to=team-lead type=permission task=T-1 body="Bash(npm install 'left-pad')"
+expect is waiting for the human
+expect ^verdict: approved
+expect ^\[/ROUTE\]
+route to=team-lead type=permission task=T-1 body="Bash(npm install -- is-number)"
+expect is waiting for the human
+idle
+`})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 20e9, "three requests waiting", func() bool {
+		out, _ := tm.cli("inbox")
+		return strings.Contains(out, "p-1") && strings.Contains(out, "p-2") && strings.Contains(out, "p-3")
+	})
+	policy := filepath.Join(tm.dir, "permissions.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"approve", "p-1", "prefix", "--dry-run"}, "dry run: approving p-1 (dev: Bash(npm install -- left-pad)) always would add Bash(npm install -- left-pad:*) to dev's rules in the policy file. Nothing was changed\n"},
+		{[]string{"approve", "p-1", "prefix"}, "approved p-1 (dev: Bash(npm install -- left-pad)) always: Bash(npm install -- left-pad:*) added to " + policy + "\n"},
+		{[]string{"approve", "p-2", "prefix"}, "approved p-2 (dev: Bash(npm install left-pad)) always: Bash(npm install left-pad:*) added to " + policy + "\n"},
+	} {
+		if out := tm.mustCLI(tc.args...); out != tc.want {
+			t.Errorf("teamlead %s printed\n%q\nwant\n%q", strings.Join(tc.args, " "), out, tc.want)
+		}
+	}
+	out := tm.mustCLI("approve", "p-3", "prefix")
+	if !strings.HasPrefix(out, "approved p-3 (dev: Bash(npm install 'left-pad')) once; no rule added: the policy allows it already (Bash(npm install left-pad:*) at "+policy+":") {
+		t.Errorf("approve p-3 prefix printed %q", out)
+	}
+	waitFor(t, 20e9, "p-4 waiting for the human", func() bool {
+		out, _ := tm.cli("inbox")
+		return strings.Contains(out, "p-4")
+	})
+	text, err := os.ReadFile(policy)
+	_, added, _ := strings.Cut(string(text), "\nagents:\n")
+	if err != nil || strings.Contains(added, "Bash(npm install:*)") || strings.Count(added, "approve always p-") != 2 {
+		t.Errorf("the rules added: %v\n%s", err, added)
+	}
+}
+
 // teamlead hook answers a Claude Code PreToolUse payload (the documented
 // JSON shape) through the running console, as the agent's own CLI would
 // run it: from inside the agent's session. A low-risk call is allowed at

@@ -172,7 +172,9 @@ func (e *Engine) DecidePermission(id string, approve bool, note string) error {
 // ApproveAlways approves request id and writes a rule into the policy
 // file so that the next such request is approved without asking: scope is
 // exact, prefix, dir or tool; forAll makes the rule every agent's, not only
-// the requester's. A floor action cannot be approved always.
+// the requester's. A floor action cannot be approved always. When the
+// policy allows the action already, it is approved once and the note
+// (approvals.NoRuleNote) says what allows it.
 func (e *Engine) ApproveAlways(id, scope string, forAll bool) error {
 	sc, err := permit.ParseScope(scope)
 	if err != nil {
@@ -186,9 +188,15 @@ func (e *Engine) ApproveAlways(id, scope string, forAll bool) error {
 		if r.Done() {
 			return lead.Output{}, fmt.Errorf("%w: %s was %s by %s", approvals.ErrDecided, id, r.Status, r.DecidedBy)
 		}
-		rules, err := permit.AlwaysRules(e.perm.policy, r.Action, r.Agent, sc, e.env(r.Agent))
+		plan, err := permit.PlanAlways(e.perm.policy, r.Action, r.Agent, sc, e.env(r.Agent))
 		if err != nil {
 			return lead.Output{}, err
+		}
+		rules := plan.Rules
+		if len(rules) == 0 {
+			// Allowed by now (a rule added since it was asked): approved
+			// once, and nothing is written.
+			return e.lead.DecidePermission(id, true, approvals.NoRuleNote+plan.Why, now)
 		}
 		path := e.opts.Team.Permissions.Policy
 		agent := r.Agent
@@ -221,8 +229,33 @@ func (e *Engine) ApproveAlways(id, scope string, forAll bool) error {
 			return lead.Output{}, fmt.Errorf("the policy file no longer loads after adding %s: %w", strings.Join(rules, ", "), err)
 		}
 		e.perm.policy = pol
-		return e.lead.DecidePermission(id, true, fmt.Sprintf("approved always: %s added to %s", strings.Join(rules, ", "), path), now)
+		return e.lead.DecidePermission(id, true, fmt.Sprintf("%s%s added to %s", approvals.AlwaysNote, strings.Join(rules, ", "), path), now)
 	})
+}
+
+// PlanAlways says what approving request id always at scope would do,
+// against the policy in force and the agent's folder, without doing it:
+// the rules ApproveAlways would write (none, and why, when the policy
+// allows the action already), or why it cannot.
+func (e *Engine) PlanAlways(id, scope string) (permit.AlwaysPlan, error) {
+	sc, err := permit.ParseScope(scope)
+	if err != nil {
+		return permit.AlwaysPlan{}, err
+	}
+	var plan permit.AlwaysPlan
+	err = e.do(func(time.Time) (lead.Output, error) {
+		r, ok := e.lead.Permission(id)
+		if !ok {
+			return lead.Output{}, fmt.Errorf("%w: %s", approvals.ErrNoRequest, id)
+		}
+		if r.Done() {
+			return lead.Output{}, fmt.Errorf("%w: %s was %s by %s", approvals.ErrDecided, id, r.Status, r.DecidedBy)
+		}
+		var err error
+		plan, err = permit.PlanAlways(e.perm.policy, r.Action, r.Agent, sc, e.env(r.Agent))
+		return lead.Output{}, err
+	})
+	return plan, err
 }
 
 // ownPolicyFile makes sure path holds a policy file to add rules to: the

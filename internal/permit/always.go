@@ -22,7 +22,8 @@ type Scope int
 const (
 	// ScopeExact allows this exact action again.
 	ScopeExact Scope = iota + 1
-	// ScopePrefix allows the command's prefix (Bash(go test:*)), the file's directory, or the URL's domain.
+	// ScopePrefix allows the command's prefix, its subcommands through its first operand
+	// (Bash(npm install left-pad:*), Bash(go test:*) of go test -v), the file's directory, or the URL's domain.
 	ScopePrefix
 	// ScopeDir allows the file's directory (file tools) or the URL's domain (WebFetch).
 	ScopeDir
@@ -55,54 +56,100 @@ func ParseScope(s string) (Scope, error) {
 	return 0, fmt.Errorf("%w: %q: use exact, prefix, dir or tool", ErrScope, s)
 }
 
-// AlwaysRules returns the rules that let the action run unasked from now
+// AlwaysPlan is what an approve-always of an action adds to the policy.
+type AlwaysPlan struct {
+	// Rules are the rules to add: one for each part of a compound command
+	// that is not allowed already.
+	Rules []string
+	// Why says, when Rules is empty, why no rule is needed: what allows
+	// the action already. The action is then approved once, nothing added.
+	Why string
+}
+
+// PlanAlways returns the rules that let the action run unasked from now
 // on, at the scope the person chose: one for each part of a compound
-// command that is not allowed already (none when all are). An action on
-// the destructive floor is an error wrapping ErrFloor: it is asked every
-// time, whatever the rules say.
-func AlwaysRules(p *Policy, action, agent string, scope Scope, env Env) ([]string, error) {
+// command that is not allowed already (none when all are, and Why says
+// what allows them). An action on the destructive floor is an error
+// wrapping ErrFloor: it is asked every time, whatever the rules say. A
+// scope that does not apply, a prefix that cannot name the command's
+// operand, and a part no rule can name are errors wrapping ErrScope.
+func PlanAlways(p *Policy, action, agent string, scope Scope, env Env) (AlwaysPlan, error) {
 	a, err := ParseAction(action)
 	if err != nil {
-		return nil, err
+		return AlwaysPlan{}, err
 	}
 	env = env.clean()
 	d := p.CheckAction(a, agent, env)
 	if len(d.Floor) > 0 {
-		return nil, fmt.Errorf("%w: %s cannot be always allowed: %s; it will be asked every time", ErrFloor, action, d.Why)
+		return AlwaysPlan{}, fmt.Errorf("%w: %s cannot be always allowed: %s; it will be asked every time", ErrFloor, action, d.Why)
 	}
 	if a.Tool != "Bash" || !a.HasArg {
 		if d.Decide == Allow {
-			return nil, nil
+			return AlwaysPlan{Why: allowedBy([]Decision{d})}, nil
 		}
 		r, err := alwaysRule(a, scope, env)
 		if err != nil {
-			return nil, err
+			return AlwaysPlan{}, err
 		}
-		return []string{r}, nil
+		return AlwaysPlan{Rules: []string{r}}, nil
 	}
 	if scope == ScopeTool {
-		return []string{"Bash"}, nil
+		return AlwaysPlan{Rules: []string{"Bash"}}, nil
 	}
 	if scope == ScopeDir {
-		return nil, fmt.Errorf("%w: a directory applies to file tools (Read, Edit, Write...); for Bash choose exact, prefix or tool", ErrScope)
+		return AlwaysPlan{}, fmt.Errorf("%w: a directory applies to file tools (Read, Edit, Write...); for Bash choose exact, prefix or tool", ErrScope)
 	}
 	parts, ds := p.bashParts(a, agent, env)
 	var out []string
+	var allowed []Decision
 	for i, pt := range parts {
-		if ds[i].Decide == Allow || pt.err != nil {
+		if ds[i].Decide == Allow {
+			allowed = append(allowed, ds[i])
 			continue
+		}
+		if pt.err != nil {
+			return AlwaysPlan{}, fmt.Errorf("%w: %s cannot be always allowed: its part %s cannot be read (%v), so no rule can name it; approve it once",
+				ErrScope, action, pt.cmd.Text, pt.err)
 		}
 		words := matchWords(pt.cmd)
 		if len(words) == 0 {
-			continue
+			return AlwaysPlan{}, fmt.Errorf("%w: %s cannot be always allowed: its part %s runs no command a rule can name; approve it once",
+				ErrScope, action, strings.TrimSpace(pt.cmd.Text))
 		}
 		rule := "Bash(" + escapeStars(joinCanon(words)) + ")"
 		if scope == ScopePrefix {
-			rule = "Bash(" + escapeStars(joinCanon(words[:prefixLen(words)])) + ":*)"
+			n, err := prefixLen(words)
+			if err != nil {
+				return AlwaysPlan{}, err
+			}
+			rule = "Bash(" + escapeStars(joinCanon(words[:n])) + ":*)"
 		}
 		out = appendNew(out, rule)
 	}
-	return out, nil
+	if len(out) == 0 {
+		return AlwaysPlan{Why: allowedBy(allowed)}, nil
+	}
+	return AlwaysPlan{Rules: out}, nil
+}
+
+// AlwaysRules returns the rules PlanAlways would add; none when the
+// policy allows the action already.
+func AlwaysRules(p *Policy, action, agent string, scope Scope, env Env) ([]string, error) {
+	plan, err := PlanAlways(p, action, agent, scope, env)
+	return plan.Rules, err
+}
+
+// allowedBy says what allows an action: "the policy allows it already
+// (Bash(go test:*) at permissions.yaml:40)".
+func allowedBy(ds []Decision) string {
+	var by []string
+	for _, d := range ds {
+		by = appendNew(by, d.Rule.String())
+	}
+	if len(by) == 0 {
+		return "the policy allows it already"
+	}
+	return "the policy allows it already (" + strings.Join(by, "; ") + ")"
 }
 
 // alwaysRule writes the rule for a file, web or other tool action.
@@ -159,27 +206,53 @@ func rulePath(abs string, env Env) string {
 
 // prefixLen is how many words make a command's prefix: the command, then
 // its subcommands (go test, npm run build, docker compose up), or the
-// script an interpreter runs (python3 tools/gen.py).
-func prefixLen(words []Word) int {
+// script an interpreter runs (python3 tools/gen.py), at most two words
+// after the command's name. An option ends it (git commit -m … is
+// Bash(git commit:*)), but nothing else ends it before the command's
+// first operand, which is what makes a request specific: an operand that
+// does not look like a subcommand (./left-pad, tests/, 'left pad') is the
+// prefix's last word, as written, and "--" is kept with the operand after
+// it (npm install -- left-pad). An operand known only when the command
+// runs ($(…), $X) cannot be written into a rule: the error wraps ErrScope.
+func prefixLen(words []Word) (int, error) {
 	n := 0
 	for n < len(words) && isAssignment(words[n].Raw) {
 		n++
 	}
 	if n == len(words) {
-		return n
+		return n, nil
 	}
 	name := cmdName(words[n])
 	n++
+	limit := 2
 	if _, interp := interpreter(name); interp || shells[name] {
-		if n < len(words) && !strings.HasPrefix(words[n].Value, "-") && !words[n].Dynamic {
-			return n + 1
-		}
-		return n
+		limit = 1 // the script, not the script's arguments
 	}
-	for extra := 0; extra < 2 && n < len(words) && isSubcommand(words[n]); extra++ {
+	for extra := 0; extra < limit && n < len(words); extra++ {
+		w := words[n]
+		switch {
+		case w.Dynamic:
+			return 0, dynamicOperand(words, n)
+		case w.Value == "--":
+			if n+1 < len(words) && words[n+1].Dynamic {
+				return 0, dynamicOperand(words, n+1)
+			}
+			return min(n+2, len(words)), nil
+		case strings.HasPrefix(w.Value, "-") && w.Value != "-":
+			return n, nil
+		case limit == 1 || !isSubcommand(w):
+			return n + 1, nil
+		}
 		n++
 	}
-	return n
+	return n, nil
+}
+
+// dynamicOperand is the error for a prefix that would end at words[i], an
+// operand whose value is known only when the command runs.
+func dynamicOperand(words []Word, i int) error {
+	return fmt.Errorf("%w: no prefix of %s: its operand %s is known only when it runs, so the rule would allow any value; choose exact",
+		ErrScope, joinCanon(words), words[i].Raw)
 }
 
 // isSubcommand reports a word that names a subcommand rather than an option or a path.

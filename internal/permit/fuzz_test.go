@@ -2,6 +2,8 @@ package permit
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +58,44 @@ func FuzzSplitShell(f *testing.F) {
 		}
 		if d.Decide == 0 || d.Risk == 0 {
 			t.Fatalf("%q: empty decision %+v", s, d)
+		}
+	})
+}
+
+// FuzzAlwaysPrefix: the prefix rules of any command either cannot be
+// made (an error) or parse, and once added they let the command run:
+// a prefix never stops short of where it matches (red team 9a, finding
+// 11), and it never names the operand in a way the matcher reads otherwise.
+func FuzzAlwaysPrefix(f *testing.F) {
+	for _, s := range []string{"npm install left-pad", "npm install -- left-pad", "npm install 'left-pad'", "npm install ./left-pad",
+		"npm  install\tleft-pad", "npm install $(echo left-pad)", "npm install left-pad; npm install evil", "git commit -m 'fix it'",
+		"pytest tests/ -q", "head *.go", "rm -- -f", "python3 tools/gen.py --all", "timeout 60 make check", "npm install '--' x"} {
+		f.Add(s)
+	}
+	p := mustParse(f, "default: ask")
+	f.Fuzz(func(t *testing.T, s string) {
+		action := "Bash(" + s + ")"
+		if _, err := ParseAction(action); err != nil {
+			return
+		}
+		rules, err := AlwaysRules(p, action, "dev", ScopePrefix, testEnv)
+		if err != nil || len(rules) == 0 {
+			return
+		}
+		var text strings.Builder
+		text.WriteString("default: ask\nrules:\n")
+		for _, r := range rules {
+			if _, err := ParseRule(r); err != nil {
+				t.Fatalf("%q: rule %s: %v", s, r, err)
+			}
+			text.WriteString("  - match: " + strconv.Quote(r) + "\n    decide: allow\n    why: x\n")
+		}
+		with, err := Parse("fuzz.yaml", []byte(text.String()))
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if d := with.Check(action, "dev", testEnv); d.Decide != Allow {
+			t.Fatalf("%q with %q: %s by %s: %s", s, rules, d.Decide, d.Rule, d.Why)
 		}
 	})
 }

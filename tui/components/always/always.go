@@ -44,6 +44,12 @@ type Option struct {
 	Broad bool
 	// Unavailable says why the scope does not apply ("" when it does).
 	Unavailable string
+	// Why says, when the scope writes no rule, why none is needed (the
+	// policy allows the action already): it is then approved once.
+	Why string
+	// Planned marks the console's own plan (SetPlans), made against the
+	// policy in force and the agent's folder: Rule is what will be written.
+	Planned bool
 }
 
 // Scopes are the scopes in the order they are offered, narrowest first.
@@ -51,7 +57,8 @@ var Scopes = []string{"exact", "prefix", "dir", "tool"}
 
 // Options describes each scope for action. The rules are a preview: the
 // engine writes the real ones against the agent's folder and the policy in
-// force (parts of a compound command already allowed get no rule).
+// force (parts of a compound command already allowed get no rule); the
+// console's own plans (Planned, SetPlans) replace it when they come.
 func Options(action string) []Option {
 	a, err := permit.ParseAction(action)
 	out := make([]Option, 0, len(Scopes))
@@ -112,46 +119,80 @@ func ruleOption(a permit.Action, scope string) Option {
 	o := Option{Scope: scope}
 	sc, _ := permit.ParseScope(scope)
 	rules, err := permit.AlwaysRules(&permit.Policy{Default: permit.Ask}, a.String(), "", sc, permit.Env{Workdir: "/"})
-	switch {
-	case errors.Is(err, permit.ErrFloor):
-		o.Unavailable = "on the destructive floor: asked every time"
-		return o
-	case errors.Is(err, permit.ErrScope) && scope == "dir" && a.Tool == "Bash":
-		o.Unavailable = "only for file tools (Read, Edit, Write…)"
-		return o
-	case err != nil:
-		msg := err.Error()
-		if _, after, ok := strings.Cut(msg, permit.ErrScope.Error()+": "); ok {
-			msg = after
-		}
-		o.Unavailable = msg
+	if err != nil {
+		o.Unavailable = unavailable(a, scope, err)
 		return o
 	}
 	o.Rule = strings.Join(rules, ", ")
+	o.Says, o.Broad = says(a, scope, rules)
+	return o
+}
+
+// unavailable says in a few words why scope does not apply to a.
+func unavailable(a permit.Action, scope string, err error) string {
+	switch {
+	case errors.Is(err, permit.ErrFloor):
+		return "on the destructive floor: asked every time"
+	case errors.Is(err, permit.ErrScope) && scope == "dir" && a.Tool == "Bash":
+		return "only for file tools (Read, Edit, Write…)"
+	}
+	msg := err.Error()
+	if _, after, ok := strings.Cut(msg, permit.ErrScope.Error()+": "); ok {
+		msg = after
+	}
+	return msg
+}
+
+// says is what rules, written for a at scope, allow in words, and whether
+// that is a whole tool.
+func says(a permit.Action, scope string, rules []string) (string, bool) {
+	rule := strings.Join(rules, ", ")
 	switch {
 	case len(rules) == 0:
-		o.Says = "nothing more: every part is allowed already"
-	case scope == "tool" || o.Rule == a.Tool && a.HasArg:
-		o.Says, o.Broad = "every "+a.Tool+" — anything it can do", true
+		return "nothing more: every part is allowed already", false
+	case scope == "tool" || rule == a.Tool && a.HasArg:
 		if a.Tool == "Bash" {
-			o.Says = "every shell command — anything at all"
+			return "every shell command — anything at all", true
 		}
+		return "every " + a.Tool + " — anything it can do", true
 	case a.Tool == "Bash" && scope == "exact":
-		o.Says = "this command exactly"
 		if len(rules) > 1 {
-			o.Says = "each of these commands exactly"
+			return "each of these commands exactly", false
 		}
+		return "this command exactly", false
 	case a.Tool == "Bash":
-		o.Says = "these commands with any arguments"
 		if len(rules) == 1 {
-			o.Says = "`" + strings.TrimSuffix(strings.TrimPrefix(rules[0], "Bash("), ":*)") + "` with any arguments"
+			return "`" + strings.TrimSuffix(strings.TrimPrefix(rules[0], "Bash("), ":*)") + "` with any arguments", false
 		}
+		return "these commands with any arguments", false
 	case a.Tool == "WebFetch":
-		o.Says = "any page of " + strings.TrimSuffix(strings.TrimPrefix(o.Rule, "WebFetch(domain:"), ")")
-	case strings.HasPrefix(a.Tool, "mcp__") && o.Rule != a.Tool:
-		o.Says = "every tool of the " + strings.TrimPrefix(o.Rule, "mcp__") + " server"
+		return "any page of " + strings.TrimSuffix(strings.TrimPrefix(rule, "WebFetch(domain:"), ")"), false
+	case strings.HasPrefix(a.Tool, "mcp__") && rule != a.Tool:
+		return "every tool of the " + strings.TrimPrefix(rule, "mcp__") + " server", false
+	}
+	return "this exactly", false
+}
+
+// Planned is the option of scope from the console's own plan for action:
+// the rules it will write (none, and why, when the policy allows the
+// action already), or why the scope does not apply.
+func Planned(action, scope string, plan permit.AlwaysPlan, err error) Option {
+	o := Option{Scope: scope, Planned: true}
+	a, aerr := permit.ParseAction(action)
+	switch {
+	case aerr != nil:
+		o.Unavailable = "the action cannot be read: " + aerr.Error()
+	case err != nil:
+		o.Unavailable = unavailable(a, scope, err)
+	case len(plan.Rules) == 0:
+		o.Why = plan.Why
+		o.Says = "nothing to add: approved once"
 	default:
-		o.Says = "this exactly"
+		o.Rule = strings.Join(plan.Rules, ", ")
+		o.Says, o.Broad = says(a, scope, plan.Rules)
+		if pathTool(a.Tool) && scope != "tool" {
+			o.Says = pathOption(a, scope).Says
+		}
 	}
 	return o
 }
@@ -218,6 +259,26 @@ func (m Model) Selected() Option {
 	return Option{}
 }
 
+// SetPlans puts the console's own plans for request id (Planned) in place
+// of the preview; the selection moves off a scope that no longer applies.
+func (m *Model) SetPlans(id string, plans []Option) {
+	if id != m.id {
+		return
+	}
+	for _, p := range plans {
+		for i := range m.opts {
+			if m.opts[i].Scope == p.Scope {
+				m.opts[i] = p
+			}
+		}
+	}
+	if m.sel < len(m.opts) && m.opts[m.sel].Unavailable != "" {
+		if m.move(1); m.opts[m.sel].Unavailable != "" {
+			m.move(-1)
+		}
+	}
+}
+
 // SetWidth sets the inner width.
 func (m *Model) SetWidth(w int) { m.width = w }
 
@@ -253,7 +314,31 @@ func (m Model) Title() string {
 }
 
 // Height is the number of lines View draws.
-func (m Model) Height() int { return len(m.opts) + 3 }
+func (m Model) Height() int { return len(m.opts) + 3 + len(m.writes(max(m.width, 20))) }
+
+// writes are the lines that say what the selected scope writes into the
+// policy: every rule in full, as it will be written, wrapped to w.
+func (m Model) writes(w int) []string {
+	if m.sel >= len(m.opts) {
+		return nil
+	}
+	o := m.opts[m.sel]
+	var text string
+	switch {
+	case o.Unavailable != "":
+		text = "writes nothing: " + o.Unavailable
+	case o.Rule == "" && o.Why != "":
+		text = "writes nothing: " + o.Why + "; enter approves it once"
+	case o.Rule == "":
+		text = "writes  the rule for " + o.Says + ", worked out in " + m.agent + "'s folder"
+	default:
+		text = "writes  " + strings.Join(strings.Split(o.Rule, ", "), "\n")
+	}
+	if !o.Planned && o.Unavailable == "" {
+		text += "  (preview)"
+	}
+	return layout.Wrap(text, w, "        ")
+}
 
 // View draws the scopes with what each allows, the agents choice and the keys.
 func (m Model) View() string {
@@ -295,6 +380,9 @@ func (m Model) View() string {
 			text = m.st.Text.Render(text)
 		}
 		lines = append(lines, text)
+	}
+	for _, l := range m.writes(w) {
+		lines = append(lines, m.st.Accent.Render(l))
 	}
 	this, every := "● "+m.agent+" only", "○ every agent"
 	if m.forAll {

@@ -1,6 +1,7 @@
 package always
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/themes"
 	"github.com/teamlead/teamlead/tui/golden"
 	"github.com/teamlead/teamlead/tui/style"
@@ -26,7 +28,19 @@ func TestOptions(t *testing.T) {
 			"tool: Bash | every shell command — anything at all"}},
 		{"Bash(go test ./... && npm run build)", []string{
 			"exact: Bash(go test ./...), Bash(npm run build) | each of these commands exactly",
-			"prefix: Bash(go test:*), Bash(npm run build:*) | these commands with any arguments",
+			"prefix: Bash(go test ./...:*), Bash(npm run build:*) | these commands with any arguments",
+			"dir: - only for file tools (Read, Edit, Write…)",
+			"tool: Bash | every shell command — anything at all"}},
+		// A prefix keeps the operand that makes the request specific (red
+		// team 9a, finding 11), or does not apply.
+		{"Bash(npm install -- left-pad)", []string{
+			"exact: Bash(npm install -- left-pad) | this command exactly",
+			"prefix: Bash(npm install -- left-pad:*) | `npm install -- left-pad` with any arguments",
+			"dir: - only for file tools (Read, Edit, Write…)",
+			"tool: Bash | every shell command — anything at all"}},
+		{"Bash(npm install $(echo left-pad))", []string{
+			"exact: Bash(npm install $(echo left-pad)), Bash(echo left-pad) | each of these commands exactly",
+			"prefix: - no prefix of npm install $(echo left-pad): its operand $(echo left-pad) is known only when it runs, so the rule would allow any value; choose exact",
 			"dir: - only for file tools (Read, Edit, Write…)",
 			"tool: Bash | every shell command — anything at all"}},
 		{"Bash(sudo apt-get install x)", []string{
@@ -124,4 +138,50 @@ func TestView(t *testing.T) {
 	c.Open("p-4", "qa", "Bash(npm install left-pad)", "medium")
 	c, _ = c.Update(tea.KeyMsg{Type: tea.KeyTab})
 	golden.Assert(t, "npm-install-every-agent-colour", c.View())
+}
+
+// TestPlansShowWhatIsWritten: the console's own plans replace the
+// preview, and the chooser shows in full what the selected scope writes,
+// or that it writes nothing and why (red team 9a, finding 11).
+func TestPlansShowWhatIsWritten(t *testing.T) {
+	th, _ := themes.Load(themes.Default)
+	m := New(style.New(th, true), keys())
+	m.SetWidth(60)
+	action := "Bash(npm install left-pad; npm install is-number)"
+	m.Open("p-7", "dev", action, "medium")
+	if v := m.View(); !strings.Contains(v, "writes  Bash(npm install left-pad:*)\n        Bash(npm install is-number:*)  (preview)") {
+		t.Errorf("preview:\n%s", v)
+	}
+	m.SetPlans("p-7", []Option{
+		Planned(action, "exact", permit.AlwaysPlan{Rules: []string{"Bash(npm install is-number)"}}, nil),
+		Planned(action, "prefix", permit.AlwaysPlan{Rules: []string{"Bash(npm install is-number:*)"}}, nil),
+	})
+	v := m.View()
+	if !strings.Contains(v, "writes  Bash(npm install is-number:*)\n") || strings.Contains(v, "preview") || strings.Contains(v, "left-pad:*") {
+		t.Errorf("planned:\n%s", v)
+	}
+	if got := len(strings.Split(v, "\n")); got != m.Height() {
+		t.Errorf("%d lines, Height says %d", got, m.Height())
+	}
+	// Nothing to add: approved once, and why; never "always" of nothing.
+	m.SetPlans("p-7", []Option{Planned(action, "prefix", permit.AlwaysPlan{Why: "the policy allows it already (Bash(npm install:*) at permissions.yaml:3)"}, nil)})
+	if v := strings.ReplaceAll(m.View(), "\n        ", " "); !strings.Contains(v, "writes nothing: the policy allows it already (Bash(npm install:*) at permissions.yaml:3); enter approves it once") {
+		t.Errorf("nothing to add:\n%s", m.View())
+	}
+	if o := m.Selected(); o.Scope != "prefix" || o.Rule != "" || o.Says != "nothing to add: approved once" {
+		t.Errorf("selected %+v", o)
+	}
+	// A scope the console refuses no longer applies: the selection moves.
+	m.SetPlans("p-7", []Option{Planned(action, "prefix", permit.AlwaysPlan{}, fmt.Errorf("%w: no prefix of x", permit.ErrScope))})
+	if s, _, ok := m.Choice(); s != "tool" || !ok {
+		t.Errorf("after prefix was refused: %s %v", s, ok)
+	}
+	if o := m.opts[1]; o.Unavailable != "no prefix of x" {
+		t.Errorf("prefix: %+v", o)
+	}
+	// Plans for another request are not this one's.
+	m.SetPlans("p-8", []Option{Planned(action, "tool", permit.AlwaysPlan{}, fmt.Errorf("%w: x", permit.ErrFloor))})
+	if _, _, ok := m.Choice(); !ok {
+		t.Error("another request's plan was taken")
+	}
 }
