@@ -96,8 +96,11 @@ func clean(s string, keepLayout bool) string {
 }
 
 // Needs reports whether s, or JSON encoding a value, holds anything Text
-// would change, or an escaped C0 control (JSON writes those as \u00XX).
-func Needs(s string) bool { return needs(s, true) || strings.Contains(s, `\u00`) }
+// or WidthSafe would change, or an escaped C0 control (JSON writes those as
+// \u00XX).
+func Needs(s string) bool {
+	return needs(s, true) || strings.Contains(s, `\u00`) || widthUnsure(s)
+}
 
 // needs reports whether s holds anything clean would change.
 func needs(s string, keepLayout bool) bool {

@@ -1,6 +1,7 @@
 package textsafe
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -94,5 +95,23 @@ func TestClipNeverWider(t *testing.T) {
 		if strings.ContainsAny(text, "\x1b\x07\t") {
 			t.Fatalf("Clip(%q, %d) = %q keeps a control", in, w, out)
 		}
+	}
+}
+
+// What the console is given is width-safe once cleaned (Clean), and Needs
+// says when it must be.
+func TestCleanMakesWidthSafe(t *testing.T) {
+	type item struct{ Body string }
+	v := []item{{"46 × " + strings.Repeat("\u1100", 3)}, {"ok ✓"}}
+	b, _ := json.Marshal(v)
+	if !Needs(string(b)) {
+		t.Fatalf("Needs(%s) = false", b)
+	}
+	Clean(&v)
+	if v[0].Body != `46 × \u1100\u1100\u1100` || v[1].Body != "ok ✓" {
+		t.Errorf("cleaned: %q", v)
+	}
+	if b, _ := json.Marshal([]item{{"ok ✓ 日本 e\u0301"}}); Needs(string(b)) {
+		t.Errorf("Needs(%s) = true", b)
 	}
 }
