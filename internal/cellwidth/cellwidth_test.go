@@ -182,3 +182,17 @@ func TestFixRow(t *testing.T) {
 		t.Errorf("changed a plain row: %q", pieces)
 	}
 }
+
+func FuzzCell(f *testing.F) {
+	for _, c := range cellContents {
+		f.Add(c, uint8(1))
+		f.Add(c, uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, s string, w uint8) {
+		cw := 1 + int(w%2)
+		got := Cell(s, cw)
+		if gw, tw := ansi.StringWidth("│"+got+"│"), String("│"+got+"│"); gw != cw+2 || tw != cw+2 || !Sure(got) {
+			t.Fatalf("Cell(%q, %d) = %q: lipgloss %d, tmux %d between borders", s, cw, got, gw-2, tw-2)
+		}
+	})
+}

@@ -34,12 +34,18 @@ func WidthSafe(s string) string {
 }
 
 // keep reports whether grapheme cluster c can be drawn as it is: it is
-// sure, it does not start with a character that joins the one before it
+// sure, holds nothing Dangerous, it does not start with a character that
+// joins the one before it
 // (a mark after a control, or at the start: what is written before it may
 // not stay what it was), and it does not end with one that joins the next.
 func keep(c string) bool {
 	if !cellwidth.Sure(c) || !utf8.ValidString(c) {
 		return false
+	}
+	for _, r := range c {
+		if Dangerous(r) {
+			return false
+		}
 	}
 	if last, _ := utf8.DecodeLastRuneInString(c); last >= 0x1100 && last <= 0x115f || last >= 0xa960 && last <= 0xa97f {
 		return false // a Hangul leading consonant joins what comes next, style changes or not, in some terminals
@@ -109,8 +115,9 @@ const tabWidth = 4
 // Clip returns line s, which may hold SGR sequences (the console's
 // styles), cut to at most w cells, with what could make it take other
 // cells than counted made safe first: clusters of uncertain width escaped
-// as WidthSafe does, controls escaped, tabs made blanks, and escape
-// sequences other than SGR (which only style) shown escaped. Whatever the
+// as WidthSafe does, controls escaped (the ESC of an escape sequence other
+// than SGR, which only styles, too: the rest shows as text), and tabs made
+// blanks. Whatever the
 // width tables say, a line passed through Clip is measured the same by
 // lipgloss, tmux and the emulator, and is never wider than w: the console
 // clips every line it draws in a pane with it.
@@ -140,55 +147,45 @@ func Clip(s string, w int) string {
 		}
 		full = true
 	}
-	var state byte
 	for rest := s; rest != ""; {
-		if c := rest[0]; c >= 0x20 && c < 0x7f && (len(rest) == 1 || rest[1] < 0x80) {
+		c := rest[0]
+		switch {
+		case c >= 0x20 && c < 0x7f && (len(rest) == 1 || rest[1] < 0x80):
 			put(rest[:1], 1)
 			rest = rest[1:]
-			continue
-		}
-		var seq string
-		var width int
-		if c := rest[0]; c >= 0x20 && c < 0x7f || c >= 0xc0 {
-			// A cluster, as lipgloss measures it: an ASCII character with
-			// the marks after it is one.
-			seq, width = ansi.FirstGraphemeCluster(rest, ansi.GraphemeWidth)
-			if seq == "" {
-				seq = rest[:1]
+		case c == ansi.ESC:
+			if j := sgrEnd(rest, 0); j > 0 {
+				b.WriteString(rest[:j]) // styles go on after the cut: the line ends reset
+				rest = rest[j:]
+				continue
 			}
-			rest = rest[len(seq):]
-		} else {
-			var n int
-			var next byte
-			seq, _, n, next = ansi.GraphemeWidth.DecodeSequenceInString(rest, state, nil)
-			if n == 0 {
-				n, seq = 1, rest[:1]
-			}
-			state = next
-			rest = rest[n:]
-		}
-		switch c := seq[0]; {
-		case len(seq) == 1 && c >= 0x20 && c < 0x7f:
-			put(seq, 1)
+			put(escape(ansi.ESC), 6) // what follows is shown as text
+			rest = rest[1:]
 		case c == '\t':
 			put(strings.Repeat(" ", tabWidth), tabWidth)
-		case c == ansi.ESC:
-			if isSGR(seq) {
-				b.WriteString(seq) // styles go on after the cut: the line ends reset
-			} else {
-				e := escapeBytes(seq)
-				put(e, len(e))
-			}
-		case c < 0x20 || c >= 0x7f && c < 0xc0: // C0 and C1 controls, DEL, stray bytes
-			e := escapeBytes(seq)
-			put(e, len(e))
+			rest = rest[1:]
+		case c < 0x20 || c == 0x7f:
+			put(escape(rune(c)), 6)
+			rest = rest[1:]
 		default:
-			if keep(seq) {
-				put(seq, width)
+			if r, n := utf8.DecodeRuneInString(rest); r == utf8.RuneError && n <= 1 {
+				put(fmt.Sprintf(`\x%02x`, c), 4)
+				rest = rest[1:]
+				continue
+			}
+			// A cluster, as lipgloss measures it: an ASCII character with
+			// the marks after it is one.
+			cl, width := ansi.FirstGraphemeCluster(rest, ansi.GraphemeWidth)
+			if cl == "" {
+				cl = rest[:1]
+			}
+			rest = rest[len(cl):]
+			if keep(cl) {
+				put(cl, width)
 				continue
 			}
 			tmp.Reset()
-			writeCluster(&tmp, seq)
+			writeCluster(&tmp, cl)
 			e := tmp.String()
 			put(e, cellwidth.String(e))
 		}
@@ -256,24 +253,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// escapeBytes shows a control or an escape sequence: each control
-// character (ESC included) as \u00XX, other bytes that are not UTF-8 as
-// \xXX, the rest as it is.
-func escapeBytes(seq string) string {
-	var b strings.Builder
-	for i := 0; i < len(seq); {
-		r, n := utf8.DecodeRuneInString(seq[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&b, `\x%02x`, seq[i])
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
-			b.WriteString(escape(r))
-		default:
-			b.WriteString(seq[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }

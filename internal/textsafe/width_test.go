@@ -115,3 +115,26 @@ func TestCleanMakesWidthSafe(t *testing.T) {
 		t.Errorf("Needs(%s) = true", b)
 	}
 }
+
+func FuzzClip(f *testing.F) {
+	for _, p := range clipPieces {
+		f.Add(p+"x"+p, 5)
+	}
+	f.Add(strings.Repeat("\u1100", 46)+"filler │p-4 permission from qa · T-1             1m││", 38)
+	f.Fuzz(func(t *testing.T, s string, w int) {
+		w = min(max(w, 0), 300)
+		out := Clip(s, w)
+		text := ansi.Strip(out)
+		if gw, tw := ansi.StringWidth(out), cellwidth.String(text); gw > w || gw != tw {
+			t.Fatalf("Clip(%q, %d) = %q: lipgloss %d, tmux %d", s, w, out, gw, tw)
+		}
+		for _, seg := range sgr.Split(out, -1) {
+			if !cellwidth.Sure(seg) {
+				t.Fatalf("Clip(%q, %d) = %q: %q is not sure", s, w, out, seg)
+			}
+		}
+		if l := Line(s); !cellwidth.Sure(l) || ansi.StringWidth(l) != cellwidth.String(l) {
+			t.Fatalf("Line(%q) = %q is not sure", s, l)
+		}
+	})
+}
