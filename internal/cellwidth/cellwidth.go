@@ -71,7 +71,7 @@ func Unsure(r rune) bool {
 // shared by every caller, so they are published atomically; two callers
 // that compute the same page at once store equal tables.
 const (
-	tableLimit = 0x40000 // the basic and the supplementary planes: emoji, CJK extensions
+	tableLimit = 0x40000 // the first four planes: the BMP, emoji, CJK extensions
 	plainBit   = 4
 )
 
@@ -84,7 +84,7 @@ var pages [tableLimit >> 8]atomic.Pointer[[256]uint8]
 // two corrections so it agrees with glibc, xterm and tmux: U+00AD SOFT
 // HYPHEN is one column and the Hangul Jamo medial vowels and final
 // consonants are zero (the leading consonants, U+1100 to U+115F, are two).
-// The lookup in a page computed already is small enough to inline.
+// A rune whose page is computed already costs a load and an index.
 func Rune(r rune) int {
 	if p := pages[uint32(r)>>8&(tableLimit>>8-1)].Load(); p != nil && uint32(r) < tableLimit {
 		return int(p[uint8(r)] & 3)
