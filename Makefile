@@ -63,7 +63,7 @@ soak: ## the long soak: SOAK_DURATION (10m), SOAK_AGENTS (20), SOAK_RATE (msg/s 
 	$(GO) test -tags soak -count=1 -v -timeout 0 -run '^TestSoak$$' ./internal/soak -args -soak.duration=$(SOAK_DURATION) -soak.seed=$(or $(SOAK_SEED),0) $(SOAK_ARGS)
 
 # package:target for every fuzz target; `make fuzz` runs each for FUZZTIME.
-FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI ./internal/protocol:FuzzDefuse ./internal/textsafe:FuzzText \
+FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI ./internal/protocol:FuzzDefuse ./internal/textsafe:FuzzText ./internal/textsafe:FuzzClip ./internal/cellwidth:FuzzCell \
 	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse ./cmd/mockagent:FuzzEnvelopeReader \
 	./internal/store:FuzzEscapeName ./internal/questions:FuzzParseRoutes ./internal/questions:FuzzParseSLA \
 	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/vt:FuzzResizeReflow ./internal/progress:FuzzParse ./internal/queryfiles:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/permit:FuzzFloorAnywhere ./internal/permit:FuzzArchives ./internal/detect:FuzzDetect ./internal/detect:FuzzPending ./internal/soak:FuzzParseLog ./internal/usage:FuzzClaudeTranscript ./bus/natsbus:FuzzSubjects ./internal/worktree:FuzzParsers

@@ -110,10 +110,10 @@ func (m Model) View() string {
 		} else {
 			// A one-line prompt takes the status bar's line, not the
 			// bottom border of the pane above it.
-			return body + "\n" + ansi.Truncate(m.input.View(), m.width, "…")
+			return body + "\n" + textsafe.Clip(ansi.Truncate(m.input.View(), m.width, "…"), m.width)
 		}
 	}
-	return body + "\n" + m.statusBar()
+	return body + "\n" + textsafe.Clip(m.statusBar(), m.width)
 }
 
 func (m Model) screenTitle() string {
@@ -183,16 +183,27 @@ func (m Model) workflowView(width, height int) string {
 }
 
 // box frames content in a w x h rounded border with title in the top edge.
+// Every line of content is cut to the box's inner width as it will be
+// drawn (textsafe.Clip), before lipgloss pads it: whatever an agent's text
+// holds, and whatever the width tables say, no line is wider than its box
+// (a wider one wraps on the screen and shifts every row below it).
 func (m Model) box(title, content string, w, h int, focused bool) string {
 	st := m.st.Pane
 	if focused {
 		st = m.st.PaneFocus
 	}
-	inner := lipgloss.NewStyle().Width(w - 2).Height(h - 2).MaxWidth(w - 2).MaxHeight(h - 2).Render(content)
+	lines := strings.Split(content, "\n")
+	if len(lines) > max(h-2, 0) {
+		lines = lines[:max(h-2, 0)]
+	}
+	for i, l := range lines {
+		lines[i] = textsafe.Clip(l, max(w-2, 0))
+	}
+	inner := lipgloss.NewStyle().Width(w - 2).Height(h - 2).MaxWidth(w - 2).MaxHeight(h - 2).Render(strings.Join(lines, "\n"))
 	framed := st.Render(inner)
-	lines := strings.Split(framed, "\n")
+	lines = strings.Split(framed, "\n")
 	if len(lines) > 0 && w > 6 {
-		label := " " + ansi.Truncate(title, w-6, "…") + " "
+		label := " " + ansi.Truncate(textsafe.Clip(title, w), w-6, "…") + " "
 		label = m.st.Title.Render(label)
 		border := st.GetBorderStyle()
 		edge := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())

@@ -3,9 +3,10 @@ package textsafe
 import "reflect"
 
 // Clean passes every string that v (a pointer, or a slice or map holding
-// pointers or values) reaches through Text, in place: fields of structs,
-// elements of slices and arrays, map values (map keys are left alone).
-// The console runs what it is about to show through it as it arrives.
+// pointers or values) reaches through Text and WidthSafe, in place: fields
+// of structs, elements of slices and arrays, map values (map keys are left
+// alone). The console runs what it is about to show through it as it
+// arrives, so its rows are cut and padded by widths it can count.
 func Clean(v any) {
 	clean1(reflect.ValueOf(v), 0)
 }
@@ -21,8 +22,8 @@ func clean1(v reflect.Value, depth int) {
 		}
 	case reflect.String:
 		if v.CanSet() {
-			if s := v.String(); needs(s, true) {
-				v.SetString(Text(s))
+			if s := v.String(); needs(s, true) || widthUnsure(s) {
+				v.SetString(WidthSafe(Text(s)))
 			}
 		}
 	case reflect.Struct:

@@ -58,8 +58,11 @@ func invisible(r rune) bool {
 // it stands for the same character).
 func escape(r rune) string { return fmt.Sprintf(`\u%04x`, r) }
 
-// Line makes s safe on one line: line breaks too become visible.
-func Line(s string) string { return clean(s, false) }
+// Line makes s safe on one line: line breaks too become visible, and so do
+// the characters of a grapheme cluster whose width terminals and lipgloss
+// do not agree about (see WidthSafe), so a row of the console holding s
+// takes the cells the console counted.
+func Line(s string) string { return WidthSafe(clean(s, false)) }
 
 // Text makes s safe keeping its line breaks and tabs.
 func Text(s string) string { return clean(s, true) }
@@ -93,8 +96,11 @@ func clean(s string, keepLayout bool) string {
 }
 
 // Needs reports whether s, or JSON encoding a value, holds anything Text
-// would change, or an escaped C0 control (JSON writes those as \u00XX).
-func Needs(s string) bool { return needs(s, true) || strings.Contains(s, `\u00`) }
+// or WidthSafe would change, or an escaped C0 control (JSON writes those as
+// \u00XX).
+func Needs(s string) bool {
+	return needs(s, true) || strings.Contains(s, `\u00`) || widthUnsure(s)
+}
 
 // needs reports whether s holds anything clean would change.
 func needs(s string, keepLayout bool) bool {

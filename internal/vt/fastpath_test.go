@@ -14,6 +14,7 @@ import (
 var fastPathPieces = []string{
 	"word", "a", " ", "  ", "lorem ipsum dolor", "─────", "│ ", "●", "⎿", "✓", "→", "…", "café", "naïve",
 	"データ", "测试", "中", "😀", "🧑\u200d💻", "e\u0301", "\u0301", "\u200d", "a\u200db", "\ufe0f", "\u00ad",
+	"❤\ufe0f", "👍\U0001F3FD", "\U0001F3FD", "\u1100\u1100", "\u1112\u1161\u11ab",
 	"\ufffd", "\xff", "\xe2\x94", "\xe2", "\xc3\x28", "\xf0\x9f\x98", "\xed\xa0\x80", "\xc0\xaf",
 	"\r", "\n", "\r\n", "\b", "\t",
 	"\x1b[38;5;174m", "\x1b[38;2;1;2;3m", "\x1b[0m", "\x1b[m", "\x1b[1m", "\x1b[22m", "\x1b[44m", "\x1b[7m",

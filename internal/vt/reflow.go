@@ -236,7 +236,7 @@ func nextCell(text string, pos int, segs string) (n, w int, complex bool, rest s
 	if segs != "" {
 		v, i := uvarint(segs, 0)
 		n, w = max(1, min(int(v>>2), len(text)-pos)), max(1, int(v&3))
-		return n, w, clusterComplex(text[pos : pos+n]), segs[i:]
+		return n, w, clusterComplex(text[pos:pos+n], w), segs[i:]
 	}
 	r, n := rune(text[pos]), 1
 	if r >= 0x80 {
@@ -253,10 +253,14 @@ func nextCell(text string, pos int, segs string) (n, w int, complex bool, rest s
 	return n, w, false, ""
 }
 
-// clusterComplex reports whether cluster s holds more than one rune that
-// takes cells: its width isn't its first rune's (see sbLine).
-func clusterComplex(s string) bool {
-	_, n := utf8.DecodeRuneInString(s)
+// clusterComplex reports whether the text of cluster s, w cells wide,
+// does not tell its width (see sbLine): it holds more than one rune that
+// takes cells, or a variation selector widened it (❤️).
+func clusterComplex(s string, w int) bool {
+	r0, n := utf8.DecodeRuneInString(s)
+	if w != max(1, runeWidth(r0)) {
+		return true
+	}
 	for _, r := range s[n:] {
 		if runeWidth(r) > 0 {
 			return true

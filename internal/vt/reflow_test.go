@@ -460,7 +460,7 @@ func TestReflowHeightRoundTrip(t *testing.T) {
 var reflowTokens = []string{
 	"word", "a", "reflow", "the", "agent", "x",
 	" ", "  ", "    ",
-	"界", "中文", "😀", "e\u0301", "👨\u200d👩", "界界界界界界界界",
+	"界", "中文", "😀", "e\u0301", "👨\u200d👩", "界界界界界界界界", "❤\ufe0f", "👍\U0001F3FD", "\u1100\u1100",
 	"\x1b[31m", "\x1b[1;44m", "\x1b[m", "\x1b[38;2;1;2;3m", "\x1b[4m", "\x1b[24;49m",
 }
 

@@ -3,6 +3,8 @@ package vt
 import (
 	"slices"
 	"unicode/utf8"
+
+	"github.com/teamlead/teamlead/internal/cellwidth"
 )
 
 // penID returns the interned id of the current pen.
@@ -247,7 +249,7 @@ func (t *Terminal) printUTF8(p []byte) int {
 			break
 		}
 		w := runeWidth(r)
-		if w == 0 {
+		if w == 0 || cellwidth.Modifier(r) {
 			break
 		}
 		if t.wrapNext {
@@ -329,22 +331,31 @@ func (t *Terminal) printRune(r rune) {
 		// After a zero-width joiner the next character joins the cluster
 		// (as tmux does): 👨‍👩 is one cell.
 		t.zwj = false
-		if t.combine(r) {
+		if t.combine(r, false) {
 			t.zwj = r == zwjRune
 			return
 		}
 	}
 	if w == 0 {
-		if t.combine(r) {
+		// U+FE0F asks for the emoji form, two cells wide (❤️), as tmux
+		// 3.4, current terminals and the agents' own width tables have it.
+		if t.combine(r, r == cellwidth.VS16) {
 			t.zwj = r == zwjRune
 		}
 		return
 	}
+	if cellwidth.Modifier(r) && t.combine(r, true) {
+		return // a skin-tone modifier joins the emoji before it (👍🏽), as in tmux 3.4
+	}
 	t.put(r, w)
 }
 
-// combine appends r to the cluster in the cell before the cursor.
-func (t *Terminal) combine(r rune) bool {
+// combine appends r to the cluster in the cell before the cursor; with
+// wide, a one-cell character becomes two cells wide (if the row has room
+// after it; the cell after it is overwritten and the cursor moves on one).
+// A skin-tone modifier (wide) joins only a character that is not ASCII,
+// as in tmux.
+func (t *Terminal) combine(r rune, wide bool) bool {
 	x := t.x - 1
 	if t.wrapNext {
 		x = t.x
@@ -357,7 +368,7 @@ func (t *Terminal) combine(r rune) bool {
 		x--
 	}
 	c := row[x]
-	if c.r == 0 {
+	if c.r == 0 || cellwidth.Modifier(r) && c.r < 0x80 {
 		return false
 	}
 	var buf [maxCluster + utf8.UTFMax]byte
@@ -368,6 +379,17 @@ func (t *Terminal) combine(r rune) bool {
 	s = utf8.AppendRune(s, r)
 	row[x].r = t.cluster(string(s))
 	t.cur.invalidate(t.y)
+	if wide && c.width() == 1 && !t.wrapNext && x+1 == t.x && x+1 < t.cols {
+		t.clearWide(row, x+1)
+		row[x].a = c.sid() | 2<<widthShift
+		row[x+1] = mkcell(0, c.sid(), 0)
+		if x+2 < t.cols {
+			t.x = x + 2
+		} else {
+			t.x = t.cols - 1
+			t.wrapNext = t.m.autowrap
+		}
+	}
 	return true
 }
 

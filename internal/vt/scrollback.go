@@ -75,7 +75,7 @@ func (r *ring) truncate(n int) {
 //     where it starts and the uvarints of its FG, BG and Attrs (a line in
 //     the default style has count 0);
 //   - for a line whose cells can't be recovered from its text (a cluster
-//     joined by ZWJ holds more than one wide rune): a uvarint count of cells
+//     joined by ZWJ holds more than one wide rune, U+FE0F widened one): a uvarint count of cells
 //     then per cell a uvarint of its byte length << 2 | width; else 0;
 //   - the text: the cells' contents, right halves of wide characters
 //     omitted. A row that ends its line drops its trailing blank cells in
@@ -250,12 +250,7 @@ func (t *Terminal) encodeRow(row []cell) (nruns int, runs, segs, txt []byte) {
 		case c.r&clusterBit != 0:
 			s := t.clusters[c.r&^clusterBit]
 			txt = append(txt, s...)
-			_, n := utf8.DecodeRuneInString(s)
-			for _, r := range s[n:] {
-				if runeWidth(r) > 0 {
-					complex = true
-				}
-			}
+			complex = complex || clusterComplex(s, c.width())
 		default:
 			txt = utf8.AppendRune(txt, c.r)
 		}

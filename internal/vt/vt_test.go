@@ -39,7 +39,18 @@ const (
 	xtermBS    = "with the deferred wrap pending, BS moves left of the last column in xterm; tmux leaves the cursor on it"
 	tmuxHalf   = "tmux keeps a wide character whose right half is overwritten in its grid (capture-pane shows 中x); xterm blanks it"
 	tmuxNoFFFD = "tmux drops invalid UTF-8; this emulator shows U+FFFD as xterm does"
+	tmuxEmoji  = "tmux 3.3a keeps ❤️ one cell wide and 👍🏽 four; tmux 3.4, current terminals and the agents' width tables make them two (tmux 3.3a's capture-pane shows them without the gap)"
 )
+
+// wantCell checks the content and width of the cell at x, y.
+func wantCell(x, y int, content string, width int8) func(*testing.T, *Terminal) {
+	return func(t *testing.T, term *Terminal) {
+		t.Helper()
+		if c := term.Row(y)[x]; c.Content != content || c.Width != width {
+			t.Errorf("cell %d,%d = %+v, want %q %d wide", x, y, c, content, width)
+		}
+	}
+}
 
 func cellStyle(t *testing.T, term *Terminal, x, y int) Style {
 	t.Helper()
@@ -151,7 +162,18 @@ var vtCases = []vtCase{
 		}},
 	{name: "emoji", in: "😀x✅", want: []string{"😀x✅"}, cursor: at(5, 0)},
 	{name: "ambiguous width is narrow", in: "●⎿❯─✳", want: []string{"●⎿❯─✳"}, cursor: at(5, 0)},
-	{name: "variation selector", in: "✳\ufe0fx", want: []string{"✳\ufe0fx"}, cursor: at(2, 0)},
+	{name: "variation selector", in: "✳\ufe0fx", want: []string{"✳\ufe0fx"}, cursor: at(3, 0), tmux: tmuxEmoji, check: wantCell(0, 0, "✳\ufe0f", 2)},
+	{name: "variation selector widens over the next cell", in: "ab\x1b[Gx\ufe0fy", want: []string{"x\ufe0fy"}, cursor: at(3, 0), tmux: tmuxEmoji},
+	{name: "variation selector on a wide character", in: "⌚\ufe0fx", want: []string{"⌚\ufe0fx"}, cursor: at(3, 0), check: wantCell(0, 0, "⌚\ufe0f", 2)},
+	{name: "variation selector at the last column", cols: 3, in: "ab❤\ufe0f", want: []string{"ab❤\ufe0f"}, cursor: at(2, 0), check: wantCell(2, 0, "❤\ufe0f", 1)},
+	{name: "variation selector fills the line", cols: 3, in: "a❤\ufe0fx", want: []string{"a❤\ufe0f", "x"}, tmux: tmuxEmoji},
+	{name: "text presentation selector", in: "☔\ufe0ex", want: []string{"☔\ufe0ex"}, cursor: at(3, 0)},
+	{name: "skin-tone modifier joins the emoji", in: "👍\U0001F3FDx", want: []string{"👍\U0001F3FDx"}, cursor: at(3, 0), tmux: tmuxEmoji,
+		check: wantCell(0, 0, "👍\U0001F3FD", 2)},
+	{name: "skin-tone modifier after ASCII stands alone", in: "a\U0001F3FDx", want: []string{"a\U0001F3FDx"}, cursor: at(4, 0)},
+	{name: "hangul leading consonants are wide", in: "\u1100\u1100x", want: []string{"\u1100\u1100x"}, cursor: at(5, 0)},
+	{name: "hangul syllable in jamo is one cell", in: "\u1112\u1161\u11abx", want: []string{"\u1112\u1161\u11abx"}, cursor: at(3, 0),
+		check: wantCell(0, 0, "\u1112\u1161\u11ab", 2)},
 	{name: "invalid utf-8", in: "a\xffb\xc3", want: []string{"a\ufffdb"}, tmux: tmuxNoFFFD},
 	{name: "interrupted utf-8", in: "\xe4\xb8\x1b[31mX", want: []string{"\ufffdX"}, tmux: tmuxNoFFFD,
 		check: wantStyle(1, 0, Style{FG: red})},
