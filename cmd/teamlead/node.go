@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -13,12 +15,13 @@ import (
 	"github.com/teamlead/teamlead/bus/natsbus"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/node"
 	"github.com/teamlead/teamlead/internal/trust"
 )
 
 func newNodeCmd(g *globals) *cobra.Command {
-	var name, natsFlag string
+	var name, natsFlag, natsFile string
 	cmd := &cobra.Command{
 		Use:   "node --name NAME [--nats URL] [--config FILE] [--state DIR]",
 		Short: "Run the team's agents whose host: is NAME on this machine, for a console on another (over NATS)",
@@ -39,6 +42,19 @@ func newNodeCmd(g *globals) *cobra.Command {
 			team, err := config.LoadTeam(g.config)
 			if err != nil {
 				return err
+			}
+			if natsFile != "" {
+				if natsFlag != "" {
+					return fmt.Errorf("--nats and --nats-file: give one")
+				}
+				b, err := fsutil.ReadRegular(natsFile)
+				if err != nil {
+					return fmt.Errorf("--nats-file: %w", err)
+				}
+				natsFlag = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+				if abs, err := filepath.Abs(natsFile); err == nil {
+					agents.KeepSecret(abs) // the node's password: no agent reads it
+				}
 			}
 			url := natsURL(natsFlag, team)
 			if url == "" {
@@ -74,5 +90,6 @@ func newNodeCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the node's name: the agents whose host: is it run here")
 	cmd.Flags().StringVar(&natsFlag, "nats", "", "the team's NATS server (env TEAMLEAD_NATS; default: the team file's bus.nats)")
+	cmd.Flags().StringVar(&natsFile, "nats-file", "", "read the NATS URL, password included, from `FILE` (the console's <state>/secrets/nodes/NAME.url, HOST replaced): unlike --nats, it does not show in the process list, and agents' sandboxes hide it")
 	return cmd
 }

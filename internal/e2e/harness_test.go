@@ -178,6 +178,18 @@ func (tm *team) startNode(name, url string) *console {
 		"node", "--name", name, "--nats", url, "--config", tm.config, "--state", filepath.Join(tm.dir, "node-"+name))
 }
 
+// startNodeFile is startNode with the URL read from a file (--nats-file),
+// as the README tells people to run a node.
+func (tm *team) startNodeFile(name, url string) *console {
+	tm.t.Helper()
+	file := filepath.Join(tm.dir, name+".url")
+	if err := os.WriteFile(file, []byte(url+"\n"), 0o600); err != nil {
+		tm.t.Fatal(err)
+	}
+	return tm.launch("the node", "teamlead node "+name+": running",
+		"node", "--name", name, "--nats-file", file, "--config", tm.config, "--state", filepath.Join(tm.dir, "node-"+name))
+}
+
 // launch starts teamlead with args and waits until it prints ready.
 func (tm *team) launch(what, ready string, args ...string) *console {
 	tm.t.Helper()

@@ -238,10 +238,10 @@ func TestNodeKilledMidBurstLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := strings.Replace(strings.TrimSpace(string(b)), "HOST", "127.0.0.1", 1)
-	node := tm.startNode("box1", url)
+	node := tm.startNodeFile("box1", url)
 	tm.waitReceived("far", "burst 03")
 	node.kill() // SIGKILL: no goodbye, no last flush
-	node = tm.startNode("box1", url)
+	node = tm.startNodeFile("box1", url)
 	defer node.stop()
 	got := tm.waitReceived("far", fmt.Sprintf("burst %02d", n))
 	for i := 1; i <= n; i++ {
