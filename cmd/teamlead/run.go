@@ -28,10 +28,12 @@ import (
 type runFlags struct {
 	headless bool
 	fresh    bool
-	theme    string
-	sync     bool
-	grace    time.Duration
-	backoff  time.Duration
+	// adoptState takes a store no console registered as the human's.
+	adoptState bool
+	theme      string
+	sync       bool
+	grace      time.Duration
+	backoff    time.Duration
 	// nats and natsListen: see startNATS.
 	nats, natsListen string
 }
@@ -48,6 +50,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&f.headless, "headless", false, "run without a UI, printing events")
 	cmd.Flags().BoolVar(&f.fresh, "fresh", false, "start every agent CLI on a new conversation instead of resuming its last one")
+	cmd.Flags().BoolVar(&f.adoptState, "adopt-state", false, "take a state folder whose store no console of yours registered (a backup restored, the registry cleared) as yours")
 	cmd.Flags().StringVar(&f.theme, "theme", "", "console theme: dark, light, high-contrast or a .yaml file (default: ui.theme, else dark)")
 	cmd.Flags().BoolVar(&f.sync, "sync", false, "fsync every store commit (survives power loss; group-committed)")
 	cmd.Flags().DurationVar(&f.grace, "grace", 5*time.Second, "how long agents get after SIGTERM before SIGKILL")
@@ -75,6 +78,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkStateOrigin(g, f.adoptState); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(g.state, 0o700); err != nil {
 		return fmt.Errorf("state directory: %w", err)
 	}
@@ -83,6 +89,12 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// made later would show, read-only, to agents already running).
 	if err := os.MkdirAll(filepath.Join(g.state, agents.SecretsDir), 0o700); err != nil {
 		return fmt.Errorf("state directory: %w", err)
+	}
+	for _, d := range []string{g.state, filepath.Join(g.state, agents.SecretsDir)} {
+		// A link would take the store, or the NATS token, where it leads.
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a folder of its own (a link?): the console keeps its store and secrets only in a real folder; remove it, or pass another --state", d)
+		}
 	}
 	shieldFromOtherConsoles(g, team, errOut)
 	st, err := store.Open(g.storeDir(), store.Options{Sync: f.sync})
@@ -226,6 +238,33 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 // not change (guard.Protected).
 func protected(g *globals, team *config.Team) []string {
 	return control.Protected(g.state, team.OwnFiles())
+}
+
+// checkStateOrigin refuses a state folder that holds a store no console
+// of the user ever registered (the registry, which agents' sandboxes keep
+// read-only, names every state folder a console ran on): an agent could
+// have made it, before this console first ran, with a record of accepted
+// files of its choosing, to have this console trust its policy. adopt is
+// the human's word that the store is theirs (a backup restored, the
+// registry cleared).
+func checkStateOrigin(g *globals, adopt bool) error {
+	if _, err := os.Stat(g.storeDir()); err != nil || adopt {
+		return nil // no store yet: this console makes it
+	}
+	state, err := filepath.Abs(g.state)
+	if err != nil {
+		return err
+	}
+	regs, err := control.Registrations()
+	if err != nil {
+		return nil // no registry to tell: as before
+	}
+	for _, r := range regs {
+		if r.State == state {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s holds a store that no console of yours has run on (the registry of consoles does not name it): an agent could have made it, with a record of accepted files of its choosing; if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away", g.state)
 }
 
 // shieldFromOtherConsoles asks every other console running now to keep

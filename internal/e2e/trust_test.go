@@ -437,3 +437,21 @@ echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.
 		}
 	}
 }
+
+// A state folder whose store no console of the user registered is not
+// taken: an agent could have made it before the console first ran, with a
+// record of accepted files of its choosing. --adopt-state takes it.
+func TestUnregisteredStoreIsRefused(t *testing.T) {
+	tm := newTeam(t, agentDef{name: "dev", script: "idle\n"})
+	tm.stateHome = filepath.Join(tm.dir, "elsewhere") // the store is made under another registry
+	tm.start().stop()
+	tm.stateHome = filepath.Join(tm.dir, "mine")
+	cmd := exec.Command(bin.teamlead, "run", "--headless", "--config", tm.config, "--state", tm.state)
+	cmd.Env = tm.env()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no console of yours has run on") || !strings.Contains(string(out), "--adopt-state") {
+		t.Fatalf("a store no console registered was taken: %v\n%s", err, out)
+	}
+	tm.start("--adopt-state").stop()
+	tm.start().stop() // registered now
+}
