@@ -68,6 +68,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, hit{id: FloorDynamicCommand, detail: v.name + " runs code known only when it runs"})
 	}
 	hs = append(hs, execHits(pt.cmd, v)...)
+	hs = append(hs, goFlagsWriteHits(pt.cmd, cwds, env)...)
 	hs = append(hs, execOptionHits(v)...)
 	hs = append(hs, b.credentialHits(pt)...)
 	for _, a := range v.args {
