@@ -168,6 +168,7 @@ func outputFiles(name string, args []Word) []Word {
 	if goFlagTools[name] { // Go's flag package takes --x for -x
 		args = singleDash(args)
 	}
+	args = shortSplit(name, args) // sort -so F is sort -s -o F
 	out := optionFiles(args, outputOpts[name])
 	switch name {
 	case "golangci-lint": // --output.text.path=FILE and its siblings; v1's --out-format FORMAT:FILE,…
