@@ -131,6 +131,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		}
 	}
 	hs = append(hs, fetchURLHits(v)...)
+	hs = append(hs, npmURLHits(v)...)
 	hs = append(hs, hostDataHits(v)...)
 	if why, ok := lookAlike(pt.cmd.Text, pt.cmd, v); ok {
 		hs = append(hs, hit{id: FloorLookAlike, detail: why})

@@ -219,3 +219,46 @@ func nameMatchesAny(pats []string, name string, fold bool) bool {
 	}
 	return false
 }
+
+// npmNetOpts are the options of npm, pnpm, yarn and bun that choose where
+// the package manager connects or whom it trusts: registries (also per
+// scope, --@scope:registry=, and per host, --//host/:_authToken=),
+// proxies, CAs and client keys.
+var npmNetOpts = []string{"--registry", "--proxy", "--https-proxy", "--http-proxy", "--noproxy", "--ca", "--cafile",
+	"--cert", "--key", "--strict-ssl", "--replace-registry-host", "--always-auth", "--_auth", "--_authToken",
+	"--npmRegistryServer", "--httpProxy", "--httpsProxy", "--caFilePath", "--enableStrictSsl", "--unsafeHttpWhitelist"}
+
+// npmURLHits: a package manager's option that names a registry, proxy or
+// any URL sends the names of the project's packages (and a proxy's
+// user:password) to that host (red team 10b, finding 12: npm outdated
+// --@x:registry=http://…/DATA and --proxy=http://DATA:pw@host).
+func npmURLHits(v view) []hit {
+	switch v.name {
+	case "npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx":
+	default:
+		return nil
+	}
+	for i, a := range v.args {
+		val := a.Value
+		if val == "--" {
+			break
+		}
+		if !strings.HasPrefix(val, "--") {
+			continue
+		}
+		name, value, eq := strings.Cut(val, "=")
+		if !eq && i+1 < len(v.args) {
+			value = v.args[i+1].Value
+		}
+		risky := strings.HasPrefix(name, "--@") || strings.HasPrefix(name, "--//") || strings.Contains(value, "://")
+		for _, o := range npmNetOpts {
+			if strings.EqualFold(name, o) || len(name) >= 5 && strings.HasPrefix(o, name) {
+				risky = true
+			}
+		}
+		if risky {
+			return []hit{{id: FloorURLData, detail: v.name + " " + val + " makes it connect to a host the command line names (registry, proxy or CA), with the project's package names and any credentials in the address"}}
+		}
+	}
+	return nil
+}
