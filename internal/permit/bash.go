@@ -39,6 +39,7 @@ type bashCheck struct {
 	// command, after env or export, or read from input: x=…): make takes
 	// its environment as variables, so a later make sees them.
 	assigns []Word
+	senv    scriptEnv // what the script puts into its commands' environment
 }
 
 func (p *Policy) checkBash(a Action, agent string, env Env) Decision {
@@ -97,6 +98,7 @@ func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
 
 // noteAssigns keeps the variable assignments of c for makeEnvHits.
 func (b *bashCheck) noteAssigns(c Command) {
+	b.senv.note(c, lookThrough(c))
 	b.assigns = append(b.assigns, c.Assigns...)
 	for _, a := range c.Args {
 		if isAssignment(a.Raw) {
@@ -174,6 +176,7 @@ func (b *bashCheck) decide(pt part) Decision {
 	if pt.err == nil && len(pt.cmd.Args)+len(pt.cmd.Assigns) > 0 {
 		text = matchText(pt.cmd)
 	}
+	text, exported := b.withEnv(pt, text)
 	s := subject{tool: "Bash", hasArg: true, arg: pt.cmd.Text, text: text, env: b.env}
 	inside := pt.err == nil && b.pathsInside(pt)
 	e := b.p.first(s, inside, b.agent)
@@ -183,6 +186,9 @@ func (b *bashCheck) decide(pt part) Decision {
 	var written []string
 	pt.cwds.sink = &written
 	d := b.p.decision("Bash("+pt.cmd.Text+")", e, b.hits(pt, 0))
+	if len(exported) > 0 && d.Decide != Allow && d.Rule.Kind != ByFloor {
+		d.Why += " (matched as " + text + ": the script puts " + joinRaw(exported) + " into the environment its commands run with)"
+	}
 	return b.asEdit(d, written)
 }
 

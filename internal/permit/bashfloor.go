@@ -41,6 +41,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, chmodHits(v, cwds, env)...)
 	case "find":
 		hs = append(hs, findDeleteHits(v, cwds, env)...)
+		hs = append(hs, b.findCopyHits(pt)...)
 	case "git":
 		hs = append(hs, gitHits(parseGit(v.args))...)
 	}
@@ -68,8 +69,12 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, hit{id: FloorDynamicCommand, detail: v.name + " runs code known only when it runs"})
 	}
 	hs = append(hs, execHits(pt.cmd, v)...)
+	hs = append(hs, goFlagsWriteHits(pt.cmd, cwds, env)...)
 	hs = append(hs, execOptionHits(v)...)
 	hs = append(hs, b.credentialHits(pt)...)
+	if o, ok := nameListOption(v); ok {
+		hs = append(hs, hit{id: FloorCredentialRead, detail: v.name + " " + o + " reads the files a list names, known only when it runs"})
+	}
 	for _, a := range v.args {
 		// sort, wc, du --files0-from=LIST read the files a list names:
 		// which ones is known only when it runs (printf '.\145nv\0' | sort
@@ -126,6 +131,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		}
 	}
 	hs = append(hs, fetchURLHits(v)...)
+	hs = append(hs, npmURLHits(v)...)
 	hs = append(hs, hostDataHits(v)...)
 	if why, ok := lookAlike(pt.cmd.Text, pt.cmd, v); ok {
 		hs = append(hs, hit{id: FloorLookAlike, detail: why})

@@ -128,7 +128,8 @@ var outputOpts = map[string][]string{
 	"tar": {"-C", "--directory"}, "unzip": {"-d"}, "git": {"--output"},
 	"go": {"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
 		"-outputdir", "-test.coverprofile", "-test.cpuprofile", "-test.memprofile", "-test.blockprofile",
-		"-test.mutexprofile", "-test.trace", "-test.outputdir", "-test.testlogfile", "-test.gocoverdir", "-test.fuzzcachedir"},
+		"-test.mutexprofile", "-test.trace", "-test.outputdir", "-test.testlogfile", "-test.gocoverdir", "-test.fuzzcachedir",
+		"-pkgdir"},
 	"gofmt": {"-cpuprofile"}, "staticcheck": {"-debug.cpuprofile", "-debug.memprofile", "-debug.trace",
 		"-debug.measure-analyzers", "-debug.cpu-profile", "-debug.mem-profile"},
 	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},
@@ -167,6 +168,7 @@ func outputFiles(name string, args []Word) []Word {
 	if goFlagTools[name] { // Go's flag package takes --x for -x
 		args = singleDash(args)
 	}
+	args = shortSplit(name, args) // sort -so F is sort -s -o F
 	out := optionFiles(args, outputOpts[name])
 	switch name {
 	case "golangci-lint": // --output.text.path=FILE and its siblings; v1's --out-format FORMAT:FILE,…

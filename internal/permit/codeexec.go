@@ -35,12 +35,42 @@ var codeVars = map[string]bool{"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_
 	"PIP_INDEX_URL": true, "PIP_EXTRA_INDEX_URL": true, "PIP_CONFIG_FILE": true, "UV_INDEX_URL": true,
 	"NPM_CONFIG_USERCONFIG": true, "TMPDIR": false,
 	// Red team 9b: GLOBIGNORE=x makes * match dot files (cat * printed .env).
-	"GLOBIGNORE": true, "FIGNORE": true, "BASH_COMPAT": true}
+	"GLOBIGNORE": true, "FIGNORE": true, "BASH_COMPAT": true,
+	// Red team 10b: gpg's home (gpg.conf names the dirmngr and agent
+	// programs), OpenSSL's configuration (loads a provider library), gcc's
+	// and cc-rs's programs, flags and search paths, the resolver's search
+	// domain (DNS queries carry data), trusted CAs, the backup suffix of
+	// cp/mv -b, the options of tar, xz, gzip, zip and unzip, file's magic,
+	// and the version managers' hooks.
+	"GNUPGHOME": true, "GPG_AGENT_INFO": true, "OPENSSL_CONF": true, "OPENSSL_MODULES": true,
+	"OPENSSL_ENGINES": true, "COMPILER_PATH": true, "GCC_EXEC_PREFIX": true, "DEPENDENCIES_OUTPUT": true,
+	"SUNPRO_DEPENDENCIES": true, "LIBRARY_PATH": true, "CPATH": true, "C_INCLUDE_PATH": true,
+	"CPLUS_INCLUDE_PATH": true, "OBJC_INCLUDE_PATH": true, "COLLECT_GCC": true, "COLLECT_GCC_OPTIONS": true,
+	"COLLECT_LTO_WRAPPER": true, "LTO_PLUGIN": true, "PKG_CONFIG": true, "PKG_CONFIG_PATH": true,
+	"PKG_CONFIG_LIBDIR": true, "PKG_CONFIG_SYSROOT_DIR": true, "CROSS_COMPILE": true, "CFLAGS": true,
+	"CXXFLAGS": true, "CPPFLAGS": true, "LDFLAGS": true, "PROTOC": true, "PROTOC_INCLUDE": true,
+	"LIBCLANG_PATH": true, "LLVM_CONFIG_PATH": true, "CLANG_PATH": true, "LOCALDOMAIN": true,
+	"RES_OPTIONS": true, "HOSTALIASES": true, "RESOLV_HOST_CONF": true, "SSL_CERT_FILE": true,
+	"SSL_CERT_DIR": true, "REQUESTS_CA_BUNDLE": true, "SIMPLE_BACKUP_SUFFIX": true, "VERSION_CONTROL": true,
+	"TAR_OPTIONS": true, "XZ_OPT": true, "XZ_DEFAULTS": true, "GZIP": true, "BZIP": true, "BZIP2": true,
+	"ZIPOPT": true, "UNZIP": true, "UNZIPOPT": true, "ZIP": true, "MAGIC": true, "LUA_INIT": true,
+	"LUA_PATH": true, "LUA_CPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true, "KUBECONFIG": true,
+	"WGETRC": true, "NETRC": true, "KRB5_CONFIG": true, "LOCPATH": true, "NLSPATH": true,
+	"BASH_LOADABLES_PATH": true, "BASH_XTRACEFD": true, "QT_PLUGIN_PATH": true, "GTK_MODULES": true,
+	"GTK_PATH": true, "GIO_MODULE_DIR": true, "TERMINFO": true, "TERMINFO_DIRS": true, "MANOPT": true}
 
 // codeVarPrefixes are families of such variables.
 var codeVarPrefixes = []string{"DYLD_", "LD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "NPM_CONFIG_", "YARN_",
 	"CARGO_BUILD_", "CARGO_TARGET_", "CARGO_HOST_", "CARGO_REGISTRIES_", "CARGO_SOURCE_", "CARGO_ALIAS_",
-	"CARGO_REGISTRY_", "PIP_", "BASH_FUNC_", "TOX_", "POETRY_REPOSITORIES_"}
+	"CARGO_REGISTRY_", "PIP_", "BASH_FUNC_", "TOX_", "POETRY_REPOSITORIES_",
+	// Red team 10b: gpg's, OpenSSL's, cc-rs's (CC_x86_64…, HOST_CC,
+	// TARGET_CC), cmake's, bindgen's; the version managers (pyenv exec
+	// sources PYENV_HOOK_PATH/exec/*.bash); cloud and container tools'
+	// configurations (credential_process, exec plugins, credHelpers).
+	"GNUPG", "GPG_", "OPENSSL_", "CC_", "CXX_", "CFLAGS_", "CXXFLAGS_", "LDFLAGS_", "AR_", "HOST_", "TARGET_",
+	"CMAKE", "BINDGEN_", "PYENV", "RBENV", "NODENV", "GOENV", "PLENV", "JENV", "ASDF_", "MISE_", "RTX_",
+	"VOLTA_", "NVM_", "FNM_", "SDKMAN_", "DIRENV_", "XDG_", "DOTNET_", "CORECLR_", "AWS_", "DOCKER_",
+	"TF_", "HELM_", "ANSIBLE_", "BAZEL", "CONAN_", "VCPKG_", "CLOUDSDK_", "AZURE_", "GOOGLE_APPLICATION_"}
 
 // toolVarPrefixes are the namespaces of tools' own variables. A tool reads
 // its variables for what it runs, loads and writes (GIT_TRACE=FILE writes

@@ -307,6 +307,13 @@ func gitHits(g gitInfo) []hit {
 		if force {
 			return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + joinValues(g.args) + " overwrites local branches"}}
 		}
+		if len(ops) > 1 {
+			for _, o := range ops[1:] {
+				if why, ok := fetchForeignRef(ops[0].Value, o.Value); ok {
+					return []hit{{id: FloorGitDiscard, detail: "git " + g.sub + " " + o.Value + ": " + why}}
+				}
+			}
+		}
 		if hasLong(opts, "--stdin") {
 			return []hit{{id: FloorGitDiscard, risk: Critical, detail: "git " + g.sub + " --stdin takes its refspecs from standard input, known only when it runs: they can delete (with --prune) or overwrite every local branch"}}
 		}
@@ -439,4 +446,28 @@ func setsClock(v view) bool {
 		}
 	}
 	return false
+}
+
+// fetchForeignRef reports a fetch refspec that writes a tag, or another
+// remote's tracking branch, or one of the same remote's under another
+// name: git fetch URL main:refs/remotes/origin/main makes an attacker's
+// fork origin/main, which later prompts (git merge origin/main) name as
+// upstream (red team 10b, finding 18).
+func fetchForeignRef(repo, spec string) (string, bool) {
+	src, dst, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+	if !ok || dst == "" {
+		return "", false
+	}
+	if strings.HasPrefix(dst, "refs/tags/") {
+		return "it writes the tag " + strings.TrimPrefix(dst, "refs/tags/") + ", which releases and checkouts trust", true
+	}
+	rest, ok := strings.CutPrefix(dst, "refs/remotes/")
+	if !ok {
+		return "", false
+	}
+	remote, branch, _ := strings.Cut(rest, "/")
+	if remote != repo || strings.TrimPrefix(src, "refs/heads/") != branch {
+		return "it writes " + dst + " with what " + repo + " calls " + src + ": the remote-tracking branch then shows another repository's or branch's commits under a trusted name", true
+	}
+	return "", false
 }

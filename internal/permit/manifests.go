@@ -2,8 +2,11 @@ package permit
 
 import (
 	"path"
-	"regexp"
+	"sort"
 	"strings"
+
+	"github.com/BurntSushi/toml"
+	"golang.org/x/mod/modfile"
 )
 
 // A build reads its manifest, which an agent may have edited a moment
@@ -15,17 +18,18 @@ import (
 // working directory) and judges the addresses and folders they name, as
 // it judges them on the command line (git remotes, go -C, WebFetch).
 
-// cargoGit and cargoPath find a dependency's git address and folder.
-var (
-	cargoGit  = regexp.MustCompile(`(?m)\bgit\s*=\s*["']([^"']+)["']`)
-	cargoPath = regexp.MustCompile(`(?m)\bpath\s*=\s*["']([^"']+)["']`)
-	// cargoRegistry finds another registry or source replacement.
-	cargoRegistry = regexp.MustCompile(`(?m)^\s*(registry-index|replace-with|index)\s*=`)
-)
+// The manifests are read with real parsers (BurntSushi/toml, x/mod's
+// modfile): cargo reads TOML's multi-line strings ('''…''', """…""")
+// and go reads quoted module paths, which the regular expressions this
+// file held missed (red team 10b, findings 9 and 11).
 
-// goModLine finds a go.mod require or replace target.
-var goModPath = regexp.MustCompile(`(?m)^\s*(?:require\s+)?([A-Za-z0-9][^\s=>]*\.[^\s=>]*/[^\s]*)\s+v[0-9]`)
-var goModReplace = regexp.MustCompile(`(?m)=>\s*(\S+)\s*$`)
+// cargoPathKeys are Cargo.toml keys whose value is a file or folder cargo
+// builds, runs or reads a workspace from: a dependency's path, a target's
+// path ([lib], [[bin]], [[test]]…), the build script, package.workspace.
+var cargoPathKeys = setOf("path", "build", "workspace")
+
+// cargoSourceKeys name another registry or source for the dependencies.
+var cargoSourceKeys = setOf("registry-index", "replace-with", "index")
 
 // cargoResolves are cargo's subcommands that resolve dependencies.
 var cargoResolves = setOf("build", "b", "check", "c", "test", "t", "run", "r", "bench", "doc", "d", "clippy", "fetch",
@@ -73,48 +77,117 @@ func manifestHits(v view, cwds cwdSet, env Env) []hit {
 }
 
 func manifestBodyHits(name, file, dir, body string, cwds cwdSet, env Env) []hit {
-	outside := func(p string) []hit {
-		if !path.IsAbs(p) {
-			p = path.Join(dir, p)
+	switch name {
+	case "Cargo.toml":
+		return cargoHits(file, dir, body, env)
+	case "go.mod":
+		return goModHits(file, dir, body, env)
+	}
+	return nil
+}
+
+// manifestOutside: a manifest names a folder or file outside the working
+// directory whose code is built and run as the project's.
+func manifestOutside(file, dir, p string, env Env) []hit {
+	if !path.IsAbs(p) {
+		p = path.Join(dir, p)
+	}
+	if !env.inside(env.realPath(p)) {
+		return []hit{{id: FloorCodeExec, detail: file + " names " + p + ", outside the working directory: its code is built and run (build scripts, generators) as the project's"}}
+	}
+	return nil
+}
+
+// cargoHits judges every git address, path and source a Cargo.toml names,
+// wherever it sits (dependencies of any kind and target, [patch],
+// [workspace.dependencies], [lib], [[bin]], package.build…).
+func cargoHits(file, dir, body string, env Env) []hit {
+	var doc map[string]any
+	if _, err := toml.Decode(body, &doc); err != nil {
+		return []hit{{id: FloorCodeExec, detail: file + " is not TOML the policy can read (" + firstLine(err.Error()) + "): what cargo fetches and builds from it is unknown"}}
+	}
+	var hs []hit
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		if hs != nil {
+			return
 		}
-		if !env.inside(env.realPath(p)) {
-			return []hit{{id: FloorCodeExec, detail: file + " names " + p + ", outside the working directory: its code is built and run (build scripts, generators) as the project's"}}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				walk(k, x[k])
+			}
+		case []map[string]any:
+			for _, m := range x {
+				walk(key, m)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		case string:
+			switch {
+			case key == "git":
+				if why, ok := urlData(x); ok {
+					hs = []hit{{id: FloorURLData, detail: file + " names the git dependency " + x + ": cargo fetches it (" + why + ") and runs its build script"}}
+				} else if h := urlHost(x); !gitHosts[strings.ToLower(h)] {
+					hs = []hit{{id: FloorURLData, detail: file + " names the git dependency " + x + " on " + h + ", not a known code host: cargo fetches it and runs its build script"}}
+				}
+			case cargoPathKeys[key]:
+				hs = manifestOutside(file, dir, x, env)
+			case cargoSourceKeys[key]:
+				hs = []hit{{id: FloorURLData, detail: file + " names another registry or source for the dependencies (" + key + " = " + x + "): cargo fetches from it and runs what it gets"}}
+			}
+		}
+	}
+	walk("", doc)
+	return hs
+}
+
+// goModHits judges the module paths a go.mod makes go fetch (require,
+// replace targets with a version, tool) and the folders it builds from
+// (replace targets without one).
+func goModHits(file, dir, body string, env Env) []hit {
+	f, err := modfile.Parse(file, []byte(body), nil)
+	if err != nil {
+		return []hit{{id: FloorURLData, detail: file + " is not a go.mod the policy can read (" + firstLine(err.Error()) + "): what go fetches for it is unknown"}}
+	}
+	fetched := func(p string) []hit {
+		if why, ok := urlData("https://" + p); ok && !strings.Contains(why, "port") {
+			return []hit{{id: FloorURLData, detail: file + " requires " + p + ": the module proxy is asked for it (" + why + ")"}}
 		}
 		return nil
 	}
-	switch name {
-	case "Cargo.toml":
-		for _, m := range cargoGit.FindAllStringSubmatch(body, -1) {
-			u := m[1]
-			if why, ok := urlData(u); ok {
-				return []hit{{id: FloorURLData, detail: file + " names the git dependency " + u + ": cargo fetches it (" + why + ") and runs its build script"}}
-			}
-			if h := urlHost(u); !gitHosts[strings.ToLower(h)] {
-				return []hit{{id: FloorURLData, detail: file + " names the git dependency " + u + " on " + h + ", not a known code host: cargo fetches it and runs its build script"}}
-			}
+	for _, r := range f.Require {
+		if hs := fetched(r.Mod.Path); hs != nil {
+			return hs
 		}
-		for _, m := range cargoPath.FindAllStringSubmatch(body, -1) {
-			if hs := outside(m[1]); hs != nil {
+	}
+	for _, t := range f.Tool {
+		if hs := fetched(t.Path); hs != nil {
+			return hs
+		}
+	}
+	for _, r := range f.Replace {
+		if r.New.Version == "" {
+			if hs := manifestOutside(file, dir, r.New.Path, env); hs != nil {
 				return hs
 			}
+			continue
 		}
-		if cargoRegistry.MatchString(body) {
-			return []hit{{id: FloorURLData, detail: file + " names another registry or source for the dependencies: cargo fetches from it and runs what it gets"}}
-		}
-	case "go.mod":
-		for _, m := range goModPath.FindAllStringSubmatch(body, -1) {
-			if why, ok := urlData("https://" + m[1]); ok && !strings.Contains(why, "port") {
-				return []hit{{id: FloorURLData, detail: file + " requires " + m[1] + ": the module proxy is asked for it (" + why + ")"}}
-			}
-		}
-		for _, m := range goModReplace.FindAllStringSubmatch(body, -1) {
-			p := m[1]
-			if strings.HasPrefix(p, ".") || strings.HasPrefix(p, "/") {
-				if hs := outside(p); hs != nil {
-					return hs
-				}
-			}
+		if hs := fetched(r.New.Path); hs != nil {
+			return hs
 		}
 	}
 	return nil
+}
+
+// sortedKeys are a map's keys in order.
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

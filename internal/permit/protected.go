@@ -26,6 +26,7 @@ var protectedDirs = map[string]string{
 	".kiro": "an agent's instructions and hooks (Kiro)", ".amazonq": "an agent's rules (Amazon Q)", ".roo": "an agent's rules and modes (Roo Code)",
 	".kilocode": "an agent's rules (Kilo Code)", ".qwen": "an agent CLI's settings (Qwen Code)", ".opencode": "an agent CLI's settings and commands (opencode)",
 	".augment":  "an agent's rules (Augment)",
+	".agents":   "the agents' skills (Codex, OpenCode, Copilot CLI: instructions and the scripts they are told to run)",
 	".lefthook": "the scripts lefthook's git hooks run", ".clinerules": "the instructions the editor's agent reads",
 	".helix": "the editor's language servers (commands run on opening a file)", ".lapce": "the editor's run configurations",
 	".theia": "the editor's tasks", ".fleet": "the editor's run configurations", ".mise": "mise's configuration and tasks",
@@ -46,7 +47,8 @@ var protectedSubDirs = map[[2]string]string{{".yarn", "releases"}: "the yarn rel
 // CODEOWNERS decides who must review, dependabot.yml names registries and
 // their credentials, the rest are Copilot's instructions and prompts.
 var protectedGitHub = map[string]bool{"workflows": true, "actions": true, "dependabot.yml": true, "dependabot.yaml": true,
-	"instructions": true, "prompts": true, "chatmodes": true, "agents": true, "copilot": true, "hooks": true}
+	"instructions": true, "prompts": true, "chatmodes": true, "agents": true, "copilot": true, "hooks": true,
+	"skills": true}
 
 // protectedPrefixes and protectedSuffixes are families of such files
 // (.lintstagedrc.json, lint-staged.config.mjs, app.code-workspace).

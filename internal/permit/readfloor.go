@@ -69,9 +69,11 @@ func envDump(v view) (string, bool) {
 	case "history", "fc":
 		return v.name + " prints the shell history, where tokens typed on command lines stay", true
 	case "jq", "gojq", "yq":
+		args = shortSplit(v.name, args) // jq -nf q.jq is jq -n -f q.jq
 		for i, a := range args {
 			switch {
-			case a.Value == "-f" || a.Value == "--from-file" || a.Value == "-L" || strings.HasPrefix(a.Value, "--from-file="):
+			case a.Value == "-f" || a.Value == "--from-file" || strings.HasPrefix(a.Value, "-L") || strings.HasPrefix(a.Value, "--from-file="),
+				len(a.Value) > 8 && strings.HasPrefix("--from-file", strings.SplitN(a.Value, "=", 2)[0]):
 				return v.name + " " + a.Value + " runs a program from a file, which can read the environment", true
 			case i > 0 && args[i-1].Value == "--arg" || i > 1 && args[i-2].Value == "--arg":
 				continue // a value, not the program
@@ -378,6 +380,12 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			return nil
 		}
 		prints, roots = searchArgs(env, v.args, "grep")
+		if inc := grepIncludes(v.args); len(inc) > 0 {
+			// grep --include=GLOB searches only the files whose base name
+			// matches a GLOB: the others are provably not printed
+			all := prints
+			prints = func(f string) bool { return nameMatchesAny(inc, path.Base(f), false) && all(f) }
+		}
 	case "rg", "ag", "ack", "ripgrep":
 		hidden = hasShort(opts, ".") || hasLong(opts, "--hidden", "--unrestricted", "--all-types", "--search-zip") || v.name != "rg" && hasShort(opts, "uaU")
 		for _, o := range opts {
@@ -658,6 +666,13 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 	var res []*regexp.Regexp
 	for _, p := range pats {
 		src := p
+		if !fixed && !literalPattern(p, ere) {
+			// GNU grep's and Rust's regular expressions are not Go's ({,1}
+			// is {0,1} to grep and text to Go; [[=A=]] is a class of
+			// letters): a pattern that is not plain text is taken to print
+			// every line of the secret files it reads (red team 10b, finding 6).
+			return all, roots
+		}
 		switch {
 		case fixed:
 			src = regexp.QuoteMeta(p)
@@ -777,4 +792,40 @@ func gitNoIndexHits(g gitInfo, cwds cwdSet, env Env, network bool) []hit {
 		}
 	}
 	return nil
+}
+
+// literalPattern reports a search pattern with no character a regular
+// expression gives a meaning to (BRE's \ . [ ] * ^ $, and ERE's + ? { } ( ) |
+// too), whose matches Go's regexp finds exactly as grep does.
+func literalPattern(p string, ere bool) bool {
+	special := `\.[]*^$`
+	if ere {
+		special += "+?{}()|"
+	}
+	return !strings.ContainsAny(p, special)
+}
+
+// grepIncludes are the globs of grep's --include options when the first
+// of its --include and --exclude options is an --include: GNU grep then
+// leaves out every file no --include matches.
+func grepIncludes(args []Word) []string {
+	var out []string
+	for i, a := range args {
+		if a.Value == "--" {
+			break
+		}
+		if a.Dynamic {
+			continue
+		}
+		if len(out) == 0 && (strings.HasPrefix(a.Value, "--exclude=") || a.Value == "--exclude" ||
+			strings.HasPrefix(a.Value, "--exclude-from")) {
+			return nil // a file no option matches is searched unless the first of them is --include
+		}
+		if g, ok := strings.CutPrefix(a.Value, "--include="); ok {
+			out = append(out, g)
+		} else if a.Value == "--include" && i+1 < len(args) && !args[i+1].Dynamic {
+			out = append(out, args[i+1].Value)
+		}
+	}
+	return out
 }
