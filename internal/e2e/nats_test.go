@@ -220,24 +220,11 @@ func agentState(tm *team, name string) string {
 // the node runs again (issue 14: the same guarantees across machines).
 func TestNodeKilledMidBurstLosesNothing(t *testing.T) {
 	const n = 20
-	var script strings.Builder
-	for i := 1; i <= n; i++ {
-		// Paced, so that the kill falls in the middle: some typed, some on
-		// their way, some not yet sent.
-		fmt.Fprintf(&script, "route to=far type=status task=T-1 body=\"burst %02d\"\nsleep 100ms\n", i)
-	}
-	script.WriteString("idle\n")
-	tm := newTeamWith(t, "bus:\n  name: e2e\n",
-		agentDef{name: "dev", role: "developer", script: script.String()},
-		agentDef{name: "far", role: "reviewer", host: "box1", script: "idle\n"})
+	tm := burstTeam(t, n)
 	c := tm.start("--nats-listen", "127.0.0.1:0")
 	defer c.stop()
 	natsURLOf(t, tm)
-	b, err := os.ReadFile(filepath.Join(tm.state, "secrets", "nodes", "box1.url"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := strings.Replace(strings.TrimSpace(string(b)), "HOST", "127.0.0.1", 1)
+	url := nodeURL(t, tm, "box1")
 	node := tm.startNodeFile("box1", url)
 	tm.waitReceived("far", "burst 03")
 	node.kill() // SIGKILL: no goodbye, no last flush
@@ -262,21 +249,10 @@ func TestNodeKilledMidBurstLosesNothing(t *testing.T) {
 // again, none more than twice.
 func TestConsoleKilledMidBurstToANode(t *testing.T) {
 	const n = 20
-	var script strings.Builder
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&script, "route to=far type=status task=T-1 body=\"burst %02d\"\nsleep 100ms\n", i)
-	}
-	script.WriteString("idle\n")
-	tm := newTeamWith(t, "bus:\n  name: e2e\n",
-		agentDef{name: "dev", role: "developer", script: script.String()},
-		agentDef{name: "far", role: "reviewer", host: "box1", script: "idle\n"})
+	tm := burstTeam(t, n)
 	listen := "127.0.0.1:" + strconv.Itoa(freePort(t)) // the same address after the restart
 	c := tm.start("--nats-listen", listen)
-	b, err := os.ReadFile(filepath.Join(tm.state, "secrets", "nodes", "box1.url"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := strings.Replace(strings.TrimSpace(string(b)), "HOST", "127.0.0.1", 1)
+	url := nodeURL(t, tm, "box1")
 	node := tm.startNode("box1", url)
 	defer node.stop()
 	tm.waitReceived("far", "burst 04")
@@ -322,4 +298,28 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// burstTeam is a team whose dev sends n status messages to far, on node
+// box1, paced so that a kill falls in the middle: some typed, some on
+// their way, some not yet sent.
+func burstTeam(t *testing.T, n int) *team {
+	var script strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&script, "route to=far type=status task=T-1 body=\"burst %02d\"\nsleep 100ms\n", i)
+	}
+	script.WriteString("idle\n")
+	return newTeamWith(t, "bus:\n  name: e2e\n",
+		agentDef{name: "dev", role: "developer", script: script.String()},
+		agentDef{name: "far", role: "reviewer", host: "box1", script: "idle\n"})
+}
+
+// nodeURL is the URL the console wrote for node name, on the loopback.
+func nodeURL(t *testing.T, tm *team, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(tm.state, "secrets", "nodes", name+".url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Replace(strings.TrimSpace(string(b)), "HOST", "127.0.0.1", 1)
 }
