@@ -247,10 +247,11 @@ func protected(g *globals, team *config.Team) []string {
 // files of its choosing, to have this console trust its policy. adopt is
 // the human's word that the store is theirs (a backup restored, the
 // registry cleared).
+//
+// A state folder no console registered has no secrets of this console's
+// either: what its secrets folder holds (a NATS token an agent planted,
+// for the console to serve with) is removed, and made anew.
 func checkStateOrigin(g *globals, adopt bool) error {
-	if _, err := os.Stat(g.storeDir()); err != nil || adopt {
-		return nil // no store yet: this console makes it
-	}
 	state, err := filepath.Abs(g.state)
 	if err != nil {
 		return err
@@ -263,6 +264,16 @@ func checkStateOrigin(g *globals, adopt bool) error {
 		if r.State == state {
 			return nil
 		}
+	}
+	if adopt {
+		return nil
+	}
+	if _, err := os.Stat(g.storeDir()); err != nil {
+		// No store yet: this console makes it, and its secrets.
+		if err := os.RemoveAll(filepath.Join(state, agents.SecretsDir)); err != nil {
+			return fmt.Errorf("%s: %w (it holds files no console of yours made)", filepath.Join(state, agents.SecretsDir), err)
+		}
+		return nil
 	}
 	return fmt.Errorf("%s holds a store that no console of yours has run on (the registry of consoles does not name it): an agent could have made it, with a record of accepted files of its choosing; if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away", g.state)
 }

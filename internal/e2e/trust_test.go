@@ -455,3 +455,22 @@ func TestUnregisteredStoreIsRefused(t *testing.T) {
 	tm.start("--adopt-state").stop()
 	tm.start().stop() // registered now
 }
+
+// A NATS token planted in a state folder before its console first ran is
+// not served: the secrets of a state no console registered are made anew
+// (red team 10a, finding 14).
+func TestPlantedTokenIsNotServed(t *testing.T) {
+	tm := newTeamWith(t, "bus:\n  name: e2e\n", agentDef{name: "dev", script: "idle\n"})
+	planted := "0123456789abcdef0123456789abcdef0123456789abcdef"
+	if err := os.MkdirAll(filepath.Join(tm.state, "secrets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tm.state, "secrets", "nats-token"), []byte(planted+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.start("--nats-listen", "127.0.0.1:0")
+	defer c.stop()
+	if url := natsURLOf(t, tm); strings.Contains(url, planted) {
+		t.Fatalf("the console serves NATS with the planted token: %s", url)
+	}
+}

@@ -20,6 +20,7 @@ var safety = []string{
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "diff.external=",
 	"-c", "core.attributesFile=/dev/null",
+	"-c", "protocol.ext.allow=never",
 }
 
 // diffSafety goes on every diff: the repository's external diff and
@@ -40,12 +41,13 @@ var droppedEnv = map[string]bool{
 }
 
 // runner runs git -C dir with the safety options, plus pre before the
-// subcommand and config given to it (and to the git processes it starts)
-// through the environment.
+// subcommand, config given to it (and to the git processes it starts)
+// through the environment, and env added to that.
 type runner struct {
 	dir    string
 	pre    []string
 	config [][2]string
+	env    []string
 }
 
 // git runs one git command in dir and returns its stdout.
@@ -61,7 +63,7 @@ func (r runner) runOK(ok []int, args ...string) ([]byte, error) {
 	full := append([]string{"-C", r.dir}, safety...)
 	full = append(append(full, r.pre...), args...)
 	cmd := exec.Command(GitPath(), full...)
-	cmd.Env = append(gitEnv(), configEnv(append(userConfig(), r.config...))...)
+	cmd.Env = append(append(gitEnv(), configEnv(append(userConfig(), r.config...))...), r.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -91,9 +93,13 @@ func gitEnv() []string {
 	// reads never contend with the agent's own git for index.lock. The
 	// user's own config (~/.gitconfig, ~/.config/git/config) is not read
 	// as such (userConfig), and ssh is the system's.
-	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_GLOBAL=/dev/null")
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_GLOBAL=/dev/null",
+		// An agent can git replace the commit the human was shown.
+		"GIT_NO_REPLACE_OBJECTS=1")
 	if ssh := systemProgram("ssh"); ssh != "" {
-		env = append(env, "GIT_SSH="+ssh)
+		// Without the user's ~/.ssh/config, which agents can write: a
+		// ProxyCommand or Match exec there runs (red team 10a, finding 1).
+		env = append(env, "GIT_SSH_COMMAND="+ssh+" -F /dev/null")
 	}
 	return env
 }
@@ -175,7 +181,7 @@ func userConfig() [][2]string {
 // other file.
 func harmlessUserKey(key string) bool {
 	switch key {
-	case "user.name", "user.email", "init.defaultbranch", "safe.directory", "protocol.allow",
+	case "user.name", "user.email", "init.defaultbranch", "safe.directory",
 		"http.proxy", "core.autocrlf", "core.eol", "core.safecrlf", "pull.rebase", "merge.conflictstyle":
 		return true
 	}
@@ -188,7 +194,13 @@ func harmlessUserKey(key string) bool {
 	case "url":
 		return name == "insteadof" || name == "pushinsteadof"
 	case "protocol":
-		return name == "allow"
+		// Only protocols that move data: ext:: runs a command, and fd::
+		// or protocol.allow=always would let a submodule URL an agent
+		// wrote do so (red team 10a, finding 1).
+		switch proto := strings.ToLower(rest[:i]); proto {
+		case "file", "http", "https", "ssh", "git":
+			return name == "allow"
+		}
 	}
 	return false
 }
@@ -204,6 +216,11 @@ func line(out []byte) string {
 // configured filter driver switched off.
 func reader(t Tree) (runner, error) {
 	r := runner{dir: t.Path, pre: []string{"--git-dir=" + t.GitDir, "--work-tree=" + t.Path}}
+	// The common dir named too: the worktree's commondir file is the
+	// agent's to write, and pointed at a config of its own between the
+	// filters' listing and the status below, its filter ran in the
+	// console (red team 10a, finding 15).
+	r.env = []string{"GIT_COMMON_DIR=" + filepath.Dir(filepath.Dir(t.GitDir))}
 	out, err := r.runOK([]int{1}, "config", "-z", "--name-only", "--get-regexp", `^filter\.`) // 1: none
 	if err != nil {
 		return r, err

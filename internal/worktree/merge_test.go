@@ -153,3 +153,19 @@ func TestUserConfigRunsNothing(t *testing.T) {
 		t.Errorf("merge commit by %q", who)
 	}
 }
+
+// Of the user's config only settings that run nothing are taken: not
+// protocol.ext.allow nor protocol.allow, with which a submodule URL an
+// agent wrote ran its command in the console (red team 10a, finding 1).
+func TestHarmlessUserKeys(t *testing.T) {
+	for key, want := range map[string]bool{
+		"user.name": true, "url.git@github.com:.insteadof": true, "protocol.file.allow": true, "protocol.https.allow": true,
+		"protocol.ext.allow": false, "protocol.fd.allow": false, "protocol.allow": false, "protocol.EXT.allow": false,
+		"filter.lfs.smudge": false, "core.sshcommand": false, "credential.helper": false, "gpg.program": false,
+		"include.path": false, "core.fsmonitor": false, "url.x.insteadof.extra": false,
+	} {
+		if got := harmlessUserKey(key); got != want {
+			t.Errorf("%s: %v, want %v", key, got, want)
+		}
+	}
+}
