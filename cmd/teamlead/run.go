@@ -96,7 +96,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 			return fmt.Errorf("%s is not a folder of its own (a link?): the console keeps its store and secrets only in a real folder; remove it, or pass another --state", d)
 		}
 	}
-	shieldFromOtherConsoles(g, team, errOut)
+	shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), errOut)
 	st, err := store.Open(g.storeDir(), store.Options{Sync: f.sync})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
@@ -212,7 +212,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// Record where this console runs, so that teamlead commands run in
 	// this folder (or below it, or with this --config) find it without
 	// --state.
-	if stopped, err := register(g, socket); err != nil {
+	if stopped, err := register(g, socket, append(team.OwnFiles(), sharedGit...)); err != nil {
 		eng.Warn(fmt.Sprintf("%v: teamlead commands need --state %s to find this console", err, g.state))
 	} else {
 		defer stopped()
@@ -285,7 +285,7 @@ func checkStateOrigin(g *globals, adopt bool) error {
 // knew (red team 9a, finding 5: an older console's agent wrote a newer
 // one's files and read its NATS token). A console that cannot be asked is
 // named on errOut.
-func shieldFromOtherConsoles(g *globals, team *config.Team, errOut io.Writer) {
+func shieldFromOtherConsoles(g *globals, protect []string, errOut io.Writer) {
 	regs, err := control.Registrations()
 	if err != nil {
 		return
@@ -298,7 +298,7 @@ func shieldFromOtherConsoles(g *globals, team *config.Team, errOut io.Writer) {
 		}
 		c, err := control.NewClientAt(r.Socket)
 		if err == nil {
-			_, err = c.Protect(protected(g, team), hide)
+			_, err = c.Protect(protect, hide)
 		}
 		if err != nil {
 			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect this team's files from its agents: %v\n", r.State, r.Config, err)
@@ -320,8 +320,10 @@ func printEvents(w io.Writer, eng *engine.Engine, after uint64) {
 	}
 }
 
-// register records that the console of g runs on socket (control.Register).
-func register(g *globals, socket string) (func(), error) {
+// register records that the console of g runs on socket (control.Register),
+// with the paths other consoles' sandboxes must keep read-only besides its
+// state folder and team files (protect).
+func register(g *globals, socket string, protect []string) (func(), error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -334,7 +336,7 @@ func register(g *globals, socket string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now()})
+	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect})
 }
 
 // stateArg is the --state flag a printed command needs to reach this

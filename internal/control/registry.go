@@ -34,6 +34,11 @@ type Registration struct {
 	PID    int    `json:"pid,omitempty"`
 	// Started is when it started; Stopped when it stopped (zero while it
 	// runs, or when it was killed).
+	// Protect are more paths the console keeps read-only in its agents'
+	// sandboxes (its team's files wherever they are, the shared .git of
+	// its worktree agents' repositories): every console's sandboxes keep
+	// them so too (Protected).
+	Protect []string  `json:"protect,omitempty"`
 	Started time.Time `json:"started"`
 	Stopped time.Time `json:"stopped,omitzero"`
 }
@@ -235,6 +240,7 @@ func Protected(state string, ownFiles []string) []string {
 	var states []string
 	for _, r := range regs {
 		states = append(states, r.State)
+		files = append(files, r.Protect...)
 		if r.Config != "" {
 			files = append(files, r.Config)
 			dir := filepath.Dir(r.Config)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,5 +186,33 @@ func handoffNamesTheBranch(t *testing.T, send string) {
 	}
 	if strings.Contains(got, "commit: 0000") || strings.Contains(got, "branch: main") {
 		t.Errorf("the agent's own branch and commit reached QA:\n%s", got)
+	}
+}
+
+// Another console's agent cannot write the shared .git of this console's
+// worktree agents' repository either: the console registers those paths,
+// and every console's sandboxes keep them read-only (red team 10a,
+// finding 11: gpg.program written there ran from the human's merge).
+func TestOtherTeamsAgentCannotWriteTheSharedGit(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	tm.extra = "    worktree: true\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, script: "idle\n"}})
+	c := tm.start()
+	defer c.stop()
+	attempt := filepath.Join(t.TempDir(), "attempt")
+	script := fmt.Sprintf(`{ if git config -f %[1]s/.git/config gpg.program /tmp/evil; then echo WROTE-CONFIG; fi
+if echo 'touch pwned' > %[1]s/.git/hooks/pre-merge-commit; then echo WROTE-HOOK; fi
+echo done; } > %[2]s 2>&1; exec sleep 600`, repo, attempt)
+	other := newTeam(t, agentDef{name: "mallory", command: []string{"sh", "-c", script}})
+	other.stateHome = filepath.Join(tm.dir, "xdg-state") // the same user's registry
+	co := other.start()
+	defer co.stop()
+	waitFor(t, 30*time.Second, "the other team's agent's attempt", func() bool {
+		b, _ := os.ReadFile(attempt)
+		return strings.Contains(string(b), "done")
+	})
+	if b, _ := os.ReadFile(attempt); strings.Contains(string(b), "WROTE") {
+		t.Fatalf("another team's agent wrote this team's repository's git dir:\n%s", b)
 	}
 }
