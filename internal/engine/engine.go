@@ -72,10 +72,11 @@ type Options struct {
 	// OnError is told about trouble the engine survives, such as a store
 	// write that failed and is being retried (a full disk).
 	OnError func(error)
-	// OwnWrite, when set, runs write, the engine's change of one of
-	// teamlead's own files (path) on the human's word, so that the file
-	// guard takes it for the human's (guard.Guard.Write).
-	OwnWrite func(path string, write func() error) error
+	// OwnWrite, when set, makes the engine's change of one of teamlead's
+	// own files (path) on the human's word — change turns its accepted
+	// content into the new one — so that the file guard takes it for the
+	// human's (guard.Guard.Write); it returns the content written.
+	OwnWrite func(path string, change func(current []byte) ([]byte, error)) ([]byte, error)
 	// History is the folder the agents' screens are saved in, and read
 	// back from at the next start ("": not kept).
 	History string

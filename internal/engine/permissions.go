@@ -14,6 +14,7 @@ import (
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/clihook"
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/permit"
 	"github.com/teamlead/teamlead/internal/readmodel"
@@ -203,28 +204,33 @@ func (e *Engine) ApproveAlways(id, scope string, forAll bool) error {
 		if forAll {
 			agent = ""
 		}
-		write := func() error {
-			if err := e.ownPolicyFile(path); err != nil {
-				return err
+		// The new policy is built from the one accepted (the built-in one
+		// when there is no file yet) and is what the console loads: never
+		// what an agent may have written into the file meanwhile.
+		change := func(current []byte) ([]byte, error) {
+			if current == nil {
+				current = configs.Permissions
 			}
 			for _, rule := range rules {
 				add := permit.Addition{Agent: agent, Match: rule, Decide: permit.Allow, Why: "approved always by the human (" + id + ")",
 					Comment: fmt.Sprintf("added by teamlead %s: approve always %s for %s", now.Format(time.RFC3339), id, r.Agent), Action: r.Action, ActionAgent: r.Agent}
-				if err := permit.AddRule(path, add, e.env(r.Agent)); err != nil {
-					return err
+				var err error
+				if current, err = permit.AddRuleTo(path, current, add, e.env(r.Agent)); err != nil {
+					return nil, err
 				}
 			}
-			return nil
+			return current, nil
 		}
-		if e.opts.OwnWrite != nil {
-			err = e.opts.OwnWrite(path, write)
-		} else {
-			err = write()
+		write := e.opts.OwnWrite
+		if write == nil {
+			write = writeUnguarded
 		}
+		data, err := write(path, change)
 		if err != nil {
 			return lead.Output{}, err
 		}
-		pol, err := permit.Load(path)
+		e.opts.Team.Permissions.Builtin = false
+		pol, err := permit.Parse(path, data)
 		if err != nil {
 			return lead.Output{}, fmt.Errorf("the policy file no longer loads after adding %s: %w", strings.Join(rules, ", "), err)
 		}
@@ -258,19 +264,22 @@ func (e *Engine) PlanAlways(id, scope string) (permit.AlwaysPlan, error) {
 	return plan, err
 }
 
-// ownPolicyFile makes sure path holds a policy file to add rules to: the
-// built-in policy is copied there first.
-func (e *Engine) ownPolicyFile(path string) error {
-	if _, err := os.Stat(path); err == nil {
-		return nil
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
+// writeUnguarded is the engine's write of its own file with no guard (a
+// console without one, tests): change gets the file's content (nil when
+// there is none) and the new content is written in place.
+func writeUnguarded(path string, change func([]byte) ([]byte, error)) ([]byte, error) {
+	current, err := fsutil.ReadRegular(path)
+	if errors.Is(err, os.ErrNotExist) {
+		current, err = nil, nil
 	}
-	if err := os.WriteFile(path, configs.Permissions, 0o644); err != nil {
-		return fmt.Errorf("copying the built-in policy to %s to add the rule: %w", path, err)
+	if err != nil {
+		return nil, err
 	}
-	e.opts.Team.Permissions.Builtin = false
-	return nil
+	out, err := change(current)
+	if err != nil {
+		return nil, err
+	}
+	return out, fsutil.Rewrite(path, out, fsutil.Perm(path, 0o644))
 }
 
 // PermissionAnswer is the human's word on request id as typed in the inbox

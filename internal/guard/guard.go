@@ -18,10 +18,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/teamlead/teamlead/internal/fsutil"
 	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -31,6 +31,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -317,35 +318,92 @@ func (g *Guard) changed(p string) {
 // the console will not build on it before the human has looked.
 var ErrChanged = errors.New("changed while the agents ran, not by this console: look at it (teamlead config diff) before anything is added to it")
 
-// Write runs write, the console's own change of path on the human's word
-// (an approve-always rule added to the policy), and takes path's new
-// content as accepted; no look at the files falls between the two. A file
-// someone else changed is not written (ErrChanged): the console would
-// otherwise load their changes with its own.
-func (g *Guard) Write(path string, write func() error) error {
+// Write makes the console's own change of path on the human's word (an
+// approve-always rule added to the policy): change gets the content the
+// guard accepted (nil for a file that is not there) and returns the new
+// content, which is written in place (fsutil.Rewrite: a sandbox's
+// read-only bind holds the file) and taken as accepted, and returned for
+// the console to use; no look at the files falls between. The new content
+// is built from what was accepted, never from what is there: a file
+// someone else changed is not written (ErrChanged), and one changed
+// while it was being written (an agent holding it open) is not accepted
+// (ErrChanged, and recorded as changed) — the console would otherwise
+// load their changes with its own (red team 10a, finding 8).
+func (g *Guard) Write(path string, change func(current []byte) ([]byte, error)) ([]byte, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	abs, err := filepath.Abs(path)
-	if _, watched := g.base[abs]; err != nil || !watched {
-		return write()
+	if err != nil {
+		return nil, err
 	}
-	before := Take([]string{abs})[abs]
-	_, seen := g.state.Changed[abs]
-	if !seen && !before.same(g.base[abs]) {
-		g.changed(abs)
-		_ = Save(g.st, g.state)
-		seen = true
+	current, err := fsutil.ReadRegular(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		current, err = nil, nil
 	}
-	if seen {
-		return fmt.Errorf("%w: %s", ErrChanged, path)
+	if err != nil {
+		return nil, err
 	}
-	if err := write(); err != nil {
-		return err
+	base, watched := g.base[abs]
+	if watched {
+		_, seen := g.state.Changed[abs]
+		if !seen && !contentOf(current).same(base) {
+			g.changed(abs)
+			_ = Save(g.st, g.state)
+			seen = true
+		}
+		if seen {
+			return nil, fmt.Errorf("%w: %s", ErrChanged, path)
+		}
+	}
+	out, err := change(current)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeOver(abs, current == nil, out); err != nil {
+		return nil, err
+	}
+	if !watched {
+		return out, nil
 	}
 	now := Take([]string{abs})
+	if !now[abs].same(contentOf(out)) {
+		g.changed(abs)
+		_ = Save(g.st, g.state)
+		return nil, fmt.Errorf("%w: %s (while the console wrote it)", ErrChanged, path)
+	}
 	g.base[abs] = now[abs]
 	g.state.Accept(now, abs)
-	return Save(g.st, g.state)
+	return out, Save(g.st, g.state)
+}
+
+// writeOver writes data to path: in place over the file there, or as a new
+// file when there was none (failing if one appeared meanwhile).
+func writeOver(path string, missing bool, data []byte) error {
+	if !missing {
+		return fsutil.Rewrite(path, data, fsutil.Perm(path, 0o644))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// contentOf is what is known of a file holding data (nil: none).
+func contentOf(data []byte) File {
+	if data == nil {
+		return File{Missing: true}
+	}
+	sum := sha256.Sum256(data)
+	return File{Hash: hex.EncodeToString(sum[:])}
 }
 
 // Close takes a last look and records that the console ended.

@@ -141,17 +141,20 @@ func TestConsoleWriteIsTheHumans(t *testing.T) {
 	st, g, _ := s.console()
 	defer st.Close()
 	policy := s.files[1]
-	if err := g.Write(policy, func() error {
-		return os.WriteFile(policy, []byte("default: ask\n# rule added by the console\n"), 0o644)
-	}); err != nil {
-		t.Fatal(err)
+	want := "default: ask\n# rule added by the console\n"
+	out, err := g.Write(policy, func(current []byte) ([]byte, error) { return []byte(want), nil })
+	if err != nil || string(out) != want {
+		t.Fatalf("write: %q, %v", out, err)
+	}
+	if b, _ := os.ReadFile(policy); string(b) != want {
+		t.Fatalf("the file holds %q", b)
 	}
 	if got := g.look(); len(got) != 0 {
 		t.Fatalf("the console's own write is not a change behind its back: %v", got)
 	}
 	s.write("permissions.yaml", "default: ask\nrules: [{match: Bash, decide: allow}]\n")
 	wrote := false
-	err := g.Write(policy, func() error { wrote = true; return nil })
+	_, err = g.Write(policy, func([]byte) ([]byte, error) { wrote = true; return nil, nil })
 	if !errors.Is(err, ErrChanged) || wrote {
 		t.Fatalf("write over someone else's change: err %v, wrote %v", err, wrote)
 	}

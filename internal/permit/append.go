@@ -45,26 +45,11 @@ type Addition struct {
 // works — an agent's own rule or the floor decides first — nothing is
 // written and the error wraps ErrShadowed.
 func AddRule(path string, add Addition, env Env) error {
-	if add.Decide == 0 {
-		add.Decide = Allow
-	}
-	if _, err := ParseRule(add.Match); err != nil {
-		return err
-	}
-	if strings.TrimSpace(add.Why) == "" {
-		return fmt.Errorf("%w: %s: say why the rule is there; the human reads it when it decides", ErrPolicy, add.Match)
-	}
-	if add.Agent != "" && !agentName.MatchString(add.Agent) {
-		return fmt.Errorf("%w: agent %q: lower-case letters, digits, '.', '_' and '-'", ErrPolicy, add.Agent)
-	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("%w: cannot read %v", ErrPolicy, err)
 	}
-	if _, err := Parse(path, data); err != nil {
-		return fmt.Errorf("the policy must be valid before a rule is added: %w", err)
-	}
-	out, err := placeRule(path, data, add, env)
+	out, err := AddRuleTo(path, data, add, env)
 	if err != nil {
 		return err
 	}
@@ -72,6 +57,28 @@ func AddRule(path string, add Addition, env Env) error {
 	// and a new file renamed over it would leave it writable there (red
 	// team 9a, finding 10).
 	return fsutil.Rewrite(path, out, fsutil.Perm(path, 0o644))
+}
+
+// AddRuleTo is AddRule on the policy text data (of the file at path),
+// returning the new text: the console builds the whole new file from
+// what it accepted, never from what an agent may have written since.
+func AddRuleTo(path string, data []byte, add Addition, env Env) ([]byte, error) {
+	if add.Decide == 0 {
+		add.Decide = Allow
+	}
+	if _, err := ParseRule(add.Match); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(add.Why) == "" {
+		return nil, fmt.Errorf("%w: %s: say why the rule is there; the human reads it when it decides", ErrPolicy, add.Match)
+	}
+	if add.Agent != "" && !agentName.MatchString(add.Agent) {
+		return nil, fmt.Errorf("%w: agent %q: lower-case letters, digits, '.', '_' and '-'", ErrPolicy, add.Agent)
+	}
+	if _, err := Parse(path, data); err != nil {
+		return nil, fmt.Errorf("the policy must be valid before a rule is added: %w", err)
+	}
+	return placeRule(path, data, add, env)
 }
 
 // placeRule returns the file's text with the rule added.
