@@ -40,6 +40,7 @@ type repinner struct {
 	mu      sync.Mutex
 	dirs    map[int]string  // watch descriptor → folder
 	watched map[string]bool // the files' paths
+	hidden  map[string]bool // those hidden rather than made read-only
 	tell    func(string)    // a line for the console
 }
 
@@ -47,13 +48,20 @@ type repinner struct {
 // made) and pins again any of them replaced or made from now on; those
 // already there but not pinned (made since the console listed them) are
 // pinned at once. tell says to the console what was done about a process.
-func startRepin(paths []string, tell func(string)) (*repinner, error) {
+// Secret files (hidden: KeepSecret) are watched the same way, and hidden
+// again when replaced.
+func startRepin(paths, hidden []string, tell func(string)) (*repinner, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("watch teamlead's files: %w", err)
 	}
-	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, tell: tell}
-	r.watch(paths)
+	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, hidden: map[string]bool{}, tell: tell}
+	r.mu.Lock()
+	for _, p := range hidden {
+		r.hidden[p] = true
+	}
+	r.mu.Unlock()
+	r.watch(append(append([]string(nil), paths...), hidden...))
 	go r.loop()
 	return r, nil
 }
@@ -129,9 +137,17 @@ func (r *repinner) loop() {
 	}
 }
 
-// pin binds p read-only over itself unless it is a mount already, then
-// sees to the processes that got hold of it meanwhile.
+// pin binds p read-only over itself unless it is a mount already, or
+// hides it again if it is a secret, then sees to the processes that got
+// hold of it meanwhile.
 func (r *repinner) pin(p string) {
+	r.mu.Lock()
+	hidden := r.hidden[p]
+	r.mu.Unlock()
+	if hidden {
+		r.hide(p)
+		return
+	}
 	if err := pinFile(p); err != nil {
 		r.tell(fmt.Sprintf("unpinned\t%s\t%v", p, err))
 		return
@@ -578,4 +594,19 @@ func isMountRoot(p string) bool {
 		return false
 	}
 	return sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
+}
+
+// hide covers the secret file at p with /dev/null again (it was replaced:
+// the cover stayed on the file it replaced), unless it is covered, and
+// kills every process of the sandbox that got hold of the new one.
+func (r *repinner) hide(p string) {
+	var st, null unix.Stat_t
+	if unix.Stat(p, &st) != nil || unix.Stat("/dev/null", &null) != nil || st.Rdev == null.Rdev && st.Mode&unix.S_IFMT == unix.S_IFCHR {
+		return // gone, or covered
+	}
+	if err := mountOver(p, false); err != nil {
+		r.tell(fmt.Sprintf("unpinned\t%s\t%v", p, err))
+		return
+	}
+	r.evictTree(p, st.Dev, st.Ino, true)
 }

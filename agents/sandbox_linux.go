@@ -87,6 +87,9 @@ type shimConfig struct {
 	// the shim pins again whenever they are replaced or appear
 	// (repin_linux.go).
 	Watch []string `json:"watch,omitempty"`
+	// WatchHidden are the secret files (KeepSecret) the shim hides again
+	// whenever they are replaced (a credentials file rotated by rename).
+	WatchHidden []string `json:"watch_hidden,omitempty"`
 	// Stdio: the program has the shim's standard streams (Isolate), not
 	// a terminal of its own passed to the console.
 	Stdio bool `json:"stdio,omitempty"`
@@ -443,7 +446,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	}
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
-		Watch: watchable(allProtect)}
+		Watch: watchable(allProtect), WatchHidden: secretFiles}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
@@ -544,7 +547,7 @@ func shimMain() int {
 	}
 	unix.Close(master)
 	unix.Close(slave)
-	rp, err := startRepin(cfg.Watch, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
+	rp, err := startRepin(cfg.Watch, cfg.WatchHidden, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
 	if err != nil {
 		_, _ = ctl.Write([]byte("note unpinned\t\t" + err.Error()))
 	} else {
@@ -600,7 +603,7 @@ func shimStdio(cfg shimConfig) int {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
 	tell := func(s string) { fmt.Fprintln(os.Stderr, "teamlead sandbox:", strings.ReplaceAll(s, "\t", " ")) }
-	if _, err := startRepin(cfg.Watch, tell); err != nil {
+	if _, err := startRepin(cfg.Watch, cfg.WatchHidden, tell); err != nil {
 		tell(err.Error())
 	}
 	return shimExitStatus(shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {}))
@@ -627,7 +630,7 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	secretDirs, secretFiles := hiddenSecrets(protect)
 	cfg := shimConfig{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(env), Dir: dir, Grace: time.Second,
 		Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true,
-		Watch: watchable(protect)}
+		Watch: watchable(protect), WatchHidden: secretFiles}
 	data, err := json.Marshal(cfg)
 	if err != nil {
 		return false

@@ -711,3 +711,46 @@ echo checked
 		t.Errorf("the file: %q", b)
 	}
 }
+
+// A secret file (KeepSecret) replaced by rename while an agent runs (a
+// credentials file rotated) is hidden again at once (red team 10a,
+// finding 18: the new one was readable by every running agent).
+func TestSandboxHidesARotatedSecret(t *testing.T) {
+	needSandbox(t)
+	dir := t.TempDir()
+	work, creds := filepath.Join(dir, "work"), filepath.Join(dir, "rotated.creds")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(creds, []byte("OLD-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	KeepSecret(creds)
+	script := fmt.Sprintf(`exec 2>&1
+echo started
+until [ -e go ]; do sleep 0.05; done
+n=0; while grep -q NEW-SECRET %[1]s 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done
+if grep -q SECRET %[1]s; then echo "BREACH: read it"; else echo "held: read it"; fi
+echo checked
+`, creds)
+	rec := &recorder{}
+	a := Start(Spec{Name: "rotated", Isolation: IsolationSandbox, Dir: work, Command: []string{"/bin/sh", "-c", script}}, rec)
+	defer a.Stop()
+	eventually(t, "the agent", rec.diag, func() bool { return rec.has("started") })
+	next := creds + ".new"
+	if err := os.WriteFile(next, []byte("NEW-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, creds); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Done():
+	case <-time.After(waitTimeout):
+		t.Fatalf("timed out\n%s", rec.diag())
+	}
+	checkSandboxReport(t, rec.output(), "held: read it")
+}
