@@ -423,7 +423,10 @@ func TestSandboxProgramExitSeenAtOnce(t *testing.T) {
 	needSandbox(t)
 	const grace = 2 * time.Second
 	a, rec := start(t, Spec{Isolation: IsolationSandbox, Grace: grace,
-		Command: []string{"/bin/sh", "-c", `(trap "" TERM HUP; exec sleep 600) & echo bye; exit 3`}})
+		// The program exits only once its straggler ignores SIGTERM (else,
+		// under load, the init's SIGTERM could come first and end it).
+		Command: []string{"/bin/sh", "-c", `f=$(mktemp -u); (trap "" TERM HUP; touch $f; exec sleep 600) & ` +
+			`while [ ! -e $f ]; do sleep 0.01; done; rm -f $f; echo bye; exit 3`}})
 	eventually(t, "bye", rec.diag, func() bool { return rec.has("bye") })
 	t0 := time.Now()
 	eventually(t, "writes to fail", rec.diag, func() bool {
