@@ -76,15 +76,18 @@ func (e *Engine) Progress() []progress.State {
 // to, and an agent wrote another's file in the folder they shared to hand
 // off in its name (red team 9a, finding 17). The folder of each is made
 // if missing (inside its agent's folder only), so that the sandbox can
-// watch for the file and pin it when it appears. In a folder agents
-// share, the file itself is made, empty (no workflow yet), if missing: a
-// file that exists is read-only to the others from their start, where one
-// still to be made could be made first by another agent.
+// watch for the file and pin it when it appears. The file itself is made,
+// empty (no workflow yet), if missing: a file that exists is read-only to
+// the others from their start, where one still to be made could be made
+// first by another agent (red team 10a, finding 4) — except in an agent's
+// own worktree, whose checkout it would leave an untracked file in (the
+// folder is its own there; another agent still reaches it, a race left).
 func (e *Engine) othersProgress(name string) []string {
 	dirs := e.opts.Team.AgentDirs()
-	remote := map[string]bool{}
+	remote, inWorktree := map[string]bool{}, map[string]bool{}
 	for _, a := range e.opts.Team.Agents {
 		remote[a.Name] = a.Host != "" // its folder is on another machine
+		inWorktree[a.Name] = a.Repo != ""
 	}
 	var out []string
 	for agent, file := range progress.Paths(dirs) {
@@ -92,7 +95,7 @@ func (e *Engine) othersProgress(name string) []string {
 			continue
 		}
 		if real, err := fsutil.Within(dirs[agent], filepath.Dir(file)); err == nil && os.MkdirAll(real, 0o755) == nil &&
-			filepath.Base(file) != filepath.Base(progress.DefaultPath) {
+			!inWorktree[agent] {
 			if f, err := os.OpenFile(filepath.Join(real, filepath.Base(file)), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644); err == nil {
 				f.Close()
 			}
