@@ -90,3 +90,35 @@ func OpenCodeSessions(path string) ([]OpenCodeSession, error) {
 	})
 	return out, err
 }
+
+// OpenCodeTotal is what the conversation id spent, with the conversations
+// of the subagents it started (and theirs).
+func OpenCodeTotal(sessions []OpenCodeSession, id string) Tokens {
+	children := map[string][]int{}
+	for i, s := range sessions {
+		if s.Parent != "" {
+			children[s.Parent] = append(children[s.Parent], i)
+		}
+	}
+	var sum Tokens
+	seen := map[string]bool{}
+	todo := []string{id}
+	for len(todo) > 0 {
+		cur := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if seen[cur] {
+			continue
+		}
+		seen[cur] = true
+		for i, s := range sessions {
+			if s.ID == cur {
+				sum = sum.Add(sessions[i].Tokens)
+				break
+			}
+		}
+		for _, i := range children[cur] {
+			todo = append(todo, sessions[i].ID)
+		}
+	}
+	return sum
+}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/teamlead/teamlead/internal/fsutil"
 )
 
 // A read-only reader of one table of an SQLite 3 database file, with its
@@ -36,7 +38,7 @@ type sqliteDB struct {
 }
 
 func sqliteOpen(path string) (*sqliteDB, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path) // never a FIFO: the agent can write there
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +47,7 @@ func sqliteOpen(path string) (*sqliteDB, error) {
 		f.Close()
 		return nil, err
 	}
-	if w, err := os.Open(path + "-wal"); err == nil {
+	if w, err := fsutil.OpenRegular(path + "-wal"); err == nil {
 		db.wal = w
 		if err := db.readWAL(); err != nil {
 			db.close()
