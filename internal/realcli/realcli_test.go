@@ -357,6 +357,28 @@ idle
 			return out > 0 && tk.Output == out && tk.Input == in
 		})
 		r.logf("tokens: %d in, %d out, as the model server reported", in, out)
+		// And so `teamlead agents --format json` (a JSON object per
+		// agent) lists them.
+		dec := json.NewDecoder(strings.NewReader(r.mustTeamlead("agents", "--format", "json")))
+		listed := false
+		for dec.More() {
+			var a struct {
+				Name   string        `json:"name"`
+				Tokens *usage.Tokens `json:"tokens"`
+			}
+			if err := dec.Decode(&a); err != nil {
+				t.Fatalf("teamlead agents --format json: %v", err)
+			}
+			if a.Name == dev {
+				listed = true
+				if a.Tokens == nil || a.Tokens.Input != in || a.Tokens.Output != out {
+					t.Errorf("teamlead agents --format json: dev's tokens %+v, want %d in, %d out", a.Tokens, in, out)
+				}
+			}
+		}
+		if !listed {
+			t.Errorf("teamlead agents --format json does not list %s", dev)
+		}
 	}
 	r.logf("%d conversation requests answered with the aside (acknowledgements typed into the CLI, its own side turns)", r.held())
 	// Every message typed into the CLI was taken (with the submit key
