@@ -32,6 +32,10 @@ func OpenCodeSessions(path string) ([]OpenCodeSession, error) {
 		return nil, err
 	}
 	defer db.close()
+	return openCodeSessions(db)
+}
+
+func openCodeSessions(db *sqliteDB) ([]OpenCodeSession, error) {
 	root, cols, err := db.sqliteTable("session")
 	if err != nil {
 		return nil, err

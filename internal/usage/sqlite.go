@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/teamlead/teamlead/internal/fsutil"
@@ -26,15 +25,19 @@ const (
 	sqliteMaxPages   = 1 << 16  // pages of one table's b-tree visited
 	sqliteMaxPayload = 16 << 20 // bytes of one row
 	sqliteMaxWAL     = 1 << 30  // bytes of a write-ahead log read
+	sqliteMaxRead    = 64 << 20 // bytes of pages read in one walk of the database
 )
 
 // sqliteDB is an open database file with its log's newest committed pages.
 type sqliteDB struct {
-	f, wal   *os.File
+	f, wal   io.ReaderAt
+	walSize  int64
+	closers  []io.Closer
 	pageSize int
 	usable   int
 	frames   map[uint32]int64 // page number → its newest committed copy's offset in the log
 	nPages   uint32           // the database's size in pages
+	read     int64            // bytes of pages read so far (sqliteMaxRead)
 }
 
 func sqliteOpen(path string) (*sqliteDB, error) {
@@ -42,15 +45,35 @@ func sqliteOpen(path string) (*sqliteDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &sqliteDB{f: f}
-	if err := db.header(); err != nil {
-		f.Close()
+	var wal io.ReaderAt
+	var walSize int64
+	closers := []io.Closer{f}
+	if w, err := fsutil.OpenRegular(path + "-wal"); err == nil {
+		closers = append(closers, w)
+		if fi, err := w.Stat(); err == nil {
+			wal, walSize = w, fi.Size()
+		}
+	}
+	db, err := sqliteFrom(f, wal, walSize)
+	if err != nil {
+		for _, c := range closers {
+			c.Close()
+		}
 		return nil, err
 	}
-	if w, err := fsutil.OpenRegular(path + "-wal"); err == nil {
-		db.wal = w
+	db.closers = closers
+	return db, nil
+}
+
+// sqliteFrom reads a database from f and its log from wal (walSize bytes;
+// nil when it has none).
+func sqliteFrom(f, wal io.ReaderAt, walSize int64) (*sqliteDB, error) {
+	db := &sqliteDB{f: f, wal: wal, walSize: walSize}
+	if err := db.header(); err != nil {
+		return nil, err
+	}
+	if wal != nil {
 		if err := db.readWAL(); err != nil {
-			db.close()
 			return nil, err
 		}
 	}
@@ -58,9 +81,8 @@ func sqliteOpen(path string) (*sqliteDB, error) {
 }
 
 func (db *sqliteDB) close() {
-	db.f.Close()
-	if db.wal != nil {
-		db.wal.Close()
+	for _, c := range db.closers {
+		c.Close()
 	}
 }
 
@@ -93,11 +115,7 @@ func (db *sqliteDB) header() error {
 // readWAL indexes the log's frames up to its last valid commit: a frame
 // counts when its salts are the header's and the running checksum holds.
 func (db *sqliteDB) readWAL() error {
-	fi, err := db.wal.Stat()
-	if err != nil {
-		return err
-	}
-	size := min(fi.Size(), sqliteMaxWAL)
+	size := min(db.walSize, sqliteMaxWAL)
 	var h [32]byte
 	if _, err := db.wal.ReadAt(h[:], 0); err != nil {
 		return nil // empty or short: no frames
@@ -159,6 +177,9 @@ func walChecksum(order binary.ByteOrder, b []byte, s0, s1 uint32) (uint32, uint3
 func (db *sqliteDB) page(n uint32) ([]byte, error) {
 	if n == 0 || (db.nPages != 0 && n > db.nPages) {
 		return nil, fmt.Errorf("%w: page %d out of range", ErrSQLite, n)
+	}
+	if db.read += int64(db.pageSize); db.read > sqliteMaxRead {
+		return nil, fmt.Errorf("%w: more than %d MiB of pages read", ErrSQLite, sqliteMaxRead>>20)
 	}
 	b := make([]byte, db.pageSize)
 	var err error
@@ -268,8 +289,7 @@ func (db *sqliteDB) cell(p []byte, c int) ([]byte, error) {
 	if c+local > len(p) {
 		return nil, fmt.Errorf("%w: a row beyond its page", ErrSQLite)
 	}
-	out := make([]byte, 0, size)
-	out = append(out, p[c:c+local]...)
+	out := append([]byte(nil), p[c:c+local]...) // grown as pages are read, not as the cell claims
 	if local == int(size) {
 		return out, nil
 	}

@@ -274,13 +274,28 @@ func FuzzOpenCodeSessions(f *testing.F) {
 	if b, err := os.ReadFile("testdata/opencode-1.18.33.db"); err == nil {
 		f.Add(b)
 	}
+	db, err1 := os.ReadFile("testdata/opencode-1.18.33-wal.db")
+	wal, err2 := os.ReadFile("testdata/opencode-1.18.33-wal.db-wal")
+	if err1 == nil && err2 == nil && len(db) >= 4096 {
+		f.Add(append(db[:4096:4096], wal...)) // the schema's page, then a log holding the session table's
+	}
 	f.Add([]byte("SQLite format 3\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		path := t.TempDir() + "/opencode.db"
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
+		// The first 32 bytes after a database's first page, when there
+		// are any, stand for a log's header (and its frames follow).
+		var wal *bytes.Reader
+		var walSize int64
+		if len(b) > 4096+32 {
+			wal, walSize = bytes.NewReader(b[4096:]), int64(len(b)-4096)
 		}
-		ss, err := OpenCodeSessions(path)
+		var ss []OpenCodeSession
+		db, err := sqliteFrom(bytes.NewReader(b), nil, 0)
+		if wal != nil && err == nil {
+			db, err = sqliteFrom(bytes.NewReader(b), wal, walSize)
+		}
+		if err == nil {
+			ss, err = openCodeSessions(db)
+		}
 		if err != nil && !errors.Is(err, ErrSQLite) {
 			t.Fatalf("an error that is not ErrSQLite: %v", err)
 		}
