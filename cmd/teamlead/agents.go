@@ -64,8 +64,10 @@ type agentJSON struct {
 	Live bool `json:"live"`
 	// Error says why the agent failed or died, and what to do.
 	Error string `json:"error,omitempty"`
-	// Tokens is what its CLI used this run, read from its transcript
-	// (Claude Code's): input, output, cache_read, cache_write, cost_usd.
+	// Tokens is what its CLI used this run, read from what it records
+	// (Claude Code's transcript, Codex's rollout, Gemini CLI's chat,
+	// Copilot CLI's session events, OpenCode's database): input, output,
+	// cache_read, cache_write, cost_usd.
 	Tokens *usage.Tokens `json:"tokens,omitempty"`
 	// Worktree is its git worktree: branch, ahead, behind, uncommitted.
 	Worktree *readmodel.Worktree `json:"worktree,omitempty"`

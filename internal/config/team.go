@@ -232,13 +232,44 @@ var hostName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
 // SessionFile says where a CLI records its conversations: files matching
 // Glob (relative to the agent's home), each a JSON-lines file whose first
 // line holds the conversation's id and working folder at the dotted paths
-// ID and Cwd.
+// ID and Cwd; or, with Format opencode-db, OpenCode's SQLite database,
+// whose session table names each conversation's id and folder.
 type SessionFile struct {
+	// Glob matches the files, relative to the agent's home.
 	Glob string `yaml:"glob"`
-	ID   string `yaml:"id"`
-	Cwd  string `yaml:"cwd"`
-	// Tokens: its token_count events say what the session spent (Codex's rollouts).
-	Tokens bool `yaml:"tokens"`
+	// ID is the dotted path of the conversation's id in a file's first line.
+	ID string `yaml:"id"`
+	// Cwd is the dotted path of its working folder in that line.
+	Cwd string `yaml:"cwd"`
+	// Format is the files' format: "" (JSON lines) or opencode-db.
+	Format string `yaml:"format"`
+	// Tokens says what the session spent, in its CLI's form: codex (a
+	// rollout's token_count events), copilot (Copilot CLI's usage
+	// records), opencode (the database's totals); "" reads none.
+	Tokens string `yaml:"tokens"`
+}
+
+// SessionFile.Format and SessionFile.Tokens values.
+const (
+	SessionJSONL      = ""
+	SessionOpenCodeDB = "opencode-db"
+	TokensCodex       = "codex"
+	TokensCopilot     = "copilot"
+	TokensOpenCode    = "opencode"
+)
+
+// check names what is wrong with f, "" when nothing: an unknown format or
+// token form, or one that does not go with the format.
+func (f *SessionFile) check() (field, msg string) {
+	switch {
+	case f.Format != SessionJSONL && f.Format != SessionOpenCodeDB:
+		return "format", fmt.Sprintf("%q is not a session file format; leave it out (JSON lines) or use %s", f.Format, SessionOpenCodeDB)
+	case f.Format == SessionOpenCodeDB && f.Tokens != "" && f.Tokens != TokensOpenCode:
+		return "tokens", fmt.Sprintf("OpenCode's database holds its own token totals: use %s, or leave tokens out", TokensOpenCode)
+	case f.Format == SessionJSONL && f.Tokens != "" && f.Tokens != TokensCodex && f.Tokens != TokensCopilot:
+		return "tokens", fmt.Sprintf("%q is not a form of token counts in JSON lines; use %s (Codex's token_count events) or %s (Copilot CLI's usage records), or leave it out", f.Tokens, TokensCodex, TokensCopilot)
+	}
+	return "", ""
 }
 
 // Preset.Acks values.
@@ -443,6 +474,12 @@ func readTeam(path, abs string, data []byte, machine bool) *problems {
 		if pr.Acks != "" && pr.Acks != AcksPrompt && pr.Acks != AcksWithNext {
 			p.add(&FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "acks"),
 				Field: "presets." + name + ".acks", Msg: fmt.Sprintf("%q is not a way to deliver acknowledgements; use %s (typed as their own message) or %s (with the next text typed into the agent)", pr.Acks, AcksPrompt, AcksWithNext)})
+		}
+		if sf := pr.SessionFile; sf != nil {
+			if field, msg := sf.check(); msg != "" {
+				p.add(&FieldError{File: path, Line: lineOf(child(child(child(root, "presets"), name), "session_file"), field),
+					Field: "presets." + name + ".session_file." + field, Msg: msg})
+			}
 		}
 		if _, err := pr.SubmitPendingRE(); err != nil {
 			p.add(&FieldError{File: path, Line: lineOf(child(child(root, "presets"), name), "submit_pending"),

@@ -78,6 +78,9 @@ func TestLoadTeamErrors(t *testing.T) {
 		{"empty", "", `team.yaml:1: (file): the file is empty`},
 		{"bad preset key", "presets:\n  mine:\n    submt: x\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submt: unknown field`},
 		{"submit retries out of range", "presets:\n  mine:\n    submit_retries: 9\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submit_retries: keep between 0 (no check) and 5`},
+		{"bad session file format", "presets:\n  mine:\n    session_file:\n      glob: x\n      format: sqlite\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:5: presets.mine.session_file.format: "sqlite" is not a session file format`},
+		{"session file tokens of another CLI", "presets:\n  mine:\n    session_file: {glob: x, format: opencode-db, tokens: codex}\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.session_file.tokens: OpenCode's database holds its own token totals`},
+		{"bad session file tokens", "presets:\n  mine:\n    session_file: {glob: x, tokens: true}\nagents:\n  - name: a\n    command: [x]\n", `presets.mine.session_file.tokens: "true" is not a form of token counts`},
 		{"bad submit_pending", "presets:\n  mine:\n    submit_pending: ['[x']\nagents:\n  - name: a\n    command: [x]\n", `team.yaml:3: presets.mine.submit_pending: "[x": error parsing regexp`},
 	}
 	for _, c := range cases {

@@ -54,7 +54,7 @@ func (s *sink) look() {
 			s.e.screenState(s.name, state)
 		}
 		if state == detect.KindIdle {
-			go s.e.findSession(s.name) // a turn ended: a CLI may have recorded its conversation
+			s.e.findSessionSoon(s.name) // a turn ended: a CLI may have recorded its conversation
 		}
 	}
 	switch {

@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/bus/wire"
+	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/textsafe"
+	"github.com/teamlead/teamlead/internal/usage"
 )
 
 // Resume: a CLI whose preset says how to resume a conversation (resume:
@@ -41,7 +43,8 @@ const resumeFailWindow = 10 * time.Second
 type session struct {
 	mu        sync.Mutex
 	id        string
-	resumedAt time.Time // when a process was last started into id
+	resumedAt time.Time   // when a process was last started into id
+	late      *time.Timer // findSessionSoon's second look
 }
 
 // loadSessions reads each agent's last conversation, or forgets them all
@@ -144,14 +147,16 @@ func (e *Engine) record(r wire.Record, meta map[string]string, metaDel []string)
 }
 
 // findSession looks for the conversation of an agent whose CLI records it
-// in files (Preset.SessionFile: Codex's rollouts) rather than naming it to
-// a hook: the newest file written since its process started whose first
-// line names the agent's folder. It runs when the agent's screen says it
-// is idle (a turn ended) and when its process ends.
+// in files (Preset.SessionFile: Codex's rollouts, Copilot CLI's session
+// events, OpenCode's database) rather than naming it to a hook: the newest
+// file written since its process started whose first line names the
+// agent's folder (or OpenCode's newest conversation there). It runs when
+// the agent's screen says it is idle (a turn ended) and when its process
+// ends; what the conversation spent is read there too (SessionFile.Tokens).
 func (e *Engine) findSession(agent string) {
 	s := e.sinks[agent]
 	sf := e.opts.Team.Resolved[agent].SessionFile
-	if s == nil || sf == nil || sf.Glob == "" || len(e.opts.Team.Resolved[agent].Resume) == 0 {
+	if s == nil || sf == nil || sf.Glob == "" || (len(e.opts.Team.Resolved[agent].Resume) == 0 && sf.Tokens == "") {
 		return
 	}
 	home, dir := e.agentHome(agent)
@@ -163,6 +168,10 @@ func (e *Engine) findSession(agent string) {
 		since = a.Info().StartedAt.Add(-2 * time.Second)
 	}
 	files, _ := filepath.Glob(filepath.Join(home, sf.Glob))
+	if sf.Format == config.SessionOpenCodeDB {
+		e.findOpenCodeSession(agent, files, dir, since, sf.Tokens == config.TokensOpenCode)
+		return
+	}
 	type found struct {
 		id, path string
 		mod      time.Time
@@ -185,11 +194,74 @@ func (e *Engine) findSession(agent string) {
 		}
 	}
 	if best.id != "" {
-		e.AgentSession(agent, best.id)
-		if e.opts.Team.Resolved[agent].SessionFile.Tokens {
-			s.spend.read(best.path, transcriptCodex) // what it spent: the rollout's token counts
+		if len(e.opts.Team.Resolved[agent].Resume) > 0 {
+			e.AgentSession(agent, best.id)
+		}
+		switch sf.Tokens {
+		case config.TokensCodex:
+			s.spend.read(best.path, transcriptCodex) // the rollout's token counts
+		case config.TokensCopilot:
+			s.spend.read(best.path, transcriptCopilot) // the session's usage records
 		}
 	}
+}
+
+// findOpenCodeSession finds an OpenCode agent's conversation in OpenCode's
+// database: the newest top one (not a subagent's, not archived) of the
+// agent's folder written since its process started. With tokens, what it
+// spent, its subagents' conversations included, is the agent's.
+func (e *Engine) findOpenCodeSession(agent string, files []string, dir string, since time.Time, tokens bool) {
+	s := e.sinks[agent]
+	for _, f := range files {
+		fi, err := os.Lstat(f)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		sessions, err := usage.OpenCodeSessions(f)
+		if err != nil {
+			continue
+		}
+		var best *usage.OpenCodeSession
+		for i, ss := range sessions {
+			if ss.Parent != "" || ss.Archived || ss.Updated.Before(since) || (best != nil && !ss.Updated.After(best.Updated)) {
+				continue
+			}
+			cwd := ss.Dir
+			if r, err := filepath.EvalSymlinks(cwd); err == nil {
+				cwd = r
+			}
+			if cwd == dir {
+				best = &sessions[i]
+			}
+		}
+		if best == nil {
+			continue
+		}
+		if len(e.opts.Team.Resolved[agent].Resume) > 0 {
+			e.AgentSession(agent, best.ID)
+		}
+		if tokens {
+			s.spend.set(f+"#"+best.ID, usage.OpenCodeTotal(sessions, best.ID))
+		}
+		return
+	}
+}
+
+// findSessionSoon runs findSession now and once more rereadAfter later:
+// a CLI may write a turn's last record (OpenCode its totals) after its
+// screen said idle, and nothing may follow. One timer per agent.
+func (e *Engine) findSessionSoon(agent string) {
+	s := e.sinks[agent]
+	if s == nil || e.opts.Team.Resolved[agent].SessionFile == nil {
+		return
+	}
+	go e.findSession(agent)
+	s.session.mu.Lock()
+	defer s.session.mu.Unlock()
+	if s.session.late != nil {
+		s.session.late.Stop()
+	}
+	s.session.late = time.AfterFunc(rereadAfter, func() { e.findSession(agent) })
 }
 
 // sessionFileFields reads the first line of a session file (at most 1 MiB;

@@ -15,15 +15,20 @@ import (
 // What each agent spent: Claude Code names its transcript in every hook
 // event; the console reads it as it grows (usage.Transcript) and shows the
 // sum in the agent list and `teamlead agents`. A CLI whose hooks name no
-// transcript shows nothing.
+// transcript is read where its preset's session_file says (findSession:
+// Codex's rollouts, Copilot CLI's session events, OpenCode's database);
+// one with neither shows nothing.
 
 // spend is one agent's usage, read from its CLI's transcripts.
 type spend struct {
 	mu   sync.Mutex
 	path string            // the transcript being read
 	tr   *usage.Transcript // what it held so far
-	done usage.Tokens      // earlier transcripts of this run (a new conversation)
-	late *time.Timer       // the look after the last hook event (rereadAfter)
+	// kept is the total a CLI keeps itself (OpenCode's database), read
+	// whole each time, under path; zero with tr.
+	kept usage.Tokens
+	done usage.Tokens // earlier transcripts of this run (a new conversation)
+	late *time.Timer  // the look after the last hook event (rereadAfter)
 	// recorded is how much of the total the audit already has (taskspend.go).
 	recorded usage.Tokens
 }
@@ -70,9 +75,10 @@ func (e *Engine) AgentTranscript(agent, path string) {
 type transcriptKind int
 
 const (
-	transcriptClaude transcriptKind = iota // Claude Code's transcript
-	transcriptCodex                        // Codex's session rollout
-	transcriptGemini                       // Gemini CLI's chat
+	transcriptClaude  transcriptKind = iota // Claude Code's transcript
+	transcriptCodex                         // Codex's session rollout
+	transcriptGemini                        // Gemini CLI's chat
+	transcriptCopilot                       // Copilot CLI's session events
 )
 
 // rereadAfter is how long after the last hook event the transcript is
@@ -95,11 +101,9 @@ func (sp *spend) lookLater(path string, kind transcriptKind) {
 func (sp *spend) read(path string, kind transcriptKind) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if path != sp.path {
-		if sp.tr != nil {
-			sp.done = sp.done.Add(sp.tr.Total())
-		}
-		sp.path, sp.tr = path, &usage.Transcript{Codex: kind == transcriptCodex, Gemini: kind == transcriptGemini}
+	if path != sp.path || sp.tr == nil {
+		sp.next(path)
+		sp.tr = &usage.Transcript{Codex: kind == transcriptCodex, Gemini: kind == transcriptGemini, Copilot: kind == transcriptCopilot}
 	}
 	f, err := fsutil.OpenRegular(path)
 	if err != nil {
@@ -112,11 +116,31 @@ func (sp *spend) read(path string, kind transcriptKind) {
 	_ = sp.tr.Read(io.LimitReader(f, maxTranscriptRead))
 }
 
+// set takes the total a CLI keeps itself for the conversation key.
+func (sp *spend) set(key string, t usage.Tokens) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if key != sp.path || sp.tr != nil {
+		sp.next(key)
+	}
+	sp.kept = t
+}
+
+// next moves what the conversation being read spent into done, for
+// another one (sp.mu held).
+func (sp *spend) next(path string) {
+	if sp.tr != nil {
+		sp.done = sp.done.Add(sp.tr.Total())
+	}
+	sp.done = sp.done.Add(sp.kept)
+	sp.path, sp.tr, sp.kept = path, nil, usage.Tokens{}
+}
+
 // total is the agent's usage so far.
 func (sp *spend) total() usage.Tokens {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	t := sp.done
+	t := sp.done.Add(sp.kept)
 	if sp.tr != nil {
 		t = t.Add(sp.tr.Total())
 	}

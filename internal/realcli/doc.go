@@ -4,7 +4,9 @@
 // in the model's reply relayed exactly once, a message typed into the CLI
 // reaching the model, the protocol primer reaching the model, and tool
 // calls approved by the policy or held for the human, through Claude
-// Code's hooks and through each CLI's own permission dialog.
+// Code's hooks and through each CLI's own permission dialog; the tokens
+// teamlead reads from what each CLI records equal to the model server's
+// usage, and each CLI started back into its conversation after a crash.
 //
 // The tests are behind the realcli build tag and need the CLIs installed
 // with npm (`make e2e-real`; .ci/run installs them):

@@ -4,6 +4,8 @@ package realcli
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -329,11 +331,14 @@ idle
 		t.Errorf("go version's result: %+v", tr)
 	}
 	r.conversation(4, "the request after go version")
-	if api := map[string]string{"claude": "messages", "codex": "responses", "gemini": "gemini"}[f.cli.name]; api != "" && (f.stateHooks || f.cli.name == "codex") {
+	api := map[string]string{"claude": "messages", "codex": "responses", "gemini": "gemini", "copilot": "messages", "opencode": "messages"}[f.cli.name]
+	if api != "" && (f.stateHooks || f.preset == "") {
 		// What Claude Code and Gemini CLI spent, read from the transcript
-		// and chat their hooks name, and what Codex spent, read from its
-		// session rollout, is what the model server reported for their
-		// turns.
+		// and chat their hooks name, and what Codex, Copilot CLI and
+		// OpenCode spent, read from their session rollout, session events
+		// and database (preset session_file), is what the model server
+		// reported for their turns. (Claude Code under a copied preset
+		// has no hooks to name its transcript.)
 		var in, out int64
 		var seen usage.Tokens
 		r.waitFor("the agent's tokens to match the model server's usage", stepDeadline, func() bool {
@@ -352,6 +357,28 @@ idle
 			return out > 0 && tk.Output == out && tk.Input == in
 		})
 		r.logf("tokens: %d in, %d out, as the model server reported", in, out)
+		// And so `teamlead agents --format json` (a JSON object per
+		// agent) lists them.
+		dec := json.NewDecoder(strings.NewReader(r.mustTeamlead("agents", "--format", "json")))
+		listed := false
+		for dec.More() {
+			var a struct {
+				Name   string        `json:"name"`
+				Tokens *usage.Tokens `json:"tokens"`
+			}
+			if err := dec.Decode(&a); err != nil {
+				t.Fatalf("teamlead agents --format json: %v", err)
+			}
+			if a.Name == dev {
+				listed = true
+				if a.Tokens == nil || a.Tokens.Input != in || a.Tokens.Output != out {
+					t.Errorf("teamlead agents --format json: dev's tokens %+v, want %d in, %d out", a.Tokens, in, out)
+				}
+			}
+		}
+		if !listed {
+			t.Errorf("teamlead agents --format json does not list %s", dev)
+		}
 	}
 	r.logf("%d conversation requests answered with the aside (acknowledgements typed into the CLI, its own side turns)", r.held())
 	// Every message typed into the CLI was taken (with the submit key
@@ -422,6 +449,15 @@ func TestCodexResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, codex) }
 // resumes it with --resume <id>.
 func TestGeminiResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, gemini) }
 
+// GitHub Copilot CLI names no conversation to a hook either: the console
+// finds it in ~/.copilot/session-state/<id>/events.jsonl (preset
+// session_file) and starts `copilot --resume=<id>`.
+func TestCopilotResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, copilot) }
+
+// OpenCode keeps its conversations in its database: the console finds the
+// agent's there and starts `opencode --session <id>`.
+func TestOpenCodeResumesAfterACrash(t *testing.T) { resumesAfterACrash(t, opencode) }
+
 func resumesAfterACrash(t *testing.T, c cli) {
 	tok := token()
 	codeword := "copper lynx " + tok
@@ -433,20 +469,37 @@ func resumesAfterACrash(t *testing.T, c cli) {
 	r.waitFor("the CLI waiting for input", startDeadline, func() bool { return r.screenState() == "idle" })
 	r.mustTeamlead("send", dev, "Remember the codeword "+codeword+".")
 	r.conversation(0, "the first conversation request")
+	var id string
 	r.waitFor("the conversation's id", stepDeadline, func() bool {
 		for _, rec := range r.audit("--kind", "session") {
 			if rec.Agent == dev && rec.Fields["session"] != "" {
+				id = rec.Fields["session"]
 				return true
 			}
 		}
 		return false
 	})
+	r.logf("the conversation: %s", id)
 	r.kill()
 
 	r.startConsole()
 	r.waitFor("the resume recorded", stepDeadline, func() bool {
 		for _, rec := range r.audit("--kind", "session") {
 			if rec.Agent == dev && rec.Fields["resumed"] == "true" {
+				if rec.Fields["session"] != id {
+					t.Errorf("resumed conversation %q, want %q", rec.Fields["session"], id)
+				}
+				return true
+			}
+		}
+		return false
+	})
+	// The CLI was started with the preset's resume arguments, the id in
+	// them.
+	r.waitFor("the CLI started with the conversation's id", stepDeadline, func() bool {
+		for _, pid := range fakemodel.WithHome(r.home) {
+			if cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); strings.Contains(string(cmd), id) {
+				r.logf("the CLI's command line: %s", strings.ReplaceAll(strings.TrimSpace(string(cmd)), "\x00", " "))
 				return true
 			}
 		}

@@ -1,8 +1,10 @@
 // Package usage reads what an agent CLI spent from the files it keeps:
 // Claude Code's transcript (JSON lines; its path comes with every hook
-// event) and Codex's session rollout (JSON lines, whose token_count events
-// carry the session's running totals). Each is read as it grows, from
-// where the last read stopped.
+// event), Codex's session rollout (JSON lines, whose token_count events
+// carry the session's running totals), Gemini CLI's chat and GitHub Copilot
+// CLI's session events (JSON lines, a usage record per model request).
+// Each is read as it grows, from where the last read stopped. OpenCode
+// keeps its conversations in an SQLite database instead (OpenCodeSessions).
 package usage
 
 import (
@@ -63,7 +65,12 @@ type Transcript struct {
 	// Gemini reads a Gemini CLI chat (~/.gemini/tmp/*/chats/session-*.jsonl)
 	// instead: a line per message, written again as it grows; the last
 	// tokens seen for each message id count, once.
-	Gemini   bool
+	Gemini bool
+	// Copilot reads GitHub Copilot CLI's session events
+	// (~/.copilot/session-state/<id>/events.jsonl) instead: a
+	// session.usage_record line per model request, whose input counts the
+	// cache's reads and writes too; each record counts once.
+	Copilot  bool
 	codex    Tokens // the last running total a Codex rollout gave
 	offset   int64
 	messages map[string]Tokens
@@ -123,6 +130,15 @@ type transcriptLine struct {
 		Thoughts int64 `json:"thoughts"`
 		Tool     int64 `json:"tool"`
 	} `json:"tokens"`
+	// Data is a Copilot CLI session event's.
+	Data *struct {
+		Usage *struct {
+			Input      int64 `json:"inputTokens"`
+			Output     int64 `json:"outputTokens"`
+			CacheRead  int64 `json:"cacheReadTokens"`
+			CacheWrite int64 `json:"cacheWriteTokens"`
+		} `json:"usage"`
+	} `json:"data"`
 	// Payload is a Codex rollout event's.
 	Payload *struct {
 		Type string `json:"type"`
@@ -150,6 +166,20 @@ func (t *Transcript) line(b []byte) {
 		if u := l.Tokens; l.Type == "gemini" && l.ID != "" && u != nil && u.Input >= 0 && u.Cached >= 0 && u.Cached <= u.Input &&
 			u.Output >= 0 && u.Thoughts >= 0 && u.Tool >= 0 {
 			t.messages[l.ID] = Tokens{Input: u.Input - u.Cached + u.Tool, CacheRead: u.Cached, Output: u.Output + u.Thoughts}
+		}
+		return
+	}
+	if t.Copilot {
+		// {"type":"session.usage_record","data":{"usage":{"inputTokens":540,"outputTokens":9,"cacheReadTokens":500,"cacheWriteTokens":30,…}},"id":"…"}
+		if d := l.Data; l.Type == "session.usage_record" && l.ID != "" && d != nil && d.Usage != nil {
+			u := d.Usage
+			if u.Input >= 0 && u.Output >= 0 && u.CacheRead >= 0 && u.CacheWrite >= 0 {
+				in := u.Input
+				if u.CacheRead+u.CacheWrite <= in {
+					in -= u.CacheRead + u.CacheWrite
+				} // else a provider that counts them apart
+				t.messages[l.ID] = Tokens{Input: in, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Output: u.Output}
+			}
 		}
 		return
 	}
