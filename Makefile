@@ -66,7 +66,7 @@ soak: ## the long soak: SOAK_DURATION (10m), SOAK_AGENTS (20), SOAK_RATE (msg/s 
 FUZZ_TARGETS := ./internal/protocol:FuzzParser ./internal/protocol:FuzzStripANSI ./internal/protocol:FuzzDefuse ./internal/textsafe:FuzzText ./internal/textsafe:FuzzClip ./internal/cellwidth:FuzzCell \
 	./internal/config:FuzzLoadTeam ./agents:FuzzSanitize ./cmd/mockagent:FuzzParse ./cmd/mockagent:FuzzEnvelopeReader \
 	./internal/store:FuzzEscapeName ./internal/questions:FuzzParseRoutes ./internal/questions:FuzzParseSLA \
-	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/vt:FuzzResizeReflow ./internal/progress:FuzzParse ./internal/queryfiles:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/permit:FuzzFloorAnywhere ./internal/permit:FuzzArchives ./internal/detect:FuzzDetect ./internal/detect:FuzzPending ./internal/soak:FuzzParseLog ./internal/usage:FuzzClaudeTranscript ./internal/usage:FuzzOpenCodeSessions ./bus/natsbus:FuzzSubjects ./internal/worktree:FuzzParsers
+	./internal/questions:FuzzMatchAgreesWithGlob ./internal/vt:FuzzTerminal ./internal/vt:FuzzResizeReflow ./internal/progress:FuzzParse ./internal/queryfiles:FuzzParseQuery ./internal/tasks:FuzzValidateReview ./internal/permit:FuzzParseRule ./internal/permit:FuzzSplitShell ./internal/permit:FuzzFloorAnywhere ./internal/permit:FuzzArchives ./internal/permit:FuzzAlwaysPrefix ./internal/detect:FuzzDetect ./internal/detect:FuzzPending ./internal/soak:FuzzParseLog ./internal/usage:FuzzClaudeTranscript ./internal/usage:FuzzOpenCodeSessions ./internal/store:FuzzTuple ./bus/natsbus:FuzzSubjects ./internal/worktree:FuzzParsers
 
 fuzz-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME)
