@@ -259,7 +259,7 @@ type Agent struct {
 	done     chan struct{} // closed when the agent will never run again
 
 	mu        sync.Mutex
-	more      protectRequest // protected and hidden since the agent started (ProtectMore)
+	more      []string // protected since the agent started (ProtectMore)
 	state     State
 	pid       int
 	restarts  int
@@ -516,9 +516,9 @@ type protectRequest struct {
 // and secrets) asks every running console so, before it writes them
 // (red team 9a, finding 5). Without a sandbox there is nothing to add to.
 func (a *Agent) ProtectMore(protect, hide []string) error {
+	KeepSecret(hide...) // hidden in every sandbox started from now on
 	a.mu.Lock()
-	a.more.Protect = append(a.more.Protect, protect...)
-	a.more.Hide = append(a.more.Hide, hide...)
+	a.more = append(a.more, protect...)
 	p := a.cur
 	a.mu.Unlock()
 	if p == nil || p.isExited() || p.sandbox == nil {
@@ -527,9 +527,9 @@ func (a *Agent) ProtectMore(protect, hide []string) error {
 	return p.sandbox.protect(protectRequest{Protect: protect, Hide: hide})
 }
 
-// added is what ProtectMore added so far.
-func (a *Agent) added() protectRequest {
+// added is what ProtectMore made read-only so far.
+func (a *Agent) added() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return protectRequest{Protect: append([]string(nil), a.more.Protect...), Hide: append([]string(nil), a.more.Hide...)}
+	return append([]string(nil), a.more...)
 }

@@ -294,6 +294,15 @@ func mountInfo(path string) []mount {
 	return out
 }
 
+// readOnlyByID maps each mount's id to whether it is read-only.
+func readOnlyByID(mounts []mount) map[string]bool {
+	out := make(map[string]bool, len(mounts))
+	for _, m := range mounts {
+		out[m.id] = m.readOnly
+	}
+	return out
+}
+
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).
 func unescapeMount(s string) string {
 	if !strings.Contains(s, "\\") {
@@ -331,10 +340,7 @@ func writableIn(pid int, p, rel string, dev, ino uint64) bool {
 			places = append(places, filepath.Join(m.point, strings.TrimPrefix(rel, r)))
 		}
 	}
-	readOnly := map[string]bool{}
-	for _, m := range mounts {
-		readOnly[m.id] = m.readOnly
-	}
+	readOnly := readOnlyByID(mounts)
 	for _, place := range places {
 		fd, err := unix.Open(base+"/root"+place, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -391,10 +397,7 @@ func holds(pid int, dev, ino uint64) string {
 			continue
 		}
 		if mounts == nil {
-			mounts = map[string]bool{}
-			for _, m := range mountInfo(base + "/mountinfo") {
-				mounts[m.id] = m.readOnly
-			}
+			mounts = readOnlyByID(mountInfo(base + "/mountinfo"))
 		}
 		if !mounts[fdMount(base+"/fdinfo/"+f.Name())] {
 			return "open (descriptor " + f.Name() + ") through a writable mount"
@@ -563,10 +566,7 @@ func holdsInside(pid int, p string, hidden bool) string {
 		}
 		defer unix.Close(fd)
 		if readOnly == nil {
-			readOnly = map[string]bool{}
-			for _, m := range mountInfo(base + "/mountinfo") {
-				readOnly[m.id] = m.readOnly
-			}
+			readOnly = readOnlyByID(mountInfo(base + "/mountinfo"))
 		}
 		return !readOnly[fdMount("/proc/self/fdinfo/"+strconv.Itoa(fd))]
 	}

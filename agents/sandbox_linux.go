@@ -419,8 +419,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	if dir == "" {
 		dir = needs[0]
 	}
-	more := a.added()
-	allProtect := append(append([]string(nil), s.Protect...), more.Protect...)
+	allProtect := append(append([]string(nil), s.Protect...), a.added()...)
 	protect, pins, unprotected := protectable(allProtect, dir)
 	// The agent's folder and program are never a reason to leave a
 	// server's folder visible or teamlead's files writable: the agent can
@@ -437,13 +436,6 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		return nil, fmt.Errorf("%w: agent %q: its folder is inside teamlead's own (%s), which agents may not change; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, strings.Join(unprotected, ", "))
 	}
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
-	for _, p := range more.Hide {
-		if st, err := os.Lstat(p); err == nil && st.IsDir() {
-			secretDirs = append(secretDirs, p)
-		} else if err == nil {
-			secretFiles = append(secretFiles, p)
-		}
-	}
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
 		Watch: watchable(allProtect), WatchHidden: secretFiles}

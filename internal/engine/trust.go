@@ -64,7 +64,7 @@ func (e *Engine) ProtectMore(protect, hide []string) error {
 	e.moreMu.Lock()
 	e.moreProtect = append(e.moreProtect, protect...)
 	e.moreMu.Unlock()
-	agents.KeepSecret(hide...) // hidden in every sandbox started from now on
+	agents.KeepSecret(hide...) // hidden in every sandbox started from now on (an agent on a node too, when it can)
 	var errs []error
 	for name, s := range e.sinks {
 		if p, ok := s.runner().(protector); ok {
