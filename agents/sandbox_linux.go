@@ -419,7 +419,8 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	if dir == "" {
 		dir = needs[0]
 	}
-	allProtect := append(append([]string(nil), s.Protect...), a.added()...)
+	added := a.added()
+	allProtect := append(append([]string(nil), s.Protect...), added...)
 	protect, pins, unprotected := protectable(allProtect, dir)
 	// The agent's folder and program are never a reason to leave a
 	// server's folder visible or teamlead's files writable: the agent can
@@ -442,6 +443,14 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
+	}
+	// ProtectMore while this sandbox was being made (it was not the
+	// agent's process yet): what it added is protected here too.
+	if more := a.added(); len(more) > len(added) {
+		secretDirs, secretFiles := keptSecrets()
+		if err := ctl.protect(protectRequest{Protect: more[len(added):], Hide: append(secretDirs, secretFiles...)}); err != nil {
+			isolation += "; not protected: " + err.Error()
+		}
 	}
 	var notes []string
 	if len(h.kept) > 0 {

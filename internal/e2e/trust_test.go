@@ -407,7 +407,7 @@ func TestNewerConsoleIsProtectedFromOlderAgents(t *testing.T) {
 	victim := newTeam(t, agentDef{name: "dev", script: "idle\n"})
 	attempt := filepath.Join(t.TempDir(), "attempt")
 	goFile := filepath.Join(t.TempDir(), "go")
-	script := fmt.Sprintf(`until [ -e %[5]s ]; do sleep 0.05; done
+	script := fmt.Sprintf(`touch %[5]s.running; until [ -e %[5]s ]; do sleep 0.05; done
 { if echo '# forged' >> %[1]s; then echo WROTE-TEAM; fi
 if echo forged > %[2]s/FORGED; then echo WROTE-STATE; fi
 if cat %[2]s/secrets/token; then echo READ-SECRET; fi
@@ -418,6 +418,11 @@ echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.
 	victim.stateHome = older.stateHome
 	co := older.start()
 	defer co.stop()
+	// The older agent runs (its sandbox made) before the newer console starts.
+	waitFor(t, 30*time.Second, "the older team's agent to run", func() bool {
+		_, err := os.Stat(goFile + ".running")
+		return err == nil
+	})
 	cv := victim.start()
 	defer cv.stop()
 	if err := os.WriteFile(filepath.Join(victim.state, "secrets", "token"), []byte("SECRET-TOKEN\n"), 0o600); err != nil {
