@@ -381,7 +381,7 @@ echo checked
 	c := tm.start()
 	defer c.stop()
 	attempt := filepath.Join(tm.dir, "attempt.txt")
-	waitFor(t, 30*time.Second, "dev's attempts", func() bool {
+	waitFor(t, 60*time.Second, "dev's attempts", func() bool {
 		b, _ := os.ReadFile(attempt)
 		return strings.Contains(string(b), "checked")
 	}, c.out.String)
