@@ -350,9 +350,17 @@ func keptSecrets() (dirs, files []string) {
 // what grants more than reading (the token of its NATS server).
 const SecretsDir = "secrets"
 
-// secretDirs are the SecretsDir folders of the protected paths: real
-// folders (not links) of the user, each covered by an empty tmpfs, which
-// the read-only bind of its parent carries along.
+// StoreDir is the folder, directly inside a console's state folder, of its
+// Badger store. A sandbox hides it as it hides SecretsDir: the audit in it
+// holds what the human typed into every agent (red team 10a, finding 5),
+// and agents read the console's state through its socket, which shows
+// each agent only what it may see.
+const StoreDir = "store"
+
+// secretDirs are the SecretsDir folders of the protected paths, and their
+// StoreDir folders that hold a Badger store (its MANIFEST): real folders
+// (not links) of the user, each covered by an empty tmpfs, which the
+// read-only bind of its parent carries along.
 func secretDirs(protect []string, uid int) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -360,8 +368,17 @@ func secretDirs(protect []string, uid int) []string {
 		if !filepath.IsAbs(p) {
 			continue
 		}
-		d := filepath.Join(resolved(p), SecretsDir)
-		if st, err := os.Lstat(d); err == nil && st.IsDir() && fileOwner(st) == uid && !seen[d] {
+		for _, name := range []string{SecretsDir, StoreDir} {
+			d := filepath.Join(resolved(p), name)
+			st, err := os.Lstat(d)
+			if err != nil || !st.IsDir() || fileOwner(st) != uid || seen[d] {
+				continue
+			}
+			if name == StoreDir {
+				if _, err := os.Lstat(filepath.Join(d, "MANIFEST")); err != nil {
+					continue
+				}
+			}
 			seen[d] = true
 			out = append(out, d)
 		}

@@ -482,10 +482,13 @@ func TestSandboxProtectsTeamleadsFiles(t *testing.T) {
 		heard <- string(b[:n])
 	}()
 	team := filepath.Join(work, "team.yaml")
-	if err := os.Mkdir(filepath.Join(state, SecretsDir), 0o700); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{SecretsDir, StoreDir} {
+		if err := os.Mkdir(filepath.Join(state, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for _, f := range []string{team, filepath.Join(state, "guard"), filepath.Join(state, SecretsDir, "token")} {
+	for _, f := range []string{team, filepath.Join(state, "guard"), filepath.Join(state, SecretsDir, "token"),
+		filepath.Join(state, StoreDir, "MANIFEST"), filepath.Join(state, StoreDir, "00001.vlog")} {
 		if err := os.WriteFile(f, []byte("kept\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -521,6 +524,8 @@ held sh -c 'cd %[2]s/.. && mv %[5]s elsewhere'
 held cat %[1]s/secrets/token
 held sh -c 'echo forged > %[1]s/secrets/token'
 held sh -c 'ls -a %[1]s/secrets | grep -q token'
+held cat %[1]s/store/00001.vlog
+held sh -c 'ls -a %[1]s/store | grep -q MANIFEST'
 grep -q kept team.yaml && echo "read: team.yaml"
 grep -q kept %[1]s/guard && echo "read: guard"
 echo own > mine && echo "wrote: own folder"
@@ -538,8 +543,8 @@ echo checked
 	}
 	out := rec.output()
 	checkSandboxReport(t, out, "read: team.yaml", "read: guard", "wrote: own folder", "dialled")
-	if n := strings.Count(out, "held: "); n != 22 {
-		t.Errorf("%d attempts held, want 22:\n%s", n, out)
+	if n := strings.Count(out, "held: "); n != 24 {
+		t.Errorf("%d attempts held, want 24:\n%s", n, out)
 	}
 	select {
 	case got := <-heard:

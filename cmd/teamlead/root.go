@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
 )
@@ -212,7 +213,7 @@ func (g *globals) team() (*config.Team, error) {
 
 // storeDir is where the Badger store lives inside the state directory
 // (after resolve, for a command that reads it).
-func (g *globals) storeDir() string { return filepath.Join(g.state, "store") }
+func (g *globals) storeDir() string { return filepath.Join(g.state, agents.StoreDir) }
 
 // consoleCmd is a command that asks the running console to change one
 // thing: do gets the client and the arguments and returns what changed, in

@@ -291,7 +291,11 @@ func shieldFromOtherConsoles(g *globals, protect []string, errOut io.Writer) {
 		return
 	}
 	mine, _ := filepath.Abs(g.state)
-	hide := []string{filepath.Join(mine, agents.SecretsDir)}
+	// The store is made now if new, so that it is hidden from the start
+	// (its audit holds what the human types into agents).
+	store := filepath.Join(mine, agents.StoreDir)
+	_ = os.MkdirAll(store, 0o700)
+	hide := []string{filepath.Join(mine, agents.SecretsDir), store}
 	for _, r := range regs {
 		if r.State == mine || !r.Live() {
 			continue

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/trust"
 )
 
@@ -108,4 +109,25 @@ func cut(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// shownTo returns r as the caller may read it: what the human wrote to one
+// agent (a send, an answer, a decision's note) is shown to the human and
+// to that agent, and to no other agent's process, which gets the record
+// without its text. The human types secrets into agents; red team 10a
+// (finding 5) read one typed into qa from dev through the audit.
+func shownTo(who trust.Caller, r store.Record) store.Record {
+	if who.Human() || r.From != "human" || who.Agent != "" && (r.Agent == who.Agent || contains(r.To, who.Agent)) {
+		return r
+	}
+	to := r.Agent
+	if to == "" {
+		to = strings.Join(r.To, ", ")
+	}
+	if to == "" {
+		to = "an agent"
+	}
+	r.Body, r.Reason = "", ""
+	r.Fields = map[string]string{"withheld": "what the human wrote to " + to + " is shown to the human and to " + to + " only"}
+	return r
 }

@@ -421,6 +421,7 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{Done: planned(s.item(req.ID), forAll, plan), End: true})
 	case "audit":
 		err := s.console.Store().Scan(req.Query, func(r store.Record) error {
+			r = shownTo(who, r)
 			return enc.Encode(Reply{Record: &r})
 		})
 		if err != nil {
@@ -435,7 +436,7 @@ func (s *Server) serve(c net.Conn) {
 		}
 		_ = enc.Encode(Reply{Done: fmt.Sprintf("protected %d paths and hid %d in every agent's sandbox", len(req.Protect), len(req.Hide)), End: true})
 	case "watch":
-		s.watch(c, enc, req)
+		s.watch(c, enc, req, who)
 	default:
 		fail(fmt.Errorf("unknown command %q", req.Cmd))
 	}
@@ -465,7 +466,7 @@ func (s *Server) consultQuery(enc *json.Encoder, req Request) {
 }
 
 // watch streams records matching the request until the client hangs up.
-func (s *Server) watch(c net.Conn, enc *json.Encoder, req Request) {
+func (s *Server) watch(c net.Conn, enc *json.Encoder, req Request, who trust.Caller) {
 	gone := make(chan struct{})
 	go func() { _, _ = io.Copy(io.Discard, c); close(gone) }()
 	after := req.Query.AfterSeq
@@ -484,6 +485,7 @@ func (s *Server) watch(c net.Conn, enc *json.Encoder, req Request) {
 				after = r.Seq
 				continue
 			}
+			r = shownTo(who, r)
 			if err := enc.Encode(Reply{Record: &r}); err != nil {
 				sub.Close()
 				break

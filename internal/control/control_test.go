@@ -24,6 +24,7 @@ import (
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
+	"github.com/teamlead/teamlead/internal/trust"
 )
 
 // fakeConsole is a console with a real store and bus but no agents.
@@ -569,5 +570,52 @@ func TestOperationsSayWhatTheyChanged(t *testing.T) {
 	}
 	if _, err := c.Answer("m-6", "yes"); err == nil || !strings.Contains(err.Error(), "questions waiting for you: q-0001") {
 		t.Errorf("answer to m-6: %v", err)
+	}
+}
+
+// What the human typed into one agent is read back by the human, and by no
+// other agent's process (red team 10a, finding 5: a secret typed into qa
+// was read from dev's shell with teamlead audit).
+func TestHumansWordsWithheldFromOtherAgents(t *testing.T) {
+	con, dir := newConsole(t)
+	const secret = "sk-HUMAN-SECRET-7777"
+	con.commit(t, store.Record{Kind: "human", Subject: "human.send.qa", Agent: "qa", From: "human", To: []string{"qa"}, Body: "export KEY=" + secret})
+	con.commit(t, store.Record{Kind: "message", Subject: "route.qa", Agent: "qa", From: "dev", To: []string{"qa"}, Body: "dev's own words"})
+	srv := listen(t, con, dir)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TEAMLEAD_TEST_DIAL="+srv.Path(), `TEAMLEAD_TEST_REQ={"cmd":"audit"}`)
+	out, _ := cmd.CombinedOutput()
+	if strings.Contains(string(out), secret) || !strings.Contains(string(out), "withheld") || !strings.Contains(string(out), "dev's own words") {
+		t.Errorf("an agent's process read the audit as: %s", out)
+	}
+	c, err := NewClient(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	if err := c.Audit(store.Query{}, func(r store.Record) error { bodies = append(bodies, r.Body); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(bodies, "\n"), secret) {
+		t.Errorf("the human's audit lost their own words: %q", bodies)
+	}
+
+	r := store.Record{Kind: "answered", Agent: "qa", From: "human", To: []string{"qa"}, Body: secret}
+	for _, tc := range []struct {
+		who  trust.Caller
+		sees bool
+	}{
+		{trust.Caller{}, true},
+		{trust.Caller{Contained: true, Agent: "qa"}, true},
+		{trust.Caller{Contained: true, Agent: "dev"}, false},
+		{trust.Caller{Contained: true}, false},
+	} {
+		if got := shownTo(tc.who, r).Body == secret; got != tc.sees {
+			t.Errorf("%+v sees the human's answer to qa: %v, want %v", tc.who, got, tc.sees)
+		}
 	}
 }
