@@ -167,6 +167,11 @@ type Spec struct {
 	// left as it is. Without a sandbox nothing is protected this way. A
 	// folder named SecretsDir directly inside one is hidden altogether.
 	Protect []string
+	// Binds are folders bound over themselves after Protect, parents
+	// first: a read-only one with all it holds (what Protect bound too),
+	// a writable one inside it writable again. Without a sandbox they are
+	// left as they are.
+	Binds []Bind
 	// OnRetype, when set, is called before a message a process took but
 	// may not have read is typed again into the next process (it exited
 	// first), with the message's text: its echo comes back once more.

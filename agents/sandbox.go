@@ -350,6 +350,13 @@ func keptSecrets() (dirs, files []string) {
 // what grants more than reading (the token of its NATS server).
 const SecretsDir = "secrets"
 
+// Bind is one of Spec.Binds: a folder shown read-only, or writable again
+// inside one shown read-only.
+type Bind struct {
+	Path     string `json:"path"`
+	Writable bool   `json:"writable,omitempty"`
+}
+
 // StoreDir is the folder, directly inside a console's state folder, of its
 // Badger store. A sandbox hides it as it hides SecretsDir: the audit in it
 // holds what the human typed into every agent (red team 10a, finding 5),

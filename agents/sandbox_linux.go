@@ -44,6 +44,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,6 +85,7 @@ type shimConfig struct {
 	ReadOnly []string      `json:"read_only"`
 	Protect  []string      `json:"protect"`
 	Pin      []string      `json:"pin"`
+	Binds    []Bind        `json:"binds,omitempty"`
 	// Watch are the protected files, and those still to be made, that
 	// the shim pins again whenever they are replaced or appear
 	// (repin_linux.go).
@@ -439,7 +442,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
-		Watch: watchable(allProtect), WatchHidden: secretFiles}
+		Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
@@ -703,6 +706,9 @@ func shimMounts(cfg shimConfig) error {
 			return fmt.Errorf("make %s read-only: %w", r, err)
 		}
 	}
+	if err := bindLayers(cfg.Binds); err != nil {
+		return err
+	}
 	// Shared (and still receiving from the host): the program's namespace,
 	// made in a nested user namespace, receives what is mounted here
 	// later, the files pinned again (repin_linux.go).
@@ -771,6 +777,71 @@ func bindOver(path string, readOnly bool) error {
 	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 	if err := unix.MountSetattr(top, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
 		return fmt.Errorf("make %s read-only: %w", path, err)
+	}
+	return nil
+}
+
+// bindLayers binds each of binds over itself, parents first: a read-only
+// one with every mount it holds, a writable one from where it was
+// writable before any was bound (its source is opened first, so that it
+// does not come from a read-only parent bound meanwhile). As in bindOver
+// the last component of a path is not followed; one missing is skipped.
+func bindLayers(binds []Bind) error {
+	sorted := append([]Bind(nil), binds...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		return strings.Count(filepath.Clean(sorted[i].Path), "/") < strings.Count(filepath.Clean(sorted[j].Path), "/")
+	})
+	open := func(path string) (int, error) {
+		return unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	sources := make([]int, len(sorted))
+	for i := range sources {
+		sources[i] = -1
+	}
+	defer func() {
+		for _, fd := range sources {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+	}()
+	for i, b := range sorted {
+		fd, err := open(b.Path)
+		if err == unix.ENOENT {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("open %s to bind it: %w", b.Path, err)
+		}
+		sources[i] = fd
+	}
+	for i, b := range sorted {
+		if sources[i] < 0 {
+			continue
+		}
+		target, err := open(b.Path)
+		if err != nil {
+			return fmt.Errorf("open %s to bind it: %w", b.Path, err)
+		}
+		src, dst := "/proc/self/fd/"+strconv.Itoa(sources[i]), "/proc/self/fd/"+strconv.Itoa(target)
+		err = unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, "")
+		unix.Close(target)
+		if err != nil {
+			return fmt.Errorf("bind %s: %w", b.Path, err)
+		}
+		if b.Writable {
+			continue
+		}
+		top, err := open(b.Path)
+		if err != nil {
+			return fmt.Errorf("open %s to make it read-only: %w", b.Path, err)
+		}
+		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+		err = unix.MountSetattr(top, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr)
+		unix.Close(top)
+		if err != nil {
+			return fmt.Errorf("make %s read-only: %w", b.Path, err)
+		}
 	}
 	return nil
 }

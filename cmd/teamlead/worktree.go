@@ -37,6 +37,9 @@ func placeAgents(team *config.Team) ([]string, error) {
 			return nil, fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
 		}
 		a.Repo, a.Dir = a.Dir, t.Dir
+		if a.Confined, err = t.Confined(); err != nil {
+			return nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
+		}
 		files, err := t.Shared()
 		if err != nil {
 			return nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)

@@ -104,6 +104,8 @@ type Agent struct {
 	Branch string `yaml:"-"`
 	// Repo is the folder the team file names as the agent's dir, when it works in a worktree (Dir is then the worktree's).
 	Repo string `yaml:"-"`
+	// Confined is how its sandbox keeps a worktree agent to its worktree (worktree.Tree.Confined).
+	Confined []worktree.Bind `yaml:"-"`
 }
 
 // Progress configures the watching of progress files.

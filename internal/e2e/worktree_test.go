@@ -216,3 +216,58 @@ echo done; } > %[2]s 2>&1; exec sleep 600`, repo, attempt)
 		t.Fatalf("another team's agent wrote this team's repository's git dir:\n%s", b)
 	}
 }
+
+// A worktree agent commits on its own branch, makes branches under
+// teamlead/ and stashes, but cannot move the human's branch, write the
+// human's checkout, index or HEAD, or merge into them (red team 10a,
+// finding 2: an agent merged its branch into the human's main itself).
+func TestWorktreeAgentCannotTouchTheHumansCheckout(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	main := git(t, repo, "rev-parse", "main")
+	out := filepath.Join(tm.dir, "dev.out")
+	script := `exec > "$OUT" 2>&1
+did() { if "$@" >/dev/null 2>&1; then echo "DID: $*"; else echo "FAILED: $*"; fi; }
+did sh -c 'echo f > f.go && git add f.go && git commit -q -m f'
+did git branch teamlead/dev-spare
+did sh -c 'echo d > d.txt && git stash -q -u && git stash pop -q'
+did sh -c "echo pwned > $REPO/pwned"
+did sh -c "echo changed >> $REPO/README"
+did git update-ref refs/heads/main HEAD
+did git branch evil
+did sh -c "cd $REPO && git merge -q --no-edit teamlead/dev"
+did sh -c ": > $REPO/.git/index"
+did sh -c "echo ref: refs/heads/teamlead/dev > $REPO/.git/HEAD"
+did sh -c "cd $REPO && git update-ref refs/heads/main teamlead/dev"
+echo done; exec sleep 600`
+	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", REPO: " + repo + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 30*time.Second, "the agent's attempts", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "done")
+	}, func() string { return c.out.String() })
+	b, _ := os.ReadFile(out)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 12 {
+		t.Fatalf("the agent's attempts:\n%s", b)
+	}
+	for i, l := range lines[:11] {
+		if want := i < 3; strings.HasPrefix(l, "DID: ") != want {
+			t.Errorf("attempt %d, want done=%v: %s", i+1, want, l)
+		}
+	}
+	if got := git(t, repo, "rev-parse", "main"); got != main {
+		t.Errorf("the human's main moved: %s, was %s", got, main)
+	}
+	if got := git(t, repo, "status", "--porcelain"); got != "" {
+		t.Errorf("the human's checkout changed:\n%s", got)
+	}
+	if got := git(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); got != "main" {
+		t.Errorf("the human's HEAD: %s", got)
+	}
+	if got := git(t, repo, "log", "-1", "--format=%s", "teamlead/dev"); got != "f" {
+		t.Errorf("the agent's own commit: %q", got)
+	}
+}

@@ -354,6 +354,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation:   agents.Isolation(a.Isolation),
 		Protect:     append(e.protected(), e.othersProgress(a.Name)...),
+		Binds:       binds(a.Confined),
 		StartArgs:   func() []string { return e.startArgs(a.Name) },
 		SubmitCheck: s.submitPending,
 		DialogShown: s.dialogShown,
@@ -367,6 +368,15 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			e.resubmitted(a.Name, text, presses, taken)
 		},
 	}
+}
+
+// binds are a worktree agent's confining binds, for its sandbox.
+func binds(c []worktree.Bind) []agents.Bind {
+	var out []agents.Bind
+	for _, b := range c {
+		out = append(out, agents.Bind{Path: b.Path, Writable: b.Writable})
+	}
+	return out
 }
 
 func (e *Engine) send(in input) bool {

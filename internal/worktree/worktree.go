@@ -58,6 +58,78 @@ func (t Tree) Shared() ([]string, error) {
 	return out, nil
 }
 
+// Bind is a folder an agent's sandbox binds over itself: read-only, with
+// all it holds, or writable again inside a read-only one.
+type Bind struct {
+	Path     string
+	Writable bool
+}
+
+// Confined returns how the agent's sandbox keeps it to its worktree: the
+// human's checkout and the repository's shared git dir read-only, and
+// inside them writable again what committing on its branch writes — the
+// objects, the refs but other branches (refs/heads read-only, its
+// branch's folder writable when the branch has one: teamlead/<agent>
+// makes the agent's commits and new teamlead/… branches), the logs, its
+// own git dir (index, HEAD) and the worktree itself when it lies inside
+// the checkout. The shared config, info and hooks stay read-only (Shared).
+// Without this a worktree agent merged its branch into the human's
+// checkout itself, as the human, with teamlead's merge message (red team
+// 10a, finding 2). Folders git would make on first use (logs, the branch's
+// folder) are made now: a sandbox binds only what exists.
+func (t Tree) Confined() ([]Bind, error) {
+	if t.GitDir == "" || t.Repo == "" {
+		return nil, nil
+	}
+	common := filepath.Dir(filepath.Dir(t.GitDir))
+	out := []Bind{{Path: t.Repo}}
+	if !inside(common, t.Repo) {
+		out = append(out, Bind{Path: common})
+	}
+	writable := func(p string, make bool) error {
+		if make {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		} else if st, err := os.Lstat(p); err != nil || !st.IsDir() {
+			return nil
+		}
+		out = append(out, Bind{Path: p, Writable: true})
+		return nil
+	}
+	for _, w := range []struct {
+		name string
+		make bool
+	}{{"objects", true}, {"refs", true}, {"logs", true}, {"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
+		if err := writable(filepath.Join(common, w.name), w.make); err != nil {
+			return nil, err
+		}
+	}
+	if err := writable(t.GitDir, false); err != nil {
+		return nil, err
+	}
+	heads := filepath.Join(common, "refs", "heads")
+	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
+		// Loose refs: the other branches are files in refs/heads.
+		out = append(out, Bind{Path: heads})
+		if dir := filepath.Dir(t.Branch); dir != "." {
+			if err := writable(filepath.Join(heads, filepath.FromSlash(dir)), true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if inside(t.Path, t.Repo) {
+		out = append(out, Bind{Path: t.Path, Writable: true})
+	}
+	return out, nil
+}
+
+// inside reports whether p is dir or lies in it.
+func inside(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
 // plan is a Spec resolved against the repository.
 type plan struct {
 	top    string // the user's checkout

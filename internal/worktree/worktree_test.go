@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -275,5 +276,37 @@ func TestWorktreeFolderThatIsALinkIsRefused(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 		t.Fatalf("checked out where the link points: %v", entries)
+	}
+}
+
+// Confined keeps the human's checkout and shared git dir read-only and
+// lets the agent write what committing on its branch needs; a worktree
+// inside the checkout stays writable, and a branch without a folder
+// leaves refs/heads read-only (its commits then fail: the agent is told
+// by git, and the human's branches are safe).
+func TestConfined(t *testing.T) {
+	repo := newRepo(t)
+	common := filepath.Join(repo, ".git")
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	got, err := tr.Confined()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Bind{{Path: repo},
+		{Path: filepath.Join(common, "objects"), Writable: true}, {Path: filepath.Join(common, "refs"), Writable: true},
+		{Path: filepath.Join(common, "logs"), Writable: true}, {Path: tr.GitDir, Writable: true},
+		{Path: filepath.Join(common, "refs", "heads")}, {Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Confined:\n got %v\nwant %v", got, want)
+	}
+
+	nested := ensure(t, Spec{Repo: repo, Agent: "bob", Branch: "bob", Root: filepath.Join(repo, "trees")})
+	got, err = nested.Confined()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := got[len(got)-1]
+	if last != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-2] != (Bind{Path: filepath.Join(common, "refs", "heads")}) {
+		t.Errorf("a nested worktree on a branch without a folder: %v", got)
 	}
 }
