@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if path := os.Getenv("AGENTS_TEST_PARK"); path != "" {
+		os.Exit(parkWriter(path))
+	}
 	dir, err := os.MkdirTemp("", "agents-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -311,3 +314,28 @@ func (d *doneRec) wait(t *testing.T, rec *recorder) error {
 
 // syscallKill kills pid.
 func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// parkWriter, run by an agent of TestSandboxStopsAParkedWriter, opens path
+// for writing, sends the descriptor into a socket of its own, closes it,
+// and waits: no process then shows the file open, and the descriptor can
+// be taken out to write it at any time.
+func parkWriter(path string) int {
+	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		fmt.Println("socketpair:", err)
+		return 1
+	}
+	fd, err := syscall.Open(path, syscall.O_WRONLY, 0)
+	if err != nil {
+		fmt.Println("open:", err)
+		return 1
+	}
+	if err := syscall.Sendmsg(pair[0], []byte{1}, syscall.UnixRights(fd), nil, 0); err != nil {
+		fmt.Println("send:", err)
+		return 1
+	}
+	syscall.Close(fd)
+	fmt.Println("parked")
+	time.Sleep(10 * time.Minute)
+	return 0
+}

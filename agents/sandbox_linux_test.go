@@ -685,6 +685,51 @@ echo checked
 	}
 }
 
+// A protected file replaced while an agent holds it for writing through a
+// descriptor no process shows (parked in a socket) stops the sandbox: the
+// agent could write the file with it at any time (red team 10a, findings
+// 3, 7 and 8 took the new teamlead executable, .git/config and the policy
+// so, in the moment between the rename and the pin).
+func TestSandboxStopsAParkedWriter(t *testing.T) {
+	needSandbox(t)
+	tmp := t.TempDir()
+	work, conf := filepath.Join(tmp, "work"), filepath.Join(tmp, "conf")
+	for _, d := range []string{work, conf} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy, next := filepath.Join(conf, "policy.yaml"), filepath.Join(conf, "next.tmp")
+	for _, f := range []string{policy, next} {
+		if err := os.WriteFile(f, []byte("kept\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	a := Start(Spec{Name: "parker", Isolation: IsolationSandbox, Dir: work, Command: []string{self},
+		Env: map[string]string{"AGENTS_TEST_PARK": next}, Protect: []string{policy}}, rec)
+	defer a.Stop()
+	eventually(t, "the agent parks a descriptor of the next policy", rec.diag, func() bool { return rec.has("parked") })
+	if err := os.Rename(next, policy); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Done():
+	case <-time.After(waitTimeout):
+		t.Fatalf("the sandbox still runs\n%s", rec.diag())
+	}
+	if g := rec.guards(); !strings.Contains(g, "stopped "+policy) || !strings.Contains(g, "still open for writing") {
+		t.Errorf("the console was told %q", g)
+	}
+	if unseenWriter(policy, time.Second) {
+		t.Error("the parked descriptor outlived the sandbox")
+	}
+}
+
 // What KeepSecret names is not shown in a sandbox at all: a file reads
 // empty, a folder is empty (red team 9a, finding 9: the console's NATS
 // credentials were readable by every agent).
