@@ -172,6 +172,11 @@ type Spec struct {
 	// a writable one inside it writable again. Without a sandbox they are
 	// left as they are.
 	Binds []Bind
+	// Others are files other agents write (their progress files): read-only
+	// here as Protect makes them, but a descriptor for writing one that no
+	// process of this sandbox shows is taken for its owner's, and does not
+	// stop this sandbox (repin_linux.go).
+	Others []string
 	// OnRetype, when set, is called before a message a process took but
 	// may not have read is typed again into the next process (it exited
 	// first), with the message's text: its echo comes back once more.

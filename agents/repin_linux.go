@@ -42,6 +42,7 @@ type repinner struct {
 	dirs    map[int]string  // watch descriptor → folder
 	watched map[string]bool // the files' paths
 	hidden  map[string]bool // those hidden rather than made read-only
+	others  map[string]bool // those other agents write (Spec.Others)
 	tell    func(string)    // a line for the console
 }
 
@@ -51,15 +52,18 @@ type repinner struct {
 // pinned at once. tell says to the console what was done about a process.
 // Secret files (hidden: KeepSecret) are watched the same way, and hidden
 // again when replaced.
-func startRepin(paths, hidden []string, tell func(string)) (*repinner, error) {
+func startRepin(paths, hidden, others []string, tell func(string)) (*repinner, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("watch teamlead's files: %w", err)
 	}
-	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, hidden: map[string]bool{}, tell: tell}
+	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, hidden: map[string]bool{}, others: map[string]bool{}, tell: tell}
 	r.mu.Lock()
 	for _, p := range hidden {
 		r.hidden[p] = true
+	}
+	for _, p := range others {
+		r.others[p] = true
 	}
 	r.mu.Unlock()
 	r.watch(append(append([]string(nil), paths...), hidden...))
@@ -249,7 +253,10 @@ func (r *repinner) evict(p string) {
 			break
 		}
 	}
-	if unseenWriter(p, writerGrace) {
+	r.mu.Lock()
+	others := r.others[p]
+	r.mu.Unlock()
+	if !others && unseenWriter(p, writerGrace) {
 		r.tell(fmt.Sprintf("stopped\t%s\tit is still open for writing, by no process that shows it: a descriptor taken while it was "+
 			"being replaced and passed over a socket, kept to write it later; it may have been written already: check it (reinstall a program)", p))
 		_ = syscall.Kill(-1, syscall.SIGKILL)

@@ -93,6 +93,8 @@ type shimConfig struct {
 	// WatchHidden are the secret files (KeepSecret) the shim hides again
 	// whenever they are replaced (a credentials file rotated by rename).
 	WatchHidden []string `json:"watch_hidden,omitempty"`
+	// WatchOthers are those of Watch that other agents write (Spec.Others).
+	WatchOthers []string `json:"watch_others,omitempty"`
 	// Stdio: the program has the shim's standard streams (Isolate), not
 	// a terminal of its own passed to the console.
 	Stdio bool `json:"stdio,omitempty"`
@@ -423,7 +425,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		dir = needs[0]
 	}
 	added := a.added()
-	allProtect := append(append([]string(nil), s.Protect...), added...)
+	allProtect := append(append(append([]string(nil), s.Protect...), s.Others...), added...)
 	protect, pins, unprotected := protectable(allProtect, dir)
 	// The agent's folder and program are never a reason to leave a
 	// server's folder visible or teamlead's files writable: the agent can
@@ -442,7 +444,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
-		Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles}
+		Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others)}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
@@ -551,7 +553,7 @@ func shimMain() int {
 	}
 	unix.Close(master)
 	unix.Close(slave)
-	rp, err := startRepin(cfg.Watch, cfg.WatchHidden, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
+	rp, err := startRepin(cfg.Watch, cfg.WatchHidden, cfg.WatchOthers, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
 	if err != nil {
 		_, _ = ctl.Write([]byte("note unpinned\t\t" + err.Error()))
 	} else {
@@ -607,7 +609,7 @@ func shimStdio(cfg shimConfig) int {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
 	tell := func(s string) { fmt.Fprintln(os.Stderr, "teamlead sandbox:", strings.ReplaceAll(s, "\t", " ")) }
-	if _, err := startRepin(cfg.Watch, cfg.WatchHidden, tell); err != nil {
+	if _, err := startRepin(cfg.Watch, cfg.WatchHidden, nil, tell); err != nil {
 		tell(err.Error())
 	}
 	return shimExitStatus(shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {}))
