@@ -207,9 +207,11 @@ func rulePath(abs string, env Env) string {
 // prefixLen is how many words make a command's prefix: the command, then
 // its subcommands (go test, npm run build, docker compose up), or the
 // script an interpreter runs (python3 tools/gen.py), at most two words
-// after the command's name. An option ends it (git commit -m … is
-// Bash(git commit:*)), but nothing else ends it before the command's
-// first operand, which is what makes a request specific: an operand that
+// after the command's name. Options before the first operand are kept
+// with it and do not count (npm install --save left-pad is Bash(npm
+// install --save left-pad:*), not every package: the tenth red team had
+// an option end the prefix early), and nothing ends it before the
+// command's first operand, which is what makes a request specific: an operand that
 // does not look like a subcommand (./left-pad, tests/, 'left pad') is the
 // prefix's last word, as written, and "--" is kept with the operand after
 // it (npm install -- left-pad). An operand known only when the command
@@ -239,7 +241,7 @@ func prefixLen(words []Word) (int, error) {
 			}
 			return min(n+2, len(words)), nil
 		case strings.HasPrefix(w.Value, "-") && w.Value != "-":
-			return n, nil
+			extra-- // kept, and the operand after it still ends the prefix
 		case limit == 1 || !isSubcommand(w):
 			return n + 1, nil
 		}

@@ -23,7 +23,7 @@ rules:
 		{"Bash(npm run build -- --prod)", ScopeExact, []string{"Bash(npm run build -- --prod)"}, ""},
 		{"Bash(npm run build -- --prod)", ScopePrefix, []string{"Bash(npm run build:*)"}, ""},
 		{"Bash(npm run build -- --prod)", ScopeTool, []string{"Bash"}, ""},
-		{"Bash(git commit -m 'fix it')", ScopePrefix, []string{"Bash(git commit:*)"}, ""},
+		{"Bash(git commit -m 'fix it')", ScopePrefix, []string{"Bash(git commit -m 'fix it':*)"}, ""},
 		{"Bash(git commit -m 'fix it')", ScopeExact, []string{"Bash(git commit -m 'fix it')"}, ""},
 		{"Bash(docker compose up -d)", ScopePrefix, []string{"Bash(docker compose up:*)"}, ""},
 		{"Bash(python3 tools/gen.py --all)", ScopePrefix, []string{"Bash(python3 tools/gen.py:*)"}, "Bash(python3 tools/other.py)"},
@@ -176,8 +176,10 @@ func TestPrefixReadmeExamples(t *testing.T) {
 		"Bash(pytest tests/ -q)":             "Bash(pytest tests/:*)",
 		"Bash(go test ./...)":                "Bash(go test ./...:*)",
 		"Bash(npm  install 'left-pad')":      "Bash(npm install left-pad:*)",
-		"Bash(git commit -m 'fix it')":       "Bash(git commit:*)",
-		"Bash(npm install -D left-pad)":      "Bash(npm install:*)",
+		"Bash(git commit -m 'fix it')":       "Bash(git commit -m 'fix it':*)",
+		"Bash(npm install -D left-pad)":      "Bash(npm install -D left-pad:*)",
+		"Bash(npm install --save left-pad)":  "Bash(npm install --save left-pad:*)",
+		"Bash(python3 -u tools/gen.py)":      "Bash(python3 -u tools/gen.py:*)",
 		"Bash(npm install a; npm install b)": "Bash(npm install a:*), Bash(npm install b:*)",
 	} {
 		got, err := AlwaysRules(p, action, "dev", ScopePrefix, testEnv)
