@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/testbin"
 )
 
 // natsRecords reads the team's records from NATS the way another machine
@@ -328,4 +332,130 @@ func nodeURL(t *testing.T, tm *team, name string) string {
 		t.Fatal(err)
 	}
 	return strings.Replace(strings.TrimSpace(string(b)), "HOST", "127.0.0.1", 1)
+}
+
+// natsServer is a nats-server process with JetStream on a file store, on
+// a fixed loopback port so that it comes back at the same address.
+type natsServer struct {
+	t          *testing.T
+	bin, store string
+	port       int
+	cmd        *exec.Cmd
+}
+
+var natsServerBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// startNATSServer builds nats-server from the module teamlead links (the
+// version go.mod names) once, and starts it.
+func startNATSServer(t *testing.T) *natsServer {
+	t.Helper()
+	natsServerBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "teamlead-nats-server")
+		if err != nil {
+			natsServerBin.err = err
+			return
+		}
+		natsServerBin.path = filepath.Join(dir, "nats-server")
+		out, err := exec.Command("go", "build", "-o", natsServerBin.path, "github.com/nats-io/nats-server/v2").CombinedOutput()
+		if err != nil {
+			natsServerBin.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if natsServerBin.err != nil {
+		t.Fatalf("building nats-server: %v", natsServerBin.err)
+	}
+	s := &natsServer{t: t, bin: natsServerBin.path, store: t.TempDir(), port: freePort(t)}
+	s.start()
+	t.Cleanup(s.kill)
+	return s
+}
+
+func (s *natsServer) url() string { return "nats://127.0.0.1:" + strconv.Itoa(s.port) }
+
+func (s *natsServer) start() {
+	s.t.Helper()
+	s.cmd = exec.Command(s.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.store)
+	out := &testbin.Buffer{}
+	s.cmd.Stdout, s.cmd.Stderr = out, out
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	waitFor(s.t, 20*time.Second, "nats-server to listen", func() bool {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.port))
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, out.String)
+}
+
+// kill ends the server with SIGKILL and waits for it.
+func (s *natsServer) kill() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+		s.cmd = nil
+	}
+}
+
+// The NATS server alone killed with SIGKILL in the middle of a burst to an
+// agent on a node, and started again on its store: the console and the
+// node find it again, every message the sender was told was relayed
+// reaches the node's agent, none more than twice (issue 14).
+func TestNATSServerKilledMidBurst(t *testing.T) {
+	const n = 20
+	srv := startNATSServer(t)
+	tm := burstTeam(t, n)
+	b, _ := os.ReadFile(tm.config)
+	if err := os.WriteFile(tm.config, []byte(strings.Replace(string(b), "bus:\n  name: e2e\n", "bus:\n  name: e2e\n  nats: "+srv.url()+"\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.start()
+	defer c.stop()
+	node := tm.startNode("box1", srv.url())
+	defer node.stop()
+	tm.waitReceived("far", "burst 04")
+	srv.kill()
+	// The console goes on accepting dev's messages while the server is
+	// away, and tells the human; then the server comes back.
+	relayed := regexp.MustCompile(`relayed (m-\d+) to far`)
+	before := len(relayed.FindAllString(tm.received("dev"), -1))
+	waitFor(t, 30*time.Second, "three relays told to dev with the server away", func() bool {
+		return len(relayed.FindAllString(tm.received("dev"), -1)) >= before+3
+	}, func() string { return tm.received("dev") + c.out.String() })
+	waitFor(t, 30*time.Second, "the console to say NATS is away", func() bool {
+		return strings.Contains(c.out.String(), "published when it is back")
+	}, c.out.String)
+	srv.start()
+	waitFor(t, 30*time.Second, "the console to say NATS is back", func() bool {
+		return strings.Contains(c.out.String(), "works again")
+	}, c.out.String)
+	got := tm.waitReceived("far", fmt.Sprintf("burst %02d", n))
+	acked := relayed.FindAllStringSubmatch(tm.received("dev"), -1)
+	if len(acked) < n {
+		t.Fatalf("dev was told of %d relays, want %d:\n%q", len(acked), n, tm.received("dev"))
+	}
+	count := map[string]int{}
+	for _, m := range regexp.MustCompile(`id: (m-\d+)[\r\n]`).FindAllStringSubmatch(got, -1) {
+		count[m[1]]++
+	}
+	for _, a := range acked {
+		id := a[1]
+		waitFor(t, 30*time.Second, id+" at far", func() bool {
+			count = map[string]int{}
+			for _, m := range regexp.MustCompile(`id: (m-\d+)[\r\n]`).FindAllStringSubmatch(tm.received("far"), -1) {
+				count[m[1]]++
+			}
+			return count[id] > 0
+		}, func() string { return tm.received("far") })
+	}
+	for id, k := range count {
+		if k > 2 {
+			t.Errorf("%s typed %d times into far", id, k)
+		}
+	}
 }
