@@ -59,6 +59,7 @@ func nodePermissions(team, node string, agents []string) *server.Permissions {
 	pub := []string{
 		l.eventPrefix + "." + token(node) + ".>",
 		"teamlead." + l.team + ".node." + token(node),
+		"teamlead." + l.team + ".door." + token(node) + ".>", // its agents' requests to the console's socket
 		"$JS.API.INFO",
 		"$JS.API.STREAM.INFO." + l.deliverStream,
 		"$JS.API.STREAM.INFO." + l.eventStream,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -220,3 +221,54 @@ func (ns *Nodes) Reachable(node string) bool {
 
 // Close stops following.
 func (ns *Nodes) Close() { _ = ns.sub.Unsubscribe() }
+
+// An agent on a node reaches its console's socket (teamlead ask, a CLI's
+// hook asking permission, the MCP tools) through its node: the node's own
+// socket tells which of its agents a process belongs to, and passes the
+// request on a subject that names the node and the agent; the console
+// answers it as from that agent, if the agent's host: is that node.
+
+func (l linkNames) doorSubject(node, agent string) string {
+	return "teamlead." + l.team + ".door." + token(node) + "." + token(agent)
+}
+
+// doorWait bounds the wait for the console's answer: a permission request
+// waits for the human up to the team's own limit, which is shorter.
+const doorWait = 24 * time.Hour
+
+// Door passes agent's request to the console and returns its answer.
+func (n *Node) Door(ctx context.Context, agent string, req []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, doorWait)
+	defer cancel()
+	msg, err := n.js.Conn().RequestWithContext(ctx, n.l.doorSubject(n.name, agent), req)
+	if err != nil {
+		return nil, fmt.Errorf("the team's console did not answer: %w", err)
+	}
+	return msg.Data, nil
+}
+
+// Doors answers the requests of the nodes' agents with answer until ctx
+// ends, each in a goroutine of its own (a permission waits for the human).
+// answer gets the node and the agent as their subject tokens name them:
+// Token(name) is how a name is written there.
+func (c *Console) Doors(ctx context.Context, answer func(node, agent string, req []byte) []byte) error {
+	prefix := "teamlead." + c.l.team + ".door."
+	sub, err := c.js.Conn().Subscribe(prefix+"*.*", func(m *nats.Msg) {
+		node, agent, ok := strings.Cut(strings.TrimPrefix(m.Subject, prefix), ".")
+		if !ok || m.Reply == "" {
+			return
+		}
+		go func() { _ = m.Respond(answer(node, agent, m.Data)) }()
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		<-ctx.Done()
+		_ = sub.Unsubscribe()
+	}()
+	return c.js.Conn().Flush()
+}
+
+// Token is how name is written as one token of a subject.
+func Token(name string) string { return token(name) }

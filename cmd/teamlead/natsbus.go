@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/teamlead/teamlead/bus/natsbus"
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/engine"
 	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/questions"
@@ -388,6 +390,41 @@ type nodeLink struct {
 	mu    sync.Mutex
 	con   *natsbus.Console
 	nodes *natsbus.Nodes
+	// door answers a node's agent's request to the control socket
+	// (control.Server.Door), once the socket is open.
+	door func(node, agent string, req []byte) []byte
+}
+
+// setDoor gives the link the control socket's door for nodes' agents.
+func (l *nodeLink) setDoor(door func(node, agent string, req []byte) []byte) {
+	l.mu.Lock()
+	l.door = door
+	l.mu.Unlock()
+}
+
+// answerDoor answers a request a node passed from one of its agents
+// (named as subject tokens): only for an agent whose host: is that node.
+func (l *nodeLink) answerDoor(team *config.Team, nodeTok, agentTok string, req []byte) []byte {
+	fail := func(msg string) []byte {
+		b, _ := json.Marshal(control.Reply{Error: msg, End: true})
+		return append(b, '\n')
+	}
+	for _, a := range team.Agents {
+		if a.Host == "" || natsbus.Token(a.Name) != agentTok {
+			continue
+		}
+		if natsbus.Token(a.Host) != nodeTok {
+			return fail("refused: agent " + a.Name + " runs on node " + a.Host + ", not on the node that asked")
+		}
+		l.mu.Lock()
+		door := l.door
+		l.mu.Unlock()
+		if door == nil {
+			return fail("the console is still starting: try again in a moment")
+		}
+		return door(a.Host, a.Name, req)
+	}
+	return fail("refused: no agent of the team runs on that node by that name")
 }
 
 func (l *nodeLink) Reachable(node string) bool {
@@ -445,6 +482,10 @@ func followNodes(eng *engine.Engine, link *nodeLink, nc *nats.Conn, team *config
 		return err
 	}
 	go func() { <-done; nodes.Close() }()
+	if err := con.Doors(ctx, func(node, agent string, req []byte) []byte { return link.answerDoor(team, node, agent, req) }); err != nil {
+		cancel()
+		return err
+	}
 	link.mu.Lock()
 	link.con, link.nodes = con, nodes
 	link.mu.Unlock()

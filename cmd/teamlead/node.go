@@ -66,6 +66,10 @@ func newNodeCmd(g *globals) *cobra.Command {
 			if err := os.MkdirAll(g.state, 0o700); err != nil {
 				return fmt.Errorf("state directory: %w", err)
 			}
+			stateAbs, err := filepath.Abs(g.state) // agents run in their own folders
+			if err != nil {
+				return err
+			}
 			nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead node " + name, Wait: true,
 				TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
 			if err != nil {
@@ -79,8 +83,8 @@ func newNodeCmd(g *globals) *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "teamlead node %s: running the agents of %s whose host: is %s; Ctrl-C stops\n", name, team.File, name)
 			err = node.Run(ctx, node.Options{Name: name, Team: team, TeamName: team.Bus.Name, Conn: nc, Epoch: natsbus.NewEpoch(),
-				Protect: control.Protected(g.state, team.OwnFiles()),
-				Warn:    func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "teamlead node:", s) }})
+				Protect: control.Protected(g.state, team.OwnFiles()), State: stateAbs,
+				Warn: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "teamlead node:", s) }})
 			if err != nil {
 				return err
 			}

@@ -209,6 +209,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return err
 	}
 	defer srv.Close()
+	if link != nil {
+		link.setDoor(srv.Door) // the nodes' agents' requests (ask, hooks, tools) from now on
+	}
 	// Record where this console runs, so that teamlead commands run in
 	// this folder (or below it, or with this --config) find it without
 	// --state.

@@ -9,6 +9,7 @@ package control
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -164,6 +165,9 @@ type Server struct {
 	mu      sync.Mutex
 	conns   map[net.Conn]bool
 	closed  bool
+	// forward, on a node's socket (ListenDoor), passes an agent's request
+	// to the console; console is nil there.
+	forward func(agent string, req []byte) ([]byte, error)
 }
 
 // Listen creates the socket in stateDir and serves console on it.
@@ -189,9 +193,27 @@ func Listen(stateDir string, console Console) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{ln: ln, console: console, path: path, conns: map[net.Conn]bool{}, witness: trust.NewWitness(console.AgentOfSession)}
+	s := &Server{ln: ln, console: console, path: path, conns: map[net.Conn]bool{}}
+	if console != nil {
+		s.witness = trust.NewWitness(console.AgentOfSession)
+	}
 	s.wg.Add(1)
 	go s.accept()
+	return s, nil
+}
+
+// ListenDoor creates the socket of a node (teamlead node) in stateDir:
+// its agents' requests — teamlead ask, their CLIs' hooks, the teamlead
+// MCP tools — go to the team's console through forward, with the name of
+// the agent the kernel says the process belongs to (agentOf names the
+// node's agent by its session). Nothing else is served: the human works
+// at the console.
+func ListenDoor(stateDir string, agentOf func(sid int) string, forward func(agent string, req []byte) ([]byte, error)) (*Server, error) {
+	s, err := Listen(stateDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.witness, s.forward = trust.NewWitness(agentOf), forward
 	return s, nil
 }
 
@@ -281,13 +303,67 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{Error: "refused: " + err.Error(), End: true})
 		return
 	}
-	var req Request
-	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&req); err != nil {
+	var raw json.RawMessage
+	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&raw); err != nil {
 		_ = enc.Encode(Reply{Error: "bad request: " + err.Error(), End: true})
 		return
 	}
-	fail := func(err error) { _ = enc.Encode(Reply{Error: err.Error(), End: true}) }
+	if s.forward != nil {
+		s.passOn(c, enc, raw)
+		return
+	}
+	var req Request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		_ = enc.Encode(Reply{Error: "bad request: " + err.Error(), End: true})
+		return
+	}
+	s.do(req, s.caller(c), enc, c)
+}
+
+// passOn forwards a request on a node's socket for the node's agent whose
+// process sent it; a process that is not one of the node's agents' is
+// refused.
+func (s *Server) passOn(c net.Conn, enc *json.Encoder, raw []byte) {
 	who := s.caller(c)
+	if !who.Contained || who.Agent == "" {
+		_ = enc.Encode(Reply{Error: "refused: this is a node's socket, which serves the node's agents only (this process is not one of theirs: " +
+			who.Why + "); the human works at the team's console, or with teamlead commands on its machine", End: true})
+		return
+	}
+	out, err := s.forward(who.Agent, raw)
+	if err != nil {
+		_ = enc.Encode(Reply{Error: err.Error(), End: true})
+		return
+	}
+	_, _ = c.Write(out)
+}
+
+// Door answers a request from agent's process on node: the node's own
+// socket identified the process (the kernel there is the witness), and
+// the console checked that agent runs on node. Such a process is an
+// agent's: it is refused the human's operations, and its doors speak for
+// that agent only. It returns the reply lines, as the socket writes them.
+func (s *Server) Door(node, agent string, raw []byte) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	var req Request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		_ = enc.Encode(Reply{Error: "bad request: " + err.Error(), End: true})
+		return buf.Bytes()
+	}
+	if req.Cmd == "watch" {
+		_ = enc.Encode(Reply{Error: "watch: not served to an agent on a node; read the audit instead", End: true})
+		return buf.Bytes()
+	}
+	who := trust.Caller{Agent: agent, Contained: true, Why: "it is agent " + agent + "'s process on node " + node}
+	s.do(req, who, enc, nil)
+	return buf.Bytes()
+}
+
+// do carries out req for who, writing the replies to enc; c is the
+// caller's connection, for watch (nil: none).
+func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn) {
+	fail := func(err error) { _ = enc.Encode(Reply{Error: err.Error(), End: true}) }
 	if err := s.admit(req, who); err != nil {
 		fail(err)
 		return
@@ -436,6 +512,10 @@ func (s *Server) serve(c net.Conn) {
 		}
 		_ = enc.Encode(Reply{Done: fmt.Sprintf("protected %d paths and hid %d in every agent's sandbox", len(req.Protect), len(req.Hide)), End: true})
 	case "watch":
+		if c == nil {
+			fail(errors.New("watch: no connection to stream to"))
+			return
+		}
 		s.watch(c, enc, req, who)
 	default:
 		fail(fmt.Errorf("unknown command %q", req.Cmd))

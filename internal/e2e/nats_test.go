@@ -459,3 +459,60 @@ func TestNATSServerKilledMidBurst(t *testing.T) {
 		}
 	}
 }
+
+// An agent on a node reaches the console through the node's socket: its
+// teamlead ask is the console's question from that agent, its CLI's hook
+// gets the human's decision on a permission request, and a human's
+// operation from its shell is refused (issue 14: permission requests
+// from a remote agent reach the human and the decision goes back).
+func TestNodeAgentsDoorsReachTheConsole(t *testing.T) {
+	work := t.TempDir()
+	b, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": work, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "git push --force origin main", "description": "x"}, "tool_use_id": "toolu_1", "permission_mode": "default"})
+	payload := filepath.Join(work, "push.json")
+	if err := os.WriteFile(payload, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(work, "far.out")
+	script := `echo ready; "$TL" ask --task T-7 api.paging 'Does the API paginate?' > "$OUT" 2>&1; ` +
+		`"$TL" approve p-1 >> "$OUT" 2>&1; echo approve-exit-$? >> "$OUT"; ` +
+		`"$TL" hook < "$PAYLOAD" >> "$OUT" 2>&1; echo hook-done >> "$OUT"; exec sleep 600`
+	// far, the last agent, takes the env line; then the bus.
+	tm := newTeamWith(t, "    env: {TL: "+bin.teamlead+", OUT: "+out+", PAYLOAD: "+payload+"}\nbus:\n  name: e2e\n",
+		agentDef{name: "dev", role: "developer", script: "idle\n"},
+		agentDef{name: "far", role: "reviewer", host: "box1", dir: work, command: []string{"/bin/sh", "-c", script}})
+	c := tm.start("--nats-listen", "127.0.0.1:0")
+	defer c.stop()
+	node := tm.startNodeFile("box1", nodeURL(t, tm, "box1"))
+	defer node.stop()
+	var qs []map[string]any
+	waitFor(t, 30*time.Second, "far's question at the console", func() bool {
+		qs = questionsJSON(t, tm)
+		return len(qs) == 1
+	}, func() string { o, _ := os.ReadFile(out); return string(o) + c.out.String() + node.out.String() })
+	if qs[0]["asker"] != "far" || qs[0]["task"] != "T-7" || qs[0]["text"] != "Does the API paginate?" {
+		t.Errorf("the question: %v", qs[0])
+	}
+	waitFor(t, 30*time.Second, "far's permission request in the inbox", func() bool {
+		o, _ := tm.cli("inbox")
+		return strings.Contains(o, "git push --force origin main")
+	}, func() string { o, _ := os.ReadFile(out); return string(o) + c.out.String() + node.out.String() })
+	inbox := tm.mustCLI("inbox", "--format", "json")
+	id := regexp.MustCompile(`"id":"(p-\d+)"`).FindStringSubmatch(inbox)
+	if id == nil || !strings.Contains(inbox, `"from":"far"`) {
+		t.Fatalf("the inbox:\n%s", inbox)
+	}
+	tm.mustCLI("deny", id[1], "not from a node")
+	var got string
+	waitFor(t, 30*time.Second, "the hook's answer on the node", func() bool {
+		b, _ := os.ReadFile(out)
+		got = string(b)
+		return strings.Contains(got, "hook-done")
+	}, func() string { return got })
+	if !strings.Contains(got, `"permissionDecision":"deny"`) || !strings.Contains(got, "not from a node") {
+		t.Errorf("the hook on the node got:\n%s", got)
+	}
+	if !strings.Contains(got, "refused") || strings.Contains(got, "approve-exit-0") {
+		t.Errorf("the human's approve from far's shell was not refused:\n%s", got)
+	}
+}

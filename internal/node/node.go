@@ -20,6 +20,7 @@ import (
 	"github.com/teamlead/teamlead/bus/natsbus"
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/primer"
 	"github.com/teamlead/teamlead/internal/vt"
 )
@@ -38,6 +39,9 @@ type Options struct {
 	Epoch string
 	// Protect are files no agent may change (the team file, the node's state).
 	Protect []string
+	// State is the node's state folder: its socket, through which its
+	// agents reach the console (teamlead ask, hooks, MCP tools), is there.
+	State string
 	// Warn receives what the node's operator should know.
 	Warn func(string)
 }
@@ -79,15 +83,36 @@ func Run(ctx context.Context, o Options) error {
 	rep := &reporter{n: n}
 	var names []string
 	var running []*local
+	var runMu sync.Mutex
+	var socket string
+	if o.State != "" {
+		door, err := control.ListenDoor(o.State, func(sid int) string {
+			runMu.Lock()
+			defer runMu.Unlock()
+			for _, l := range running {
+				if info := l.a.Info(); sid > 0 && info.Pid == sid && info.State == wire.StateRunning {
+					return l.name
+				}
+			}
+			return ""
+		}, func(agent string, req []byte) ([]byte, error) { return n.Door(ctx, agent, req) })
+		if err != nil {
+			return err
+		}
+		defer door.Close()
+		socket = door.Path()
+	}
 	for _, a := range mine {
-		l, err := start(ctx, o, n, rep, a)
+		l, err := start(ctx, o, n, rep, a, socket)
 		if err != nil {
 			for _, r := range running {
 				r.a.Stop()
 			}
 			return fmt.Errorf("%s: %w", a.Name, err)
 		}
+		runMu.Lock()
 		running = append(running, l)
+		runMu.Unlock()
 		names = append(names, a.Name)
 	}
 	n.Announce(ctx, names)
@@ -144,7 +169,7 @@ type local struct {
 
 // start starts agent a here: its primer, its process, its output pump,
 // its deliveries and the console's requests about it.
-func start(ctx context.Context, o Options, n *natsbus.Node, rep *reporter, a config.Agent) (*local, error) {
+func start(ctx context.Context, o Options, n *natsbus.Node, rep *reporter, a config.Agent, socket string) (*local, error) {
 	p := o.Team.Resolved[a.Name]
 	command := append([]string(nil), a.Command...)
 	if pr := p.Primer; pr != nil {
@@ -191,6 +216,9 @@ func start(ctx context.Context, o Options, n *natsbus.Node, rep *reporter, a con
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
 			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation: agents.Isolation(a.Isolation), Protect: o.Protect,
+	}
+	if socket != "" {
+		spec.Env["TEAMLEAD_SOCKET"] = socket
 	}
 	for k, v := range a.Env {
 		spec.Env[k] = v

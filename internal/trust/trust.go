@@ -51,7 +51,11 @@ func (c Caller) Human() bool { return !c.Contained }
 // agent it belongs to, and why.
 func (c Caller) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "pid %d", c.Pid)
+	if c.Pid > 0 {
+		fmt.Fprintf(&b, "pid %d", c.Pid)
+	} else {
+		b.WriteString("a process") // on a node: its pid is the node's to know
+	}
 	if len(c.Chain) > 0 {
 		cmd := c.Chain[0].Cmdline
 		if cmd == "" {
