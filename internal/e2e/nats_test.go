@@ -462,9 +462,10 @@ func TestNATSServerKilledMidBurst(t *testing.T) {
 
 // An agent on a node reaches the console through the node's socket: its
 // teamlead ask is the console's question from that agent, its CLI's hook
-// gets the human's decision on a permission request, and a human's
-// operation from its shell is refused (issue 14: permission requests
-// from a remote agent reach the human and the decision goes back).
+// gets the human's decision on a permission request, a message sent with
+// teamlead's MCP tool is relayed from it, and a human's operation from its
+// shell is refused (issue 14: permission requests from a remote agent
+// reach the human and the decision goes back).
 func TestNodeAgentsDoorsReachTheConsole(t *testing.T) {
 	work := t.TempDir()
 	b, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": work, "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -476,7 +477,11 @@ func TestNodeAgentsDoorsReachTheConsole(t *testing.T) {
 	out := filepath.Join(work, "far.out")
 	script := `echo ready; "$TL" ask --task T-7 api.paging 'Does the API paginate?' > "$OUT" 2>&1; ` +
 		`"$TL" approve p-1 >> "$OUT" 2>&1; echo approve-exit-$? >> "$OUT"; ` +
-		`"$TL" hook < "$PAYLOAD" >> "$OUT" 2>&1; echo hook-done >> "$OUT"; exec sleep 600`
+		`"$TL" hook < "$PAYLOAD" >> "$OUT" 2>&1; echo hook-done >> "$OUT"; ` +
+		`(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' ` +
+		`'{"jsonrpc":"2.0","method":"notifications/initialized"}' ` +
+		`'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"send_message","arguments":{"to":"dev","type":"status","task":"T-7","body":"sent with the tool on box1"}}}'; sleep 3) | "$TL" mcp >> "$OUT" 2>&1; ` +
+		`exec sleep 600`
 	// far, the last agent, takes the env line; then the bus.
 	tm := newTeamWith(t, "    env: {TL: "+bin.teamlead+", OUT: "+out+", PAYLOAD: "+payload+"}\nbus:\n  name: e2e\n",
 		agentDef{name: "dev", role: "developer", script: "idle\n"},
@@ -514,5 +519,9 @@ func TestNodeAgentsDoorsReachTheConsole(t *testing.T) {
 	}
 	if !strings.Contains(got, "refused") || strings.Contains(got, "approve-exit-0") {
 		t.Errorf("the human's approve from far's shell was not refused:\n%s", got)
+	}
+	recv := tm.waitReceived("dev", "sent with the tool on box1")
+	if !strings.Contains(recv, "from: far") {
+		t.Errorf("dev received:\n%s", recv)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,9 +21,9 @@ import (
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/approvals"
-	"github.com/teamlead/teamlead/internal/clihook"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/consult"
+	"github.com/teamlead/teamlead/internal/launch"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/progresswatch"
@@ -123,9 +122,9 @@ type Engine struct {
 	// blocked names the agents waiting on a blocking question (rebuilt on
 	// the loop goroutine when questions change, read by Agents).
 	blocked atomic.Pointer[map[string]bool]
-	// geminiOnce writes the Gemini CLI hooks file once; geminiPath is it.
-	geminiOnce sync.Once
-	geminiPath string
+	// launch prepares the agents' starts: command, environment, primer,
+	// hooks and MCP files (shared with nodes).
+	launch *launch.Launcher
 	// stopping is set (on the loop goroutine) once shutdown began: new
 	// deliveries stay in the outbox for the next run instead of being typed.
 	stopping bool
@@ -192,6 +191,7 @@ func New(opts Options) (*Engine, error) {
 	var cm []consult.Member
 	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store),
 		sinks: map[string]*sink{}, floods: map[string]*flood{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
+	e.launch = &launch.Launcher{Team: opts.Team, Socket: opts.Socket, MCP: opts.MCP, Warn: e.Warn, OnError: opts.OnError}
 	for _, a := range opts.Team.Agents {
 		cfg.Members = append(cfg.Members, lead.Member{Name: a.Name, Role: a.Role})
 		cm = append(cm, consult.Member{Name: a.Name, Role: a.Role})
@@ -275,10 +275,7 @@ func (e *Engine) Start(ctx context.Context) error {
 			}
 			continue
 		}
-		if a.Preset == "claude-code" {
-			e.installHooks(a.Dir)
-		}
-		e.writePrimerFile(a)
+		e.launch.Prepare(a)
 		s.started(agents.Start(e.spec(a, s), s))
 		if s.watches() {
 			go s.scanLoop()
@@ -329,22 +326,7 @@ func (e *Engine) Err() error {
 
 func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 	p := e.opts.Team.Resolved[a.Name]
-	env := map[string]string{"TEAMLEAD_AGENT": a.Name}
-	if e.opts.Socket != "" {
-		env["TEAMLEAD_SOCKET"] = e.opts.Socket
-	}
-	for k, v := range a.Env {
-		env[k] = v
-	}
-	for k, v := range e.mcpEnv(a, a.Env) {
-		env[k] = v
-	}
-	if _, set := env[clihook.GeminiEnv]; a.Preset == "gemini" && !set && os.Getenv(clihook.GeminiEnv) == "" {
-		if path := e.geminiHooks(); path != "" {
-			env[clihook.GeminiEnv] = path
-		}
-	}
-	command := append(append(append([]string(nil), a.Command...), e.primerArgs(a)...), e.mcpArgs(a)...)
+	env, command := e.launch.Env(a), e.launch.Command(a)
 	return agents.Spec{
 		Name: a.Name, Command: command, Dir: a.Dir, Env: env,
 		Cols: uint16(a.Cols), Rows: uint16(a.Rows),

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/configs"
 	"github.com/teamlead/teamlead/internal/approvals"
-	"github.com/teamlead/teamlead/internal/clihook"
 	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/permit"
@@ -351,38 +349,6 @@ func (e *Engine) hookStateOf(agent string) hookState {
 		return v.(hookState)
 	}
 	return hookState{}
-}
-
-// geminiHooks is the Gemini CLI hooks file, written beside the control
-// socket (the hooks reach the console through it) once; "" when there is
-// no socket or it cannot be written (the screen is read instead).
-func (e *Engine) geminiHooks() string {
-	e.geminiOnce.Do(func() {
-		if e.opts.Socket == "" {
-			return
-		}
-		self, err := os.Executable()
-		if err == nil {
-			e.geminiPath, err = clihook.WriteGemini(filepath.Dir(e.opts.Socket), self)
-		}
-		if err != nil && e.opts.OnError != nil {
-			e.opts.OnError(fmt.Errorf("Gemini CLI hooks: %w; gemini agents' states are read off their screens (a --state folder under your home fixes this)", err))
-		}
-	})
-	return e.geminiPath
-}
-
-// installHooks puts teamlead's hooks into a Claude Code agent's project
-// settings, so that its tool calls ask the console (the preferred door:
-// screens change between versions, hooks do not).
-func (e *Engine) installHooks(dir string) {
-	self, err := os.Executable()
-	if err == nil {
-		err = clihook.InstallClaude(dir, self)
-	}
-	if err != nil && e.opts.OnError != nil {
-		e.opts.OnError(fmt.Errorf("installing the Claude Code hooks in %s: %w (its permission dialogs are still read off its screen)", dir, err))
-	}
 }
 
 // isolate starts a program the policy runs (git, on a repository an agent

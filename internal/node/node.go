@@ -21,7 +21,7 @@ import (
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
-	"github.com/teamlead/teamlead/internal/primer"
+	"github.com/teamlead/teamlead/internal/launch"
 	"github.com/teamlead/teamlead/internal/vt"
 )
 
@@ -102,8 +102,14 @@ func Run(ctx context.Context, o Options) error {
 		defer door.Close()
 		socket = door.Path()
 	}
+	// Its agents get the doors they would have on the console's machine:
+	// their primer, hooks and teamlead's tools, through the node's socket.
+	launcher := &launch.Launcher{Team: o.Team, Socket: socket, Warn: o.Warn, OnError: func(err error) { o.Warn(err.Error()) }}
+	if o.State != "" {
+		launcher.MCP = filepath.Join(o.State, "mcp")
+	}
 	for _, a := range mine {
-		l, err := start(ctx, o, n, rep, a, socket)
+		l, err := start(ctx, o, n, rep, a, launcher)
 		if err != nil {
 			for _, r := range running {
 				r.a.Stop()
@@ -169,30 +175,10 @@ type local struct {
 
 // start starts agent a here: its primer, its process, its output pump,
 // its deliveries and the console's requests about it.
-func start(ctx context.Context, o Options, n *natsbus.Node, rep *reporter, a config.Agent, socket string) (*local, error) {
+func start(ctx context.Context, o Options, n *natsbus.Node, rep *reporter, a config.Agent, launcher *launch.Launcher) (*local, error) {
 	p := o.Team.Resolved[a.Name]
-	command := append([]string(nil), a.Command...)
-	if pr := p.Primer; pr != nil {
-		text, err := primer.Text(o.Team, a.Name)
-		switch {
-		case err != nil:
-			o.Warn(fmt.Sprintf("%s starts without its primer: %v", a.Name, err))
-		case len(pr.Flag) > 0:
-			args, err := primer.FlagArgs(text, pr.Flag)
-			if err != nil {
-				o.Warn(fmt.Sprintf("%s starts without its primer: %v", a.Name, err))
-			}
-			command = append(command, args...)
-		case pr.File != "":
-			path := pr.File
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(a.Dir, path)
-			}
-			if err := primer.WriteFile(a.Dir, path, text); err != nil {
-				o.Warn(fmt.Sprintf("%s starts without its primer: %v", a.Name, err))
-			}
-		}
-	}
+	launcher.Prepare(a)
+	command := launcher.Command(a)
 	cols, rows := a.Cols, a.Rows
 	if cols <= 0 {
 		cols = 120
@@ -210,18 +196,12 @@ func start(ctx context.Context, o Options, n *natsbus.Node, rep *reporter, a con
 		return l.a.Write(b)
 	})})
 	spec := agents.Spec{
-		Name: a.Name, Command: command, Dir: a.Dir, Env: map[string]string{"TEAMLEAD_AGENT": a.Name},
+		Name: a.Name, Command: command, Dir: a.Dir, Env: launcher.Env(a),
 		Cols: uint16(cols), Rows: uint16(rows), Restart: agents.RestartPolicy(a.Restart),
 		Preset: agents.Preset{Name: a.Preset, Submit: p.Submit, Newline: p.Newline, SubmitDelay: p.SubmitDelay,
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
 			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation: agents.Isolation(a.Isolation), Protect: o.Protect,
-	}
-	if socket != "" {
-		spec.Env["TEAMLEAD_SOCKET"] = socket
-	}
-	for k, v := range a.Env {
-		spec.Env[k] = v
 	}
 	go l.pump()
 	l.a = agents.Start(spec, l)
