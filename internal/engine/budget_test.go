@@ -77,3 +77,46 @@ func TestSpendCountedPerTask(t *testing.T) {
 		t.Fatalf("WithSpend: %+v %+v", ts[0].Tokens, ts[1].Tokens)
 	}
 }
+
+// A conversation resumed after a console restart is read from its start
+// again: what the last run recorded of it is not counted twice, in the
+// audit or in the task's total; what it adds is.
+func TestResumedConversationCountedOnce(t *testing.T) {
+	r := startEngine(t, "", testAgent{name: "qa", script: "sleep 600\n"},
+		testAgent{name: "dev", script: "printf '[ROUTE] to: qa type: status task: T-7 body: on it [/ROUTE]\\n'\nsleep 600\n"})
+	r.waitRecords("message", "dev's message on T-7", func(recs []store.Record) bool { return len(recs) > 0 })
+	transcript := filepath.Join(r.dir, "t.jsonl")
+	first := `{"type":"assistant","message":{"id":"m1","usage":{"input_tokens":900,"output_tokens":200}}}` + "\n"
+	if err := os.WriteFile(transcript, []byte(first), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.e.sinks["dev"].spend.read(transcript, transcriptClaude)
+	r.e.recordSpend()
+	r.waitRecords(wire.KindUsage, "the first run's usage", func(recs []store.Record) bool { return len(recs) == 1 })
+	team := r.e.opts.Team
+	r.stop()
+
+	// The next run resumes the conversation, which grows by one turn.
+	r = startLoaded(t, r.dir, team)
+	r.e.sinks["dev"].task.set("T-7")
+	second := first + `{"type":"assistant","message":{"id":"m2","usage":{"input_tokens":50,"output_tokens":5}}}` + "\n"
+	if err := os.WriteFile(transcript, []byte(second), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.e.sinks["dev"].spend.read(transcript, transcriptClaude)
+	if got := r.e.sinks["dev"].spend.total(); got != (usage.Tokens{Input: 50, Output: 5}) {
+		t.Errorf("this run's usage: %+v, want the new turn's only", got)
+	}
+	r.e.recordSpend()
+	recs := r.waitRecords(wire.KindUsage, "the second run's usage", func(recs []store.Record) bool { return len(recs) == 2 })
+	if recs[1].Fields["input"] != "50" || recs[1].Fields["output"] != "5" {
+		t.Errorf("the second run recorded %+v", recs[1].Fields)
+	}
+	spent, err := readmodel.StoredTaskSpend(r.e.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := spent["T-7"], (usage.Tokens{Input: 950, Output: 205}); got != want {
+		t.Errorf("T-7's total %+v, want %+v", got, want)
+	}
+}

@@ -250,8 +250,16 @@ func (e *Engine) Start(ctx context.Context) error {
 	// Every sink exists before the first process starts: a program's
 	// first output (a cursor position query, say) is answered on the
 	// emulator's goroutine while later agents are still being started.
+	seen, err := readmodel.StoredUsageSeen(e.store)
+	if err != nil {
+		return fmt.Errorf("reading the agents' usage: %w", err)
+	}
 	for _, a := range e.opts.Team.Agents {
-		e.sinks[a.Name] = newSink(e, a)
+		s := newSink(e, a)
+		// A conversation resumed is read from its start again: what the
+		// last run recorded of it is not this run's.
+		s.spend.priorPath, s.spend.prior = seen[a.Name].Path, seen[a.Name].Tokens
+		e.sinks[a.Name] = s
 	}
 	if err := e.loadSessions(); err != nil {
 		return fmt.Errorf("reading the agents' conversations: %w", err)

@@ -59,14 +59,18 @@ func (e *Engine) recordSpend() {
 		if c := cost(d, e.opts.Team.Price); c > 0 {
 			fields["cost_usd"] = strconv.FormatFloat(c, 'f', 4, 64)
 		}
-		var meta map[string]string
+		meta := map[string]string{}
 		if task != "" {
 			e.spent.mu.Lock()
 			sum := e.spent.byTask[task].Add(d)
 			e.spent.byTask[task] = sum
 			e.spent.mu.Unlock()
 			b, _ := json.Marshal(sum)
-			meta = map[string]string{readmodel.MetaTaskSpend + task: string(b)}
+			meta[readmodel.MetaTaskSpend+task] = string(b)
+		}
+		if path, all := s.spend.seen(); path != "" {
+			b, _ := json.Marshal(readmodel.UsageSeen{Path: path, Tokens: all})
+			meta[readmodel.MetaUsageSeen+name] = string(b)
 		}
 		e.record(store.Record{Kind: wire.KindUsage, Subject: "agent." + name + ".usage", Agent: name, From: "team-lead", Task: task, Fields: fields}, meta, nil)
 	}

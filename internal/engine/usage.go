@@ -31,6 +31,34 @@ type spend struct {
 	late *time.Timer  // the look after the last hook event (rereadAfter)
 	// recorded is how much of the total the audit already has (taskspend.go).
 	recorded usage.Tokens
+	// prior is what an earlier run of the console recorded of the
+	// conversation at priorPath (readmodel.StoredUsageSeen): a resumed
+	// conversation's file is read from its start again, and only what it
+	// adds is this run's.
+	priorPath string
+	prior     usage.Tokens
+}
+
+// conversation is what the conversation being read used, and what of it
+// an earlier run counted (sp.mu held).
+func (sp *spend) conversation() (all, counted usage.Tokens) {
+	all = sp.kept
+	if sp.tr != nil {
+		all = all.Add(sp.tr.Total())
+	}
+	if sp.path != "" && sp.path == sp.priorPath {
+		counted = sp.prior
+	}
+	return all, counted
+}
+
+// seen is the conversation being read and all it used so far, for the
+// store (the next run's prior).
+func (sp *spend) seen() (path string, all usage.Tokens) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	all, _ = sp.conversation()
+	return sp.path, all
 }
 
 // unrecorded returns what was used since the last call, and counts it as
@@ -129,10 +157,11 @@ func (sp *spend) set(key string, t usage.Tokens) {
 // next moves what the conversation being read spent into done, for
 // another one (sp.mu held).
 func (sp *spend) next(path string) {
-	if sp.tr != nil {
-		sp.done = sp.done.Add(sp.tr.Total())
+	all, counted := sp.conversation()
+	sp.done = sp.done.Add(all.Past(counted))
+	if sp.path != "" && sp.path == sp.priorPath {
+		sp.priorPath = "" // counted once: read again later, it is all this run's
 	}
-	sp.done = sp.done.Add(sp.kept)
 	sp.path, sp.tr, sp.kept = path, nil, usage.Tokens{}
 }
 
@@ -140,11 +169,8 @@ func (sp *spend) next(path string) {
 func (sp *spend) total() usage.Tokens {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	t := sp.done.Add(sp.kept)
-	if sp.tr != nil {
-		t = t.Add(sp.tr.Total())
-	}
-	return t
+	all, counted := sp.conversation()
+	return sp.done.Add(all.Past(counted))
 }
 
 // agentHome is the home folder agent's CLI runs with (its HOME, else the

@@ -36,3 +36,28 @@ func WithSpend(ts []tasks.Task, spent map[string]usage.Tokens) []tasks.Task {
 	}
 	return ts
 }
+
+// MetaUsageSeen is the store meta key prefix of what each agent's
+// conversation had used when the console last recorded its usage.
+const MetaUsageSeen = "us/"
+
+// UsageSeen is an agent's conversation (its file, or the key of the total
+// its CLI keeps) and all it had used when its usage was last recorded.
+type UsageSeen struct {
+	Path   string       `json:"path"`
+	Tokens usage.Tokens `json:"tokens"`
+}
+
+// StoredUsageSeen returns every agent's UsageSeen.
+func StoredUsageSeen(st *store.Store) (map[string]UsageSeen, error) {
+	out := map[string]UsageSeen{}
+	err := st.MetaPrefix(MetaUsageSeen, func(k, v string) error {
+		var u UsageSeen
+		if err := json.Unmarshal([]byte(v), &u); err != nil {
+			return fmt.Errorf("a stored usage mark is unreadable: %w", err)
+		}
+		out[k[len(MetaUsageSeen):]] = u
+		return nil
+	})
+	return out, err
+}

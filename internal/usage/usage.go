@@ -52,6 +52,15 @@ func (t Tokens) Sub(o Tokens) Tokens {
 		CacheWrite: t.CacheWrite - o.CacheWrite, CostUSD: t.CostUSD - o.CostUSD}
 }
 
+// Past returns t minus o with no field below zero: what a conversation
+// used beyond o, what an earlier run counted of it.
+func (t Tokens) Past(o Tokens) Tokens {
+	d := t.Sub(o)
+	d.Input, d.Output, d.CacheRead, d.CacheWrite = max(d.Input, 0), max(d.Output, 0), max(d.CacheRead, 0), max(d.CacheWrite, 0)
+	d.CostUSD = max(d.CostUSD, 0)
+	return d
+}
+
 // maxLine bounds one transcript line; a longer one (a huge tool result) is
 // skipped whole.
 const maxLine = 8 << 20
