@@ -13,10 +13,11 @@ import (
 )
 
 // What is not kept travels on plain NATS subjects: the console's requests
-// to a node about an agent (keys typed in focus mode, a resize, a stop or
-// a restart), the agents' screens, and the nodes' presence. A request
-// lost with a node is answered by an error; a screen lost is followed by
-// the next; a node whose presence stops is shown unreachable.
+// to a node about an agent (keys typed in focus mode, a resize, its turn),
+// and the nodes' presence. A request lost with a node is answered by an
+// error; a node whose presence stops is shown unreachable. (The agents'
+// screens need no subject: the console draws them from their output
+// events, with its own emulator.)
 
 // Request is the console's request about an agent of a node.
 type Request struct {
@@ -39,10 +40,6 @@ var ErrUnreachable = errors.New("its node is unreachable")
 
 func (l linkNames) controlSubject(agent string) string {
 	return "teamlead." + l.team + ".ctl." + token(agent)
-}
-
-func (l linkNames) screenSubject(agent string) string {
-	return "teamlead." + l.team + ".screen." + token(agent)
 }
 
 func (l linkNames) presenceSubject(node string) string {
@@ -90,65 +87,6 @@ func (n *Node) Serve(ctx context.Context, agent string, do func(Request) error) 
 	}()
 	return n.js.Conn().Flush() // the server has the subscription before the node says it runs
 }
-
-// Frame is an agent's screen as its node renders it.
-type Frame struct {
-	Agent      string    `json:"agent"`
-	Cols       int       `json:"cols"`
-	Rows       int       `json:"rows"`
-	Text       string    `json:"text"` // Render(0, cols, rows): lines with SGR colours
-	Scrollback int       `json:"scrollback"`
-	Time       time.Time `json:"time"`
-}
-
-// PublishScreen sends a frame of agent's screen (the node sends one at
-// most every FrameEvery while the screen changes).
-func (n *Node) PublishScreen(f Frame) error {
-	b, _ := json.Marshal(f)
-	return n.js.Conn().Publish(n.l.screenSubject(f.Agent), b)
-}
-
-// FrameEvery bounds the rate of an agent's screen frames.
-const FrameEvery = 100 * time.Millisecond
-
-// Screens keeps the newest frame of every remote agent.
-type Screens struct {
-	mu     sync.Mutex
-	frames map[string]Frame
-	sub    *nats.Subscription
-}
-
-// Screens follows the agents' screens until Close.
-func (c *Console) Screens() (*Screens, error) {
-	s := &Screens{frames: map[string]Frame{}}
-	sub, err := c.js.Conn().Subscribe("teamlead."+c.l.team+".screen.>", func(m *nats.Msg) {
-		var f Frame
-		if json.Unmarshal(m.Data, &f) != nil {
-			return
-		}
-		s.mu.Lock()
-		if old, ok := s.frames[f.Agent]; !ok || !f.Time.Before(old.Time) {
-			s.frames[f.Agent] = f
-		}
-		s.mu.Unlock()
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.sub = sub
-	return s, c.js.Conn().Flush()
-}
-
-// Frame is the newest frame of agent's screen.
-func (s *Screens) Frame(agent string) (Frame, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, ok := s.frames[agent]
-	return f, ok
-}
-
-// Close stops following.
-func (s *Screens) Close() { _ = s.sub.Unsubscribe() }
 
 // Presence is a node's word that it runs, and which agents.
 type Presence struct {
