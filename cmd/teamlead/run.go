@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/trust"
+	"github.com/teamlead/teamlead/internal/worktree"
 )
 
 type runFlags struct {
@@ -74,6 +76,10 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	// A new worktree's submodules are checked out as an agent's process
+	// would be: their git dirs are any agent's to plant (red team 11a,
+	// finding 3).
+	worktree.Contain = func(cmd *exec.Cmd) { agents.Isolate(cmd, protected(g, team)...) }
 	sharedGit, err := placeAgents(team)
 	if err != nil {
 		return err

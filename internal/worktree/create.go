@@ -100,7 +100,7 @@ func initSubmodules(path string) error {
 		name := strings.TrimSuffix(strings.TrimPrefix(key, "submodule."), ".path")
 		// Default protocol settings: local submodules (file://) must work.
 		// --checkout ignores a configured "update = !command".
-		if _, err := git(path, "submodule", "update", "--init", "--recursive", "--checkout", "--", sub); err != nil {
+		if _, err := (runner{dir: path, contain: true}).run("submodule", "update", "--init", "--recursive", "--checkout", "--", sub); err != nil {
 			var ge *GitError
 			msg := err.Error()
 			if errors.As(err, &ge) {

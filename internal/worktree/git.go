@@ -21,6 +21,13 @@ var safety = []string{
 	"-c", "diff.external=",
 	"-c", "core.attributesFile=/dev/null",
 	"-c", "protocol.ext.allow=never",
+	// No signing or verifying program: gpg.program comes from a config an
+	// agent may have shaped (red team 11a, finding 2 had teamlead merge
+	// sign with the agent's).
+	"-c", "commit.gpgSign=false",
+	"-c", "tag.gpgSign=false",
+	"-c", "merge.verifySignatures=false",
+	"-c", "log.showSignature=false",
 }
 
 // diffSafety goes on every diff: the repository's external diff and
@@ -42,12 +49,56 @@ var droppedEnv = map[string]bool{
 
 // runner runs git -C dir with the safety options, plus pre before the
 // subcommand, config given to it (and to the git processes it starts)
-// through the environment, and env added to that.
+// through the environment, and env added to that. contain runs it as an
+// agent's process (Contain): what it runs was shaped by an agent.
 type runner struct {
-	dir    string
-	pre    []string
-	config [][2]string
-	env    []string
+	dir     string
+	pre     []string
+	config  [][2]string
+	env     []string
+	contain bool
+}
+
+// Contain, when set, makes a git command start as an agent's process
+// would: in a sandbox (agents.Isolate, with teamlead's files protected).
+// The console sets it. Git that reads a configuration only an agent
+// wrote — a new worktree's submodules, whose git dirs any agent sharing
+// the repository's .git can plant — runs so (red team 11a, finding 3:
+// a planted submodule's smudge filter ran in the console's namespace).
+var Contain func(*exec.Cmd)
+
+// ErrForeignCommonDir: a repository's own git dir holds a commondir file.
+var ErrForeignCommonDir = errors.New("a repository's git folder names another common folder")
+
+// ownGitDir names the git dir of the repository dir is in explicitly
+// (GIT_DIR, GIT_COMMON_DIR, GIT_WORK_TREE) when it is a folder .git at
+// the checkout's top: git would otherwise follow a commondir file in it
+// to another folder's config, which an agent can write (red team 11a,
+// findings 1 and 2: the human's git status and teamlead merge ran its
+// fsmonitor and gpg.program). Such a file there is refused: a
+// repository's own git folder has none, only a linked worktree's does.
+// nil where dir is in no checkout with a .git folder (a linked worktree,
+// whose git dir the callers name: reader).
+func ownGitDir(dir string) ([]string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		gitDir := filepath.Join(d, ".git")
+		if fi, err := os.Lstat(gitDir); err == nil {
+			if !fi.IsDir() {
+				return nil, nil
+			}
+			if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
+				return nil, fmt.Errorf("%w: %s/commondir exists; a repository's own git folder has none (only a linked worktree's does), and git would take its configuration, hooks and attributes from where it points, which an agent may have written to have your git run its programs: look at where it points, then remove it (rm %s/commondir)", ErrForeignCommonDir, gitDir, gitDir)
+			}
+			return []string{"GIT_DIR=" + gitDir, "GIT_COMMON_DIR=" + gitDir, "GIT_WORK_TREE=" + d}, nil
+		}
+		if d == filepath.Dir(d) {
+			return nil, nil
+		}
+	}
 }
 
 // git runs one git command in dir and returns its stdout.
@@ -64,6 +115,16 @@ func (r runner) runOK(ok []int, args ...string) ([]byte, error) {
 	full = append(append(full, r.pre...), args...)
 	cmd := exec.Command(GitPath(), full...)
 	cmd.Env = append(append(gitEnv(), configEnv(append(userConfig(), r.config...))...), r.env...)
+	if len(r.pre) == 0 && len(r.env) == 0 {
+		own, err := ownGitDir(r.dir)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Env = append(cmd.Env, own...)
+	}
+	if r.contain && Contain != nil {
+		Contain(cmd)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -94,6 +155,8 @@ func gitEnv() []string {
 	// user's own config (~/.gitconfig, ~/.config/git/config) is not read
 	// as such (userConfig), and ssh is the system's.
 	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_GLOBAL=/dev/null",
+		// Nor the system's, which an agent running as root can write.
+		"GIT_CONFIG_NOSYSTEM=1",
 		// An agent can git replace the commit the human was shown.
 		"GIT_NO_REPLACE_OBJECTS=1")
 	if ssh := systemProgram("ssh"); ssh != "" {

@@ -31,6 +31,9 @@ type Merged struct {
 // "" merges the branch as it stands.
 func Merge(t Tree, at string) (Merged, error) {
 	into, err := git(t.Repo, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if errors.Is(err, ErrForeignCommonDir) {
+		return Merged{}, err
+	}
 	if err != nil {
 		return Merged{}, fmt.Errorf("%w: %s is on no branch; check out the branch to merge into (git switch <branch>), then merge again", ErrDetachedHead, t.Repo)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -308,5 +309,83 @@ func TestConfined(t *testing.T) {
 	last := got[len(got)-1]
 	if last != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-2] != (Bind{Path: filepath.Join(common, "refs", "heads")}) {
 		t.Errorf("a nested worktree on a branch without a folder: %v", got)
+	}
+}
+
+// A commondir file in the repository's own .git (an agent's: git would
+// take the config, hooks and attributes of the folder it names) stops
+// teamlead's git in that checkout, and nothing that config names runs:
+// not its fsmonitor on a status, not its gpg.program on a merge (red team
+// 11a, findings 1 and 2).
+func TestCommondirInTheRepositoryIsRefused(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	write(t, filepath.Join(tr.Path, "notes.md"), "notes\n")
+	commit(t, tr.Path, "notes")
+	ran := filepath.Join(t.TempDir(), "ran")
+	evil := filepath.Join(t.TempDir(), "evil")
+	script := filepath.Join(t.TempDir(), "evil.sh")
+	write(t, script, "#!/bin/sh\necho \"$0 $*\" >> "+ran+"\nexit 1\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	common := filepath.Join(repo, ".git")
+	for _, d := range []string{"objects", "refs", "logs", "worktrees", "HEAD"} {
+		if err := os.MkdirAll(evil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(common, d), filepath.Join(evil, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(evil, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = "+script+
+		"\n[commit]\n\tgpgSign = true\n[gpg]\n\tprogram = "+script+"\n")
+	write(t, filepath.Join(common, "commondir"), evil+"\n")
+
+	if _, err := Merge(tr, ""); !errors.Is(err, ErrForeignCommonDir) {
+		t.Errorf("merge with a commondir in the repository's .git: %v", err)
+	}
+	if _, err := Status(tr); err != nil && !errors.Is(err, ErrForeignCommonDir) {
+		t.Errorf("status: %v", err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatalf("the commondir's config ran a program: %s", read(t, ran))
+	}
+	// Removed, the merge goes through, unsigned whatever the config says.
+	if err := os.Remove(filepath.Join(common, "commondir")); err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, "config", "commit.gpgSign", "true")
+	run(t, repo, "config", "gpg.program", script)
+	if _, err := Merge(tr, ""); err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatalf("the merge ran gpg.program: %s", read(t, ran))
+	}
+}
+
+// A new worktree's submodules are checked out through Contain (the console
+// runs them as an agent's process would).
+func TestSubmoduleUpdateIsContained(t *testing.T) {
+	repo := newRepo(t)
+	lib := filepath.Join(filepath.Dir(repo), "lib")
+	run(t, filepath.Dir(lib), "init", "-q", "-b", "main", lib)
+	write(t, filepath.Join(lib, "lib.txt"), "library\n")
+	commit(t, lib, "lib")
+	run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib")
+	commit(t, repo, "add submodule")
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, global, "[protocol \"file\"]\n\tallow = always\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	var contained []string
+	Contain = func(cmd *exec.Cmd) { contained = append(contained, strings.Join(cmd.Args[1:], " ")) }
+	defer func() { Contain = nil }()
+	tr := ensure(t, Spec{Repo: repo, Agent: "bob"})
+	if read(t, filepath.Join(tr.Path, "vendor", "lib", "lib.txt")) != "library\n" {
+		t.Fatal("submodule not checked out")
+	}
+	if len(contained) != 1 || !strings.Contains(contained[0], "submodule update --init") {
+		t.Errorf("contained: %q", contained)
 	}
 }
