@@ -613,7 +613,11 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 	grepLike := searchTool(tool) == "grep" || tool == "git grep"
 	var pats []string
 	judge := !dynOpt
-	fold, fixed, ere := false, false, !grepLike
+	// git grep takes its dialect from grep.patternType and
+	// grep.extendedRegexp as well, in any configuration file git reads:
+	// its patterns are judged by ERE's (and PCRE's) special characters,
+	// which hold BRE's (red team 11b, finding 6).
+	fold, fixed, ere := false, false, !grepLike || tool == "git grep"
 	smart := tool == "ag"
 	explicit := false
 	for _, o := range opts {

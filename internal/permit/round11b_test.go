@@ -1,0 +1,51 @@
+package permit
+
+import (
+	"strings"
+	"testing"
+)
+
+// words makes plain words of a command line split on spaces.
+func words(line string) []Word {
+	var out []Word
+	for _, f := range strings.Fields(line) {
+		out = append(out, pathWord(f))
+	}
+	return out
+}
+
+// TestOptionalValueOptions: an option with an optional value (pytest
+// --debug) takes the next word only when it is not an option; a switch
+// (flake8 --tee) takes none (red team 11b, findings 1 and 12).
+func TestOptionalValueOptions(t *testing.T) {
+	tests := []struct {
+		name, line, want string
+	}{
+		{"pytest", "--debug --junitxml=.git/config", ".git/config"},
+		{"pytest", "--debug --log-file .git/hooks/pre-commit", ".git/hooks/pre-commit"},
+		{"pytest", "--debug out.log -q", "out.log"},
+		{"pytest", "--debug=out.log", "out.log"},
+		{"pytest", "--debug -q", ""},
+		{"flake8", "--tee --output-file=.git/config a.py", ".git/config"},
+		{"flake8", "--tee a.py", ""},
+		{"python", "-m flake8 --tee --output-file .git/config", ".git/config"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, w := range outputFiles(tt.name, words(tt.line)) {
+			got = append(got, w.Value)
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("outputFiles(%s %s) = %q, want %q", tt.name, tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestArgFiles: mypy and pytest read options from @FILE (finding 9).
+func TestArgFiles(t *testing.T) {
+	for line, want := range map[string]bool{"@args a.py": true, "a.py @a": true, "a.py": false, "@": false, "-k x@y": false} {
+		if got := len(argFileHits("mypy", strings.Fields(line))) > 0; got != want {
+			t.Errorf("argFileHits(mypy %s) = %v, want %v", line, got, want)
+		}
+	}
+}
