@@ -49,3 +49,30 @@ func TestArgFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestGoImplicitOutputs: go build and go test -c without -o write the
+// binary named after the package into the folder they run in (finding 2).
+func TestGoImplicitOutputs(t *testing.T) {
+	env := Env{Workdir: "/w", Cwd: "/w/.git/hooks"}
+	cwds := newCwdSet(env, nil)
+	tests := []struct{ line, want string }{
+		{"build example.com/proj/pre-commit", "/w/.git/hooks/pre-commit"},
+		{"build -v example.com/x/tool/v2", "/w/.git/hooks/v2 /w/.git/hooks/tool"},
+		{"build ../../cmd/pre-commit", "/w/.git/hooks/pre-commit"},
+		{"build ../../a.go ../../b.go", "/w/.git/hooks/a /w/.git/hooks/b"},
+		{"test -c example.com/proj", "/w/.git/hooks/proj.test"},
+		{"test example.com/proj", ""},
+		{"build -o bin/x ./cmd/x", ""},
+		{"build --o=bin/x ./cmd/x", ""},
+		{"vet ./...", ""},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, w := range goImplicitOutputs(words(tt.line), cwds, env) {
+			got = append(got, w.Value)
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("go %s writes %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}
