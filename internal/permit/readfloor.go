@@ -333,6 +333,68 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 	return "", false
 }
 
+// ignoreFiles are the files of ignore rules rg and ag read in every folder
+// they search; a !negation in one whitelists a hidden file, which they then
+// search without --hidden (red team 11b, finding 5: "!.env" in .ignore).
+var ignoreFiles = []string{".ignore", ".rgignore", ".gitignore", ".agignore"}
+
+// ignoreWhitelists returns the folders under dir (a search without
+// --hidden enters them) whose ignore files hold a !negation, or dir itself
+// when one of the folders above it up to the working directory does or
+// there are too many folders to look through.
+func ignoreWhitelists(env Env, dir string) []string {
+	if env.FS == nil {
+		return nil
+	}
+	negates := func(d string) bool {
+		for _, f := range ignoreFiles {
+			body, err := env.FS.ReadFile(path.Join(d, f))
+			if err != nil {
+				continue
+			}
+			for _, l := range strings.Split(string(body), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "!") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for d := path.Dir(dir); env.strictlyInside(d) || d == env.Workdir; d = path.Dir(d) {
+		if negates(d) {
+			return []string{dir}
+		}
+		if d == env.Workdir {
+			break
+		}
+	}
+	const maxDirs = 20000
+	var out []string
+	queue := []string{dir}
+	for seen := 0; len(queue) > 0; {
+		d := queue[0]
+		queue = queue[1:]
+		if negates(d) {
+			out = append(out, d)
+			continue // its whole tree is searched with hidden files
+		}
+		ents, err := env.FS.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || dependencyDirs[e.Name()] {
+				continue
+			}
+			if seen++; seen > maxDirs {
+				return []string{dir}
+			}
+			queue = append(queue, path.Join(d, e.Name()))
+		}
+	}
+	return out
+}
+
 // dependencyDirs are folders of downloaded packages a tree walk skips: they
 // are large, and a credential copied into one is caught when it is copied.
 var dependencyDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
@@ -368,6 +430,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	ops, opts := operands(v.args)
 	var roots []Word
 	hidden := true
+	var whitelisted []string     // folders whose ignore files whitelist hidden files
 	var prints func(string) bool // nil: every file it reaches is printed
 	switch {
 	case v.extraArgs && readers[v.name]:
@@ -394,6 +457,18 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			}
 		}
 		prints, roots = searchArgs(env, v.args, v.name)
+		if !hidden && !hasLong(opts, "--no-ignore", "--no-ignore-dot", "--no-ignore-files") {
+			if len(roots) == 0 {
+				roots = []Word{{Raw: ".", Value: "."}}
+			}
+			for _, r := range roots {
+				if abs, ok := pt.cwds.resolve(r); ok {
+					for _, a := range abs {
+						whitelisted = append(whitelisted, ignoreWhitelists(env, a)...)
+					}
+				}
+			}
+		}
 	case "git":
 		g := parseGit(v.args)
 		_, gopts := operands(g.args)
@@ -472,23 +547,34 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	if len(roots) == 0 || strings.HasPrefix(v.name, "xargs ") {
 		roots = []Word{{Raw: ".", Value: "."}}
 	}
+	type root struct {
+		dir    string
+		hidden bool
+	}
+	var dirs []root
 	for _, r := range roots {
 		abs, ok := pt.cwds.resolve(r)
 		if !ok {
 			continue
 		}
 		for _, a := range abs {
-			keep := func(string) bool { return true }
-			if prints != nil {
-				keep = prints
+			dirs = append(dirs, root{a, hidden})
+		}
+	}
+	for _, w := range whitelisted {
+		dirs = append(dirs, root{w, true})
+	}
+	keep := func(string) bool { return true }
+	if prints != nil {
+		keep = prints
+	}
+	for _, r := range dirs {
+		if p, found := treeCredentialsWhere(env, r.dir, r.hidden, keep); found {
+			id := FloorCredentialRead
+			if b.hasNetwork {
+				id = FloorCredentialExfil
 			}
-			if p, found := treeCredentialsWhere(env, a, hidden, keep); found {
-				id := FloorCredentialRead
-				if b.hasNetwork {
-					id = FloorCredentialExfil
-				}
-				return []hit{{id: id, detail: v.name + " reads every file under " + a + ", " + p + " among them"}}
-			}
+			return []hit{{id: id, detail: v.name + " reads every file under " + r.dir + ", " + p + " among them"}}
 		}
 	}
 	return nil

@@ -76,3 +76,19 @@ func TestGoImplicitOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreWhitelists: the folders whose ignore files whitelist hidden
+// files for rg (finding 5).
+func TestIgnoreWhitelists(t *testing.T) {
+	env, _ := corpusFixture(t)
+	wd := env.Workdir
+	if got := ignoreWhitelists(env, wd+"/rgw"); len(got) != 1 || got[0] != wd+"/rgw" {
+		t.Errorf("rgw: %q", got)
+	}
+	if got := ignoreWhitelists(env, wd+"/rgw/src"); len(got) != 1 || got[0] != wd+"/rgw/src" {
+		t.Errorf("rgw/src (an ignore file above): %q", got)
+	}
+	if got := ignoreWhitelists(env, wd+"/src"); len(got) != 0 {
+		t.Errorf("src: %q", got)
+	}
+}
