@@ -92,3 +92,21 @@ func TestIgnoreWhitelists(t *testing.T) {
 		t.Errorf("src: %q", got)
 	}
 }
+
+// TestTscArgs: tsc's option names in any letter case (finding 3).
+func TestTscArgs(t *testing.T) {
+	args, ok := tscArgs(view{name: "npx", args: words("--yes tsc --OutDir=.claude --TSBUILDINFOFILE x src/A.ts")})
+	if !ok {
+		t.Fatal("npx tsc is not seen as tsc")
+	}
+	var got []string
+	for _, a := range args {
+		got = append(got, a.Value)
+	}
+	if want := "--outdir=.claude --tsbuildinfofile x src/A.ts"; strings.Join(got, " ") != want {
+		t.Errorf("tscArgs = %q, want %q", got, want)
+	}
+	if _, ok := tscArgs(view{name: "npx", args: words("eslint --outDir x")}); ok {
+		t.Error("npx eslint taken for tsc")
+	}
+}
