@@ -1,6 +1,8 @@
 package permit
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -108,5 +110,35 @@ func TestTscArgs(t *testing.T) {
 	}
 	if _, ok := tscArgs(view{name: "npx", args: words("eslint --outDir x")}); ok {
 		t.Error("npx eslint taken for tsc")
+	}
+}
+
+// TestGlobalGitConfigCredentials: a token in the user's ~/.gitconfig (an
+// insteadOf rewrite, an extraheader) is printed by git config --get and
+// git remote -v (finding 7). The corpus's home holds no .gitconfig, so
+// git remote -v stays allowed there.
+func TestGlobalGitConfigCredentials(t *testing.T) {
+	env, _ := corpusFixture(t)
+	env.Cwd = env.Workdir
+	cfg := "[url \"https://x-access-token:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/\"]\n\tinsteadOf = https://github.com/\n" +
+		"[http]\n\textraheader = AUTHORIZATION: bearer ghp_ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210\n"
+	p := mustParse(t, permissive)
+	for _, file := range []string{"/.gitconfig", "/.config/git/config"} {
+		if err := os.MkdirAll(filepath.Dir(env.Home+file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(env.Home+file, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []string{"Bash(git config --get http.extraheader)", "Bash(git remote -v)", "Bash(git config --get --get-all http.extraheader)",
+			"Bash(git config --get-regexp url)", "Bash(git remote get-url origin)"} {
+			if d := p.Check(a, "dev", env); d.Decide == Allow {
+				t.Errorf("%s with %s: allowed", a, file)
+			}
+		}
+		if d := p.Check("Bash(git config --get user.name)", "dev", env); d.Decide != Allow {
+			t.Errorf("git config --get user.name with %s: %s %s", file, d.Decide, d.Why)
+		}
+		os.Remove(env.Home + file)
 	}
 }
