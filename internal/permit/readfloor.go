@@ -333,6 +333,48 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 	return "", false
 }
 
+// prettierPrints returns the operands of a prettier run that prints the
+// files it formats (no --check, --list-different or --write): every
+// file its patterns and folders reach, dot files and git-ignored ones
+// included, which it prints unchanged.
+func prettierPrints(v view) ([]Word, bool) {
+	strs := make([]string, len(v.args))
+	for i, a := range v.args {
+		strs[i] = a.Value
+	}
+	tool, rest := jsTool(v.name, strs)
+	if tool != "prettier" || v.name != "prettier" && !jsRunners[v.name] {
+		return nil, false
+	}
+	args := v.args[len(v.args)-len(rest):]
+	var ops []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i].Value
+		switch {
+		case a == "-c" || a == "--check" || a == "-l" || a == "--list-different" || a == "-w" || a == "--write" ||
+			a == "--find-config-path" || a == "--file-info" || a == "--support-info" || a == "--help" || a == "-h" || a == "--version" || a == "-v":
+			return nil, false
+		case strings.HasPrefix(a, "-"):
+			if prettierValueOpts[a] {
+				i++
+			}
+		default:
+			w := args[i]
+			if j := strings.IndexAny(w.Value, "*?[{!"); j >= 0 { // a glob prettier expands itself, with dot files
+				w = pathWord(path.Dir(w.Value[:j] + "x"))
+			}
+			ops = append(ops, w)
+		}
+	}
+	return ops, len(ops) > 0
+}
+
+// prettierValueOpts are prettier's options that take the next word.
+var prettierValueOpts = setOf("--parser", "--plugin", "--config", "--ignore-path", "--cache-location", "--cache-strategy",
+	"--log-level", "--stdin-filepath", "--print-width", "--tab-width", "--trailing-comma", "--arrow-parens",
+	"--end-of-line", "--prose-wrap", "--quote-props", "--html-whitespace-sensitivity", "--embedded-language-formatting",
+	"--object-wrap", "--experimental-operator-position", "--config-precedence", "--cursor-offset", "--range-start", "--range-end")
+
 // ignoreFiles are the files of ignore rules rg and ag read in every folder
 // they search; a !negation in one whitelists a hidden file, which they then
 // search without --hidden (red team 11b, finding 5: "!.env" in .ignore).
@@ -436,7 +478,14 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	case v.extraArgs && readers[v.name]:
 		v.name = "xargs " + v.name // files known only when it runs
 	}
+	if r, ok := prettierPrints(v); ok {
+		// prettier prints the files its patterns reach, dot files and
+		// git-ignored ones as they are (red team 11b, finding 4)
+		v.name, ops, opts = "prettier", r, nil
+	}
 	switch v.name {
+	case "prettier":
+		roots = ops
 	case "grep", "egrep", "fgrep", "rgrep", "xargs grep", "xargs egrep":
 		rec := v.name == "rgrep" || v.name == "xargs grep" || v.name == "xargs egrep" || grepRecursive(v.args)
 		if !rec {
