@@ -62,6 +62,12 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	for _, w := range v.writes {
 		hs = append(hs, writeHits(w, cwds, env, v.name)...)
 	}
+	hs = append(hs, tscHits(v, cwds, env)...)
+	if v.name == "go" {
+		for _, w := range goImplicitOutputs(v.args, cwds, env) {
+			hs = append(hs, writeHits(w, cwds, env, "go build (its binary, named after the package)")...)
+		}
+	}
 	switch {
 	case (v.script == scriptStdin || v.script == scriptDynamic) && b.hasFetcher:
 		hs = append(hs, hit{id: FloorPipeToShell, detail: v.name + " runs code next to a download"})

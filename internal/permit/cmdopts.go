@@ -121,7 +121,12 @@ func pathWord(s string) Word {
 
 // outputOpts are options whose value is a file or directory the program
 // writes: downloads, builds, reports, profiles, caches. A tool writing
-// its report into .git/hooks/pre-commit is a hook.
+// its report into .git/hooks/pre-commit is a hook. An option written with
+// a trailing ? takes an optional value (argparse's nargs='?'): --opt=V,
+// or the next word when that does not start with '-' (pytest --debug
+// --junitxml=F gives --debug no value; red team 11b, finding 12). A
+// switch (flake8 --tee) has no place here: it would swallow the option
+// after it (finding 1).
 var outputOpts = map[string][]string{
 	"curl": {"-o", "--output"}, "wget": {"-O", "--output-document", "-P", "--directory-prefix"},
 	"sort": {"-o", "--output"}, "gcc": {"-o"}, "g++": {"-o"}, "cc": {"-o"}, "clang": {"-o"},
@@ -135,13 +140,13 @@ var outputOpts = map[string][]string{
 	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},
 	"cargo":         {"--target-dir", "--artifact-dir", "--out-dir", "--logfile", "--lockfile-path"},
 	"pytest": {"--junitxml", "--junit-xml", "--log-file", "--resultlog", "--result-log", "--html",
-		"--debug", "--basetemp"},
+		"--debug?", "--basetemp"},
 	"mypy": {"--junit-xml", "--cache-dir", "--html-report", "--txt-report", "--xml-report", "--linecount-report",
 		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",
 		"--memory-xml-report", "--xslt-html-report", "--xslt-txt-report"},
-	"ruff": {"-o", "--output-file", "--cache-dir"}, "flake8": {"--output-file", "--tee"},
+	"ruff": {"-o", "--output-file", "--cache-dir"}, "flake8": {"--output-file"},
 	"eslint": {"-o", "--output-file", "--cache-location", "--suppressions-location"}, "jest": {"--outputFile", "--coverageDirectory", "--cacheDirectory"},
-	"vitest": {"--outputFile"},
+	"vitest": {"--outputFile"}, "prettier": {"--cache-location"},
 	"tsc": {"--outFile", "--outDir", "--out", "--declarationDir", "--tsBuildInfoFile", "--generateCpuProfile",
 		"--generateTrace"},
 	"tree": {"-o"}, "find": {"-fprint", "-fprint0", "-fprintf", "-fls"},
@@ -151,10 +156,8 @@ var outputOpts = map[string][]string{
 // (and uniq's second operand); name is the command a wrapper runs.
 func outputFiles(name string, args []Word) []Word {
 	switch {
-	case name == "python" && isPyModule(args, "pytest"):
-		name = "pytest"
-	case name == "python" && isPyModule(args, "mypy"):
-		name = "mypy"
+	case name == "python" && pyTool(args) != "":
+		name = pyTool(args)
 	case name == "py.test":
 		name = "pytest"
 	case name == "npx" || name == "pnpx" || name == "bunx":
@@ -209,6 +212,16 @@ func outputFiles(name string, args []Word) []Word {
 	return append(out, fixerWrites(name, args)...)
 }
 
+// pyTool returns the tool python -m runs, when its options are known.
+func pyTool(args []Word) string {
+	for _, m := range []string{"pytest", "mypy", "flake8", "ruff", "black"} {
+		if isPyModule(args, m) {
+			return m
+		}
+	}
+	return ""
+}
+
 // goFlagTools parse their options with Go's flag package.
 var goFlagTools = setOf("go", "gofmt", "staticcheck", "goimports")
 
@@ -246,6 +259,15 @@ func optionFiles(args []Word, opts []string) []Word {
 func optionValue(args []Word, i int, opts []string) (Word, int, bool) {
 	v := args[i].Value
 	for _, o := range opts {
+		if opt, ok := strings.CutSuffix(o, "?"); ok {
+			switch {
+			case v == opt && i+1 < len(args) && !strings.HasPrefix(args[i+1].Value, "-"):
+				return args[i+1], 1, true
+			case strings.HasPrefix(v, opt+"="):
+				return pathWord(strings.TrimPrefix(v, opt+"=")), 0, true
+			}
+			continue
+		}
 		switch {
 		case v == o && i+1 < len(args):
 			return args[i+1], 1, true

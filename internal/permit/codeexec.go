@@ -205,6 +205,12 @@ var jsToolCodeOpts = map[string][]string{
 	"yarn":   {"--shell", "--onload-script"},
 }
 
+// eslintFormatters are eslint's built-in formatters (8 and 9); any other
+// -f/--format value is a module eslint loads and runs: a path, or a
+// package eslint-formatter-NAME (red team 11b, finding 10).
+var eslintFormatters = setOf("stylish", "json", "json-with-metadata", "html", "checkstyle", "compact",
+	"jslint-xml", "junit", "tap", "unix", "visualstudio")
+
 // jsTool returns the tool a JavaScript command line runs (npx jest is
 // jest; pnpm exec jest and yarn jest too) and its arguments.
 func jsTool(name string, args []string) (string, []string) {
@@ -248,7 +254,11 @@ var safeGitConfig = []string{"user.", "color.", "advice.", "log.", "format.prett
 	"init.defaultbranch", "commit.gpgsign", "tag.gpgsign", "diff.noprefix", "diff.renames", "diff.algorithm",
 	"merge.conflictstyle", "column.", "status.", "pull.rebase", "pull.ff", "push.default", "core.autocrlf",
 	"core.safecrlf", "core.abbrev", "gc.auto", "maintenance.auto", "fetch.prune", "rebase.autosquash",
-	"safe.bareRepository", "protocol.version", "http.version", "credential.interactive", "blame.", "grep."}
+	"safe.bareRepository", "protocol.version", "http.version", "credential.interactive", "blame.",
+	// not grep.patternType or grep.extendedRegexp, which change the
+	// dialect a pattern is judged in (red team 11b, finding 6), nor
+	// grep.fallbackToNoIndex, which searches every file outside a repository
+	"grep.lineNumber", "grep.column", "grep.fullName", "grep.threads"}
 
 func safeGitKey(k string) bool {
 	k = strings.ToLower(k)
@@ -362,6 +372,13 @@ func execHits(c Command, v view) []hit {
 			if o, ok := optIn(targs, i, jsToolCodeOpts[tool]); ok {
 				add(tool + " " + o + " loads a module, or downloads and runs packages")
 			}
+			if tool == "eslint" {
+				for _, o := range []string{"-f", "--format"} {
+					if val, ok := optArg(targs, i, o); ok && !eslintFormatters[val] {
+						add("eslint " + o + " " + val + " loads a formatter module, which runs (only the built-in formatters are known)")
+					}
+				}
+			}
 			if (tool == "npm" || tool == "pnpm" || tool == "yarn") && strings.HasPrefix(a, "--config.") {
 				add(tool + " " + a + " sets a configuration key (node-options, script-shell …) for the scripts it runs")
 			}
@@ -374,6 +391,7 @@ func execHits(c Command, v view) []hit {
 			}
 		}
 	case v.name == "pytest" || v.name == "py.test" || isPyModule(v.args, "pytest"):
+		hs = append(hs, argFileHits("pytest", args)...)
 		for i, a := range args {
 			if o, ok := optIn(args, i, pytestCodeOpts); ok {
 				add("pytest " + o + " loads configuration or a class that runs code")
@@ -406,6 +424,7 @@ func execHits(c Command, v view) []hit {
 			}
 		}
 	case v.name == "mypy" || isPyModule(v.args, "mypy"):
+		hs = append(hs, argFileHits("mypy", args)...)
 		for i := range args {
 			if o, ok := optIn(args, i, []string{"--python-executable", "--install-types", "--config-file"}); ok {
 				add("mypy " + o + " runs another program, installs packages or loads a configuration (whose plugins are code)")
@@ -475,6 +494,19 @@ func gitConfigWrite(g gitInfo) []hit {
 		key = ops[0]
 	}
 	return []hit{{id: FloorProtectedFile, detail: "git config " + key + " writes git's configuration, which decides what git runs (core.fsmonitor, core.hooksPath, alias.x=!cmd...)"}}
+}
+
+// argFileHits: mypy and pytest (8.2 and later) read more arguments from
+// FILE for every argument @FILE (argparse's fromfile_prefix_chars), before
+// any --: options the command line does not show, --python-executable or
+// --junitxml=.git/config among them (red team 11b, finding 9).
+func argFileHits(tool string, args []string) []hit {
+	for _, a := range args {
+		if strings.HasPrefix(a, "@") && len(a) > 1 {
+			return []hit{{id: FloorCodeExec, detail: tool + " " + a + " reads more options from a file, which can name a program to run or a file to write"}}
+		}
+	}
+	return nil
 }
 
 // isPyModule reports python -m MOD.

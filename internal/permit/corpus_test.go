@@ -129,7 +129,16 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		home + "/.local/share/fish/fish_history": "- cmd: export GITHUB_TOKEN=x\n",
 		wd + "/.git/refs/remotes/origin/evil":    "3ebcf04b5c3bd6cfd0e4d5b1a2f3e4d5c6b7a8f9\n",
 		wd + "/.git/refs/heads/linked":           "ref: refs/remotes/origin/evil\n",
-		home + "/.ssh/id_rsa":                    "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		// Red team 11b: ignore files that whitelist .env for rg, a cgo
+		// preamble that includes a secret file, TypeScript projects.
+		wd + "/rgw/.ignore": "!.env\n", wd + "/rgw/.env": "API_KEY=sk-test-123\n", wd + "/rgw/src/a.txt": "x\n",
+		wd + "/rgr/.rgignore": "!.env\n", wd + "/rgr/.env": "API_KEY=sk-test-123\n",
+		wd + "/rgg/.gitignore": "*.log\n!.env\n", wd + "/rgg/.env": "API_KEY=sk-test-123\n",
+		wd + "/tsx/tsconfig.json": `{"extends": "./base.json", "files": ["x.ts"]}`, wd + "/tsx/base.json": `{"compilerOptions": {"outDir": "../.claude"}}`,
+		wd + "/tsok/tsconfig.json": `{"extends": "./tsconfig.base.json", "compilerOptions": {"outDir": "dist"}}`, wd + "/tsok/tsconfig.base.json": "{}",
+		wd + "/tsok/x.json":      `{"compilerOptions": {"outDir": "../.claude"}}`,
+		wd + "/rgd/deep/.ignore": "!.env\n", wd + "/rgd/deep/.env": "API_KEY=sk-test-123\n",
+		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {

@@ -2,6 +2,7 @@ package permit
 
 import (
 	"bytes"
+	"io/fs"
 	"path"
 	"regexp"
 	"strings"
@@ -469,7 +470,33 @@ func gitSecretHits(g gitInfo, cwds cwdSet, env Env) []hit {
 			return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " prints " + cfg + ", which holds a credential (a token in a remote URL or a header)"}}
 		}
 	}
+	// git reads the user's and the system's files too, and rewrites remote
+	// URLs with their url.<base>.insteadOf: a token there is printed by git
+	// config --get http.extraheader and git remote -v (red team 11b, finding 7).
+	for _, cfg := range userGitConfigs(env) {
+		if body, err := readFS(env, cfg); err == nil && configSecret.Match(body) {
+			return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " prints what " + cfg + " sets, which holds a credential (a token in a URL, an insteadOf rewrite or a header)"}}
+		}
+	}
 	return nil
+}
+
+// readFS reads a file through the policy's FS (an error without one).
+func readFS(env Env, abs string) ([]byte, error) {
+	if env.FS == nil {
+		return nil, fs.ErrNotExist
+	}
+	return env.FS.ReadFile(abs)
+}
+
+// userGitConfigs are the configuration files git reads besides the
+// repository's: global (~/.gitconfig, ~/.config/git/config) and system.
+func userGitConfigs(env Env) []string {
+	out := []string{"/etc/gitconfig"}
+	if env.Home != "" {
+		out = append(out, env.Home+"/.gitconfig", env.Home+"/.config/git/config")
+	}
+	return out
 }
 
 // gitStageHits: git add --force stages files git ignores, and git stash

@@ -8,6 +8,9 @@ import "strings"
 // full names, so a prefix is written out in full before either looks. A
 // table needs the options the policy judges, and their close neighbours so
 // that a prefix of two is left ambiguous (the command refuses it too).
+// Where versions differ (mypy 1.11 added --junit-format), the table keeps
+// the older set, so --junit is read as the write option --junit-xml
+// (red team 11b, finding 9).
 var longOptions = map[string][]string{
 	"make": {"--always-make", "--directory", "--debug", "--environment-overrides", "--eval", "--file", "--makefile",
 		"--help", "--ignore-errors", "--include-dir", "--jobs", "--keep-going", "--load-average", "--check-symlink-times",
@@ -53,7 +56,7 @@ var longOptions = map[string][]string{
 		"--ignore-case", "--fixed-strings", "--extended-regexp", "--perl-regexp", "--basic-regexp", "--files-with-matches", "--files-without-match", "--include", "--exclude", "--exclude-dir"},
 	"pytest": {"--basetemp", "--junitxml", "--junit-xml", "--junit-prefix", "--log-file", "--log-file-level", "--log-file-format", "--log-file-date-format", "--resultlog", "--result-log", "--html", "--debug",
 		"--config-file", "--override-ini", "--pdbcls", "--rootdir", "--confcutdir", "--cov-report", "--cov", "--pastebin", "--pyargs", "--pythonwarnings", "--tx", "--rsyncdir", "--ds", "--dist", "--numprocesses"},
-	"mypy": {"--junit-xml", "--junit-format", "--cache-dir", "--html-report", "--txt-report", "--xml-report", "--linecount-report",
+	"mypy": {"--junit-xml", "--cache-dir", "--html-report", "--txt-report", "--xml-report", "--linecount-report",
 		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",
 		"--memory-xml-report", "--xslt-html-report", "--xslt-txt-report", "--python-executable", "--install-types", "--config-file", "--python-version"},
 	"flake8": {"--output-file", "--tee", "--format", "--config", "--append-config", "--isolated", "--enable-extensions",
@@ -120,13 +123,8 @@ var longOptions = map[string][]string{
 // own, so the rules see the full names too.
 func expandLongOptions(name string, args []Word) {
 	key := name
-	if name == "python" {
-		switch {
-		case isPyModule(args, "pytest"):
-			key = "pytest"
-		case isPyModule(args, "mypy"):
-			key = "mypy"
-		}
+	if name == "python" && pyTool(args) != "" {
+		key = pyTool(args)
 	}
 	if name == "py.test" {
 		key = "pytest"

@@ -55,7 +55,11 @@ var protectedGitHub = map[string]bool{"workflows": true, "actions": true, "depen
 var (
 	protectedPrefixes = map[string]string{".lintstagedrc": "the commands lint-staged runs on every commit",
 		"lint-staged.config.": "the commands lint-staged runs on every commit", ".simple-git-hooks": "git hooks (simple-git-hooks)",
-		"simple-git-hooks.": "git hooks (simple-git-hooks)", ".huskyrc": "git hooks run by husky", "husky.config.": "git hooks run by husky"}
+		"simple-git-hooks.": "git hooks (simple-git-hooks)", ".huskyrc": "git hooks run by husky", "husky.config.": "git hooks run by husky",
+		"tsconfig":       "the TypeScript compiler's project (where it writes: outDir, tsBuildInfoFile; plugins)",
+		".eslintrc":      "eslint's configuration (plugins, parsers and formatters are code it runs)",
+		"eslint.config.": "eslint's configuration (code it runs)", ".prettierrc": "prettier's configuration (plugins are code it runs)",
+		"prettier.config.": "prettier's configuration (code it runs)"}
 	protectedSuffixes = map[string]string{".code-workspace": "the editor's tasks and settings (tasks run on opening the workspace)",
 		".sublime-project": "the editor's build systems (commands)"}
 )
@@ -114,6 +118,20 @@ var protectedNames = map[string]string{
 	"action.yaml": "a GitHub Action (runs in CI with the repository's secrets)", ".pnp.cjs": "yarn's loader (run by every node process yarn starts)",
 	".pnp.loader.mjs": "yarn's loader (run by every node process yarn starts)", "pnpm-workspace.yaml": "pnpm's settings (scriptShell, pnpmfile, nodeOptions)",
 	".pnpmfile.mjs": "pnpm's hooks",
+	// Red team 11b: the configuration the allowed linters, type checkers
+	// and test runners read from the folder: plugins and executables they
+	// run (mypy's plugins=, flake8's local-plugins, pytest's addopts = -p),
+	// files they read or write (tsconfig.json's outDir, mypy's files=),
+	// and ignore files whose !negations make rg search .env (findings 3,
+	// 5, 11).
+	"mypy.ini": "mypy's configuration (plugins are code it runs)", ".mypy.ini": "mypy's configuration (plugins are code it runs)",
+	"setup.cfg": "the configuration of mypy, flake8 and pytest (plugins, addopts)", "tox.ini": "the configuration of tox, flake8 and pytest (commands, plugins)",
+	".flake8": "flake8's configuration (local-plugins are code it runs)", "pytest.ini": "pytest's configuration (addopts can load plugins)",
+	".pytest.ini": "pytest's configuration (addopts can load plugins)", "conftest.py": "pytest's plugin file, loaded before any test is collected",
+	"jsconfig.json": "the TypeScript compiler's project (where it writes)",
+	".ignore":       "the ignore rules of rg and other searchers (a !negation searches hidden and ignored files)",
+	".rgignore":     "rg's ignore rules (a !negation searches hidden and ignored files)", ".agignore": "ag's ignore rules",
+	".prettierignore": "prettier's ignore rules", ".eslintignore": "eslint's ignore rules",
 }
 
 // protectedFile reports why writing abs (an absolute path, links already

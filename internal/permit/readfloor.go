@@ -333,6 +333,110 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 	return "", false
 }
 
+// prettierPrints returns the operands of a prettier run that prints the
+// files it formats (no --check, --list-different or --write): every
+// file its patterns and folders reach, dot files and git-ignored ones
+// included, which it prints unchanged.
+func prettierPrints(v view) ([]Word, bool) {
+	strs := make([]string, len(v.args))
+	for i, a := range v.args {
+		strs[i] = a.Value
+	}
+	tool, rest := jsTool(v.name, strs)
+	if tool != "prettier" || v.name != "prettier" && !jsRunners[v.name] {
+		return nil, false
+	}
+	args := v.args[len(v.args)-len(rest):]
+	var ops []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i].Value
+		switch {
+		case a == "-c" || a == "--check" || a == "-l" || a == "--list-different" || a == "-w" || a == "--write" ||
+			a == "--find-config-path" || a == "--file-info" || a == "--support-info" || a == "--help" || a == "-h" || a == "--version" || a == "-v":
+			return nil, false
+		case strings.HasPrefix(a, "-"):
+			if prettierValueOpts[a] {
+				i++
+			}
+		default:
+			w := args[i]
+			if j := strings.IndexAny(w.Value, "*?[{!"); j >= 0 { // a glob prettier expands itself, with dot files
+				w = pathWord(path.Dir(w.Value[:j] + "x"))
+			}
+			ops = append(ops, w)
+		}
+	}
+	return ops, len(ops) > 0
+}
+
+// prettierValueOpts are prettier's options that take the next word.
+var prettierValueOpts = setOf("--parser", "--plugin", "--config", "--ignore-path", "--cache-location", "--cache-strategy",
+	"--log-level", "--stdin-filepath", "--print-width", "--tab-width", "--trailing-comma", "--arrow-parens",
+	"--end-of-line", "--prose-wrap", "--quote-props", "--html-whitespace-sensitivity", "--embedded-language-formatting",
+	"--object-wrap", "--experimental-operator-position", "--config-precedence", "--cursor-offset", "--range-start", "--range-end")
+
+// ignoreFiles are the files of ignore rules rg and ag read in every folder
+// they search; a !negation in one whitelists a hidden file, which they then
+// search without --hidden (red team 11b, finding 5: "!.env" in .ignore).
+var ignoreFiles = []string{".ignore", ".rgignore", ".gitignore", ".agignore"}
+
+// ignoreWhitelists returns the folders under dir (a search without
+// --hidden enters them) whose ignore files hold a !negation, or dir itself
+// when one of the folders above it up to the working directory does or
+// there are too many folders to look through.
+func ignoreWhitelists(env Env, dir string) []string {
+	if env.FS == nil {
+		return nil
+	}
+	negates := func(d string) bool {
+		for _, f := range ignoreFiles {
+			body, err := env.FS.ReadFile(path.Join(d, f))
+			if err != nil {
+				continue
+			}
+			for _, l := range strings.Split(string(body), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "!") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for d := path.Dir(dir); env.strictlyInside(d) || d == env.Workdir; d = path.Dir(d) {
+		if negates(d) {
+			return []string{dir}
+		}
+		if d == env.Workdir {
+			break
+		}
+	}
+	const maxDirs = 20000
+	var out []string
+	queue := []string{dir}
+	for seen := 0; len(queue) > 0; {
+		d := queue[0]
+		queue = queue[1:]
+		if negates(d) {
+			out = append(out, d)
+			continue // its whole tree is searched with hidden files
+		}
+		ents, err := env.FS.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || dependencyDirs[e.Name()] {
+				continue
+			}
+			if seen++; seen > maxDirs {
+				return []string{dir}
+			}
+			queue = append(queue, path.Join(d, e.Name()))
+		}
+	}
+	return out
+}
+
 // dependencyDirs are folders of downloaded packages a tree walk skips: they
 // are large, and a credential copied into one is caught when it is copied.
 var dependencyDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
@@ -368,12 +472,20 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	ops, opts := operands(v.args)
 	var roots []Word
 	hidden := true
+	var whitelisted []string     // folders whose ignore files whitelist hidden files
 	var prints func(string) bool // nil: every file it reaches is printed
 	switch {
 	case v.extraArgs && readers[v.name]:
 		v.name = "xargs " + v.name // files known only when it runs
 	}
+	if r, ok := prettierPrints(v); ok {
+		// prettier prints the files its patterns reach, dot files and
+		// git-ignored ones as they are (red team 11b, finding 4)
+		v.name, ops, opts = "prettier", r, nil
+	}
 	switch v.name {
+	case "prettier":
+		roots = ops
 	case "grep", "egrep", "fgrep", "rgrep", "xargs grep", "xargs egrep":
 		rec := v.name == "rgrep" || v.name == "xargs grep" || v.name == "xargs egrep" || grepRecursive(v.args)
 		if !rec {
@@ -394,6 +506,18 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			}
 		}
 		prints, roots = searchArgs(env, v.args, v.name)
+		if !hidden && !hasLong(opts, "--no-ignore", "--no-ignore-dot", "--no-ignore-files") {
+			if len(roots) == 0 {
+				roots = []Word{{Raw: ".", Value: "."}}
+			}
+			for _, r := range roots {
+				if abs, ok := pt.cwds.resolve(r); ok {
+					for _, a := range abs {
+						whitelisted = append(whitelisted, ignoreWhitelists(env, a)...)
+					}
+				}
+			}
+		}
 	case "git":
 		g := parseGit(v.args)
 		_, gopts := operands(g.args)
@@ -472,23 +596,34 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	if len(roots) == 0 || strings.HasPrefix(v.name, "xargs ") {
 		roots = []Word{{Raw: ".", Value: "."}}
 	}
+	type root struct {
+		dir    string
+		hidden bool
+	}
+	var dirs []root
 	for _, r := range roots {
 		abs, ok := pt.cwds.resolve(r)
 		if !ok {
 			continue
 		}
 		for _, a := range abs {
-			keep := func(string) bool { return true }
-			if prints != nil {
-				keep = prints
+			dirs = append(dirs, root{a, hidden})
+		}
+	}
+	for _, w := range whitelisted {
+		dirs = append(dirs, root{w, true})
+	}
+	keep := func(string) bool { return true }
+	if prints != nil {
+		keep = prints
+	}
+	for _, r := range dirs {
+		if p, found := treeCredentialsWhere(env, r.dir, r.hidden, keep); found {
+			id := FloorCredentialRead
+			if b.hasNetwork {
+				id = FloorCredentialExfil
 			}
-			if p, found := treeCredentialsWhere(env, a, hidden, keep); found {
-				id := FloorCredentialRead
-				if b.hasNetwork {
-					id = FloorCredentialExfil
-				}
-				return []hit{{id: id, detail: v.name + " reads every file under " + a + ", " + p + " among them"}}
-			}
+			return []hit{{id: id, detail: v.name + " reads every file under " + r.dir + ", " + p + " among them"}}
 		}
 	}
 	return nil
@@ -613,7 +748,11 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 	grepLike := searchTool(tool) == "grep" || tool == "git grep"
 	var pats []string
 	judge := !dynOpt
-	fold, fixed, ere := false, false, !grepLike
+	// git grep takes its dialect from grep.patternType and
+	// grep.extendedRegexp as well, in any configuration file git reads:
+	// its patterns are judged by ERE's (and PCRE's) special characters,
+	// which hold BRE's (red team 11b, finding 6).
+	fold, fixed, ere := false, false, !grepLike || tool == "git grep"
 	smart := tool == "ag"
 	explicit := false
 	for _, o := range opts {
