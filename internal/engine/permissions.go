@@ -29,6 +29,7 @@ type permissions struct {
 	mu      sync.Mutex
 	waiters map[string][]chan approvals.Request // by request id
 	hooks   sync.Map                            // agent → hookState
+	hooked  sync.Map                            // agent → true once its CLI's hook spoke
 }
 
 // hookState is what an agent's CLI hook, or its screen, last said about
@@ -319,6 +320,7 @@ func (e *Engine) Permissions() []approvals.Request {
 // waiting (for the human, at a prompt or dialog).
 func (e *Engine) HookState(agent, state string) {
 	e.perm.hooks.Store(agent, hookState{state: state, at: e.now(), from: stateFromHook})
+	e.perm.hooked.Store(agent, true)
 	// Deliveries wait for the end of a turn the CLI's own hook tells
 	// (agents.Agent.Busy); a screen reading is not sure enough to hold them.
 	if a := e.agent(agent); a != nil {
@@ -334,6 +336,13 @@ func (e *Engine) screenState(agent, state string) {
 		// A turn can end with no hook telling (Gemini CLI's, cancelled at
 		// its dialog): a screen at rest lets the waiting messages in.
 		a.Busy(false)
+	} else if _, hooked := e.perm.hooked.Load(agent); a != nil && state == "busy" && !hooked {
+		// A CLI with no hooks (Copilot CLI, OpenCode) is in a turn when its
+		// screen says so: what is typed then waits for the turn's end (or
+		// agents' bound on a turn). Typed in the middle, a message's
+		// submit key met the next permission dialog the CLI opened and
+		// approved a critical command nobody had decided (seen in CI).
+		a.Busy(true)
 	}
 	if v, ok := e.perm.hooks.Load(agent); ok {
 		if h := v.(hookState); h.from == stateFromHook && now.Sub(h.at) < hookPrecedence {

@@ -196,7 +196,7 @@ func Join(rows []vt.Line, width int) string {
 	var b strings.Builder
 	continued := false // this row continues a program-wrapped one: drop its indentation
 	for i, r := range rows {
-		text := unboxed(r.Text)
+		text := unboxed(r.Text, width)
 		if continued {
 			text = strings.TrimLeft(text, " ")
 		}
@@ -221,13 +221,20 @@ func Join(rows []vt.Line, width int) string {
 // unboxed drops the right border of a row a program drew inside a box
 // ("┃ text   ┃", as GitHub Copilot CLI frames a prompt): the padding and
 // border are not part of the text (an echo of typed text would otherwise
-// not be known again, and be read as the agent's own words).
-func unboxed(row string) string {
+// not be known again, and be read as the agent's own words). A row whose
+// left border is not drawn (the box's first row, after its prompt) loses
+// a right border in the screen's last column after padding (width: the
+// screen's; 0 when unknown).
+func unboxed(row string, width int) string {
 	t := strings.TrimRight(row, " ")
 	l := strings.TrimLeft(t, " ")
 	for _, b := range []string{"┃", "│"} {
 		if len(l) > len(b) && strings.HasPrefix(l, b) && strings.HasSuffix(t, b) {
 			return strings.TrimRight(strings.TrimSuffix(t, b), " ")
+		}
+		if body := strings.TrimSuffix(t, b); width > 0 && body != t && strings.HasSuffix(body, "  ") &&
+			strings.TrimSpace(body) != "" && ansi.StringWidth(t) == width {
+			return strings.TrimRight(body, " ")
 		}
 	}
 	return row

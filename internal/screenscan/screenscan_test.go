@@ -205,8 +205,12 @@ func TestUnboxed(t *testing.T) {
 		"  │ type: question  │   ":    "  │ type: question",
 		"plain text │":                "plain text │",
 		"┃":                           "┃",
+		// No left border (the prompt's first row), the right one at
+		// the screen's edge (27 columns).
+		"❯ task: T-2               ┃": "❯ task: T-2",
+		"a table cell │":              "a table cell │",
 	} {
-		if got := unboxed(in); got != want {
+		if got := unboxed(in, 27); got != want {
 			t.Errorf("unboxed(%q) = %q, want %q", in, got, want)
 		}
 	}
