@@ -167,10 +167,10 @@ type Spec struct {
 	// left as it is. Without a sandbox nothing is protected this way. A
 	// folder named SecretsDir directly inside one is hidden altogether.
 	Protect []string
-	// Binds are folders bound over themselves after Protect, parents
-	// first: a read-only one with all it holds (what Protect bound too),
-	// a writable one inside it writable again. Without a sandbox they are
-	// left as they are.
+	// Binds are folders (or files) bound over themselves after Protect,
+	// parents first: a read-only one with all it holds (what Protect bound
+	// too), a writable one inside it writable again. Without a sandbox they
+	// are left as they are.
 	Binds []Bind
 	// Others are files other agents write (their progress files): read-only
 	// here as Protect makes them, but a descriptor for writing one that no

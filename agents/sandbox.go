@@ -350,8 +350,8 @@ func keptSecrets() (dirs, files []string) {
 // what grants more than reading (the token of its NATS server).
 const SecretsDir = "secrets"
 
-// Bind is one of Spec.Binds: a folder shown read-only, or writable again
-// inside one shown read-only.
+// Bind is one of Spec.Binds: a folder or file shown read-only, or a
+// folder writable again inside one shown read-only.
 type Bind struct {
 	Path     string `json:"path"`
 	Writable bool   `json:"writable,omitempty"`

@@ -794,7 +794,18 @@ func bindLayers(binds []Bind) error {
 		return strings.Count(filepath.Clean(sorted[i].Path), "/") < strings.Count(filepath.Clean(sorted[j].Path), "/")
 	})
 	open := func(path string) (int, error) {
-		return unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, err
+		}
+		// A folder, or a file (worktree.Tree.links); never a link, which
+		// the bind would follow.
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || (st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Mode&unix.S_IFMT != unix.S_IFREG) {
+			unix.Close(fd)
+			return -1, fmt.Errorf("not a folder or file")
+		}
+		return fd, nil
 	}
 	sources := make([]int, len(sorted))
 	for i := range sources {

@@ -271,3 +271,68 @@ echo done; exec sleep 600`
 		t.Errorf("the agent's own commit: %q", got)
 	}
 }
+
+// A worktree agent cannot point the human's own git at a configuration of
+// its making: the files by which git finds the repository from its
+// worktree (the worktree's .git, its git dir's commondir and gitdir, and
+// config.worktree) are read-only in its sandbox, as the checkout's .git
+// is. Red team 11a (finding 1, variant 1b) wrote its git dir's commondir,
+// and the human's `git status` in the agent's worktree ran its fsmonitor.
+func TestWorktreeAgentCannotRedirectTheHumansGit(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "dev.out")
+	ran := filepath.Join(tm.dir, "ran")
+	evil := filepath.Join(tm.dir, "evil")
+	script := `exec > "$OUT" 2>&1
+did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1" | tr '\n' ' '; echo; }
+gd=$(git rev-parse --absolute-git-dir)
+mkdir -p "$EVIL/common" "$EVIL/wt"
+for f in objects refs logs worktrees HEAD; do ln -s "$REPO/.git/$f" "$EVIL/common/$f"; done
+printf '#!/bin/sh\necho "$0" >> %s\nexit 1\n' "$RAN" > "$EVIL/fsmon.sh"; chmod +x "$EVIL/fsmon.sh"
+printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = %s\n' "$EVIL/fsmon.sh" > "$EVIL/common/config"
+cp -r "$gd/." "$EVIL/wt/"; echo "$EVIL/common" > "$EVIL/wt/commondir"
+did "echo $EVIL/common > $REPO/.git/commondir"
+did "echo x > f.go && git add f.go && git commit -q -m f"
+did "mv $gd/commondir $gd/commondir.old && mv $gd/commondir.old $gd/commondir"
+did "mv .git .git.old && mv .git.old .git"
+did "echo $EVIL/wt/.git > $gd/gitdir"
+did "printf '[core]\n\tfsmonitor = $EVIL/fsmon.sh\n' > $gd/config.worktree"
+did "echo gitdir: $EVIL/wt > .git"
+did "echo $EVIL/common > $gd/commondir"
+echo done; exec sleep 600`
+	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", REPO: " + repo + ", EVIL: " + evil + ", RAN: " + ran + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 30*time.Second, "the agent's attempts", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "done")
+	}, func() string { return c.out.String() })
+	b, _ := os.ReadFile(out)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 9 {
+		t.Errorf("the agent's attempts:\n%s", b)
+	}
+	for i, l := range lines[:min(8, len(lines))] {
+		if want := i == 1; strings.HasPrefix(l, "DID: ") != want {
+			t.Errorf("attempt %d, want done=%v: %s", i+1, want, l)
+		}
+	}
+	// The human looks at the agent's work with their own git, in the
+	// worktree and in the checkout.
+	wt := filepath.Join(tm.dir, "app-worktrees", "dev")
+	for _, dir := range []string{wt, repo} {
+		cmd := exec.Command("git", "status", "--short")
+		cmd.Dir = dir
+		if o, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("git status in %s: %v\n%s", dir, err, o)
+		}
+	}
+	if got, err := os.ReadFile(ran); err == nil {
+		t.Errorf("the agent's fsmonitor ran in the human's git: %s", got)
+	}
+	if got := git(t, repo, "log", "-1", "--format=%s", "teamlead/dev"); got != "f" {
+		t.Errorf("the agent's own commit: %q", got)
+	}
+}

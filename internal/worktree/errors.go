@@ -32,6 +32,9 @@ var (
 	ErrSubmodule = errors.New("submodule update failed")
 	// ErrNoWorktree: Open found no worktree for the agent.
 	ErrNoWorktree = errors.New("no worktree for this agent")
+	// ErrTampered: a file by which git finds the repository from the
+	// worktree points elsewhere or is not a file.
+	ErrTampered = errors.New("the worktree's git files were changed")
 	// ErrUncommitted: Remove refused a worktree with uncommitted changes
 	// or untracked files.
 	ErrUncommitted = errors.New("worktree has uncommitted changes")

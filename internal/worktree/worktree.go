@@ -108,6 +108,10 @@ func (t Tree) Confined() ([]Bind, error) {
 	if err := writable(t.GitDir, false); err != nil {
 		return nil, err
 	}
+	links, err := t.links(common)
+	if err != nil {
+		return nil, err
+	}
 	heads := filepath.Join(common, "refs", "heads")
 	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
 		// Loose refs: the other branches are files in refs/heads.
@@ -121,7 +125,60 @@ func (t Tree) Confined() ([]Bind, error) {
 	if inside(t.Path, t.Repo) {
 		out = append(out, Bind{Path: t.Path, Writable: true})
 	}
+	for _, l := range links {
+		out = append(out, Bind{Path: l})
+	}
 	return out, nil
+}
+
+// links checks and returns the files by which git finds the repository
+// from the worktree: its .git file, its git dir's commondir and gitdir,
+// and config.worktree (made empty when missing: git reads it once the
+// human turns extensions.worktreeConfig on). The sandbox keeps them
+// read-only; git never rewrites them but in `git worktree move/repair`.
+// Written by the agent, they pointed the human's own git in the worktree
+// at a configuration of the agent's, and its fsmonitor ran as the human
+// (red team 11a, finding 1). One that already points elsewhere (an agent
+// that ran outside a sandbox) stops the start.
+func (t Tree) links(common string) ([]string, error) {
+	dotGit := filepath.Join(t.Path, ".git")
+	for _, l := range []struct{ file, prefix, base, want string }{
+		{dotGit, "gitdir: ", t.Path, t.GitDir},
+		{filepath.Join(t.GitDir, "commondir"), "", t.GitDir, common},
+		{filepath.Join(t.GitDir, "gitdir"), "", t.GitDir, dotGit},
+	} {
+		st, err := os.Lstat(l.file)
+		if err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(l.file)
+		if err != nil {
+			return nil, err
+		}
+		to, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), l.prefix)
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(l.base, to)
+		}
+		if !st.Mode().IsRegular() || !ok || canonical(to) != canonical(l.want) {
+			return nil, fmt.Errorf("%s does not lead git to %s (it holds %q): git would take the configuration of another folder there; "+
+				"look at it, then `git worktree repair` or remove the worktree (%w)", l.file, l.want, b, ErrTampered)
+		}
+	}
+	extra := filepath.Join(t.GitDir, "config.worktree")
+	f, err := os.OpenFile(extra, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err == nil {
+		err = f.Close()
+	} else if errors.Is(err, fs.ErrExist) {
+		if st, lerr := os.Lstat(extra); lerr != nil || !st.Mode().IsRegular() {
+			err = fmt.Errorf("%s is not a file (%w)", extra, ErrTampered)
+		} else {
+			err = nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []string{dotGit, filepath.Join(t.GitDir, "commondir"), filepath.Join(t.GitDir, "gitdir"), extra}, nil
 }
 
 // inside reports whether p is dir or lies in it.

@@ -296,7 +296,9 @@ func TestConfined(t *testing.T) {
 	want := []Bind{{Path: repo},
 		{Path: filepath.Join(common, "objects"), Writable: true}, {Path: filepath.Join(common, "refs"), Writable: true},
 		{Path: filepath.Join(common, "logs"), Writable: true}, {Path: tr.GitDir, Writable: true},
-		{Path: filepath.Join(common, "refs", "heads")}, {Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true}}
+		{Path: filepath.Join(common, "refs", "heads")}, {Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true},
+		{Path: filepath.Join(tr.Path, ".git")}, {Path: filepath.Join(tr.GitDir, "commondir")}, {Path: filepath.Join(tr.GitDir, "gitdir")},
+		{Path: filepath.Join(tr.GitDir, "config.worktree")}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Confined:\n got %v\nwant %v", got, want)
 	}
@@ -306,9 +308,41 @@ func TestConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := got[len(got)-1]
-	if last != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-2] != (Bind{Path: filepath.Join(common, "refs", "heads")}) {
+	if got[len(got)-5] != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-6] != (Bind{Path: filepath.Join(common, "refs", "heads")}) ||
+		got[len(got)-4] != (Bind{Path: filepath.Join(nested.Path, ".git")}) {
 		t.Errorf("a nested worktree on a branch without a folder: %v", got)
+	}
+}
+
+// A worktree whose files lead git elsewhere (written by an agent that ran
+// outside a sandbox) is not confined but refused: the human's git there
+// would take the configuration they point at.
+func TestConfinedRefusesARedirectedWorktree(t *testing.T) {
+	repo := newRepo(t)
+	evil := t.TempDir()
+	for name, tamper := range map[string]func(tr Tree){
+		".git":      func(tr Tree) { write(t, filepath.Join(tr.Path, ".git"), "gitdir: "+evil+"\n") },
+		"commondir": func(tr Tree) { write(t, filepath.Join(tr.GitDir, "commondir"), evil+"\n") },
+		"gitdir":    func(tr Tree) { write(t, filepath.Join(tr.GitDir, "gitdir"), evil+"/.git\n") },
+		"config.worktree link": func(tr Tree) {
+			if err := os.Symlink(filepath.Join(evil, "config"), filepath.Join(tr.GitDir, "config.worktree")); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr := ensure(t, Spec{Repo: repo, Agent: strings.ReplaceAll(strings.ReplaceAll(name, ".", ""), " ", "-")})
+			if _, err := tr.Confined(); err != nil {
+				t.Fatalf("untouched: %v", err)
+			}
+			if name == "config.worktree link" {
+				os.Remove(filepath.Join(tr.GitDir, "config.worktree"))
+			}
+			tamper(tr)
+			if _, err := tr.Confined(); !errors.Is(err, ErrTampered) {
+				t.Fatalf("Confined after %s changed: %v", name, err)
+			}
+		})
 	}
 }
 
