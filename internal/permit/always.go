@@ -229,6 +229,8 @@ func prefixLen(words []Word) (int, error) {
 	limit := 2
 	if _, interp := interpreter(name); interp || shells[name] {
 		limit = 1 // the script, not the script's arguments
+	} else if deeperPrefix(name, words[n:]) {
+		limit = 3
 	}
 	for extra := 0; extra < limit && n < len(words); extra++ {
 		w := words[n]
@@ -248,6 +250,26 @@ func prefixLen(words []Word) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// deeperPrefix reports a command whose first operand comes a word later
+// than two: gh and kubectl name a group and a verb (gh pr merge 15,
+// kubectl delete pod web), and git push, pull and fetch a remote before
+// the refspec. Two words stopped short of the operand: approving "git
+// push origin feature-15" for always wrote Bash(git push origin:*), which
+// pushes anything, main included (red team 10a, finding 6).
+func deeperPrefix(name string, rest []Word) bool {
+	switch name {
+	case "gh", "kubectl":
+		return true
+	case "git":
+		for _, w := range rest {
+			if !strings.HasPrefix(w.Value, "-") {
+				return w.Value == "push" || w.Value == "pull" || w.Value == "fetch"
+			}
+		}
+	}
+	return false
 }
 
 // dynamicOperand is the error for a prefix that would end at words[i], an
