@@ -473,6 +473,9 @@ func (m *Model) refreshAgents() {
 		row := agentlist.Row{Name: a.Name, Role: a.Role, State: state, Unread: m.unread[a.Name], Pending: pending[a.Name], Err: a.Err, Host: a.Host}
 		if n := a.Tokens.All(); n > 0 {
 			row.Tokens = usage.Short(n)
+			if c := a.Tokens.CostUSD; c > 0 {
+				row.Cost = usage.Dollars(c)
+			}
 		}
 		if w := a.Worktree; w != nil && w.Err == "" {
 			row.Tree = fmt.Sprintf("%s ↑%d↓%d", w.Branch, w.Ahead, w.Behind)

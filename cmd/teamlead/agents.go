@@ -130,6 +130,9 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 		tokens := "-"
 		if live && a.Tokens != (usage.Tokens{}) {
 			tokens = usage.Short(a.Tokens.Input+a.Tokens.CacheRead+a.Tokens.CacheWrite) + "/" + usage.Short(a.Tokens.Output)
+			if c := a.Tokens.CostUSD; c > 0 {
+				tokens += " " + usage.Dollars(c)
+			}
 		}
 		branch := "-"
 		if w := a.Worktree; live && w != nil && w.Err == "" {

@@ -22,6 +22,15 @@ func cost(t usage.Tokens, p config.Price) float64 {
 	return (float64(t.Input+t.CacheWrite)*p.Input + float64(t.CacheRead)*p.CacheRead + float64(t.Output)*p.Output) / 1e6
 }
 
+// priced is t with its cost filled in from the team's price when its CLI
+// wrote none, so that every place that shows tokens shows a cost too.
+func priced(t usage.Tokens, p config.Price) usage.Tokens {
+	if t.CostUSD <= 0 {
+		t.CostUSD = cost(t, p)
+	}
+	return t
+}
+
 // overBudget says how agent went over its budget ("" while it has not).
 func (e *Engine) overBudget(agent string) string {
 	var a config.Agent

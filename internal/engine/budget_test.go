@@ -120,3 +120,66 @@ func TestResumedConversationCountedOnce(t *testing.T) {
 		t.Errorf("T-7's total %+v, want %+v", got, want)
 	}
 }
+
+// Where a CLI writes no cost of its own (Codex, Gemini CLI, Copilot CLI),
+// the team's price gives one: in the agent list, the task's total and the
+// audit, and against a budget in dollars, which pauses the agent's
+// permissions and tells the human once.
+func TestPricedSpending(t *testing.T) {
+	r := startEngine(t, "    budget: {usd: 0.01}\nprice: {input: 3, output: 15}\n", testAgent{name: "qa", script: "sleep 600\n"},
+		testAgent{name: "dev", script: "printf '[ROUTE] to: qa type: status task: T-7 body: on it [/ROUTE]\\n'\nsleep 600\n"})
+	r.waitRecords("message", "dev's message on T-7", func(recs []store.Record) bool { return len(recs) > 0 })
+	transcript := filepath.Join(r.dir, "t.jsonl")
+	write := func(lines string) {
+		if err := os.WriteFile(transcript, []byte(lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r.e.sinks["dev"].spend.read(transcript, transcriptClaude)
+		r.e.recordSpend()
+	}
+	costOf := func() float64 {
+		for _, a := range r.e.Agents() {
+			if a.Name == "dev" {
+				return a.Tokens.CostUSD
+			}
+		}
+		t.Fatal("no agent dev")
+		return 0
+	}
+	first := `{"type":"assistant","message":{"id":"m1","usage":{"input_tokens":900,"output_tokens":200}}}` + "\n"
+	write(first) // 900×$3 + 200×$15 a million: $0.0057
+	if got := costOf(); got < 0.00569 || got > 0.00571 {
+		t.Fatalf("dev's cost at the team's price: %v, want 0.0057", got)
+	}
+	if d := r.e.checker()("Bash(go test ./...)", "dev"); d.Decide != permit.Allow {
+		t.Fatalf("within its budget of $0.01: %+v", d)
+	}
+	write(first + `{"type":"assistant","message":{"id":"m2","usage":{"input_tokens":2000,"output_tokens":300}}}` + "\n")
+	if got := costOf(); got < 0.01619 || got > 0.01621 {
+		t.Fatalf("dev's cost: %v, want 0.0162", got)
+	}
+	d := r.e.checker()("Bash(go test ./...)", "dev")
+	if d.Decide != permit.Ask || d.Rule.Text != "budget" || !strings.Contains(d.Why, "dev spent $0.02 this run, its budget is $0.01") {
+		t.Fatalf("over its budget: %+v", d)
+	}
+	spent, err := readmodel.StoredTaskSpend(r.e.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := spent["T-7"].CostUSD; c < 0.01619 || c > 0.01621 {
+		t.Fatalf("T-7's total: %+v, want a cost of $0.0162", spent["T-7"])
+	}
+	recs := r.waitRecords(wire.KindUsage, "two usage records", func(recs []store.Record) bool { return len(recs) >= 2 })
+	if recs[0].Fields["cost_usd"] != "0.0057" || recs[1].Fields["cost_usd"] != "0.0105" {
+		t.Fatalf("the audit's costs: %v, %v", recs[0].Fields, recs[1].Fields)
+	}
+	r.waitRecords(wire.KindWarning, "the human told once", func(recs []store.Record) bool {
+		n := 0
+		for _, w := range recs {
+			if strings.Contains(w.Body, "dev spent $0.02") {
+				n++
+			}
+		}
+		return n == 1
+	})
+}

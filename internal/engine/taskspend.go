@@ -62,7 +62,7 @@ func (e *Engine) recordSpend() {
 		meta := map[string]string{}
 		if task != "" {
 			e.spent.mu.Lock()
-			sum := e.spent.byTask[task].Add(d)
+			sum := e.spent.byTask[task].Add(priced(d, e.opts.Team.Price))
 			e.spent.byTask[task] = sum
 			e.spent.mu.Unlock()
 			b, _ := json.Marshal(sum)

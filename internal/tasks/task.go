@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -63,7 +62,7 @@ func (t Task) Spent() string {
 	}
 	s := usage.Short(t.Tokens.All())
 	if t.Tokens.CostUSD > 0 {
-		s += fmt.Sprintf(" $%.2f", t.Tokens.CostUSD)
+		s += " " + usage.Dollars(t.Tokens.CostUSD)
 	}
 	return s
 }

@@ -40,6 +40,9 @@ func Short(n int64) string {
 	return fmt.Sprint(n)
 }
 
+// Dollars writes a cost as the agent list and the tables show it: $0.03.
+func Dollars(usd float64) string { return fmt.Sprintf("$%.2f", usd) }
+
 // Add returns t plus o.
 func (t Tokens) Add(o Tokens) Tokens {
 	return Tokens{Input: t.Input + o.Input, Output: t.Output + o.Output, CacheRead: t.CacheRead + o.CacheRead,

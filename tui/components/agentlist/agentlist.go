@@ -24,6 +24,9 @@ type Row struct {
 	// Tokens is what its CLI used this run, written short ("12.4k"); ""
 	// when its CLI names no transcript. Shown when the row has room.
 	Tokens string
+	// Cost is what those tokens cost ("$0.03"): the CLI's own estimate, else
+	// the team's price; "" when neither is known. Shown after Tokens.
+	Cost string
 	// Tree is its worktree's branch against yours, written short
 	// ("teamlead/dev ↑2↓1 *": ahead, behind, uncommitted work); "" when
 	// it works in none. Shown when the row has room, before Tokens.
@@ -123,6 +126,9 @@ func (m Model) View() string {
 		tokens := ""
 		if r.Tokens != "" {
 			tokens = " " + r.Tokens + " tok"
+			if r.Cost != "" {
+				tokens += " " + r.Cost
+			}
 		}
 		tree, host := "", ""
 		if r.Tree != "" {

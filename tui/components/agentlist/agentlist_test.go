@@ -52,9 +52,9 @@ func TestView(t *testing.T) {
 func TestViewTokens(t *testing.T) {
 	th, _ := themes.Load("dark")
 	m := New(style.New(th, true))
-	m.SetRows([]Row{{Name: "dev", Role: "developer", State: "busy", Tokens: "12.4k"}, {Name: "qa", Role: "qa", State: "idle", Tokens: "950"}})
+	m.SetRows([]Row{{Name: "dev", Role: "developer", State: "busy", Tokens: "12.4k", Cost: "$0.03"}, {Name: "qa", Role: "qa", State: "idle", Tokens: "950"}})
 	m.SetSize(50, 5)
-	for _, want := range []string{"12.4k tok", "950 tok"} {
+	for _, want := range []string{"12.4k tok $0.03", "950 tok"} {
 		if !strings.Contains(m.View(), want) {
 			t.Errorf("wide: no %q in\n%s", want, m.View())
 		}
