@@ -738,6 +738,17 @@ func TestSandboxStopsAParkedWriter(t *testing.T) {
 // teamlead executable) stops the sandbox as before.
 func TestSandboxSparesAGuardedFileWithTwoNames(t *testing.T) {
 	needSandbox(t)
+	for _, later := range []bool{false, true} {
+		t.Run(map[bool]string{false: "protected_at_start", true: "protected_later_by_ProtectMore"}[later], func(t *testing.T) {
+			sparesAGuardedFileWithTwoNames(t, later)
+		})
+	}
+}
+
+// sparesAGuardedFileWithTwoNames is TestSandboxSparesAGuardedFileWithTwoNames
+// with the guarded file in Spec.Protect, or added by ProtectMore (later),
+// as a console started after this one asks.
+func sparesAGuardedFileWithTwoNames(t *testing.T, later bool) {
 	tmp := t.TempDir()
 	work, conf := filepath.Join(tmp, "work"), filepath.Join(tmp, "conf")
 	for _, d := range []string{work, conf} {
@@ -762,10 +773,19 @@ ln %[3]s %[2]s
 sleep 600
 `, foreign, critical, spare)
 	rec := &recorder{}
+	protect := []string{critical, foreign}
+	if later {
+		protect = protect[:1]
+	}
 	a := Start(Spec{Name: "linker", Isolation: IsolationSandbox, Dir: work, Command: []string{"/bin/sh", "-c", script},
-		Protect: []string{critical, foreign}, Guarded: func(p string) bool { return p == foreign }}, rec)
+		Protect: protect, Guarded: func(p string) bool { return p == foreign }}, rec)
 	defer a.Stop()
 	eventually(t, "the agent is ready", rec.diag, func() bool { return rec.has("ready") })
+	if later {
+		if err := a.ProtectMore([]string{foreign}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	touch := func(name string) {
 		if err := os.WriteFile(filepath.Join(work, name), nil, 0o600); err != nil {
 			t.Fatal(err)
