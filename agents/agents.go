@@ -177,6 +177,15 @@ type Spec struct {
 	// process of this sandbox shows is taken for its owner's, and does not
 	// stop this sandbox (repin_linux.go).
 	Others []string
+	// Guarded, when set, reports whether a console's guard (internal/guard)
+	// checks the protected file at path by its hash (a team's files, this
+	// console's or another's): a second name given to one, or a descriptor
+	// for writing it that no process shows, is told to the console once
+	// and the sandbox goes on, as whatever is written through it waits for
+	// the human at that console's next start. Any other protected file (the
+	// teamlead executable, a repository's shared git config), a write to
+	// which nothing would see, stops the sandbox so (repin_linux.go).
+	Guarded func(path string) bool
 	// OnRetype, when set, is called before a message a process took but
 	// may not have read is typed again into the next process (it exited
 	// first), with the message's text: its echo comes back once more.
@@ -518,6 +527,8 @@ func (a *Agent) guarded(line string) {
 type protectRequest struct {
 	Protect []string `json:"protect"`
 	Hide    []string `json:"hide"`
+	// Guarded are those of Protect that Spec.Guarded names.
+	Guarded []string `json:"guarded,omitempty"`
 }
 
 // ProtectMore makes protect read-only and hides hide in the agent's
@@ -534,7 +545,21 @@ func (a *Agent) ProtectMore(protect, hide []string) error {
 	if p == nil || p.isExited() || p.sandbox == nil {
 		return nil
 	}
-	return p.sandbox.protect(protectRequest{Protect: protect, Hide: hide})
+	return p.sandbox.protect(protectRequest{Protect: protect, Hide: hide, Guarded: guardedOf(a.spec.Guarded, protect)})
+}
+
+// guardedOf returns the paths guarded names (Spec.Guarded).
+func guardedOf(guarded func(string) bool, paths []string) []string {
+	if guarded == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range paths {
+		if guarded(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // added is what ProtectMore made read-only so far.

@@ -15,7 +15,12 @@ package agents
 // descriptor opened in the moment between the rename and the bind, which
 // /proc/self/fd would reopen for writing, or a shared writable mapping) is
 // killed, and a second name given to the file in that moment stops the
-// sandbox, each said to the console.
+// sandbox, each said to the console; unless a console's guard checks the
+// file by its hash (a team's files, this console's or another's, where a
+// second name was also made at will, linking a missing one into place:
+// every sandbox of every console stopped at each restart, red team 11a,
+// finding 8): then the console is told once what to remove, and the
+// sandbox goes on.
 
 import (
 	"bufio"
@@ -43,6 +48,8 @@ type repinner struct {
 	watched map[string]bool // the files' paths
 	hidden  map[string]bool // those hidden rather than made read-only
 	others  map[string]bool // those other agents write (Spec.Others)
+	guarded map[string]bool // those a console's guard checks (Spec.Guarded)
+	told    map[string]bool // the files (path, device, inode) told about once
 	tell    func(string)    // a line for the console
 }
 
@@ -51,19 +58,24 @@ type repinner struct {
 // already there but not pinned (made since the console listed them) are
 // pinned at once. tell says to the console what was done about a process.
 // Secret files (hidden: KeepSecret) are watched the same way, and hidden
-// again when replaced.
-func startRepin(paths, hidden, others []string, tell func(string)) (*repinner, error) {
+// again when replaced. others (Spec.Others) and guarded (Spec.Guarded)
+// are those of paths whose second name does not stop the sandbox.
+func startRepin(paths, hidden, others, guarded []string, tell func(string)) (*repinner, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("watch teamlead's files: %w", err)
 	}
-	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, hidden: map[string]bool{}, others: map[string]bool{}, tell: tell}
+	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, hidden: map[string]bool{}, others: map[string]bool{},
+		guarded: map[string]bool{}, told: map[string]bool{}, tell: tell}
 	r.mu.Lock()
 	for _, p := range hidden {
 		r.hidden[p] = true
 	}
 	for _, p := range others {
 		r.others[p] = true
+	}
+	for _, p := range guarded {
+		r.guarded[p] = true
 	}
 	r.mu.Unlock()
 	r.watch(append(append([]string(nil), paths...), hidden...))
@@ -207,16 +219,29 @@ func pinFile(p string) error {
 // whose mounts receive no pin), or one holding such a namespace's
 // descriptor; the look is made again until it finds none. A file with a
 // second name (a hard link made before the pin, which no pin covers)
-// stops the whole sandbox.
+// stops the whole sandbox, unless its content is checked elsewhere
+// (spared).
 func (r *repinner) evict(p string) {
 	var st unix.Stat_t
 	if err := unix.Stat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return
 	}
+	spared := r.spared(p)
 	if st.Nlink > 1 {
-		r.tell(fmt.Sprintf("stopped\t%s\tit has %d names: one made while it was being replaced is not read-only", p, st.Nlink))
-		_ = syscall.Kill(-1, syscall.SIGKILL)
-		return
+		if !spared {
+			r.tell(fmt.Sprintf("stopped\t%s\tit has %d names: one made while it was being replaced is not read-only", p, st.Nlink))
+			_ = syscall.Kill(-1, syscall.SIGKILL)
+			return
+		}
+		// The other name stays writable wherever it is: stopping would not
+		// remove it, and would stop again at each restart, in every
+		// sandbox that keeps this file. Whatever is written through it,
+		// the guard of the file's console sees (its hash), and that
+		// console's next start waits for the human (strict while another
+		// team's console has run, which an agent of another team implies).
+		r.tellOnce(p, st, "names", fmt.Sprintf("linked\t%s\tit has %d names, only this one read-only: whatever is written through another waits for you "+
+			"at its console's next start (teamlead config diff); find them with `find %s -xdev -samefile %s` and remove all but %s",
+			p, st.Nlink, fsTop(st.Dev), p, p))
 	}
 	rel := fsPath(p)
 	for pass := 0; pass < 10; pass++ {
@@ -253,14 +278,63 @@ func (r *repinner) evict(p string) {
 			break
 		}
 	}
-	r.mu.Lock()
-	others := r.others[p]
-	r.mu.Unlock()
-	if !others && unseenWriter(p, writerGrace) {
+	if !unseenWriter(p, writerGrace) {
+		return
+	}
+	switch {
+	case r.others[p]:
+		// Its owner's (another agent's) descriptor.
+	case spared:
+		// Through a second name, from any sandbox of any console: the
+		// guard sees what it writes (above).
+		r.tellOnce(p, st, "writer", fmt.Sprintf("linked\t%s\tit is open for writing, by no process of this sandbox: whatever is written so "+
+			"waits for you at its console's next start (teamlead config diff)", p))
+	default:
 		r.tell(fmt.Sprintf("stopped\t%s\tit is still open for writing, by no process that shows it: a descriptor taken while it was "+
 			"being replaced and passed over a socket, kept to write it later; it may have been written already: check it (reinstall a program)", p))
 		_ = syscall.Kill(-1, syscall.SIGKILL)
 	}
+}
+
+// spared reports whether a second name of the file at p, or a descriptor
+// for writing it no process of the sandbox shows, leaves the sandbox
+// running: a file other agents write (Spec.Others), or one whose content
+// a console's guard checks (Spec.Guarded).
+func (r *repinner) spared(p string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.others[p] || r.guarded[p]
+}
+
+// tellOnce tells line to the console the first time what is said (kind)
+// of the file st at p: the same second name is seen at every event in
+// its folder.
+func (r *repinner) tellOnce(p string, st unix.Stat_t, kind, line string) {
+	key := fmt.Sprintf("%s\x00%s\x00%d:%d", kind, p, st.Dev, st.Ino)
+	r.mu.Lock()
+	told := r.told[key]
+	r.told[key] = true
+	r.mu.Unlock()
+	if !told {
+		r.tell(line)
+	}
+}
+
+// fsTop is the folder where the file system of device dev is mounted
+// whole (its root's mount), "/" when none shows it: where to look for a
+// file's other names.
+func fsTop(dev uint64) string {
+	devName := strconv.FormatUint(uint64(unix.Major(dev)), 10) + ":" + strconv.FormatUint(uint64(unix.Minor(dev)), 10)
+	top := ""
+	for _, m := range mountInfo("/proc/self/mountinfo") {
+		if m.dev == devName && m.root == "/" && (top == "" || len(m.point) < len(top)) {
+			top = m.point
+		}
+	}
+	if top == "" {
+		return "/"
+	}
+	return top
 }
 
 // writerGrace is how long the file just pinned may stay open for writing
@@ -545,6 +619,11 @@ func (r *repinner) protect(req protectRequest) error {
 		}
 		files = append(files, p)
 	}
+	r.mu.Lock()
+	for _, p := range req.Guarded {
+		r.guarded[p] = true
+	}
+	r.mu.Unlock()
 	r.watch(files)
 	for _, t := range trees {
 		r.evictTree(t.path, t.dev, t.ino, t.hidden)

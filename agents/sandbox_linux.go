@@ -95,6 +95,9 @@ type shimConfig struct {
 	WatchHidden []string `json:"watch_hidden,omitempty"`
 	// WatchOthers are those of Watch that other agents write (Spec.Others).
 	WatchOthers []string `json:"watch_others,omitempty"`
+	// WatchGuarded are those of Watch a console's guard checks by hash
+	// (Spec.Guarded).
+	WatchGuarded []string `json:"watch_guarded,omitempty"`
 	// Stdio: the program has the shim's standard streams (Isolate), not
 	// a terminal of its own passed to the console.
 	Stdio bool `json:"stdio,omitempty"`
@@ -444,7 +447,8 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
-		Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others)}
+		Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others),
+		WatchGuarded: guardedOf(s.Guarded, watchable(allProtect))}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
@@ -453,7 +457,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	// agent's process yet): what it added is protected here too.
 	if more := a.added(); len(more) > len(added) {
 		secretDirs, secretFiles := keptSecrets()
-		if err := ctl.protect(protectRequest{Protect: more[len(added):], Hide: append(secretDirs, secretFiles...)}); err != nil {
+		if err := ctl.protect(protectRequest{Protect: more[len(added):], Hide: append(secretDirs, secretFiles...), Guarded: guardedOf(s.Guarded, more[len(added):])}); err != nil {
 			isolation += "; not protected: " + err.Error()
 		}
 	}
@@ -553,7 +557,7 @@ func shimMain() int {
 	}
 	unix.Close(master)
 	unix.Close(slave)
-	rp, err := startRepin(cfg.Watch, cfg.WatchHidden, cfg.WatchOthers, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
+	rp, err := startRepin(cfg.Watch, cfg.WatchHidden, cfg.WatchOthers, cfg.WatchGuarded, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
 	if err != nil {
 		_, _ = ctl.Write([]byte("note unpinned\t\t" + err.Error()))
 	} else {
@@ -609,7 +613,7 @@ func shimStdio(cfg shimConfig) int {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
 	tell := func(s string) { fmt.Fprintln(os.Stderr, "teamlead sandbox:", strings.ReplaceAll(s, "\t", " ")) }
-	if _, err := startRepin(cfg.Watch, cfg.WatchHidden, nil, tell); err != nil {
+	if _, err := startRepin(cfg.Watch, cfg.WatchHidden, nil, nil, tell); err != nil {
 		tell(err.Error())
 	}
 	return shimExitStatus(shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {}))

@@ -730,6 +730,90 @@ func TestSandboxStopsAParkedWriter(t *testing.T) {
 	}
 }
 
+// A second name given to a protected file whose console's guard checks it
+// (Spec.Guarded: another console's missing permissions.yaml linked into
+// place, red team 11a, finding 8) is read-only under its protected name
+// and told to the console once, naming the file and how to find the other
+// name, and the agent runs on; one given to any other protected file (the
+// teamlead executable) stops the sandbox as before.
+func TestSandboxSparesAGuardedFileWithTwoNames(t *testing.T) {
+	needSandbox(t)
+	for _, later := range []bool{false, true} {
+		t.Run(map[bool]string{false: "protected_at_start", true: "protected_later_by_ProtectMore"}[later], func(t *testing.T) {
+			sparesAGuardedFileWithTwoNames(t, later)
+		})
+	}
+}
+
+// sparesAGuardedFileWithTwoNames is TestSandboxSparesAGuardedFileWithTwoNames
+// with the guarded file in Spec.Protect, or added by ProtectMore (later),
+// as a console started after this one asks.
+func sparesAGuardedFileWithTwoNames(t *testing.T, later bool) {
+	tmp := t.TempDir()
+	work, conf := filepath.Join(tmp, "work"), filepath.Join(tmp, "conf")
+	for _, d := range []string{work, conf} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	foreign, critical := filepath.Join(conf, "permissions.yaml"), filepath.Join(conf, "teamlead")
+	spare := filepath.Join(conf, ".pol.tmp") // beside it, as the red team made it: the agent's folder is a mount of its own
+	script := fmt.Sprintf(`exec 2>&1
+unpinned() { n=0; while [ -w %[1]s ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done; [ -w %[1]s ] && echo "BREACH: %[1]s writable"; }
+echo forged > %[3]s
+echo ready
+until [ -e go ]; do sleep 0.05; done
+ln %[3]s %[1]s || echo "BREACH: no link"
+unpinned
+echo pinned
+until [ -e again ]; do sleep 0.05; done
+echo alive
+until [ -e last ]; do sleep 0.05; done
+ln %[3]s %[2]s
+sleep 600
+`, foreign, critical, spare)
+	rec := &recorder{}
+	protect := []string{critical, foreign}
+	if later {
+		protect = protect[:1]
+	}
+	a := Start(Spec{Name: "linker", Isolation: IsolationSandbox, Dir: work, Command: []string{"/bin/sh", "-c", script},
+		Protect: protect, Guarded: func(p string) bool { return p == foreign }}, rec)
+	defer a.Stop()
+	eventually(t, "the agent is ready", rec.diag, func() bool { return rec.has("ready") })
+	if later {
+		if err := a.ProtectMore([]string{foreign}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch := func(name string) {
+		if err := os.WriteFile(filepath.Join(work, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch("go")
+	eventually(t, "the console is told of the second name", rec.diag, func() bool { return strings.Contains(rec.guards(), "linked "+foreign) })
+	eventually(t, "the linked file is read-only", rec.diag, func() bool { return rec.has("pinned") })
+	touch("again")
+	eventually(t, "the agent runs on", rec.diag, func() bool { return rec.has("alive") })
+	touch("last")
+	select {
+	case <-a.Done():
+	case <-time.After(waitTimeout):
+		t.Fatalf("the sandbox still runs after the critical file got a second name\n%s", rec.diag())
+	}
+	out, g := rec.output(), rec.guards()
+	if strings.Contains(out, "BREACH") {
+		t.Errorf("the agent says:\n%s", out)
+	}
+	if n := strings.Count(g, "linked "+foreign); n != 1 || !strings.Contains(g, "has 2 names") || !strings.Contains(g, "-samefile "+foreign) {
+		t.Errorf("told %d times of %s, want once (at the link), with how to find the other name:\n%s", n, foreign, g)
+	}
+	if strings.Contains(g, "stopped "+foreign) || !strings.Contains(g, "stopped "+critical) {
+		t.Errorf("the console was told %q", g)
+	}
+}
+
 // What KeepSecret names is not shown in a sandbox at all: a file reads
 // empty, a folder is empty (red team 9a, finding 9: the console's NATS
 // credentials were readable by every agent).

@@ -165,6 +165,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		Remote:   remote,
 		Socket:   socket,
 		Protect:  protect,
+		Guarded:  control.Guarded(team.OwnFiles()),
 		Fresh:    f.fresh,
 		OnError:  func(err error) { (*showErr.Load())(err) },
 		OwnWrite: files.Write,
@@ -221,7 +222,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// Record where this console runs, so that teamlead commands run in
 	// this folder (or below it, or with this --config) find it without
 	// --state.
-	if stopped, err := register(g, socket, append(team.OwnFiles(), sharedGit...)); err != nil {
+	if stopped, err := register(g, socket, append(team.OwnFiles(), sharedGit...), team.OwnFiles()); err != nil {
 		eng.Warn(fmt.Sprintf("%v: teamlead commands need --state %s to find this console", err, g.state))
 	} else {
 		defer stopped()
@@ -335,8 +336,9 @@ func printEvents(w io.Writer, eng *engine.Engine, after uint64) {
 
 // register records that the console of g runs on socket (control.Register),
 // with the paths other consoles' sandboxes must keep read-only besides its
-// state folder and team files (protect).
-func register(g *globals, socket string, protect []string) (func(), error) {
+// state folder and team files (protect), and those of them its guard
+// checks by hash (guarded).
+func register(g *globals, socket string, protect, guarded []string) (func(), error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -349,7 +351,18 @@ func register(g *globals, socket string, protect []string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect})
+	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect, Guarded: absPaths(guarded)})
+}
+
+// absPaths is paths made absolute (those that cannot be are left out).
+func absPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // stateArg is the --state flag a printed command needs to reach this

@@ -38,7 +38,11 @@ type Registration struct {
 	// sandboxes (its team's files wherever they are, the shared .git of
 	// its worktree agents' repositories): every console's sandboxes keep
 	// them so too (Protected).
-	Protect []string  `json:"protect,omitempty"`
+	Protect []string `json:"protect,omitempty"`
+	// Guarded are the files its guard checks by hash (its team's files,
+	// config.Team.OwnFiles): a second name given to one does not stop a
+	// sandbox (Guarded).
+	Guarded []string  `json:"guarded,omitempty"`
 	Started time.Time `json:"started"`
 	Stopped time.Time `json:"stopped,omitzero"`
 }
@@ -244,10 +248,54 @@ func Protected(state string, ownFiles []string) []string {
 		if r.Config != "" {
 			files = append(files, r.Config)
 			dir := filepath.Dir(r.Config)
-			for _, name := range []string{"answerers.yaml", "consultations.yaml", "presets.yaml", "permissions.yaml"} {
+			for _, name := range teamFiles {
 				files = append(files, filepath.Join(dir, name))
 			}
 		}
 	}
 	return append(guard.Protected(state, reg, files), states...)
+}
+
+// teamFiles are the files beside a team file that a console of it reads,
+// besides the team file itself (config.Team.OwnFiles, with the policy's
+// default place).
+var teamFiles = []string{"answerers.yaml", "consultations.yaml", "presets.yaml", "permissions.yaml"}
+
+// Guarded reports, for a console whose own files are ownFiles, whether a
+// file of Protected is one a console's guard (internal/guard) checks by
+// its hash: this console's own files, and every registered console's
+// (Registration.Guarded; for a registration without it, its team file and
+// those beside it). Each such console looks at them every two seconds
+// while it runs and at each start, where one that differs from what the
+// human accepted waits for them whenever another team's console has run
+// (guard.State.Unaccepted, strict), so a write through a second name an
+// agent gave one does not go unseen; a file beside a team file that its
+// console does not read (a policy elsewhere) is not used until named, and
+// then is new to the guard, which waits too. The executable and a
+// repository's shared git config are not among them: nothing checks them.
+func Guarded(ownFiles []string) func(path string) bool {
+	return func(path string) bool {
+		set := map[string]bool{}
+		add := func(p string) {
+			if abs, err := filepath.Abs(p); err == nil && p != "" {
+				set[abs] = true
+			}
+		}
+		for _, f := range ownFiles {
+			add(f)
+		}
+		regs, _ := Registrations()
+		for _, r := range regs {
+			for _, f := range r.Guarded {
+				add(f)
+			}
+			if len(r.Guarded) == 0 && r.Config != "" {
+				add(r.Config)
+				for _, name := range teamFiles {
+					add(filepath.Join(filepath.Dir(r.Config), name))
+				}
+			}
+		}
+		return set[path]
+	}
 }

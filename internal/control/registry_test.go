@@ -56,3 +56,41 @@ func TestFindTheConsoleOfAFolder(t *testing.T) {
 		t.Errorf("after its state folder went: %d registrations, %v", len(regs), err)
 	}
 }
+
+// Guarded names the files a console's guard checks by hash: this
+// console's own, every registered console's (its Guarded list, or, for a
+// registration without one, its team file and those beside it); never
+// the executable, a shared git config or a state folder, a second name
+// of which stops a sandbox (red team 11a, finding 8).
+func TestGuardedAreTheTeamsFiles(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	projB, projC := t.TempDir(), t.TempDir()
+	_, stateB := newConsole(t)
+	_, stateC := newConsole(t)
+	policyB, gitB := filepath.Join(projB, "policies", "b.yaml"), filepath.Join(projB, ".git", "config")
+	for _, r := range []Registration{
+		{Dir: projB, Config: filepath.Join(projB, "team.yaml"), State: stateB, Socket: filepath.Join(stateB, SocketName), Started: time.Now(),
+			Protect: []string{filepath.Join(projB, "team.yaml"), policyB, gitB}, Guarded: []string{filepath.Join(projB, "team.yaml"), policyB}},
+		{Dir: projC, Config: filepath.Join(projC, "configs", "team.yaml"), State: stateC, Socket: filepath.Join(stateC, SocketName), Started: time.Now()},
+	} {
+		if _, err := Register(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own := filepath.Join(t.TempDir(), "team.yaml")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	guarded := Guarded([]string{own})
+	for p, want := range map[string]bool{
+		own: true, policyB: true, filepath.Join(projB, "team.yaml"): true,
+		filepath.Join(projC, "configs", "team.yaml"): true, filepath.Join(projC, "configs", "permissions.yaml"): true,
+		filepath.Join(projC, "configs", "presets.yaml"): true,
+		gitB: false, exe: false, stateB: false, filepath.Join(projB, "permissions.yaml"): false,
+	} {
+		if got := guarded(p); got != want {
+			t.Errorf("%s: guarded %v, want %v", p, got, want)
+		}
+	}
+}

@@ -68,6 +68,9 @@ type Options struct {
 	// files and executable. Only a sandbox enforces it; the file guard
 	// watches the files either way.
 	Protect []string
+	// Guarded, when set, reports whether a console's file guard checks the
+	// protected file at path by its hash (agents.Spec's Guarded).
+	Guarded func(path string) bool
 	// OnError is told about trouble the engine survives, such as a store
 	// write that failed and is being retried (a full disk).
 	OnError func(error)
@@ -100,6 +103,10 @@ type Engine struct {
 	// since this one started (ProtectMore).
 	moreMu      sync.Mutex
 	moreProtect []string
+	// linked are the protected files whose second name the human was
+	// warned of (sink.Guarded): once each, not once per agent.
+	linkedMu sync.Mutex
+	linked   map[string]bool
 	// spent is what each task cost so far (taskspend.go).
 	spent taskSpend
 	roles map[string]string
@@ -344,6 +351,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation:   agents.Isolation(a.Isolation),
 		Protect:     e.protected(),
+		Guarded:     e.opts.Guarded,
 		Others:      e.othersProgress(a.Name),
 		Binds:       binds(a.Confined),
 		StartArgs:   func() []string { return e.startArgs(a.Name) },

@@ -287,11 +287,27 @@ func (s *sink) settle() bool {
 
 // Guarded takes what the agent's sandbox did to keep teamlead's files
 // read-only (agents.GuardSink): a process killed, or the sandbox stopped,
-// is recorded as a refusal of the agent's, for the human to see.
+// is recorded as a refusal of the agent's, for the human to see; so is a
+// team's file found with a second name, which the human is also warned of
+// once (the status line) with what to remove.
 func (s *sink) Guarded(agent, what, path, detail string) {
 	switch what {
 	case "killed", "stopped":
 		s.e.Impersonation(agent, "keep "+path+" writable", what+": "+detail, map[string]string{"file": path})
+	case "linked":
+		// A second name of a team's file: read-only under this one, the
+		// sandbox goes on (repin_linux.go); the human removes the other.
+		s.e.Impersonation(agent, "keep "+path+" writable", "refused: "+detail, map[string]string{"file": path})
+		s.e.linkedMu.Lock()
+		warned := s.e.linked[path]
+		if s.e.linked == nil {
+			s.e.linked = map[string]bool{}
+		}
+		s.e.linked[path] = true
+		s.e.linkedMu.Unlock()
+		if !warned {
+			s.e.Warn(fmt.Sprintf("%s has another name an agent may write (seen in %s's sandbox): %s", path, agent, detail))
+		}
 	default:
 		s.e.Warn(fmt.Sprintf("%s's sandbox could not make %s read-only again: %s", agent, path, detail))
 	}
