@@ -165,11 +165,31 @@ func (r *repinner) pin(p string) {
 		r.hide(p)
 		return
 	}
+	// Holders are killed before the pin too: a process of the sandbox
+	// holding the new file could otherwise write it through its
+	// descriptor, or reopen it for writing by /proc/PID/fd/N, in the
+	// moment between the pin and evict's kill.
+	r.killHolders(p)
 	if err := pinFile(p); err != nil {
 		r.tell(fmt.Sprintf("unpinned\t%s\t%v", p, err))
 		return
 	}
 	r.evict(p)
+}
+
+// killHolders kills every process of the sandbox that holds the regular
+// file at p (a descriptor or a shared writable mapping).
+func (r *repinner) killHolders(p string) {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	for _, pid := range sandboxPids() {
+		if what := holds(pid, st.Dev, st.Ino); what != "" {
+			r.tell(fmt.Sprintf("killed\t%s\tprocess %d (%s) held it %s", p, pid, procComm(pid), what))
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // pinFile binds the file (or folder, with what is mounted inside it) at p
