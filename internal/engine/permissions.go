@@ -322,7 +322,8 @@ func (e *Engine) HookState(agent, state string) {
 	e.perm.hooks.Store(agent, hookState{state: state, at: e.now(), from: stateFromHook})
 	e.perm.hooked.Store(agent, true)
 	// Deliveries wait for the end of a turn the CLI's own hook tells
-	// (agents.Agent.Busy); a screen reading is not sure enough to hold them.
+	// (agents.Agent.Busy). Once a CLI's hook has spoken, its screen no
+	// longer starts a turn (screenState): the hook is surer.
 	if a := e.agent(agent); a != nil {
 		a.Busy(state == "busy")
 	}

@@ -58,7 +58,7 @@ func TestGapBecomesQuestion(t *testing.T) {
 	}
 	// The asker is told its question's id.
 	d := deliveriesTo(out, "architect")
-	if len(d) != 1 || !strings.Contains(d[0].Text, "question: q-0001") || !strings.Contains(d[0].Text, "routed to human/requester") {
+	if len(d) != 1 || !strings.Contains(d[0].Text, "question: q-0001") || !strings.Contains(d[0].Text, "routed to human/requester") || d[0].Kind != DeliverAck {
 		t.Errorf("notice %+v", d)
 	}
 	if out.Meta["q/q-0001"] == "" || out.Meta["qs/pending/q-0001"] != "" || out.Meta["questions/next"] != "2" {

@@ -371,7 +371,9 @@ func (l *Lead) gap(out *Output, sender string, ev protocol.Event, now time.Time)
 	n := protocol.Envelope{Headers: []protocol.Header{{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: sender},
 		{Key: "type", Value: protocol.TypeStatus}, {Key: "task", Value: "-"}, {Key: "question", Value: q.ID}},
 		Body: fmt.Sprintf("question %s (%s) routed to %s", q.ID, q.Topic, q.Answerer)}
-	l.deliver(out, sender, DeliverNotice, q.ID, &n, now)
+	// An acknowledgement of the block, as a relay's is: a CLI that takes
+	// them with the next text (acks: with-next) spends no turn on it.
+	l.deliver(out, sender, DeliverAck, q.ID, &n, now)
 }
 
 func (l *Lead) reformat(out *Output, sender, block, task, reason, raw string, now time.Time) {
