@@ -98,6 +98,8 @@ type Agent struct {
 	Host string `yaml:"host"`
 	// Budget is what the agent may spend this run before every action it asks for goes to you (default: the team's budget).
 	Budget Budget `yaml:"budget"`
+	// Price is what a million tokens cost for this agent's model, where its CLI writes no cost of its own (default: the team's price).
+	Price Price `yaml:"price"`
 	// Worktree runs the agent in a git worktree of its own: true (branch teamlead/<name>), a branch name, or false; default: the team's worktrees.default. Its dir names the repository (or a folder in it).
 	Worktree string `yaml:"worktree"`
 	// Branch is the agent's worktree branch once resolved ("" = no worktree).
@@ -687,6 +689,12 @@ func (t *Team) validateAgents(file string, root *yaml.Node, presets map[string]P
 		}
 		if a.Budget.Tokens < 0 || a.Budget.USD < 0 {
 			fail(i, "budget", "a budget is positive: tokens and usd, each 0 for no limit")
+		}
+		if a.Price == (Price{}) {
+			a.Price = t.Price
+		}
+		if a.Price.Input < 0 || a.Price.Output < 0 || a.Price.CacheRead < 0 {
+			fail(i, "price", "a price is positive: input, output and cache_read, in USD per million tokens")
 		}
 		switch w := strings.TrimSpace(a.Worktree); {
 		case w == "" && t.Worktrees.Default:

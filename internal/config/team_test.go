@@ -135,3 +135,22 @@ func FuzzLoadTeam(f *testing.F) {
 		}
 	})
 }
+
+// An agent's price replaces the team's, which is every other agent's; a
+// negative one is refused naming the field.
+func TestAgentPrice(t *testing.T) {
+	team, err := LoadTeam(writeTeam(t, "price: {input: 3, output: 15}\nagents:\n  - name: dev\n    command: [x]\n    price: {input: 1.25, output: 10, cache_read: 0.125}\n  - name: qa\n    command: [x]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := team.Agents[0].Price, (Price{Input: 1.25, Output: 10, CacheRead: 0.125}); got != want {
+		t.Errorf("dev's own price: %+v, want %+v", got, want)
+	}
+	if got, want := team.Agents[1].Price, (Price{Input: 3, Output: 15}); got != want {
+		t.Errorf("qa's price, the team's: %+v, want %+v", got, want)
+	}
+	_, err = LoadTeam(writeTeam(t, "agents:\n  - name: dev\n    command: [x]\n    price: {input: -1}\n"))
+	if err == nil || !strings.Contains(err.Error(), "agents[0].price: a price is positive") {
+		t.Errorf("a negative price: %v", err)
+	}
+}

@@ -31,6 +31,16 @@ func priced(t usage.Tokens, p config.Price) usage.Tokens {
 	return t
 }
 
+// priceOf is agent's price (the team's unless it set its own).
+func (e *Engine) priceOf(agent string) config.Price {
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == agent {
+			return a.Price
+		}
+	}
+	return e.opts.Team.Price
+}
+
 // overBudget says how agent went over its budget ("" while it has not).
 func (e *Engine) overBudget(agent string) string {
 	var a config.Agent
@@ -47,8 +57,8 @@ func (e *Engine) overBudget(agent string) string {
 	switch {
 	case a.Budget.Tokens > 0 && t.All() >= a.Budget.Tokens:
 		return fmt.Sprintf("%s used %s tokens this run, its budget is %s", agent, usage.Short(t.All()), usage.Short(a.Budget.Tokens))
-	case a.Budget.USD > 0 && cost(t, e.opts.Team.Price) >= a.Budget.USD:
-		return fmt.Sprintf("%s spent $%.2f this run, its budget is $%.2f", agent, cost(t, e.opts.Team.Price), a.Budget.USD)
+	case a.Budget.USD > 0 && cost(t, a.Price) >= a.Budget.USD:
+		return fmt.Sprintf("%s spent $%.2f this run, its budget is $%.2f", agent, cost(t, a.Price), a.Budget.USD)
 	}
 	return ""
 }

@@ -894,7 +894,7 @@ func (e *Engine) Agents() []readmodel.AgentInfo {
 		hs := e.hookStateOf(n)
 		ai := readmodel.AgentInfo{Name: n, Role: e.roles[n], State: info.State, Pid: info.Pid,
 			Restarts: info.Restarts, ExitCode: info.ExitCode, Since: info.StartedAt, LastOutput: last, Blocked: blocked[n], Hook: hs.state, HookAt: hs.at, HookFrom: hs.from, Err: info.Err,
-			Tokens: priced(e.sinks[n].spend.total(), e.opts.Team.Price), Worktree: e.sinks[n].tree.Load()}
+			Tokens: priced(e.sinks[n].spend.total(), e.priceOf(n)), Worktree: e.sinks[n].tree.Load()}
 		if r, ok := e.agent(n).(*remoteAgent); ok {
 			ai.Host = r.host
 			if e.opts.Remote != nil && !e.opts.Remote.Reachable(r.host) {

@@ -56,13 +56,13 @@ func (e *Engine) recordSpend() {
 		task := s.task.get()
 		fields := map[string]string{"input": strconv.FormatInt(d.Input, 10), "output": strconv.FormatInt(d.Output, 10),
 			"cache_read": strconv.FormatInt(d.CacheRead, 10), "cache_write": strconv.FormatInt(d.CacheWrite, 10)}
-		if c := cost(d, e.opts.Team.Price); c > 0 {
+		if c := cost(d, e.priceOf(name)); c > 0 {
 			fields["cost_usd"] = strconv.FormatFloat(c, 'f', 4, 64)
 		}
 		meta := map[string]string{}
 		if task != "" {
 			e.spent.mu.Lock()
-			sum := e.spent.byTask[task].Add(priced(d, e.opts.Team.Price))
+			sum := e.spent.byTask[task].Add(priced(d, e.priceOf(name)))
 			e.spent.byTask[task] = sum
 			e.spent.mu.Unlock()
 			b, _ := json.Marshal(sum)
