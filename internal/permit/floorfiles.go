@@ -139,7 +139,8 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 			}
 		}
 	}
-	if v.name == "ln" && (hasShort(opts, "s") || hasLong(opts, "--symbolic")) {
+	symbolic := makesSymlinks(v.name, opts)
+	if symbolic {
 		for _, s := range srcs {
 			if w := s; !isAbsWord(w) && dest != nil {
 				// a relative target is taken from the link's folder
@@ -149,17 +150,16 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 				s = w
 			}
 			for _, d := range targetsOutside([]Word{s}, cwds, env, false) {
-				hs = append(hs, hit{id: FloorWriteOutside, detail: "ln -s makes a link out of the working directory, to " + d})
+				hs = append(hs, hit{id: FloorWriteOutside, detail: v.name + " -s makes a link out of the working directory, to " + d})
 			}
 			abs, _ := cwds.resolve(s)
 			for _, a := range abs {
-				if h := env.treeProtected(a, "ln -s makes a link (a write through it writes the target) to"); h != nil {
+				if h := env.treeProtected(a, v.name+" -s makes a link (a write through it writes the target) to"); h != nil {
 					hs = append(hs, *h)
 				}
 			}
 		}
 	}
-	symbolic := v.name == "ln" && (hasShort(opts, "s") || hasLong(opts, "--symbolic"))
 	if !remoteDest && !symbolic {
 		hs = append(hs, landingHits(v, srcs, dest, opts, cwds, env)...)
 	}
@@ -172,6 +172,19 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 		}
 	}
 	return hs
+}
+
+// makesSymlinks reports a copy that makes symbolic links instead of
+// copies: ln -s, and cp -s (--symbolic-link), which red team 12b used to
+// link .git/config into the folder and write it through the link.
+func makesSymlinks(name string, opts []string) bool {
+	switch name {
+	case "ln":
+		return hasShort(opts, "s") || hasLong(opts, "--symbolic")
+	case "cp":
+		return hasShort(opts, "s") || hasLong(opts, "--symbolic-link")
+	}
+	return false
 }
 
 // copyArgs is a cp, mv, ln or install command line taken apart the way

@@ -17,7 +17,7 @@ const maxLanded = 4000
 // out of the working directory, and, for mv, a protected file taken away.
 func landingHits(v view, srcs []Word, dest *Word, opts []string, cwds cwdSet, env Env) []hit {
 	var hs []hit
-	hard := v.name == "link" || v.name == "ln" && !hasShort(opts, "s") && !hasLong(opts, "--symbolic") ||
+	hard := v.name == "link" || v.name == "ln" && !makesSymlinks(v.name, opts) ||
 		v.name == "cp" && (hasShort(opts, "l") || hasLong(opts, "--link"))
 	keepLinks := v.name == "mv" || v.name == "rsync" && (hasShort(opts, "al") || hasLong(opts, "--links", "--archive")) ||
 		v.name == "cp" && !hasShort(opts, "LH") && !hasLong(opts, "--dereference") &&
