@@ -63,6 +63,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, writeHits(w, cwds, env, v.name)...)
 	}
 	hs = append(hs, tscHits(v, cwds, env)...)
+	hs = append(hs, pkgConfigHits(v, cwds, env)...)
 	if v.name == "go" {
 		for _, w := range goImplicitOutputs(v.args, cwds, env) {
 			hs = append(hs, writeHits(w, cwds, env, "go build (its binary, named after the package)")...)

@@ -59,7 +59,8 @@ var (
 		"tsconfig":       "the TypeScript compiler's project (where it writes: outDir, tsBuildInfoFile; plugins)",
 		".eslintrc":      "eslint's configuration (plugins, parsers and formatters are code it runs)",
 		"eslint.config.": "eslint's configuration (code it runs)", ".prettierrc": "prettier's configuration (plugins are code it runs)",
-		"prettier.config.": "prettier's configuration (code it runs)"}
+		"prettier.config.": "prettier's configuration (code it runs)",
+		".golangci.":       "golangci-lint's configuration (where it writes its report; custom linters are plugins it loads)"}
 	protectedSuffixes = map[string]string{".code-workspace": "the editor's tasks and settings (tasks run on opening the workspace)",
 		".sublime-project": "the editor's build systems (commands)"}
 )
@@ -132,6 +133,11 @@ var protectedNames = map[string]string{
 	".ignore":       "the ignore rules of rg and other searchers (a !negation searches hidden and ignored files)",
 	".rgignore":     "rg's ignore rules (a !negation searches hidden and ignored files)", ".agignore": "ag's ignore rules",
 	".prettierignore": "prettier's ignore rules", ".eslintignore": "eslint's ignore rules",
+	// Red team 12b: the same tools' configuration in pyproject.toml
+	// ([tool.mypy] plugins, [tool.pytest.ini_options] addopts) and ruff's
+	// (output-file) (findings 2, 3).
+	"pyproject.toml": "the configuration of mypy, pytest, black and ruff (plugins, addopts, output files)",
+	"ruff.toml":      "ruff's configuration (output-file)", ".ruff.toml": "ruff's configuration (output-file)",
 }
 
 // protectedFile reports why writing abs (an absolute path, links already

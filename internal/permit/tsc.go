@@ -40,7 +40,7 @@ func tscArgs(v view) ([]Word, bool) {
 // tscOutputOpts are tsc's options that name a file or folder it writes,
 // lower-cased.
 var tscOutputOpts = []string{"--outfile", "--outdir", "--out", "--declarationdir", "--tsbuildinfofile",
-	"--generatecpuprofile", "--generatetrace"}
+	"--generatecpuprofile", "--generatetrace", "--pprofdir"}
 
 // tscExtends finds the files a tsconfig extends.
 var tscExtends = regexp.MustCompile(`"extends"\s*:\s*(\[[^\]]*\]|"[^"]*")`)
@@ -58,6 +58,11 @@ func tscHits(v view, cwds cwdSet, env Env) []hit {
 	var hs []hit
 	for _, w := range optionFiles(args, tscOutputOpts) {
 		hs = append(hs, writeHits(w, cwds, env, "tsc")...)
+	}
+	for _, a := range args {
+		if a.Value == "--init" { // writes tsconfig.json where it runs (red team 12b, finding 13)
+			hs = append(hs, writeHits(Word{Raw: "tsconfig.json", Value: "tsconfig.json"}, cwds, env, "tsc --init")...)
+		}
 	}
 	ask := func(d string) []hit {
 		return append(hs, hit{id: FloorCodeExec, detail: "tsc " + d + ": a project file can name where tsc writes (outDir, tsBuildInfoFile), and only tsconfig*.json files are protected"})
