@@ -57,7 +57,10 @@ var codeVars = map[string]bool{"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_
 	"LUA_PATH": true, "LUA_CPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true, "KUBECONFIG": true,
 	"WGETRC": true, "NETRC": true, "KRB5_CONFIG": true, "LOCPATH": true, "NLSPATH": true,
 	"BASH_LOADABLES_PATH": true, "BASH_XTRACEFD": true, "QT_PLUGIN_PATH": true, "GTK_MODULES": true,
-	"GTK_PATH": true, "GIO_MODULE_DIR": true, "TERMINFO": true, "TERMINFO_DIRS": true, "MANOPT": true}
+	"GTK_PATH": true, "GIO_MODULE_DIR": true, "TERMINFO": true, "TERMINFO_DIRS": true, "MANOPT": true,
+	// Red team 12b (finding 11): cargo's own program, glibc's tunables,
+	// where every tool writes and reads its temporary files, zone files.
+	"CARGO": true, "GLIBC_TUNABLES": true, "TZDIR": true}
 
 // codeVarPrefixes are families of such variables.
 var codeVarPrefixes = []string{"DYLD_", "LD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "NPM_CONFIG_", "YARN_",
@@ -81,7 +84,11 @@ var toolVarPrefixes = []string{"GIT_", "NODE_", "NPM_", "PYTHON", "PIP_", "PYTES
 	"POETRY_", "TOX_", "CONDA_", "CARGO_", "RUSTC", "RUSTDOC", "RUSTUP_", "GO", "CGO_", "MAKE", "GNUMAKE", "LD_",
 	"DYLD_", "JAVA", "JDK_", "MAVEN_", "GRADLE_", "YARN_", "PNPM_", "BUN_", "DENO_", "PERL", "RUBY", "GEM_",
 	"BUNDLE_", "RIPGREP_", "JQ_", "LESS", "GREP_", "SSH_", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
-	"FTP_PROXY", "CURL_", "WGET", "ESLINT_", "PRETTIER_", "JEST_", "VITEST_", "TS_", "TSC_"}
+	"FTP_PROXY", "CURL_", "WGET", "ESLINT_", "PRETTIER_", "JEST_", "VITEST_", "TS_", "TSC_",
+	// Red team 12b (finding 11): black unpickles its cache from
+	// BLACK_CACHE_DIR; corepack's registry; the Python linters' and
+	// coverage's configuration files.
+	"BLACK_", "COREPACK_", "FLAKE8", "PYLINT", "ISORT_", "COVERAGE_", "GCCGO", "RUSTFMT"}
 
 // isCodeVar reports a variable that makes a command run other code, or
 // run it, read or write somewhere else.
