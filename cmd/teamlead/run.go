@@ -259,7 +259,10 @@ func protected(g *globals, team *config.Team) []string {
 //
 // A state folder no console registered has no secrets of this console's
 // either: what its secrets folder holds (a NATS token an agent planted,
-// for the console to serve with) is removed, and made anew.
+// for the console to serve with) is removed, and made anew. Anything else
+// in it is not what a console makes before it registers, and is refused as
+// a store is: a nats/ folder would be served by this console's NATS
+// server, with the streams an agent chose (red team 11a, finding 9).
 func checkStateOrigin(g *globals, adopt bool) error {
 	state, err := filepath.Abs(g.state)
 	if err != nil {
@@ -277,14 +280,27 @@ func checkStateOrigin(g *globals, adopt bool) error {
 	if adopt {
 		return nil
 	}
-	if _, err := os.Stat(g.storeDir()); err != nil {
-		// No store yet: this console makes it, and its secrets.
-		if err := os.RemoveAll(filepath.Join(state, agents.SecretsDir)); err != nil {
-			return fmt.Errorf("%s: %w (it holds files no console of yours made)", filepath.Join(state, agents.SecretsDir), err)
-		}
-		return nil
+	if _, err := os.Stat(g.storeDir()); err == nil {
+		return fmt.Errorf("%s holds a store that no console of yours has run on (the registry of consoles does not name it): an agent could have made it, with a record of accepted files of its choosing; if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away", g.state)
 	}
-	return fmt.Errorf("%s holds a store that no console of yours has run on (the registry of consoles does not name it): an agent could have made it, with a record of accepted files of its choosing; if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away", g.state)
+	entries, err := os.ReadDir(state)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	var found []string
+	for _, e := range entries {
+		if e.Name() != agents.SecretsDir {
+			found = append(found, e.Name())
+		}
+	}
+	if len(found) > 0 {
+		return fmt.Errorf("%s holds %s, which no console of yours made (the registry of consoles does not name this state folder, and a new console finds it empty): an agent could have put it there (a nats/ folder would be served by this console's NATS server); if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away or pass another --state", g.state, strings.Join(found, ", "))
+	}
+	// No store yet: this console makes it, and its secrets.
+	if err := os.RemoveAll(filepath.Join(state, agents.SecretsDir)); err != nil {
+		return fmt.Errorf("%s: %w (it holds files no console of yours made)", filepath.Join(state, agents.SecretsDir), err)
+	}
+	return nil
 }
 
 // shieldFromOtherConsoles asks every other console running now to keep
