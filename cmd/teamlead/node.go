@@ -52,9 +52,13 @@ func newNodeCmd(g *globals) *cobra.Command {
 					return fmt.Errorf("--nats-file: %w", err)
 				}
 				natsFlag = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
-				if abs, err := filepath.Abs(natsFile); err == nil {
-					agents.KeepSecret(abs) // the node's password: no agent reads it
+				// The node's password: no agent reads it, nor a copy a
+				// rotation writes beside it; its folder is hidden whole
+				// (red team 11a, finding 5).
+				if err := team.CheckSecretFolder(natsFile); err != nil {
+					return fmt.Errorf("--nats-file: %w", err)
 				}
+				agents.KeepSecret(config.SecretFolder(natsFile))
 			}
 			url := natsURL(natsFlag, team)
 			if url == "" {
@@ -79,7 +83,7 @@ func newNodeCmd(g *globals) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			_ = agents.BecomeSubreaper()
-			agents.KeepSecret(team.Bus.Creds, team.Bus.TLS.Key) // the node's NATS credentials: no agent reads them
+			agents.KeepSecret(team.SecretFolders()...) // the node's NATS credentials: no agent reads them
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "teamlead node %s: running the agents of %s whose host: is %s; Ctrl-C stops\n", name, team.File, name)
 			err = node.Run(ctx, node.Options{Name: name, Team: team, TeamName: team.Bus.Name, Conn: nc, Epoch: natsbus.NewEpoch(),

@@ -148,8 +148,10 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	}
 	protect := append(protected(g, team), sharedGit...)
 	// The console's NATS credentials and key grant publishing as the
-	// console: no agent reads them (red team 9a, finding 9).
-	agents.KeepSecret(team.Bus.Creds, team.Bus.TLS.Key)
+	// console: no agent reads them (red team 9a, finding 9), nor what a
+	// rotation writes beside them first: their folders are hidden whole
+	// (config.CheckSecretFolder, red team 11a, finding 5).
+	agents.KeepSecret(team.SecretFolders()...)
 	var link *nodeLink
 	var remote engine.Remote
 	if r := remoteAgents(team); len(r) > 0 {
