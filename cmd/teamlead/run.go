@@ -84,7 +84,8 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := checkStateOrigin(g, f.adoptState); err != nil {
+	fresh, err := checkStateOrigin(g, f.adoptState)
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(g.state, 0o700); err != nil {
@@ -102,7 +103,14 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 			return fmt.Errorf("%s is not a folder of its own (a link?): the console keeps its store and secrets only in a real folder; remove it, or pass another --state", d)
 		}
 	}
-	shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), errOut)
+	shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), team.SecretFolders(), errOut)
+	if fresh {
+		// Made by this console and protected only now: what an agent
+		// wrote into it in between is not taken either.
+		if err := checkStillFresh(g.state); err != nil {
+			return err
+		}
+	}
 	st, err := store.Open(g.storeDir(), store.Options{Sync: f.sync})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
@@ -152,6 +160,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// rotation writes beside them first: their folders are hidden whole
 	// (config.CheckSecretFolder, red team 11a, finding 5).
 	agents.KeepSecret(team.SecretFolders()...)
+	// And those of every other console and node of the user (red team
+	// 11a, finding 7: a node's --nats-file).
+	agents.KeepSecret(control.Hidden()...)
 	var link *nodeLink
 	var remote engine.Remote
 	if r := remoteAgents(team); len(r) > 0 {
@@ -223,7 +234,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// Record where this console runs, so that teamlead commands run in
 	// this folder (or below it, or with this --config) find it without
 	// --state.
-	if stopped, err := register(g, socket, append(team.OwnFiles(), sharedGit...)); err != nil {
+	if stopped, err := register(g, socket, append(team.OwnFiles(), sharedGit...), team.SecretFolders()); err != nil {
 		eng.Warn(fmt.Sprintf("%v: teamlead commands need --state %s to find this console", err, g.state))
 	} else {
 		defer stopped()
@@ -265,29 +276,32 @@ func protected(g *globals, team *config.Team) []string {
 // in it is not what a console makes before it registers, and is refused as
 // a store is: a nats/ folder would be served by this console's NATS
 // server, with the streams an agent chose (red team 11a, finding 9).
-func checkStateOrigin(g *globals, adopt bool) error {
+//
+// fresh says the state folder is new: checkStillFresh looks again once
+// other consoles protect it.
+func checkStateOrigin(g *globals, adopt bool) (fresh bool, err error) {
 	state, err := filepath.Abs(g.state)
 	if err != nil {
-		return err
+		return false, err
 	}
 	regs, err := control.Registrations()
 	if err != nil {
-		return nil // no registry to tell: as before
+		return false, nil // no registry to tell: as before
 	}
 	for _, r := range regs {
 		if r.State == state {
-			return nil
+			return false, nil
 		}
 	}
 	if adopt {
-		return nil
+		return false, nil
 	}
 	if _, err := os.Stat(g.storeDir()); err == nil {
-		return fmt.Errorf("%s holds a store that no console of yours has run on (the registry of consoles does not name it): an agent could have made it, with a record of accepted files of its choosing; if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away", g.state)
+		return false, fmt.Errorf("%s holds a store that no console of yours has run on (the registry of consoles does not name it): an agent could have made it, with a record of accepted files of its choosing; if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away", g.state)
 	}
 	entries, err := os.ReadDir(state)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("state directory: %w", err)
+		return false, fmt.Errorf("state directory: %w", err)
 	}
 	var found []string
 	for _, e := range entries {
@@ -296,33 +310,59 @@ func checkStateOrigin(g *globals, adopt bool) error {
 		}
 	}
 	if len(found) > 0 {
-		return fmt.Errorf("%s holds %s, which no console of yours made (the registry of consoles does not name this state folder, and a new console finds it empty): an agent could have put it there (a nats/ folder would be served by this console's NATS server); if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away or pass another --state", g.state, strings.Join(found, ", "))
+		return false, fmt.Errorf("%s holds %s, which no console of yours made (the registry of consoles does not name this state folder, and a new console finds it empty): an agent could have put it there (a nats/ folder would be served by this console's NATS server); if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away or pass another --state", g.state, strings.Join(found, ", "))
 	}
 	// No store yet: this console makes it, and its secrets.
 	if err := os.RemoveAll(filepath.Join(state, agents.SecretsDir)); err != nil {
-		return fmt.Errorf("%s: %w (it holds files no console of yours made)", filepath.Join(state, agents.SecretsDir), err)
+		return false, fmt.Errorf("%s: %w (it holds files no console of yours made)", filepath.Join(state, agents.SecretsDir), err)
+	}
+	return true, nil
+}
+
+// checkStillFresh refuses a new state folder that holds more than the
+// empty secrets and store folders this console made: between
+// checkStateOrigin and the other consoles' protection, an agent of theirs
+// could write into it (a nats/ folder, a NATS token).
+func checkStillFresh(state string) error {
+	entries, err := os.ReadDir(state)
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	for _, e := range entries {
+		inside, _ := os.ReadDir(filepath.Join(state, e.Name()))
+		if (e.Name() != agents.SecretsDir && e.Name() != agents.StoreDir) || !e.IsDir() || len(inside) > 0 {
+			return fmt.Errorf("%s was written while this console was making it (%s appeared): an agent of another console could have done it; remove the folder and start again", state, e.Name())
+		}
 	}
 	return nil
 }
 
 // shieldFromOtherConsoles asks every other console running now to keep
-// this one's state folder and files read-only, and its secrets hidden, in
-// its agents' sandboxes, before this console writes them: their sandboxes
-// started before this console existed and protect only the consoles they
-// knew (red team 9a, finding 5: an older console's agent wrote a newer
-// one's files and read its NATS token). A console that cannot be asked is
-// named on errOut.
-func shieldFromOtherConsoles(g *globals, protect []string, errOut io.Writer) {
-	regs, err := control.Registrations()
-	if err != nil {
-		return
-	}
+// this one's state folder and files read-only, and its secrets (the state
+// folder's, and the folders of its bus credentials) hidden, in its agents'
+// sandboxes, before this console writes them: their sandboxes started
+// before this console existed and protect only the consoles they knew
+// (red team 9a, finding 5: an older console's agent wrote a newer one's
+// files and read its NATS token). A console that cannot be asked is named
+// on errOut.
+func shieldFromOtherConsoles(g *globals, protect, secrets []string, errOut io.Writer) {
 	mine, _ := filepath.Abs(g.state)
 	// The store is made now if new, so that it is hidden from the start
 	// (its audit holds what the human types into agents).
 	store := filepath.Join(mine, agents.StoreDir)
 	_ = os.MkdirAll(store, 0o700)
-	hide := []string{filepath.Join(mine, agents.SecretsDir), store}
+	hide := append([]string{filepath.Join(mine, agents.SecretsDir), store}, secrets...)
+	askConsoles(mine, protect, hide, "this team's files", errOut)
+}
+
+// askConsoles asks every console running now, but the one on state mine,
+// to keep protect read-only and hide hide in its agents' sandboxes, and
+// names on errOut any that could not (what says what for).
+func askConsoles(mine string, protect, hide []string, what string, errOut io.Writer) {
+	regs, err := control.Registrations()
+	if err != nil {
+		return
+	}
 	for _, r := range regs {
 		if r.State == mine || !r.Live() {
 			continue
@@ -332,7 +372,7 @@ func shieldFromOtherConsoles(g *globals, protect []string, errOut io.Writer) {
 			_, err = c.Protect(protect, hide)
 		}
 		if err != nil {
-			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect this team's files from its agents: %v\n", r.State, r.Config, err)
+			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect %s from its agents: %v\n", r.State, r.Config, what, err)
 		}
 	}
 }
@@ -353,8 +393,9 @@ func printEvents(w io.Writer, eng *engine.Engine, after uint64) {
 
 // register records that the console of g runs on socket (control.Register),
 // with the paths other consoles' sandboxes must keep read-only besides its
-// state folder and team files (protect).
-func register(g *globals, socket string, protect []string) (func(), error) {
+// state folder and team files (protect), and the secret folders they hide
+// (hide).
+func register(g *globals, socket string, protect, hide []string) (func(), error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -367,7 +408,7 @@ func register(g *globals, socket string, protect []string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect})
+	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect, Hide: hide})
 }
 
 // stateArg is the --state flag a printed command needs to reach this

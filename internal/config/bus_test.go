@@ -64,6 +64,12 @@ func TestSecretInAFolderAgentsNeedIsRefused(t *testing.T) {
 			mk(t, filepath.Join(dir, "nats", "teamlead"), 0o700)
 		}, "holds the program teamlead"},
 		{"the agent's folder", "  creds: work/console.creds\n", func(t *testing.T, dir string) { mk(t, filepath.Join(dir, "work", "console.creds"), 0o600) }, "working folder of agent dev"},
+		{"a link from the team file's folder", "  creds: console.creds\n", func(t *testing.T, dir string) {
+			mk(t, filepath.Join(dir, "nats", "real.creds"), 0o600)
+			if err := os.Symlink(filepath.Join(dir, "nats", "real.creds"), filepath.Join(dir, "console.creds")); err != nil {
+				t.Fatal(err)
+			}
+		}, "holds team.yaml"},
 		{"a link into the team file's folder", "  creds: nats/console.creds\n", func(t *testing.T, dir string) {
 			mk(t, filepath.Join(dir, "real.creds"), 0o600)
 			if err := os.MkdirAll(filepath.Join(dir, "nats"), 0o700); err != nil {

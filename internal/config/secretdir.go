@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -13,7 +14,8 @@ import (
 // name in the same folder first, then renames it over the old one, and an
 // agent read it there, and under the real name before a hide by name was
 // made again (red team 11a, finding 5). An empty tmpfs over the folder
-// covers every name in it, now and later.
+// covers every name in it, now and later (SecretFolder: for a link, the
+// target's folder too).
 //
 // So that folder must hold nothing an agent needs. The rule, kept simple:
 // it holds only plain files that are not programs — no sub-folder (an
@@ -23,23 +25,27 @@ import (
 // agent's working folder. A folder of its own, such as configs/nats/,
 // passes; the team file's folder or your home does not.
 
-// SecretFolder is the folder a sandbox hides for the secret file path:
-// the folder of the file its links lead to (where a rotation writes). ""
-// when neither the file nor its folder is there.
-func SecretFolder(path string) string {
+// SecretFolder is the folders a sandbox hides for the secret file path:
+// the folder of its name and, when that is a link, the folder of the file
+// it leads to (a rotation writes in either: `sed -i` replaces the link by
+// a file beside it, an editor that follows links writes beside the
+// target). Links in the folders' own paths are followed; none when the
+// folder is not there.
+func SecretFolder(path string) []string {
 	if path == "" {
-		return ""
+		return nil
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return filepath.Dir(r)
-	}
+	var out []string
 	if d, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		return d
+		out = append(out, d)
 	}
-	return ""
+	if r, err := filepath.EvalSymlinks(path); err == nil && !slices.Contains(out, filepath.Dir(r)) {
+		out = append(out, filepath.Dir(r))
+	}
+	return out
 }
 
 // SecretFolders are the folders of the team's secret files (bus.creds and
@@ -47,21 +53,29 @@ func SecretFolder(path string) string {
 func (t *Team) SecretFolders() []string {
 	var out []string
 	for _, f := range []string{t.Bus.Creds, t.Bus.TLS.Key} {
-		if d := SecretFolder(f); d != "" {
-			out = append(out, d)
+		for _, d := range SecretFolder(f) {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
 		}
 	}
 	return out
 }
 
-// CheckSecretFolder says why the folder of the secret file path cannot be
+// CheckSecretFolder says why a folder of the secret file path cannot be
 // hidden from agents whole (see the rule above); nil when it can, or when
 // it is not there (nothing to hide: whoever reads the file says so).
 func (t *Team) CheckSecretFolder(path string) error {
-	dir := SecretFolder(path)
-	if dir == "" {
-		return nil
+	for _, dir := range SecretFolder(path) {
+		if err := t.checkSecretFolder(path, dir); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// checkSecretFolder is CheckSecretFolder for one folder dir of path.
+func (t *Team) checkSecretFolder(path, dir string) error {
 	var holds []string
 	for _, a := range t.Agents {
 		if a.Dir != "" && sameDir(a.Dir, dir) {

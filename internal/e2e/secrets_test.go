@@ -82,3 +82,33 @@ func TestNodeFileBesideTheTeamFileIsRefused(t *testing.T) {
 		t.Fatalf("the node took a --nats-file beside its team file: %v\n%s", err, out)
 	}
 }
+
+// A node's --nats-file (its NATS password) is hidden from the agents of
+// every console of the user on the node's machine, not only the node's
+// own: one running before the node started (asked over its socket before
+// the node connects) and one started after (from the registry). Red team
+// 11a, finding 7: another console's agent read it and published as the
+// node.
+func TestNodeFileIsHiddenFromOtherConsoles(t *testing.T) {
+	needSandbox(t)
+	tmB := newTeamWith(t, "bus:\n  name: e2e\n",
+		agentDef{name: "dev", script: "idle\n"},
+		agentDef{name: "far", host: "box1", script: "idle\n"})
+	tmA := newTeam(t, agentDef{name: "spy", command: spyScript(tmB.nodeFile("box1"))})
+	tmA.stateHome = filepath.Join(tmB.dir, "xdg-state") // one user's consoles
+	cA := tmA.start()
+	cB := tmB.start("--nats-listen", "127.0.0.1:0")
+	defer cB.stop()
+	natsURLOf(t, tmB)
+	node := tmB.startNodeFile("box1", nodeURL(t, tmB, "box1"))
+	defer node.stop()
+	if got := seen(t, tmA, cA); strings.Contains(got, "node-box1:") || strings.Contains("\n"+got, "\nbox1.url\n") {
+		t.Fatalf("an agent of a console started before the node read its --nats-file:\n%s", got)
+	}
+	cA.stop()
+	cA = tmA.start()
+	defer cA.stop()
+	if got := seen(t, tmA, cA); strings.Contains(got, "node-box1:") || strings.Contains("\n"+got, "\nbox1.url\n") {
+		t.Fatalf("an agent of a console started after the node read its --nats-file:\n%s", got)
+	}
+}
