@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,6 +44,7 @@ func newNodeCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			hide := team.SecretFolders() // the node's NATS credentials and key
 			if natsFile != "" {
 				if natsFlag != "" {
 					return fmt.Errorf("--nats and --nats-file: give one")
@@ -52,9 +54,13 @@ func newNodeCmd(g *globals) *cobra.Command {
 					return fmt.Errorf("--nats-file: %w", err)
 				}
 				natsFlag = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
-				if abs, err := filepath.Abs(natsFile); err == nil {
-					agents.KeepSecret(abs) // the node's password: no agent reads it
+				// The node's password: no agent reads it, nor a copy a
+				// rotation writes beside it; its folder is hidden whole
+				// (red team 11a, finding 5).
+				if err := team.CheckSecretFolder(natsFile); err != nil {
+					return fmt.Errorf("--nats-file: %w", err)
 				}
+				hide = append(hide, config.SecretFolder(natsFile)...)
 			}
 			url := natsURL(natsFlag, team)
 			if url == "" {
@@ -70,6 +76,19 @@ func newNodeCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// No agent reads the node's secrets: its own (KeepSecret), and
+			// every console's of the user, running now (asked before the
+			// node connects) or started later (the registry); nor another
+			// console's or node's (red team 11a, finding 7).
+			agents.KeepSecret(hide...)
+			agents.KeepSecret(control.Hidden()...)
+			if len(hide) > 0 {
+				cfg, _ := filepath.Abs(g.config)
+				if err := control.RegisterNode(control.NodeRecord{Name: name, Config: cfg, State: stateAbs, PID: os.Getpid(), Hide: hide, Started: time.Now()}); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: %v: consoles started later do not hide the node's secrets from their agents\n", err)
+				}
+				askConsoles("", nil, hide, "the node's secrets", cmd.ErrOrStderr())
+			}
 			nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead node " + name, Wait: true,
 				TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
 			if err != nil {
@@ -79,7 +98,6 @@ func newNodeCmd(g *globals) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			_ = agents.BecomeSubreaper()
-			agents.KeepSecret(team.Bus.Creds, team.Bus.TLS.Key) // the node's NATS credentials: no agent reads them
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "teamlead node %s: running the agents of %s whose host: is %s; Ctrl-C stops\n", name, team.File, name)
 			err = node.Run(ctx, node.Options{Name: name, Team: team, TeamName: team.Bus.Name, Conn: nc, Epoch: natsbus.NewEpoch(),

@@ -84,7 +84,8 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := checkStateOrigin(g, f.adoptState); err != nil {
+	fresh, err := checkStateOrigin(g, f.adoptState)
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(g.state, 0o700); err != nil {
@@ -102,7 +103,14 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 			return fmt.Errorf("%s is not a folder of its own (a link?): the console keeps its store and secrets only in a real folder; remove it, or pass another --state", d)
 		}
 	}
-	shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), errOut)
+	shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), team.SecretFolders(), errOut)
+	if fresh {
+		// Made by this console and protected only now: what an agent
+		// wrote into it in between is not taken either.
+		if err := checkStillFresh(g.state); err != nil {
+			return err
+		}
+	}
 	st, err := store.Open(g.storeDir(), store.Options{Sync: f.sync})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
@@ -148,8 +156,13 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	}
 	protect := append(protected(g, team), sharedGit...)
 	// The console's NATS credentials and key grant publishing as the
-	// console: no agent reads them (red team 9a, finding 9).
-	agents.KeepSecret(team.Bus.Creds, team.Bus.TLS.Key)
+	// console: no agent reads them (red team 9a, finding 9), nor what a
+	// rotation writes beside them first: their folders are hidden whole
+	// (config.CheckSecretFolder, red team 11a, finding 5).
+	agents.KeepSecret(team.SecretFolders()...)
+	// And those of every other console and node of the user (red team
+	// 11a, finding 7: a node's --nats-file).
+	agents.KeepSecret(control.Hidden()...)
 	var link *nodeLink
 	var remote engine.Remote
 	if r := remoteAgents(team); len(r) > 0 {
@@ -222,7 +235,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// Record where this console runs, so that teamlead commands run in
 	// this folder (or below it, or with this --config) find it without
 	// --state.
-	if stopped, err := register(g, socket, append(team.OwnFiles(), sharedGit...), team.OwnFiles()); err != nil {
+	if stopped, err := register(g, socket, append(team.OwnFiles(), sharedGit...), team.OwnFiles(), team.SecretFolders()); err != nil {
 		eng.Warn(fmt.Sprintf("%v: teamlead commands need --state %s to find this console", err, g.state))
 	} else {
 		defer stopped()
@@ -260,52 +273,97 @@ func protected(g *globals, team *config.Team) []string {
 //
 // A state folder no console registered has no secrets of this console's
 // either: what its secrets folder holds (a NATS token an agent planted,
-// for the console to serve with) is removed, and made anew.
-func checkStateOrigin(g *globals, adopt bool) error {
+// for the console to serve with) is removed, and made anew. Anything else
+// in it is not what a console makes before it registers, and is refused as
+// a store is: a nats/ folder would be served by this console's NATS
+// server, with the streams an agent chose (red team 11a, finding 9).
+//
+// fresh says the state folder is new: checkStillFresh looks again once
+// other consoles protect it.
+func checkStateOrigin(g *globals, adopt bool) (fresh bool, err error) {
 	state, err := filepath.Abs(g.state)
 	if err != nil {
-		return err
+		return false, err
 	}
 	regs, err := control.Registrations()
 	if err != nil {
-		return nil // no registry to tell: as before
+		return false, nil // no registry to tell: as before
 	}
 	for _, r := range regs {
 		if r.State == state {
-			return nil
+			return false, nil
 		}
 	}
 	if adopt {
-		return nil
+		return false, nil
 	}
-	if _, err := os.Stat(g.storeDir()); err != nil {
-		// No store yet: this console makes it, and its secrets.
-		if err := os.RemoveAll(filepath.Join(state, agents.SecretsDir)); err != nil {
-			return fmt.Errorf("%s: %w (it holds files no console of yours made)", filepath.Join(state, agents.SecretsDir), err)
+	if _, err := os.Stat(g.storeDir()); err == nil {
+		return false, fmt.Errorf("%s holds a store that no console of yours has run on (the registry of consoles does not name it): an agent could have made it, with a record of accepted files of its choosing; if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away", g.state)
+	}
+	entries, err := os.ReadDir(state)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("state directory: %w", err)
+	}
+	var found []string
+	for _, e := range entries {
+		if e.Name() != agents.SecretsDir {
+			found = append(found, e.Name())
 		}
-		return nil
 	}
-	return fmt.Errorf("%s holds a store that no console of yours has run on (the registry of consoles does not name it): an agent could have made it, with a record of accepted files of its choosing; if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away", g.state)
+	if len(found) > 0 {
+		return false, fmt.Errorf("%s holds %s, which no console of yours made (the registry of consoles does not name this state folder, and a new console finds it empty): an agent could have put it there (a nats/ folder would be served by this console's NATS server); if it is yours (a backup restored, the registry cleared), start with --adopt-state once; if not, move it away or pass another --state", g.state, strings.Join(found, ", "))
+	}
+	// No store yet: this console makes it, and its secrets.
+	if err := os.RemoveAll(filepath.Join(state, agents.SecretsDir)); err != nil {
+		return false, fmt.Errorf("%s: %w (it holds files no console of yours made)", filepath.Join(state, agents.SecretsDir), err)
+	}
+	return true, nil
+}
+
+// checkStillFresh refuses a new state folder that holds more than the
+// empty secrets and store folders this console made: between
+// checkStateOrigin and the other consoles' protection, an agent of theirs
+// could write into it (a nats/ folder, a NATS token).
+func checkStillFresh(state string) error {
+	entries, err := os.ReadDir(state)
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	for _, e := range entries {
+		inside, _ := os.ReadDir(filepath.Join(state, e.Name()))
+		if (e.Name() != agents.SecretsDir && e.Name() != agents.StoreDir) || !e.IsDir() || len(inside) > 0 {
+			return fmt.Errorf("%s was written while this console was making it (%s appeared): an agent of another console could have done it; remove the folder and start again", state, e.Name())
+		}
+	}
+	return nil
 }
 
 // shieldFromOtherConsoles asks every other console running now to keep
-// this one's state folder and files read-only, and its secrets hidden, in
-// its agents' sandboxes, before this console writes them: their sandboxes
-// started before this console existed and protect only the consoles they
-// knew (red team 9a, finding 5: an older console's agent wrote a newer
-// one's files and read its NATS token). A console that cannot be asked is
-// named on errOut.
-func shieldFromOtherConsoles(g *globals, protect []string, errOut io.Writer) {
-	regs, err := control.Registrations()
-	if err != nil {
-		return
-	}
+// this one's state folder and files read-only, and its secrets (the state
+// folder's, and the folders of its bus credentials) hidden, in its agents'
+// sandboxes, before this console writes them: their sandboxes started
+// before this console existed and protect only the consoles they knew
+// (red team 9a, finding 5: an older console's agent wrote a newer one's
+// files and read its NATS token). A console that cannot be asked is named
+// on errOut.
+func shieldFromOtherConsoles(g *globals, protect, secrets []string, errOut io.Writer) {
 	mine, _ := filepath.Abs(g.state)
 	// The store is made now if new, so that it is hidden from the start
 	// (its audit holds what the human types into agents).
 	store := filepath.Join(mine, agents.StoreDir)
 	_ = os.MkdirAll(store, 0o700)
-	hide := []string{filepath.Join(mine, agents.SecretsDir), store}
+	hide := append([]string{filepath.Join(mine, agents.SecretsDir), store}, secrets...)
+	askConsoles(mine, protect, hide, "this team's files", errOut)
+}
+
+// askConsoles asks every console running now, but the one on state mine,
+// to keep protect read-only and hide hide in its agents' sandboxes, and
+// names on errOut any that could not (what says what for).
+func askConsoles(mine string, protect, hide []string, what string, errOut io.Writer) {
+	regs, err := control.Registrations()
+	if err != nil {
+		return
+	}
 	for _, r := range regs {
 		if r.State == mine || !r.Live() {
 			continue
@@ -315,7 +373,7 @@ func shieldFromOtherConsoles(g *globals, protect []string, errOut io.Writer) {
 			_, err = c.Protect(protect, hide)
 		}
 		if err != nil {
-			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect this team's files from its agents: %v\n", r.State, r.Config, err)
+			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect %s from its agents: %v\n", r.State, r.Config, what, err)
 		}
 	}
 }
@@ -336,9 +394,9 @@ func printEvents(w io.Writer, eng *engine.Engine, after uint64) {
 
 // register records that the console of g runs on socket (control.Register),
 // with the paths other consoles' sandboxes must keep read-only besides its
-// state folder and team files (protect), and those of them its guard
-// checks by hash (guarded).
-func register(g *globals, socket string, protect, guarded []string) (func(), error) {
+// state folder and team files (protect), those of them its guard checks
+// by hash (guarded), and the secret folders they hide (hide).
+func register(g *globals, socket string, protect, guarded, hide []string) (func(), error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -351,7 +409,7 @@ func register(g *globals, socket string, protect, guarded []string) (func(), err
 	if err != nil {
 		return nil, err
 	}
-	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect, Guarded: absPaths(guarded)})
+	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect, Guarded: absPaths(guarded), Hide: hide})
 }
 
 // absPaths is paths made absolute (those that cannot be are left out).

@@ -68,6 +68,14 @@ func (t *Team) validateBus(file string, root *yaml.Node, base string, p *problem
 	if err := CheckListen(b.Listen); err != nil {
 		p.add(&FieldError{File: file, Line: lineOf(node, "listen"), Field: "bus.listen", Msg: err.Error()})
 	}
+	// Hidden from agents by their folder (secretdir.go), which must hold
+	// nothing an agent needs.
+	if err := t.CheckSecretFolder(b.Creds); err != nil {
+		p.add(&FieldError{File: file, Line: lineOf(node, "creds"), Field: "bus.creds", Msg: err.Error()})
+	}
+	if err := t.CheckSecretFolder(b.TLS.Key); err != nil {
+		p.add(&FieldError{File: file, Line: lineOf(child(node, "tls"), "key"), Field: "bus.tls.key", Msg: err.Error()})
+	}
 	if (b.TLS.Cert == "") != (b.TLS.Key == "") {
 		p.add(&FieldError{File: file, Line: lineOf(node, "tls"), Field: "bus.tls", Msg: "cert and key go together: give both, or neither"})
 	}

@@ -42,7 +42,10 @@ type Registration struct {
 	// Guarded are the files its guard checks by hash (its team's files,
 	// config.Team.OwnFiles): a second name given to one does not stop a
 	// sandbox (Guarded).
-	Guarded []string  `json:"guarded,omitempty"`
+	Guarded []string `json:"guarded,omitempty"`
+	// Hide are folders of its secrets (bus.creds, bus.tls.key) that every
+	// console's sandboxes hide (Hidden).
+	Hide    []string  `json:"hide,omitempty"`
 	Started time.Time `json:"started"`
 	Stopped time.Time `json:"stopped,omitzero"`
 }
@@ -298,4 +301,101 @@ func Guarded(ownFiles []string) func(path string) bool {
 		}
 		return set[path]
 	}
+}
+
+// A node (teamlead node) records, beside the consoles, the folders of its
+// secrets (its --nats-file: the node's NATS password): every console of
+// the user, started before it (asked over its socket) or after (Hidden),
+// hides them in its agents' sandboxes, not only the node's own (red team
+// 11a, finding 7: another console's agent read a node's --nats-file and
+// published as the node). The record stays when the node stops: the file
+// still holds the password. One whose folders are all gone is removed.
+
+// NodeRecord is a node that runs, or ran, on this machine.
+type NodeRecord struct {
+	// Name is the node's name; Config its team file; State its state
+	// folder (absolute).
+	Name   string `json:"name"`
+	Config string `json:"config"`
+	State  string `json:"state"`
+	PID    int    `json:"pid,omitempty"`
+	// Hide are the folders every sandbox hides for it.
+	Hide    []string  `json:"hide"`
+	Started time.Time `json:"started"`
+}
+
+// nodeSuffix ends a node's record in the registry folder (not .json:
+// Registrations lists consoles only).
+const nodeSuffix = ".node"
+
+// RegisterNode records n.
+func RegisterNode(n NodeRecord) error {
+	dir, err := RegistryDir()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("recording the node: %w", err)
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	path := strings.TrimSuffix(registrationFile(dir, "node\x00"+n.State), ".json") + nodeSuffix
+	tmp, err := os.CreateTemp(dir, ".reg-*")
+	if err != nil {
+		return fmt.Errorf("recording the node: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("recording the node: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("recording the node: %w", err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Hidden lists what every sandbox of this user's consoles and nodes hides
+// for the others: the secret folders of each registered console and node.
+func Hidden() []string {
+	dir, err := RegistryDir()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	regs, _ := Registrations()
+	for _, r := range regs {
+		out = append(out, r.Hide...)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), nodeSuffix) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var n NodeRecord
+		if json.Unmarshal(b, &n) != nil {
+			continue
+		}
+		there := false
+		for _, h := range n.Hide {
+			if !filepath.IsAbs(h) || filepath.Clean(h) == "/" {
+				continue // not a node's: a folder of its own secrets
+			}
+			if _, err := os.Stat(h); err == nil {
+				there = true
+				out = append(out, h)
+			}
+		}
+		if !there {
+			_ = os.Remove(path)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -92,5 +93,42 @@ func TestGuardedAreTheTeamsFiles(t *testing.T) {
 		if got := guarded(p); got != want {
 			t.Errorf("%s: guarded %v, want %v", p, got, want)
 		}
+	}
+}
+
+// A node's record lists the folders of its secrets for every console's
+// sandboxes (Hidden), with the consoles' own; it is not a console
+// (Registrations), and goes when its folders are gone (red team 11a,
+// finding 7).
+func TestNodeRecordsAreHidden(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	secret := t.TempDir()
+	if err := RegisterNode(NodeRecord{Name: "gpu1", State: "/nowhere/node", Hide: []string{secret, "/", "relative"}}); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	creds := t.TempDir()
+	stopped, err := Register(Registration{State: state, Socket: filepath.Join(state, SocketName), Hide: []string{creds}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopped()
+	got := Hidden()
+	if !slices.Contains(got, secret) || !slices.Contains(got, creds) || slices.Contains(got, "/") || slices.Contains(got, "relative") {
+		t.Errorf("hidden: %v", got)
+	}
+	regs, _ := Registrations()
+	if len(regs) != 1 || regs[0].State != state {
+		t.Errorf("registrations: %+v", regs)
+	}
+	if err := os.Remove(secret); err != nil {
+		t.Fatal(err)
+	}
+	if got := Hidden(); slices.Contains(got, secret) {
+		t.Errorf("a gone folder is still hidden: %v", got)
+	}
+	dir, _ := RegistryDir()
+	if m, _ := filepath.Glob(filepath.Join(dir, "*"+nodeSuffix)); len(m) != 0 {
+		t.Errorf("the record of a node whose folders are gone stays: %v", m)
 	}
 }

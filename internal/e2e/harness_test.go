@@ -179,16 +179,23 @@ func (tm *team) startNode(name, url string) *console {
 }
 
 // startNodeFile is startNode with the URL read from a file (--nats-file),
-// as the README tells people to run a node.
+// as the README tells people to run a node: in a folder of its own, which
+// every sandbox hides.
 func (tm *team) startNodeFile(name, url string) *console {
 	tm.t.Helper()
-	file := filepath.Join(tm.dir, name+".url")
+	file := tm.nodeFile(name)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		tm.t.Fatal(err)
+	}
 	if err := os.WriteFile(file, []byte(url+"\n"), 0o600); err != nil {
 		tm.t.Fatal(err)
 	}
 	return tm.launch("the node", "teamlead node "+name+": running",
 		"node", "--name", name, "--nats-file", file, "--config", tm.config, "--state", filepath.Join(tm.dir, "node-"+name))
 }
+
+// nodeFile is where startNodeFile keeps node name's URL.
+func (tm *team) nodeFile(name string) string { return filepath.Join(tm.dir, "nodes", name+".url") }
 
 // launch starts teamlead with args and waits until it prints ready.
 func (tm *team) launch(what, ready string, args ...string) *console {

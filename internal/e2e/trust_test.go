@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/testbin"
 )
 
 // An agent's own processes — run directly, in the background, or detached
@@ -456,6 +458,33 @@ func TestUnregisteredStoreIsRefused(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "no console of yours has run on") || !strings.Contains(string(out), "--adopt-state") {
 		t.Fatalf("a store no console registered was taken: %v\n%s", err, out)
+	}
+	tm.start("--adopt-state").stop()
+	tm.start().stop() // registered now
+}
+
+// A state folder no console registered that holds more than a console
+// makes before it registers (an agent's nats/ folder, which the console's
+// NATS server would serve) is refused as a store is, until the human says
+// it is theirs (red team 11a, finding 9).
+func TestUnregisteredStateWithNATSFilesIsRefused(t *testing.T) {
+	tm := newTeamWith(t, "bus:\n  name: e2e\n", agentDef{name: "dev", script: "idle\n"})
+	if err := os.MkdirAll(filepath.Join(tm.state, "nats", "jetstream", "$G", "streams", "TEAMLEAD_e2e"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := &console{t: t, cmd: exec.Command(bin.teamlead, "run", "--headless", "--config", tm.config, "--state", tm.state, "--nats-listen", "127.0.0.1:0"),
+		out: &testbin.Buffer{}, done: make(chan struct{})}
+	c.cmd.Stdout, c.cmd.Stderr, c.cmd.Env = c.out, c.out, tm.env()
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.err = c.cmd.Wait(); close(c.done) }()
+	t.Cleanup(c.kill)
+	waitFor(t, 20*time.Second, "the console to refuse the state folder, or start", func() bool {
+		return c.exited() || strings.Contains(c.out.String(), "teamlead: running")
+	})
+	if !c.exited() || !strings.Contains(c.out.String(), "holds nats, which no console of yours made") || !strings.Contains(c.out.String(), "--adopt-state") {
+		t.Fatalf("a state folder with a nats/ folder no console made was taken:\n%s", c.out)
 	}
 	tm.start("--adopt-state").stop()
 	tm.start().stop() // registered now

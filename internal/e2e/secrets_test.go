@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// spyScript is an agent that waits for the file go in its folder, then
+// reads each of paths (cat, and what its folder lists) into seen.txt and
+// says so in done.txt.
+func spyScript(paths ...string) []string {
+	script := "echo ready; until [ -e go ]; do sleep 0.05; done; : > seen.txt; "
+	for _, p := range paths {
+		script += "cat '" + p + "' >> seen.txt 2>&1; ls -A '" + filepath.Dir(p) + "' >> seen.txt 2>&1; "
+	}
+	return []string{"/bin/sh", "-c", script + "echo done > done.txt; exec sleep 600"}
+}
+
+// seen lets the spy of tm look, and returns what it read.
+func seen(t *testing.T, tm *team, c *console) string {
+	t.Helper()
+	for _, f := range []string{"go", "seen.txt", "done.txt"} {
+		_ = os.Remove(filepath.Join(tm.dir, f))
+	}
+	if err := os.WriteFile(filepath.Join(tm.dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "the spy to look", func() bool {
+		_, err := os.Stat(filepath.Join(tm.dir, "done.txt"))
+		return err == nil
+	}, c.out.String)
+	b, _ := os.ReadFile(filepath.Join(tm.dir, "seen.txt"))
+	return string(b)
+}
+
+// The console's NATS credentials are hidden by their folder: what a
+// rotation writes beside them first (sed -i's temp file, cp and mv) is no
+// agent's to read (red team 11a, finding 5: hidden by name, the temp file
+// and the renamed file showed).
+func TestRotatedCredsAreHiddenByTheirFolder(t *testing.T) {
+	needSandbox(t)
+	tm := newTeamWith(t, "bus:\n  name: e2e\n  nats: nats://127.0.0.1:1\n  creds: nats/console.creds\n",
+		agentDef{name: "spy", command: spyScript("nats/console.creds", "nats/console.creds.new")})
+	creds := filepath.Join(tm.dir, "nats", "console.creds")
+	if err := os.MkdirAll(filepath.Dir(creds), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(creds, []byte("OLD-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := tm.start()
+	defer c.stop()
+	// The rotation's new file, under its temp name, before the rename.
+	if err := os.WriteFile(creds+".new", []byte("NEW-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(t, tm, c); strings.Contains(got, "SECRET") || strings.Contains("\n"+got, "\nconsole.creds.new\n") {
+		t.Fatalf("an agent read the credentials' folder:\n%s", got)
+	}
+}
+
+// A node's --nats-file beside the team file is refused: its folder, which
+// every sandbox hides, holds what agents need (red team 11a, finding 5).
+func TestNodeFileBesideTheTeamFileIsRefused(t *testing.T) {
+	tm := newTeamWith(t, "bus:\n  name: e2e\n", agentDef{name: "far", host: "box1", script: "idle\n"})
+	file := filepath.Join(tm.dir, "box1.url")
+	if err := os.WriteFile(file, []byte("nats://node-box1:pw@127.0.0.1:1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a node that took it would run on
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin.teamlead, "node", "--name", "box1", "--nats-file", file, "--config", tm.config, "--state", filepath.Join(tm.dir, "node-box1"))
+	cmd.Env = tm.env()
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err == nil || !strings.Contains(out, "--nats-file") || !strings.Contains(out, "a folder of its own") {
+		t.Fatalf("the node took a --nats-file beside its team file: %v\n%s", err, out)
+	}
+}
+
+// A node's --nats-file (its NATS password) is hidden from the agents of
+// every console of the user on the node's machine, not only the node's
+// own: one running before the node started (asked over its socket before
+// the node connects) and one started after (from the registry). Red team
+// 11a, finding 7: another console's agent read it and published as the
+// node.
+func TestNodeFileIsHiddenFromOtherConsoles(t *testing.T) {
+	needSandbox(t)
+	tmB := newTeamWith(t, "bus:\n  name: e2e\n",
+		agentDef{name: "dev", script: "idle\n"},
+		agentDef{name: "far", host: "box1", script: "idle\n"})
+	tmA := newTeam(t, agentDef{name: "spy", command: spyScript(tmB.nodeFile("box1"))})
+	tmA.stateHome = filepath.Join(tmB.dir, "xdg-state") // one user's consoles
+	cA := tmA.start()
+	cB := tmB.start("--nats-listen", "127.0.0.1:0")
+	defer cB.stop()
+	natsURLOf(t, tmB)
+	node := tmB.startNodeFile("box1", nodeURL(t, tmB, "box1"))
+	defer node.stop()
+	if got := seen(t, tmA, cA); strings.Contains(got, "node-box1:") || strings.Contains("\n"+got, "\nbox1.url\n") {
+		t.Fatalf("an agent of a console started before the node read its --nats-file:\n%s", got)
+	}
+	cA.stop()
+	cA = tmA.start()
+	defer cA.stop()
+	if got := seen(t, tmA, cA); strings.Contains(got, "node-box1:") || strings.Contains("\n"+got, "\nbox1.url\n") {
+		t.Fatalf("an agent of a console started after the node read its --nats-file:\n%s", got)
+	}
+}
