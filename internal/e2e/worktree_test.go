@@ -336,3 +336,63 @@ echo done; exec sleep 600`
 		t.Errorf("the agent's own commit: %q", got)
 	}
 }
+
+// No other agent can either: one with no worktree, working outside the
+// repository, finds the worktree's .git file, its git dir's commondir and
+// config.worktree, and the submodules' git dirs read-only (red team 12a,
+// finding 1: it wrote dev's commondir, and the human's git status in dev's
+// worktree ran its fsmonitor), and the user's own git configuration too
+// (finding 4: ~/.gitconfig's fsmonitor ran in every repository).
+func TestOtherAgentCannotRedirectAWorktree(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "qa.out")
+	wt := filepath.Join(tm.dir, "app-worktrees", "dev")
+	gd := filepath.Join(repo, ".git", "worktrees", "dev")
+	elsewhere := filepath.Join(tm.dir, "elsewhere")
+	if err := os.Mkdir(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A home of the test's: the attempts must not reach the real one.
+	home := filepath.Join(tm.dir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	script := fmt.Sprintf(`exec > %[1]q 2>&1
+did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1"; }
+until [ -e %[2]q/.git ]; do sleep 0.05; done
+did "echo %[5]s > %[3]s/commondir"
+did "echo gitdir: %[5]s > %[2]s/.git"
+did "echo x >> %[3]s/config.worktree"
+did "mkdir -p %[4]s/.git/modules/sub"
+did "echo x >> %[4]s/.git/config"
+did "echo x >> %[6]s/.gitconfig"
+did "mkdir -p %[6]s/.config/git && echo x > %[6]s/.config/git/config"
+did "echo fine > %[5]s/notes"
+echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home)
+	tm.extra = "    worktree: true\n"
+	tm.write("team.yaml", []agentDef{
+		{name: "qa", dir: elsewhere, command: []string{"/bin/sh", "-c", script}},
+		{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", "exec sleep 600"}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 30*time.Second, "qa's attempts", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "done")
+	}, func() string { return c.out.String() })
+	b, _ := os.ReadFile(out)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 9 {
+		t.Fatalf("qa's attempts:\n%s", b)
+	}
+	for i, l := range lines[:8] {
+		if want := i == 7; strings.HasPrefix(l, "DID: ") != want {
+			t.Errorf("attempt %d, want done=%v: %s", i+1, want, l)
+		}
+	}
+	if got := git(t, wt, "rev-parse", "--abbrev-ref", "HEAD"); got != "teamlead/dev" {
+		t.Errorf("dev's worktree: %q", got)
+	}
+}

@@ -36,26 +36,35 @@ type Tree struct {
 
 // Shared returns what of the repository's shared git dir makes git run
 // programs — its config (filters, fsmonitor, gpg.program, aliases,
-// includes), info (attributes naming filters) and hooks — making the
-// last two if they are missing: an agent's sandbox keeps them read-only
-// (a sandbox protects only what exists). The agent still writes objects
-// and refs to commit. Without this an agent set a smudge filter and
-// gpg.program that teamlead merge and the console's git worktree add ran
-// outside every sandbox (the ninth red team).
+// includes), info (attributes naming filters), hooks and the submodules'
+// git dirs (modules: each has a config of its own) — making the last
+// three if they are missing, and the files that lead git from the
+// worktree to it (links): every agent's sandbox, of every console, keeps
+// them read-only (a sandbox protects only what exists). The agent still
+// writes objects and refs to commit. Without this an agent set a smudge
+// filter and gpg.program that teamlead merge and the console's git
+// worktree add ran outside every sandbox (the ninth red team), and an
+// agent with no worktree in the repository wrote a worktree's commondir,
+// and the human's git status there ran its fsmonitor (red team 12a,
+// finding 1).
 func (t Tree) Shared() ([]string, error) {
 	if t.GitDir == "" {
 		return nil, nil
 	}
 	common := filepath.Dir(filepath.Dir(t.GitDir))
 	out := []string{filepath.Join(common, "config")}
-	for _, d := range []string{"info", "hooks"} {
+	for _, d := range []string{"info", "hooks", "modules"} {
 		p := filepath.Join(common, d)
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	links, err := t.links(common)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, links...), nil
 }
 
 // Bind is a folder an agent's sandbox binds over itself: read-only, with
