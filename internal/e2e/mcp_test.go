@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/testbin"
 )
 
 // An agent's CLI starts `teamlead mcp` and calls send_message: the message
@@ -310,13 +312,22 @@ func TestMCPReadInboxRefusedOutsideAnAgent(t *testing.T) {
 	defer c.stop()
 	cmd := exec.Command(bin.teamlead, "mcp", "--state", tm.state, "--config", tm.config)
 	cmd.Env = append(tm.env(), "TEAMLEAD_AGENT=dev")
-	cmd.Stdin = strings.NewReader(strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_inbox","arguments":{}}}`,
-	}, "\n") + "\n")
-	out, _ := cmd.Output()
-	if !strings.Contains(string(out), `"isError":true`) || !strings.Contains(string(out), "only an agent's tool reads its inbox") {
+	out := &testbin.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = cmd.Wait() }()
+	// stdin stays open until the answer: at its end the server stops.
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_inbox","arguments":{}}}`)
+	waitFor(t, 20*time.Second, "the answer to read_inbox", func() bool { return strings.Contains(out.String(), `"id":2`) }, out.String)
+	if !strings.Contains(out.String(), `"isError":true`) || !strings.Contains(out.String(), "only an agent's tool reads its inbox") {
 		t.Errorf("read_inbox from the human's shell answered:\n%s", out)
 	}
 }
