@@ -223,6 +223,8 @@ type PresetMCP struct {
 	Settings bool `yaml:"settings"`
 	// Env are environment variables set for the CLI, with Flag's placeholders replaced (OpenCode's OPENCODE_CONFIG_CONTENT, a configuration layer of its own above the person's files); one the agent's env in the team file or the console's environment sets is left alone.
 	Env map[string]string `yaml:"env"`
+	// Names is how the CLI shows a tool of the server to its model, "{tool}" standing for the tool's name (mcp__teamlead__{tool}); the primer names the tools so. Empty: the primer gives the bare names and the usual forms.
+	Names string `yaml:"names"`
 }
 
 // Any reports whether the preset gives the CLI teamlead's tools in any way.

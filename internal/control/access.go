@@ -28,7 +28,7 @@ const (
 // accessOf lists every command that is not humanOnly.
 var accessOf = map[string]access{
 	"agents": anyone, "inbox": anyone, "questions": anyone, "consults": anyone, "consult-query": anyone,
-	"permissions": anyone, "tasks": anyone, "audit": anyone, "watch": anyone,
+	"permissions": anyone, "tasks": anyone, "audit": anyone, "watch": anyone, "whoami": anyone,
 	"ask": agentDoor, "permission": agentDoor, "hook-state": agentDoor, "route": agentDoor,
 }
 

@@ -275,6 +275,17 @@ func (c *Client) Watch(pattern string, q store.Query, fn func(store.Record) erro
 	})
 }
 
+// Me names the agent this process belongs to, as the console asks the
+// kernel (never from the environment); "" and why not when it is no
+// agent's. An older console without whoami answers with an error.
+func (c *Client) Me() (agent, why string, err error) {
+	err = c.do(Request{Cmd: "whoami"}, func(r Reply) error {
+		agent, why = r.Agent, r.Done
+		return nil
+	})
+	return agent, why, err
+}
+
 // Route sends an envelope as the agent this process belongs to (the
 // console asks the kernel which) and returns what the Team Lead answers:
 // the acknowledgement with the message id, or why it was refused.

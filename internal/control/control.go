@@ -106,7 +106,10 @@ type Reply struct {
 	Answers []string `json:"answers,omitempty"`
 	// Refused: the route was refused; Answers say why.
 	Refused bool `json:"refused,omitempty"`
-	End     bool `json:"end,omitempty"`
+	// Agent is the agent the caller's process belongs to, as the kernel
+	// says (whoami); "" when it is not an agent's, and Done says why.
+	Agent string `json:"agent,omitempty"`
+	End   bool   `json:"end,omitempty"`
 }
 
 // docsPerReply is how many consultations one consult-query reply line carries.
@@ -406,6 +409,12 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 			return
 		}
 		_ = enc.Encode(Reply{Answers: answers, Refused: refused, End: true})
+	case "whoami":
+		if who.Contained && who.Agent != "" {
+			_ = enc.Encode(Reply{Agent: who.Agent, End: true})
+			return
+		}
+		_ = enc.Encode(Reply{Done: "this process is not an agent's: " + who.String(), End: true})
 	case "consults":
 		cs, err := readmodel.StoredConsultations(s.console.Store())
 		if err != nil {

@@ -619,3 +619,28 @@ func TestHumansWordsWithheldFromOtherAgents(t *testing.T) {
 		}
 	}
 }
+
+// whoami names the agent the kernel says the caller belongs to, never
+// one the caller names: an agent's process on a node is that agent, the
+// human's shell and an agent's process the console cannot name are none.
+func TestWhoamiIsTheKernelsWord(t *testing.T) {
+	con, dir := newConsole(t)
+	srv := listen(t, con, dir)
+	if out := string(srv.Door("n1", "dev", []byte(`{"cmd":"whoami","agent":"qa"}`))); !strings.Contains(out, `"agent":"dev"`) || strings.Contains(out, "qa") {
+		t.Errorf("whoami from dev's process on a node: %s", out)
+	}
+	agent, why, err := (&Client{path: srv.Path()}).Me()
+	if err != nil || agent != "" || !strings.Contains(why, "not an agent's") {
+		t.Errorf("whoami from the human's process: %q %q %v", agent, why, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TEAMLEAD_TEST_DIAL="+srv.Path(), `TEAMLEAD_TEST_REQ={"cmd":"whoami","agent":"dev"}`)
+	out, _ := cmd.CombinedOutput()
+	if strings.Contains(string(out), `"agent"`) || !strings.Contains(string(out), "descends from the console") {
+		t.Errorf("whoami from an agent's process the console cannot name: %s", out)
+	}
+}

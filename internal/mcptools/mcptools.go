@@ -30,18 +30,21 @@ type Team interface {
 	Questions(status, id string) ([]questions.Question, error)
 	Agents() ([]readmodel.AgentInfo, error)
 	Audit(q store.Query, fn func(store.Record) error) error
+	// Me names the agent the server's process belongs to, as the kernel
+	// says; "" and why not when it is no agent's.
+	Me() (agent, why string, err error)
 }
 
 // Name is the server's name: the tools show as mcp__teamlead__<tool>.
 const Name = "teamlead"
 
-// New returns the server; me is the agent it serves (for reading its inbox:
-// what it sends is the kernel's to say, not this name).
-func New(team Team, me, version string) *server.MCPServer {
+// New returns the server. Which agent it serves is the console's to say,
+// per call (Team.Route, Team.Me): nothing in its environment names it.
+func New(team Team, version string) *server.MCPServer {
 	s := server.NewMCPServer(Name, version, server.WithToolCapabilities(false),
 		server.WithInstructions("The team's message bus. Send every message to a teammate, the Team Lead or the human with these tools "+
 			"instead of printing [ROUTE] envelopes: each call returns the Team Lead's acknowledgement (the message id) or why it was refused."))
-	t := tools{team: team, me: me}
+	t := tools{team: team}
 	str := func(name, desc string, required bool) mcp.ToolOption {
 		opts := []mcp.PropertyOption{mcp.Description(desc)}
 		if required {
@@ -80,7 +83,6 @@ func New(team Team, me, version string) *server.MCPServer {
 
 type tools struct {
 	team Team
-	me   string
 }
 
 // route sends an envelope and makes the Team Lead's answer the result.
@@ -172,9 +174,18 @@ func (t tools) ask(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolRes
 
 func (t tools) inbox(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	limit := min(max(r.GetInt("limit", 10), 1), 50)
+	// Whose inbox is the kernel's to say, as for sending: TEAMLEAD_AGENT
+	// is the agent's to change.
+	me, why, err := t.team.Me()
+	if err != nil {
+		return mcp.NewToolResultError("read_inbox: the console cannot say which agent this is: " + err.Error()), nil
+	}
+	if me == "" {
+		return mcp.NewToolResultError("read_inbox: only an agent's tool reads its inbox (" + why + "); the human reads it with teamlead audit --agent NAME"), nil
+	}
 	var lines []string
-	err := t.team.Audit(store.Query{Agent: t.me, Kind: wire.KindMessage, Reverse: true, Limit: 200}, func(rec store.Record) error {
-		if len(lines) >= limit || !sentTo(rec, t.me) {
+	err = t.team.Audit(store.Query{Agent: me, Kind: wire.KindMessage, Reverse: true, Limit: 200}, func(rec store.Record) error {
+		if len(lines) >= limit || !sentTo(rec, me) {
 			return nil
 		}
 		lines = append(lines, fmt.Sprintf("%s %s from %s [%s %s]: %s", rec.MsgID, rec.Time.Format("15:04:05"), rec.From, rec.Type, rec.Task, rec.Body))

@@ -98,8 +98,10 @@ type topic struct{ Pattern, Who string }
 
 // data feeds primer.tmpl.
 type data struct {
-	// Tools: the agent's CLI has teamlead's MCP tools (its preset's mcp).
+	// Tools: the agent's CLI has teamlead's MCP tools (its preset's mcp);
+	// ToolNames is how the CLI shows one ({tool}: its name; "" unknown).
 	Tools      bool
+	ToolNames  string
 	Version    string
 	Name, Role string
 	Mates      []mate
@@ -142,6 +144,14 @@ type data struct {
 	ProgressFile  string // the agent's progress file, relative to its folder
 }
 
+// Tool is teamlead's tool name as the agent's CLI shows it, in backticks.
+func (d *data) Tool(name string) string {
+	if d.ToolNames == "" {
+		return "`" + name + "`"
+	}
+	return "`" + strings.ReplaceAll(d.ToolNames, "{tool}", name) + "`"
+}
+
 // build gathers what the primer says about agent.
 func build(team *config.Team, agent string) (*data, error) {
 	var me *config.Agent
@@ -159,8 +169,8 @@ func build(team *config.Team, agent string) (*data, error) {
 	d := &data{Version: ProtocolVersion, Name: me.Name, Role: role, Count: len(team.Agents),
 		Developer: role == "developer", QA: strings.EqualFold(role, tasks.QARole), ReviewExample: strings.TrimRight(tasks.Example, "\n"),
 		Stall: human(team.Progress.Stall), ProgressFile: progressFile(team, me)}
-	if team.Resolved[me.Name].MCP.Any() {
-		d.Tools = true
+	if m := team.Resolved[me.Name].MCP; m.Any() {
+		d.Tools, d.ToolNames = true, m.Names
 	}
 	byRole := map[string][]string{}
 	for _, a := range team.Agents {
