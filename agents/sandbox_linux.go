@@ -11,7 +11,8 @@ package agents
 //	as an ambient capability; the console's uid and gid map to themselves)
 //	    mounts: /proc for the namespace, a devpts instance of its own at
 //	    /dev/pts, an empty tmpfs over each folder of your per-user servers'
-//	    sockets, /dev/null over a lone ssh-agent socket, /sys/fs/cgroup
+//	    sockets, /dev/null over each other listening socket of yours
+//	    (tmux -S, an ssh-agent socket in a shared folder), /sys/fs/cgroup
 //	    read-only; opens the agent's terminal in its devpts; Landlock
 //	    scopes (abstract sockets, signals) on itself
 //	shim ──clone(NEWUSER|NEWNS)──▶ the agent's program, in a nested user
@@ -458,8 +459,8 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		}
 	}
 	var notes []string
-	if len(h.kept) > 0 {
-		notes = append(notes, "not hidden: "+strings.Join(h.kept, ", "))
+	if left := append(append([]string(nil), h.kept...), h.left...); len(left) > 0 {
+		notes = append(notes, "not hidden: "+strings.Join(left, ", "))
 	}
 	if ctl.note != "" {
 		notes = append(notes, ctl.note)
@@ -692,7 +693,7 @@ func shimMounts(cfg shimConfig) error {
 		mount func(string) error
 	}{
 		{cfg.Hide, func(p string) error { return mountOver(p, true) }},
-		{cfg.HideFile, func(p string) error { return mountOver(p, false) }},
+		{cfg.HideFile, hideFile},
 		{cfg.Pin, func(p string) error { return bindOver(p, false) }},
 		{cfg.Protect, func(p string) error { return bindOver(p, true) }},
 	} {
@@ -718,6 +719,20 @@ func shimMounts(cfg shimConfig) error {
 		return fmt.Errorf("share its mounts with the program: %w", err)
 	}
 	return nil
+}
+
+// hideFile covers what is at path now, as the console listed it: a file
+// (a socket, a secret, a terminal) with /dev/null, a folder put in its
+// place with an empty tmpfs. Nothing is done where nothing is left to
+// hide: it is gone (a server that ended) or a link (its target, if a
+// socket, was listed itself), so that neither can keep a sandbox from
+// starting.
+func hideFile(path string) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err == unix.ENOENT || err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return nil
+	}
+	return mountOver(path, st.Mode&unix.S_IFMT == unix.S_IFDIR)
 }
 
 // mountOver covers path, a folder (with an empty tmpfs) or a file (with
