@@ -61,6 +61,11 @@ type hidden struct {
 	kept []string
 	// keptFor are the needed paths that kept them (the same order).
 	keptFor []string
+	// pins are the folders above files an agent could rename, bound over
+	// themselves as Spec.Protect's are (protectable): a socket's folder
+	// renamed in one sandbox would move it to a name the kernel does not
+	// list, and the next sandbox would not find it.
+	pins []string
 	// left says what else was not hidden, for the running record.
 	left []string
 }
@@ -98,7 +103,8 @@ var socketFolders = []string{"/tmp/tmux-*", "/tmp/tmate-*", "/tmp/ssh-*"}
 //     (listeningSockets): a tmux -S, screen or editor server's wherever it
 //     is, other than the console's socket and those in the agent's folder
 //     (needs[0], where named without a link: an agent that replaced its
-//     folder by a link to yours keeps nothing of it), at most maxSockets;
+//     folder by a link to yours keeps nothing of it), at most maxSockets,
+//     with the folders above each pinned (pins);
 //   - the console's own terminal where it is not under /dev/pts (a virtual
 //     console: the sandbox's /dev/pts is a devpts of its own, which hides
 //     every other pseudo-terminal), and the virtual consoles and
@@ -228,6 +234,7 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 		seen[s] = true
 		h.files = append(h.files, s)
 	}
+	h.pins = pinsAbove(h.files)
 	if more > 0 {
 		h.left = append(h.left, fmt.Sprintf("%d more listening sockets of yours (a sandbox covers at most %d)", more, maxSockets))
 	}
@@ -340,19 +347,32 @@ func protectable(paths []string, dir string) (protect, pins, kept []string) {
 		protect = append(protect, r)
 	}
 	protect = outermost(protect)
-	pinned := map[string]bool{}
 	// The folders of files still to be made are pinned too: the shim pins
 	// such a file when it appears (watchable), in the folder it watches,
 	// which must not be moved away for another to take its place.
-	for _, r := range append(append([]string(nil), protect...), missingFolders(paths)...) {
+	return protect, pinsAbove(append(append([]string(nil), protect...), missingFolders(paths)...)), kept
+}
+
+// pinsAbove returns the folders above paths that an agent could rename
+// (their parent is writable by the user), parents first.
+func pinsAbove(paths []string) []string {
+	pinned := map[string]bool{}
+	var pins []string
+	for _, r := range paths {
 		for a := filepath.Dir(r); a != "/" && !pinned[a] && unix.Access(filepath.Dir(a), unix.W_OK) == nil; a = filepath.Dir(a) {
 			pinned[a] = true
 			pins = append(pins, a)
 		}
 	}
-	// Parents first: the binds inside one are made in its mount.
-	sort.Slice(pins, func(i, j int) bool { return len(pins[i]) < len(pins[j]) })
-	return protect, pins, kept
+	return parentsFirst(pins)
+}
+
+// parentsFirst returns paths without repeats, shortest first: the binds
+// inside a folder are made in its mount.
+func parentsFirst(paths []string) []string {
+	out := slices.Clone(paths)
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) < len(out[j]) || len(out[i]) == len(out[j]) && out[i] < out[j] })
+	return slices.Compact(out)
 }
 
 // missingFolders returns, for each absolute path of paths that does not

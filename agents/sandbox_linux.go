@@ -444,7 +444,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	}
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
-		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
+		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: parentsFirst(append(pins, h.pins...)),
 		Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others)}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
@@ -636,7 +636,7 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	prot, pins, _ := protectable(protect, dir)
 	secretDirs, secretFiles := hiddenSecrets(protect)
 	cfg := shimConfig{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(env), Dir: dir, Grace: time.Second,
-		Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true,
+		Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: prot, Pin: parentsFirst(append(pins, h.pins...)), Stdio: true,
 		Watch: watchable(protect), WatchHidden: secretFiles}
 	data, err := json.Marshal(cfg)
 	if err != nil {

@@ -237,21 +237,22 @@ func startTmux(t *testing.T, tmux, dir, server string) {
 
 // (b) Your servers whose sockets no environment names are hidden too (red
 // team 11a, finding 6): a tmux server on a $TMUX_TMPDIR the console never
-// had, a listening socket of yours in a shared folder. The console's
-// socket and those in the agent's folder (its own servers) stay
-// reachable.
+// had, a listening socket of yours in a shared folder or in one of its
+// own, which the agent cannot rename (the next sandbox would not find
+// the socket there). The console's socket and those in the agent's folder
+// (its own servers) stay reachable.
 func TestSandboxHidesSocketsElsewhere(t *testing.T) {
 	needSandbox(t)
 	t.Setenv("TMUX_TMPDIR", "")
 	tmp := t.TempDir()
-	work, state, tt := filepath.Join(tmp, "work"), filepath.Join(tmp, "state"), filepath.Join(tmp, "tt")
-	for _, d := range []string{work, state, tt} {
+	work, state, tt, srv := filepath.Join(tmp, "work"), filepath.Join(tmp, "state"), filepath.Join(tmp, "tt"), filepath.Join(tmp, "srv")
+	for _, d := range []string{work, state, tt, srv} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
 	heard := map[string]chan string{}
-	for _, sock := range []string{filepath.Join(tmp, "x.sock"), filepath.Join(work, "own.sock"), filepath.Join(state, "teamlead.sock")} {
+	for _, sock := range []string{filepath.Join(tmp, "x.sock"), filepath.Join(srv, "y.sock"), filepath.Join(work, "own.sock"), filepath.Join(state, "teamlead.sock")} {
 		ln, err := net.Listen("unix", sock)
 		if err != nil {
 			t.Fatal(err)
@@ -290,6 +291,8 @@ if [ -n "%[1]s" ]; then
 	held tmux -S %[4]s run-shell "touch %[5]s"
 fi
 held env AGENTS_TEST_DIAL=%[6]s/x.sock %[7]s
+held env AGENTS_TEST_DIAL=%[6]s/srv/y.sock %[7]s
+held mv %[6]s/srv %[6]s/srv.moved
 AGENTS_TEST_DIAL=%[8]s/own.sock %[7]s && echo "dialled: own"
 AGENTS_TEST_DIAL=%[9]s/teamlead.sock %[7]s && echo "dialled: console"
 echo checked
@@ -302,7 +305,7 @@ echo checked
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("a command the agent gave your tmux server ran")
 	}
-	if n, want := strings.Count(out, "held: "), map[bool]int{true: 3, false: 1}[tmux != ""]; n != want {
+	if n, want := strings.Count(out, "held: "), map[bool]int{true: 5, false: 3}[tmux != ""]; n != want {
 		t.Errorf("%d attempts held, want %d:\n%s", n, want, out)
 	}
 	for _, sock := range []string{"work/own.sock", "state/teamlead.sock"} {
@@ -315,10 +318,12 @@ echo checked
 			t.Errorf("%s heard nothing from the agent", sock)
 		}
 	}
-	select {
-	case got := <-heard[filepath.Join(tmp, "x.sock")]:
-		t.Errorf("x.sock, outside the agent's folder, heard %q from it", got)
-	default:
+	for _, sock := range []string{"x.sock", "srv/y.sock"} {
+		select {
+		case got := <-heard[filepath.Join(tmp, sock)]:
+			t.Errorf("%s, outside the agent's folder, heard %q from it", sock, got)
+		default:
+		}
 	}
 	if tmux == "" {
 		t.Log("no tmux here: its server was not tried")
