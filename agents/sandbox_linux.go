@@ -642,17 +642,21 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	if err != nil {
 		return false
 	}
-	// The configuration goes through a pipe filled before the start (its
-	// buffer holds 64 KiB), so that the caller's Start, Run or Output
-	// needs nothing more of us.
-	r, w, err := os.Pipe()
+	// The configuration goes in a memory file written before the start
+	// (the shim reads it from its beginning), so that the caller's Start,
+	// Run or Output needs nothing more of us, however long the lists of
+	// what is hidden are (a pipe's buffer would bound them).
+	fd, err := unix.MemfdCreate("teamlead-sandbox", unix.MFD_CLOEXEC)
 	if err != nil {
 		return false
 	}
-	_, err = w.Write(data)
-	w.Close()
+	r := os.NewFile(uintptr(fd), "config")
+	_, err = r.Write(data)
+	if err == nil {
+		_, err = r.Seek(0, io.SeekStart)
+	}
 	null, nerr := os.Open(os.DevNull)
-	if err != nil || nerr != nil || len(data) >= 64<<10 {
+	if err != nil || nerr != nil {
 		r.Close()
 		if null != nil {
 			null.Close()

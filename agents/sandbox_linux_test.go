@@ -3,6 +3,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -941,4 +942,47 @@ echo checked
 		t.Fatalf("timed out\n%s", rec.diag())
 	}
 	checkSandboxReport(t, rec.output(), "held: read it")
+}
+
+// A program Isolate starts is sandboxed however many sockets of yours the
+// sandbox covers: its configuration, past what a pipe's buffer holds
+// (64 KiB), would otherwise have it run in a user namespace alone, where
+// your tmux is reachable.
+func TestIsolateWithLongHideLists(t *testing.T) {
+	needSandbox(t)
+	tmp, err := os.MkdirTemp("", "tl") // a short name: a socket's path has at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	long := strings.Repeat("d", 36)
+	for i := range maxSockets {
+		d := filepath.Join(tmp, fmt.Sprintf("%s%03d", long, i), long)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("unix", filepath.Join(d, "s.sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+	}
+	work := t.TempDir()
+	h := sandboxHides(os.Getuid(), nil, nil, []string{work})
+	if data, _ := json.Marshal(shimConfig{HideFile: h.files, Pin: h.pins}); len(data) < 64<<10 {
+		t.Fatalf("the configuration holds only %d bytes", len(data))
+	}
+	cmd := exec.Command("/bin/cat", "/proc/1/comm")
+	cmd.Dir = work
+	if !Isolate(cmd) {
+		t.Fatal("not isolated")
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	// The shim is PID 1 of the sandbox's PID namespace.
+	if got := strings.TrimSpace(string(out)); got != "tl-sandbox" {
+		t.Errorf("PID 1 is %s: not in a sandbox", got)
+	}
 }
