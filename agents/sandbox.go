@@ -1,6 +1,8 @@
 package agents
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,8 +51,9 @@ func dropEnv(env []string, names ...string) []string {
 type hidden struct {
 	// dirs are folders covered by an empty tmpfs of the agent's own.
 	dirs []string
-	// files are sockets covered by /dev/null (an ssh-agent socket in a
-	// folder the agent needs).
+	// files are sockets covered by /dev/null: your servers' listening
+	// sockets outside those folders, an ssh-agent socket in a folder the
+	// agent needs.
 	files []string
 	// readOnly are mount trees the agent sees read-only.
 	readOnly []string
@@ -58,7 +61,25 @@ type hidden struct {
 	kept []string
 	// keptFor are the needed paths that kept them (the same order).
 	keptFor []string
+	// pins are the folders above files an agent could rename, bound over
+	// themselves as Spec.Protect's are (protectable): a socket's folder
+	// renamed in one sandbox would move it to a name the kernel does not
+	// list, and the next sandbox would not find it.
+	pins []string
+	// left says what else was not hidden, for the running record.
+	left []string
 }
+
+// maxSockets bounds the sockets a sandbox covers one by one; the running
+// record says how many more were left.
+const maxSockets = 256
+
+// socketFolders are the folders, by pattern, of servers that keep their
+// sockets in a folder of their own (tmux -L or another $TMUX_TMPDIR's
+// server gone, tmate, other sessions' ssh-agents), hidden whole where
+// they are the user's: a server started there after the agent is hidden
+// too.
+var socketFolders = []string{"/tmp/tmux-*", "/tmp/tmate-*", "/tmp/ssh-*"}
 
 // sandboxHides lists what an agent's sandbox hides, for the user uid, from
 // the console's environment and the agent's (either may name the
@@ -70,11 +91,20 @@ type hidden struct {
 //     start after the agent is hidden too;
 //   - $XDG_RUNTIME_DIR and /run/user/UID (systemd --user, the D-Bus
 //     session bus, Wayland, PipeWire, gpg-agent, podman, editors' servers);
-//   - screen's folders (/run/screen, /var/run/screen, $SCREENDIR, ~/.screen);
+//   - screen's folders (/run/screen, /var/run/screen, /run/uscreens,
+//     /var/run/uscreens, /tmp/screens, /tmp/uscreens, $SCREENDIR, ~/.screen);
+//   - every folder of uid's socketFolders (/tmp/tmux-*, /tmp/tmate-*,
+//     /tmp/ssh-*);
 //   - the X11 sockets' folder /tmp/.X11-unix, emacs's /tmp/emacsUID and
 //     zellij's /tmp/zellij-UID where they exist;
 //   - ssh-agent's socket: its folder when that folder is the agent's own
 //     (/tmp/ssh-XXXX), else the socket alone;
+//   - every listening Unix socket of uid's the kernel lists
+//     (listeningSockets): a tmux -S, screen or editor server's wherever it
+//     is, other than the console's socket and those in the agent's folder
+//     (needs[0], where named without a link: an agent that replaced its
+//     folder by a link to yours keeps nothing of it), at most maxSockets,
+//     with the folders above each pinned (pins);
 //   - the console's own terminal where it is not under /dev/pts (a virtual
 //     console: the sandbox's /dev/pts is a devpts of its own, which hides
 //     every other pseudo-terminal), and the virtual consoles and
@@ -83,8 +113,8 @@ type hidden struct {
 //     (systemd's delegation) could freeze or kill the console through
 //     cgroup.freeze or cgroup.kill.
 //
-// Folders that appear after the agent started, other than tmux's, are
-// hidden from its next start on.
+// Folders and sockets that appear after the agent started, other than
+// tmux's /tmp/tmux-UID, are hidden from its next start on.
 func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden {
 	var h hidden
 	u := strconv.Itoa(uid)
@@ -121,7 +151,16 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 		cands = append(cands, d)
 	}
 	cands = append(cands, vals("XDG_RUNTIME_DIR")...)
-	cands = append(cands, "/run/user/"+u, "/run/screen", "/var/run/screen")
+	cands = append(cands, "/run/user/"+u, "/run/screen", "/var/run/screen", "/run/uscreens", "/var/run/uscreens",
+		"/tmp/screens", "/tmp/uscreens")
+	for _, pat := range socketFolders {
+		ms, _ := filepath.Glob(pat)
+		for _, m := range ms {
+			if st, err := os.Lstat(m); err == nil && st.IsDir() && fileOwner(st) == uid {
+				cands = append(cands, m)
+			}
+		}
+	}
 	cands = append(cands, vals("SCREENDIR")...)
 	for _, home := range vals("HOME") {
 		cands = append(cands, filepath.Join(home, ".screen"))
@@ -179,6 +218,26 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 		seen[r] = true
 		h.files = append(h.files, r)
 	}
+	var own []string
+	if len(needs) > 0 && needs[0] != "" && resolved(needs[0]) == filepath.Clean(needs[0]) {
+		own = []string{filepath.Clean(needs[0])}
+	}
+	more := 0
+	for _, s := range listeningSockets(uid) {
+		if within(s, h.dirs) || within(s, own) || seen[s] || slices.Contains(realNeeds, s) {
+			continue
+		}
+		if len(h.files) >= maxSockets {
+			more++
+			continue
+		}
+		seen[s] = true
+		h.files = append(h.files, s)
+	}
+	h.pins = pinsAbove(h.files)
+	if more > 0 {
+		h.left = append(h.left, fmt.Sprintf("%d more listening sockets of yours (a sandbox covers at most %d)", more, maxSockets))
+	}
 	for _, t := range otherTerminals(uid) {
 		if !seen[t] {
 			seen[t] = true
@@ -189,6 +248,51 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 		h.readOnly = append(h.readOnly, "/sys/fs/cgroup")
 	}
 	return h
+}
+
+// soAcceptCon is the flag /proc/net/unix gives a listening socket
+// (__SO_ACCEPTCON).
+const soAcceptCon = 1 << 16
+
+// listeningSockets lists the listening Unix sockets the kernel names in
+// /proc/net/unix (those of this network namespace) whose file, the links
+// of its folder followed, is a socket uid owns. Abstract sockets are not
+// files (Landlock scopes keep the agent from them); one bound by a
+// relative name, or whose file is gone, renamed or in another mount
+// namespace, is not found.
+func listeningSockets(uid int) []string {
+	f, err := os.Open("/proc/net/unix")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// Num: RefCount Protocol Flags Type St Inode Path
+		line := sc.Text()
+		fields := strings.Fields(line)
+		i := strings.Index(line, " /")
+		if len(fields) < 8 || i < 0 {
+			continue
+		}
+		if flags, err := strconv.ParseUint(fields[3], 16, 32); err != nil || flags&soAcceptCon == 0 {
+			continue
+		}
+		p := line[i+1:]
+		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			continue
+		}
+		p = filepath.Join(dir, filepath.Base(p))
+		if st, err := os.Lstat(p); err != nil || st.Mode()&os.ModeSocket == 0 || fileOwner(st) != uid || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
 }
 
 // otherTerminals lists the terminal devices outside /dev/pts an agent of
@@ -243,19 +347,32 @@ func protectable(paths []string, dir string) (protect, pins, kept []string) {
 		protect = append(protect, r)
 	}
 	protect = outermost(protect)
-	pinned := map[string]bool{}
 	// The folders of files still to be made are pinned too: the shim pins
 	// such a file when it appears (watchable), in the folder it watches,
 	// which must not be moved away for another to take its place.
-	for _, r := range append(append([]string(nil), protect...), missingFolders(paths)...) {
+	return protect, pinsAbove(append(append([]string(nil), protect...), missingFolders(paths)...)), kept
+}
+
+// pinsAbove returns the folders above paths that an agent could rename
+// (their parent is writable by the user), parents first.
+func pinsAbove(paths []string) []string {
+	pinned := map[string]bool{}
+	var pins []string
+	for _, r := range paths {
 		for a := filepath.Dir(r); a != "/" && !pinned[a] && unix.Access(filepath.Dir(a), unix.W_OK) == nil; a = filepath.Dir(a) {
 			pinned[a] = true
 			pins = append(pins, a)
 		}
 	}
-	// Parents first: the binds inside one are made in its mount.
-	sort.Slice(pins, func(i, j int) bool { return len(pins[i]) < len(pins[j]) })
-	return protect, pins, kept
+	return parentsFirst(pins)
+}
+
+// parentsFirst returns paths without repeats, shortest first: the binds
+// inside a folder are made in its mount.
+func parentsFirst(paths []string) []string {
+	out := slices.Clone(paths)
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) < len(out[j]) || len(out[i]) == len(out[j]) && out[i] < out[j] })
+	return slices.Compact(out)
 }
 
 // missingFolders returns, for each absolute path of paths that does not

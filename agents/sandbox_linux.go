@@ -11,7 +11,8 @@ package agents
 //	as an ambient capability; the console's uid and gid map to themselves)
 //	    mounts: /proc for the namespace, a devpts instance of its own at
 //	    /dev/pts, an empty tmpfs over each folder of your per-user servers'
-//	    sockets, /dev/null over a lone ssh-agent socket, /sys/fs/cgroup
+//	    sockets, /dev/null over each other listening socket of yours
+//	    (tmux -S, an ssh-agent socket in a shared folder), /sys/fs/cgroup
 //	    read-only; opens the agent's terminal in its devpts; Landlock
 //	    scopes (abstract sockets, signals) on itself
 //	shim ──clone(NEWUSER|NEWNS)──▶ the agent's program, in a nested user
@@ -446,7 +447,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	}
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
-		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: pins,
+		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: parentsFirst(append(pins, h.pins...)),
 		Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others),
 		WatchGuarded: guardedOf(s.Guarded, watchable(allProtect))}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
@@ -462,8 +463,8 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		}
 	}
 	var notes []string
-	if len(h.kept) > 0 {
-		notes = append(notes, "not hidden: "+strings.Join(h.kept, ", "))
+	if left := append(append([]string(nil), h.kept...), h.left...); len(left) > 0 {
+		notes = append(notes, "not hidden: "+strings.Join(left, ", "))
 	}
 	if ctl.note != "" {
 		notes = append(notes, ctl.note)
@@ -639,23 +640,27 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	prot, pins, _ := protectable(protect, dir)
 	secretDirs, secretFiles := hiddenSecrets(protect)
 	cfg := shimConfig{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(env), Dir: dir, Grace: time.Second,
-		Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: prot, Pin: pins, Stdio: true,
+		Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: prot, Pin: parentsFirst(append(pins, h.pins...)), Stdio: true,
 		Watch: watchable(protect), WatchHidden: secretFiles}
 	data, err := json.Marshal(cfg)
 	if err != nil {
 		return false
 	}
-	// The configuration goes through a pipe filled before the start (its
-	// buffer holds 64 KiB), so that the caller's Start, Run or Output
-	// needs nothing more of us.
-	r, w, err := os.Pipe()
+	// The configuration goes in a memory file written before the start
+	// (the shim reads it from its beginning), so that the caller's Start,
+	// Run or Output needs nothing more of us, however long the lists of
+	// what is hidden are (a pipe's buffer would bound them).
+	fd, err := unix.MemfdCreate("teamlead-sandbox", unix.MFD_CLOEXEC)
 	if err != nil {
 		return false
 	}
-	_, err = w.Write(data)
-	w.Close()
+	r := os.NewFile(uintptr(fd), "config")
+	_, err = r.Write(data)
+	if err == nil {
+		_, err = r.Seek(0, io.SeekStart)
+	}
 	null, nerr := os.Open(os.DevNull)
-	if err != nil || nerr != nil || len(data) >= 64<<10 {
+	if err != nil || nerr != nil {
 		r.Close()
 		if null != nil {
 			null.Close()
@@ -696,7 +701,7 @@ func shimMounts(cfg shimConfig) error {
 		mount func(string) error
 	}{
 		{cfg.Hide, func(p string) error { return mountOver(p, true) }},
-		{cfg.HideFile, func(p string) error { return mountOver(p, false) }},
+		{cfg.HideFile, hideFile},
 		{cfg.Pin, func(p string) error { return bindOver(p, false) }},
 		{cfg.Protect, func(p string) error { return bindOver(p, true) }},
 	} {
@@ -722,6 +727,20 @@ func shimMounts(cfg shimConfig) error {
 		return fmt.Errorf("share its mounts with the program: %w", err)
 	}
 	return nil
+}
+
+// hideFile covers what is at path now, as the console listed it: a file
+// (a socket, a secret, a terminal) with /dev/null, a folder put in its
+// place with an empty tmpfs. Nothing is done where nothing is left to
+// hide: it is gone (a server that ended) or a link (its target, if a
+// socket, was listed itself), so that neither can keep a sandbox from
+// starting.
+func hideFile(path string) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err == unix.ENOENT || err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return nil
+	}
+	return mountOver(path, st.Mode&unix.S_IFMT == unix.S_IFDIR)
 }
 
 // mountOver covers path, a folder (with an empty tmpfs) or a file (with

@@ -3,6 +3,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -235,6 +236,101 @@ func startTmux(t *testing.T, tmux, dir, server string) {
 	})
 }
 
+// (b) Your servers whose sockets no environment names are hidden too (red
+// team 11a, finding 6): a tmux server on a $TMUX_TMPDIR the console never
+// had, a listening socket of yours in a shared folder or in one of its
+// own, which the agent cannot rename (the next sandbox would not find
+// the socket there). The console's socket and those in the agent's folder
+// (its own servers) stay reachable.
+func TestSandboxHidesSocketsElsewhere(t *testing.T) {
+	needSandbox(t)
+	t.Setenv("TMUX_TMPDIR", "")
+	tmp := t.TempDir()
+	work, state, tt, srv := filepath.Join(tmp, "work"), filepath.Join(tmp, "state"), filepath.Join(tmp, "tt"), filepath.Join(tmp, "srv")
+	for _, d := range []string{work, state, tt, srv} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	heard := map[string]chan string{}
+	for _, sock := range []string{filepath.Join(tmp, "x.sock"), filepath.Join(srv, "y.sock"), filepath.Join(work, "own.sock"), filepath.Join(state, "teamlead.sock")} {
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		heard[sock] = make(chan string, 1)
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			b := make([]byte, 16)
+			n, _ := c.Read(b)
+			heard[sock] <- string(b[:n])
+		}()
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(tmp, "marker")
+	server := fmt.Sprintf("tl-else-%d", os.Getpid())
+	tmuxSock := filepath.Join(tt, "tmux-"+strconv.Itoa(os.Getuid()), server)
+	tmux, _ := exec.LookPath("tmux")
+	if tmux != "" {
+		startTmux(t, tmux, tt, server)
+		if out, err := exec.Command(tmux, "-S", tmuxSock, "ls").CombinedOutput(); err != nil {
+			t.Fatalf("the test's tmux server does not answer outside: %v %s", err, out)
+		}
+	}
+	script := fmt.Sprintf(`exec 2>&1
+held() { if "$@" >/dev/null 2>&1; then echo "BREACH: $*"; else echo "held: $*"; fi; }
+if [ -n "%[1]s" ]; then
+	held env TMUX_TMPDIR=%[2]s tmux -L %[3]s ls
+	held tmux -S %[4]s run-shell "touch %[5]s"
+fi
+held env AGENTS_TEST_DIAL=%[6]s/x.sock %[7]s
+held env AGENTS_TEST_DIAL=%[6]s/srv/y.sock %[7]s
+held mv %[6]s/srv %[6]s/srv.moved
+AGENTS_TEST_DIAL=%[8]s/own.sock %[7]s && echo "dialled: own"
+AGENTS_TEST_DIAL=%[9]s/teamlead.sock %[7]s && echo "dialled: console"
+echo checked
+`, tmux, tt, server, tmuxSock, marker, tmp, self, work, state)
+	out, err := runSandboxed(work, script, "TEAMLEAD_SOCKET="+filepath.Join(state, "teamlead.sock"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkSandboxReport(t, out, "dialled: own", "dialled: console")
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("a command the agent gave your tmux server ran")
+	}
+	if n, want := strings.Count(out, "held: "), map[bool]int{true: 5, false: 3}[tmux != ""]; n != want {
+		t.Errorf("%d attempts held, want %d:\n%s", n, want, out)
+	}
+	for _, sock := range []string{"work/own.sock", "state/teamlead.sock"} {
+		select {
+		case got := <-heard[filepath.Join(tmp, sock)]:
+			if got != "hello\n" {
+				t.Errorf("%s heard %q from the agent", sock, got)
+			}
+		case <-time.After(waitTimeout):
+			t.Errorf("%s heard nothing from the agent", sock)
+		}
+	}
+	for _, sock := range []string{"x.sock", "srv/y.sock"} {
+		select {
+		case got := <-heard[filepath.Join(tmp, sock)]:
+			t.Errorf("%s, outside the agent's folder, heard %q from it", sock, got)
+		default:
+		}
+	}
+	if tmux == "" {
+		t.Log("no tmux here: its server was not tried")
+	}
+}
+
 // (c) An agent writes into no other terminal: not another agent's (one
 // without a sandbox, on the machine's /dev/pts), not the console's (a
 // terminal of the test's own stands for it); it finds no terminal but
@@ -416,6 +512,46 @@ func TestSandboxHidesNoLinkedFolder(t *testing.T) {
 	}
 }
 
+// A socket of yours in the agent's folder is its own, left visible, but
+// not when that folder is named through a link: an agent that replaced its
+// folder by a link to one of your servers' keeps nothing of it at its next
+// start. One that is not listening (a stale file) is none of the sandbox's.
+func TestSandboxKeepsSocketsOfTheAgentsOwnFolder(t *testing.T) {
+	tmp := t.TempDir()
+	work, yours := filepath.Join(tmp, "work"), filepath.Join(tmp, "yours")
+	for _, d := range []string{work, yours} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own, theirs := filepath.Join(work, "own.sock"), filepath.Join(yours, "server.sock")
+	for _, sock := range []string{own, theirs} {
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+	}
+	stale := filepath.Join(work, "stale.sock")
+	ln, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	h := sandboxHides(os.Getuid(), nil, nil, []string{work})
+	if !slices.Contains(h.files, theirs) || slices.Contains(h.files, own) || slices.Contains(h.files, stale) {
+		t.Errorf("covers %v; want %s, not %s or %s", h.files, theirs, own, stale)
+	}
+	link := filepath.Join(tmp, "link")
+	if err := os.Symlink(yours, link); err != nil {
+		t.Fatal(err)
+	}
+	if h := sandboxHides(os.Getuid(), nil, nil, []string{link}); !slices.Contains(h.files, theirs) {
+		t.Errorf("the agent's folder is a link to yours: %s not covered (%v)", theirs, h.files)
+	}
+}
+
 // The console learns at once that the program exited, not when its init
 // has ended the stragglers: a write fails from then on, and the exit is
 // the program's (status 3), after its straggler got the grace period.
@@ -534,7 +670,7 @@ echo checked
 `, state, tmp, self, filepath.Dir(tmp), filepath.Base(tmp))
 	rec := &recorder{}
 	a := Start(Spec{Name: "protected", Isolation: IsolationSandbox, Dir: work, Command: []string{"/bin/sh", "-c", script},
-		Protect: []string{state, filepath.Join(tmp, "team-link"), filepath.Join(tmp, "missing.yaml")}}, rec)
+		Env: map[string]string{"TEAMLEAD_SOCKET": sock}, Protect: []string{state, filepath.Join(tmp, "team-link"), filepath.Join(tmp, "missing.yaml")}}, rec)
 	select {
 	case <-a.Done():
 	case <-time.After(waitTimeout):
@@ -890,4 +1026,47 @@ echo checked
 		t.Fatalf("timed out\n%s", rec.diag())
 	}
 	checkSandboxReport(t, rec.output(), "held: read it")
+}
+
+// A program Isolate starts is sandboxed however many sockets of yours the
+// sandbox covers: its configuration, past what a pipe's buffer holds
+// (64 KiB), would otherwise have it run in a user namespace alone, where
+// your tmux is reachable.
+func TestIsolateWithLongHideLists(t *testing.T) {
+	needSandbox(t)
+	tmp, err := os.MkdirTemp("", "tl") // a short name: a socket's path has at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	long := strings.Repeat("d", 36)
+	for i := range maxSockets {
+		d := filepath.Join(tmp, fmt.Sprintf("%s%03d", long, i), long)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("unix", filepath.Join(d, "s.sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+	}
+	work := t.TempDir()
+	h := sandboxHides(os.Getuid(), nil, nil, []string{work})
+	if data, _ := json.Marshal(shimConfig{HideFile: h.files, Pin: h.pins}); len(data) < 64<<10 {
+		t.Fatalf("the configuration holds only %d bytes", len(data))
+	}
+	cmd := exec.Command("/bin/cat", "/proc/1/comm")
+	cmd.Dir = work
+	if !Isolate(cmd) {
+		t.Fatal("not isolated")
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	// The shim is PID 1 of the sandbox's PID namespace.
+	if got := strings.TrimSpace(string(out)); got != "tl-sandbox" {
+		t.Errorf("PID 1 is %s: not in a sandbox", got)
+	}
 }
