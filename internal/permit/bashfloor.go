@@ -59,6 +59,9 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	if v.sedExec {
 		hs = append(hs, hit{id: FloorDynamicCommand, detail: "sed's e command runs shell commands"})
 	}
+	if v.name == "sed" || v.name == "gsed" {
+		hs = append(hs, b.sedFileHits(pt)...)
+	}
 	for _, w := range v.writes {
 		hs = append(hs, writeHits(w, cwds, env, v.name)...)
 	}

@@ -138,6 +138,9 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/tsok/tsconfig.json": `{"extends": "./tsconfig.base.json", "compilerOptions": {"outDir": "dist"}}`, wd + "/tsok/tsconfig.base.json": "{}",
 		wd + "/tsok/x.json":      `{"compilerOptions": {"outDir": "../.claude"}}`,
 		wd + "/rgd/deep/.ignore": "!.env\n", wd + "/rgd/deep/.env": "API_KEY=sk-test-123\n",
+		// Red team 12b: sed scripts.
+		wd + "/s.sed": "1e ./evil.sh sed-f-script\n", wd + "/w.sed": "s/x/y/w .git/config\n", wd + "/r.sed": "1r .env\n",
+		wd + "/ok.sed":        "s/foo/bar/g\n",
 		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
