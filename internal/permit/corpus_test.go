@@ -138,9 +138,10 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/tsok/tsconfig.json": `{"extends": "./tsconfig.base.json", "compilerOptions": {"outDir": "dist"}}`, wd + "/tsok/tsconfig.base.json": "{}",
 		wd + "/tsok/x.json":      `{"compilerOptions": {"outDir": "../.claude"}}`,
 		wd + "/rgd/deep/.ignore": "!.env\n", wd + "/rgd/deep/.env": "API_KEY=sk-test-123\n",
-		// Red team 12b: sed scripts.
+		// Red team 12b: sed scripts, rg globs.
 		wd + "/s.sed": "1e ./evil.sh sed-f-script\n", wd + "/w.sed": "s/x/y/w .git/config\n", wd + "/r.sed": "1r .env\n",
-		wd + "/ok.sed":        "s/foo/bar/g\n",
+		wd + "/rg12/.env": "API_KEY=sk-test-123\n", wd + "/rg12/.gitignore": ".env\n", wd + "/rg12/src/a.go": "package a // the API\n",
+		wd + "/rg12/x.ignore": "!.env\n", wd + "/ok.sed": "s/foo/bar/g\n", wd + "/kit/sub/x.py": "x = 1\n",
 		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}

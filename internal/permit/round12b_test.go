@@ -62,3 +62,22 @@ func TestSedScriptFiles(t *testing.T) {
 		"Bash(sed -f ok.sed -f e.sed README.md)": FloorDynamicCommand,
 	})
 }
+
+// TestBlackOverridesWalk: black with --include/--exclude rewrites the
+// files they select, .git's and protected ones included, and reads the
+// credential files among them (red team 12b, findings 5 and 6).
+func TestBlackOverridesWalk(t *testing.T) {
+	env := tree(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.py": "x=1\n", "pkg/b.py": "y=2\n",
+		".claude/settings.local.json": "{}\n", "sec/.env": "API_KEY=sk-test-123\n"})
+	floorCheck(t, env, map[string]string{
+		"Bash(black --include '.*' --exclude '^$' .)":            FloorProtectedFile,
+		"Bash(black --include 'HEAD' --exclude '^$' .)":          FloorProtectedFile,
+		"Bash(black --include '\\.json$' pkg .claude)":           FloorProtectedFile,
+		"Bash(black --diff --include 'e..$' --exclude '^$' sec)": FloorCredentialRead,
+		"Bash(black --include '.*' --exclude '^$' pkg)":          "",
+		"Bash(black --check --include '.*' --exclude '^$' .)":    FloorCredentialRead,
+		"Bash(black --check --include '.*' --exclude '^$' pkg)":  "",
+		"Bash(black --exclude 'migrations' .)":                   "",
+		"Bash(black .)":                                          "",
+	})
+}
