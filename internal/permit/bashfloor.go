@@ -121,6 +121,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})
 		}
 		hs = append(hs, goForeignPackageHits(v, cwds, env)...)
+		hs = append(hs, cgoHits(v, cwds, env)...)
 	}
 	if v.name == "git" {
 		hs = append(hs, gitStageHits(parseGit(v.args), cwds, env)...)

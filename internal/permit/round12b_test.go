@@ -81,3 +81,18 @@ func TestBlackOverridesWalk(t *testing.T) {
 		"Bash(black .)":                                          "",
 	})
 }
+
+// TestCgoBounds: a Go file too large to read for its preamble asks, and a
+// preamble hidden in a large comment is still read (red team 12b, finding 8).
+func TestCgoBounds(t *testing.T) {
+	env := tree(t, map[string]string{"go.mod": "module m\n",
+		"big/c.go":  "package big\n\n/*\n" + strings.Repeat("// padding\n", (cgoMaxBytes/11)+10) + "#include \".env\"\n*/\nimport \"C\"\n",
+		"long/c.go": "package long\n\n/*\n" + strings.Repeat("int a;\n", 20000) + "#include \"../.env\"\n*/\nimport \"C\"\n",
+		"ok/c.go":   "package ok\n\n// #include <stdio.h>\nimport \"C\"\n", ".env": "API_KEY=sk-test-123\n"})
+	floorCheck(t, env, map[string]string{
+		"Bash(go build ./big)":   FloorCredentialRead,
+		"Bash(go vet ./long)":    FloorCredentialRead,
+		"Bash(go build ./ok)":    "",
+		"Bash(go test ./ok/...)": "",
+	})
+}
