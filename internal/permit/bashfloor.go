@@ -59,6 +59,9 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	if v.sedExec {
 		hs = append(hs, hit{id: FloorDynamicCommand, detail: "sed's e command runs shell commands"})
 	}
+	if v.name == "sed" || v.name == "gsed" {
+		hs = append(hs, b.sedFileHits(pt)...)
+	}
 	for _, w := range v.writes {
 		hs = append(hs, writeHits(w, cwds, env, v.name)...)
 	}
@@ -95,6 +98,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	hs = append(hs, b.extractHits(pt)...)
 	hs = append(hs, inlineCodeHits(v, cwds, env)...)
 	hs = append(hs, b.recursiveHits(pt)...)
+	hs = append(hs, blackHits(v, cwds, env, b.hasNetwork)...)
 	hs = append(hs, shellStateHits(v)...)
 	if v.name == "git" {
 		hs = append(hs, gitRepoHits(v, cwds, env)...)
@@ -118,6 +122,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})
 		}
 		hs = append(hs, goForeignPackageHits(v, cwds, env)...)
+		hs = append(hs, cgoHits(v, cwds, env)...)
 	}
 	if v.name == "git" {
 		hs = append(hs, gitStageHits(parseGit(v.args), cwds, env)...)

@@ -97,9 +97,11 @@ func sedView(v *view) {
 			}
 		}
 	}
-	progs, ok := sedPrograms(v.args)
+	progs, files, ok := sedPrograms(v.args)
+	if !ok || len(files) > 0 {
+		v.opaque = true // a program from a file (judged on the floor: sedFileHits), or computed
+	}
 	if !ok {
-		v.opaque = true // a program from a file, or computed
 		return
 	}
 	for _, p := range progs {

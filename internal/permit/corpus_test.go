@@ -138,6 +138,29 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/tsok/tsconfig.json": `{"extends": "./tsconfig.base.json", "compilerOptions": {"outDir": "dist"}}`, wd + "/tsok/tsconfig.base.json": "{}",
 		wd + "/tsok/x.json":      `{"compilerOptions": {"outDir": "../.claude"}}`,
 		wd + "/rgd/deep/.ignore": "!.env\n", wd + "/rgd/deep/.env": "API_KEY=sk-test-123\n",
+		// Red team 12b: sed scripts, rg globs, cgo packages (a module of their own, out of ./...).
+		wd + "/s.sed": "1e ./evil.sh sed-f-script\n", wd + "/w.sed": "s/x/y/w .git/config\n", wd + "/r.sed": "1r .env\n",
+		wd + "/rg12/.env": "API_KEY=sk-test-123\n", wd + "/rg12/.gitignore": ".env\n", wd + "/rg12/src/a.go": "package a // the API\n",
+		wd + "/rg12/x.ignore": "!.env\n", wd + "/ok.sed": "s/foo/bar/g\n", wd + "/kit/sub/x.py": "x = 1\n",
+		wd + "/cg/go.mod": "module cg\n", wd + "/cg/env/c.go": cgoFile(`#include ".env"`), wd + "/cg/env/.env": "API_KEY=sk-test-123\n",
+		wd + "/cg/inc/c.go":  cgoFile("#cgo CFLAGS: -I${SRCDIR}/../../../home/.aws\n#include \"credentials\""),
+		wd + "/cg/abs/c.go":  cgoFile(`#include "` + home + `/.aws/credentials"`),
+		wd + "/cg/up/c.go":   cgoFile(`#include "../../../home/.aws/credentials"`),
+		wd + "/cg/isys/c.go": cgoFile("#cgo CFLAGS: -isystem ../../../home/.aws\n#include <credentials>"),
+		wd + "/cg/iq/c.go":   cgoFile("#cgo CPPFLAGS: -iquote ../../../home/.aws\n#include \"credentials\""),
+		wd + "/cg/incl/c.go": cgoFile("#cgo CFLAGS: -include " + home + "/.aws/credentials"),
+		wd + "/cg/imac/c.go": cgoFile("#cgo linux CXXFLAGS: -imacros " + home + "/.aws/credentials"),
+		wd + "/cg/idir/c.go": cgoFile("#cgo CFLAGS: -idirafter ../../../home/.aws"),
+		wd + "/cg/resp/c.go": cgoFile("#cgo LDFLAGS: -Wl,@../../.env"),
+		wd + "/cg/mac/c.go":  cgoFile("#define F \"" + home + "/.aws/credentials\"\n#include F"),
+		wd + "/cg/cmt/c.go":  "package cmt\n\n// #/**/include \"../../../home/.aws/credentials\"\nimport \"C\"\n",
+		wd + "/cg/dig/c.go":  cgoFile(`%:include ".env"`), wd + "/cg/dig/.env": "API_KEY=sk-test-123\n",
+		wd + "/cg/hdr/c.go": cgoFile(`#include "inc/a.h"`), wd + "/cg/hdr/inc/a.h": `#include "` + home + `/.aws/credentials"` + "\n",
+		wd + "/cg/csrc/c.go": cgoFile(""), wd + "/cg/csrc/x.c": `#include "` + home + `/.aws/credentials"` + "\n",
+		wd + "/cg/dep/main.go": "package main\n\nimport _ \"cg/lib\"\n\nfunc main() {}\n", wd + "/cg/lib/l.go": cgoFile(`#include "k.h"`),
+		wd + "/cg/ok/c.go": cgoFile("#cgo LDFLAGS: -lm\n#cgo CFLAGS: -O2 -Wall -DNDEBUG\n#include <stdio.h>\n#include <stdlib.h>\n#include \"ok.h\""),
+		wd + "/cg/ok/ok.h": "#include <string.h>\nint add(int a, int b);\n", wd + "/cg/ok/add.c": "#include \"ok.h\"\nint add(int a, int b) { return a + b; }\n",
+		wd + "/cg/plain/p.go": "package plain\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n",
 		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
@@ -151,7 +174,7 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 	}
 	links := map[string]string{wd + "/link": "/etc/shadow", wd + "/outlink": out, wd + "/inlink": "src",
 		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/cfglink": ".git/config",
-		wd + "/a/b/c/d/m": "../../../../src", wd + "/homelink": home, wd + "/plink": "/etc/passwd"}
+		wd + "/a/b/c/d/m": "../../../../src", wd + "/cg/lib/k.h": home + "/.aws/credentials", wd + "/homelink": home, wd + "/plink": "/etc/passwd"}
 	for l, target := range links {
 		if err := os.Symlink(target, l); err != nil {
 			t.Fatal(err)
@@ -162,6 +185,11 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		"pending:" + wd: {"src/new.go"}, "pending:" + wd + "/hist": {"src/app.go", ".env"}}}
 	env = Env{Workdir: wd, Home: home, FS: hist, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
 	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
+}
+
+// cgoFile is a Go file of a cgo package with the preamble given.
+func cgoFile(preamble string) string {
+	return "package p\n\n/*\n" + preamble + "\n*/\nimport \"C\"\n\nfunc F() {}\n"
 }
 
 // readCorpus reads the rows of a corpus file.

@@ -505,7 +505,17 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 				hidden = true
 			}
 		}
+		if so, _, _ := searchWords(v.args, "rg"); v.name != "ag" && v.name != "ack" && countOpt(so, "-u") >= 2 {
+			hidden = true // -u -u is -uu
+		}
 		prints, roots = searchArgs(env, v.args, v.name)
+		if sel, ok := rgSelects(v.args); ok && v.name != "ag" && v.name != "ack" {
+			// a glob of its own whitelists the files it matches past the
+			// hidden-file filter and .gitignore (red team 12b, finding 5)
+			hidden = true
+			all := prints
+			prints = func(f string) bool { return sel(f) && all(f) }
+		}
 		if !hidden && !hasLong(opts, "--no-ignore", "--no-ignore-dot", "--no-ignore-files") {
 			if len(roots) == 0 {
 				roots = []Word{{Raw: ".", Value: "."}}
@@ -518,6 +528,21 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 				}
 			}
 		}
+	case "flake8", "python", "python3":
+		args := v.args
+		if v.name != "flake8" {
+			if !isPyModule(args, "flake8") || len(args) < 2 {
+				return nil
+			}
+			args = args[2:]
+		}
+		sel, fops, ok := flake8Selects(args)
+		if !ok {
+			return nil
+		}
+		// --filename replaces *.py, and flake8 skips no dot file: it
+		// lints (and prints with --show-source) .env (red team 12b, finding 5)
+		prints, roots = sel, fops
 	case "git":
 		g := parseGit(v.args)
 		_, gopts := operands(g.args)
@@ -627,6 +652,17 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		}
 	}
 	return nil
+}
+
+// countOpt counts the times an option is given.
+func countOpt(opts []searchOpt, name string) int {
+	n := 0
+	for _, o := range opts {
+		if o.name == name {
+			n++
+		}
+	}
+	return n
 }
 
 // searchPrints returns, for grep, rg, ag, ack and git grep, a test of

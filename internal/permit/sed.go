@@ -10,10 +10,9 @@ type sedScript struct {
 }
 
 // sedPrograms returns the programs of a sed command line: the -e and
-// --expression values, or its first operand; false when a program comes
-// from a file (-f), which cannot be read here.
-func sedPrograms(args []Word) ([]string, bool) {
-	var progs []string
+// --expression values, or its first operand, and the files -f and --file
+// read programs from; false when a program is computed.
+func sedPrograms(args []Word) (progs []string, files []Word, ok bool) {
 	var operands []string
 	for i := 0; i < len(args); i++ {
 		v := args[i].Value
@@ -34,8 +33,13 @@ func sedPrograms(args []Word) ([]string, bool) {
 			progs = append(progs, next())
 		case strings.HasPrefix(v, "--expression="):
 			progs = append(progs, strings.TrimPrefix(v, "--expression="))
-		case v == "-f" || v == "--file" || strings.HasPrefix(v, "--file="):
-			return nil, false
+		case v == "--file" || strings.HasPrefix(v, "--file="):
+			if f, glued := strings.CutPrefix(v, "--file="); glued {
+				files = append(files, Word{Raw: f, Value: f, Dynamic: args[i].Dynamic})
+			} else if i+1 < len(args) {
+				i++
+				files = append(files, args[i])
+			}
 		case v == "-l" || v == "--line-length":
 			next()
 		case strings.HasPrefix(v, "--"):
@@ -51,7 +55,13 @@ func sedPrograms(args []Word) ([]string, bool) {
 					break
 				}
 				if v[j] == 'f' {
-					return nil, false
+					if j+1 < len(v) {
+						files = append(files, Word{Raw: v[j+1:], Value: v[j+1:], Dynamic: args[i].Dynamic})
+					} else if i+1 < len(args) {
+						i++
+						files = append(files, args[i])
+					}
+					break
 				}
 				if v[j] == 'i' {
 					break // the rest is the backup suffix (-i.bak, -ni'x/*')
@@ -71,15 +81,15 @@ func sedPrograms(args []Word) ([]string, bool) {
 			}
 		}
 	}
-	if len(progs) == 0 && len(operands) > 0 {
+	if len(progs) == 0 && len(files) == 0 && len(operands) > 0 {
 		progs = operands[:1]
 	}
 	for _, p := range progs {
 		if p == "\x00dynamic" {
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	return progs, true
+	return progs, files, true
 }
 
 // scanSed reads a sed program for the commands that leave the stream: e,
@@ -238,4 +248,40 @@ func sedBackups(suffix string, file string) []string {
 		out = append(out, file[:i+1]+out[0])
 	}
 	return out
+}
+
+// sedFileHits judges the programs sed -f and --file read from files as
+// the -e ones are judged: e and s///e run commands, w and W write, r and
+// R read (red team 12b, finding 10: sed -f s.sed with "1e ./evil.sh" in
+// s.sed). A script that cannot be read here (standard input from a pipe,
+// a computed name, too large) asks.
+func (b *bashCheck) sedFileHits(pt part) []hit {
+	_, files, _ := sedPrograms(pt.view.args)
+	if b.env.FS == nil {
+		return nil // no files to read: nothing is known to be there
+	}
+	var hs []hit
+	for _, f := range files {
+		if f.Value == "/dev/stdin" {
+			f.Value = "-"
+		}
+		body, why := b.contentOf(pt, &f)
+		if why != "" {
+			hs = append(hs, hit{id: FloorDynamicCommand, detail: "sed -f " + why + ": the commands it runs and the files it writes are not known"})
+			continue
+		}
+		s := scanSed(string(body))
+		if s.exec {
+			hs = append(hs, hit{id: FloorDynamicCommand, detail: "sed's e command in " + f.Raw + " runs shell commands"})
+		}
+		for _, w := range s.writes {
+			hs = append(hs, writeHits(pathWord(w), pt.cwds, b.env, "sed -f "+f.Raw)...)
+		}
+		for _, r := range s.reads {
+			if p, ok := credentialInRead(pathWord(r), pt.cwds, true); ok {
+				hs = append(hs, hit{id: FloorCredentialRead, detail: "sed -f " + f.Raw + " reads " + p})
+			}
+		}
+	}
+	return hs
 }
