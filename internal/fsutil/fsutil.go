@@ -111,8 +111,12 @@ var ErrNotRegular = errors.New("not a regular file")
 // OpenRegular opens a regular file for reading without waiting: a FIFO an
 // agent put in a file's place would otherwise hold the reader until a
 // writer came. Anything but a regular file is refused (ErrNotRegular).
-func OpenRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func OpenRegular(path string, flags ...int) (*os.File, error) {
+	mode := os.O_RDONLY | syscall.O_NONBLOCK
+	for _, f := range flags {
+		mode |= f
+	}
+	f, err := os.OpenFile(path, mode, 0)
 	if err != nil {
 		return nil, err
 	}

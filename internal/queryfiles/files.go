@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
 
 	"github.com/teamlead/teamlead/internal/fsutil"
 )
@@ -19,9 +22,24 @@ var errChanged = errors.New("the file changed while it was being updated")
 // ErrNotRegular: the path names a folder, a device or a FIFO, not a file.
 var ErrNotRegular = fsutil.ErrNotRegular
 
-// ReadFile reads a regular file of at most maxFileSize bytes, with its mode.
+// ErrLinked: a query file, its folder or the folder above is a link. The
+// watcher reads as the human what an agent's folder names: a link there
+// led it into files the agent's sandbox hides, and its parse errors told
+// the agent what they held (red team 12a, finding 6).
+var ErrLinked = errors.New("is a symbolic link, or lies in a folder that is one; query files are read where they are, never through a link")
+
+// ReadFile reads a regular file of at most maxFileSize bytes, with its
+// mode; never through a link (ErrLinked).
 func ReadFile(path string) ([]byte, fs.FileMode, error) {
-	f, err := fsutil.OpenRegular(path) // a FIFO in the queries folder must not hold the watcher
+	for _, dir := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
+		if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, 0, &fs.PathError{Op: "open", Path: path, Err: ErrLinked}
+		}
+	}
+	f, err := fsutil.OpenRegular(path, syscall.O_NOFOLLOW) // a FIFO in the queries folder must not hold the watcher
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: ErrLinked}
+	}
 	if err != nil {
 		return nil, 0, err
 	}

@@ -296,3 +296,40 @@ func TestReadFileOfAFifo(t *testing.T) {
 		t.Fatal("still reading a FIFO after 20 s")
 	}
 }
+
+// A query file that is a link, or lies in a folder that is one, is not
+// read: the watcher reads as the human, and its parse errors would tell
+// the agent what a file its sandbox hides holds (red team 12a, finding 6).
+func TestReadFileRefusesLinks(t *testing.T) {
+	root := t.TempDir()
+	secret := filepath.Join(root, "secret.log")
+	queries := filepath.Join(root, "agent", ".spc", "queries")
+	if err := os.MkdirAll(queries, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("the human typed: key: sk-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(queries, "q1.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadFile(filepath.Join(queries, "q1.yaml")); !errors.Is(err, ErrLinked) {
+		t.Errorf("a query file that is a link: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "q2.yaml"), []byte("id: q2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(root, "agent", "elsewhere")
+	if err := os.Symlink(root, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadFile(filepath.Join(elsewhere, "q2.yaml")); !errors.Is(err, ErrLinked) {
+		t.Errorf("a query file in a folder that is a link: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(queries, "q3.yaml"), []byte("id: q3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadFile(filepath.Join(queries, "q3.yaml")); err != nil {
+		t.Errorf("a plain query file: %v", err)
+	}
+}
