@@ -78,20 +78,24 @@ func (m Model) onDiffKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
 	case key.Matches(k, ks.Bottom):
 		m.diff.End()
 	case key.Matches(k, ks.Merge):
-		agent, at := m.diff.Agent(), m.diff.Head()
-		if at == "" {
+		agent, p := m.diff.Agent(), m.diff.Merge()
+		if p.Err != "" {
+			m.status, m.statusE = "cannot merge: "+p.Err, true
+			return m, nil, true
+		}
+		if p.At == "" {
 			m.status, m.statusE = "the diff is not read yet: merge once it shows", true
 			return m, nil, true
 		}
 		if m.mergeArmed != agent {
 			m.mergeArmed = agent
-			m.status, m.statusE = fmt.Sprintf("merge %s at %.12s into your checkout? press %s again to merge, any other key to cancel", agent, at, ks.Merge.Help().Key), false
+			m.status, m.statusE = fmt.Sprintf("merge %s at %.12s into your checkout? press %s again to merge (%d files), other keys cancel", agent, p.At, ks.Merge.Help().Key, len(p.Changes.Files)), false
 			return m, nil, true
 		}
 		m.mergeArmed = ""
 		con := m.con
 		return m, func() tea.Msg {
-			t, r, err := con.Merge(agent, at)
+			t, r, err := con.Merge(agent, p)
 			switch {
 			case err != nil:
 				return statusMsg{text: "not merged: " + err.Error(), err: true}

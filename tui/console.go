@@ -24,9 +24,10 @@ import (
 type Console interface {
 	// Diff is what an agent changed in its git worktree.
 	Diff(agent string) (worktree.Tree, worktree.Changes, error)
-	// Merge merges an agent's worktree branch into the person's checkout.
-	// Merge merges agent's branch at the commit the human was shown.
-	Merge(agent, at string) (worktree.Tree, worktree.Merged, error)
+	// Merge merges an agent's worktree branch into the person's checkout:
+	// the merge the human was shown (Changes.Merge), refused if their
+	// branch moved since.
+	Merge(agent string, p worktree.Preview) (worktree.Tree, worktree.Merged, error)
 	// Agents lists the team in configuration order.
 	Agents() []readmodel.AgentInfo
 	// Screen is an agent's emulated terminal, nil if it has none.

@@ -128,12 +128,14 @@ func (f *fakeConsole) Diff(agent string) (worktree.Tree, worktree.Changes, error
 		fmt.Fprintf(&patch, "+line %d of the change\n", i)
 	}
 	return worktree.Tree{Branch: "teamlead/dev", Path: "/w/dev"},
-		worktree.Changes{Base: "abcdef123456", Head: "feedbeef7777", Committed: worktree.Part{Files: []worktree.File{{Path: "main.go", Status: "M", Added: 40}}, Patch: patch.String()}}, nil
+		worktree.Changes{Base: "abcdef123456", Head: "feedbeef7777", Committed: worktree.Part{Files: []worktree.File{{Path: "main.go", Status: "M", Added: 40}}, Patch: patch.String()},
+			Merge: worktree.Preview{Into: "main", Head: "0a0b0c0d0e0f", At: "feedbeef7777", Tree: "1234567890ab",
+				Changes: worktree.Part{Files: []worktree.File{{Path: "main.go", Status: "M", Added: 40}}, Patch: patch.String()}}}, nil
 }
 
 // Merge merges dev, and records the call.
-func (f *fakeConsole) Merge(agent, at string) (worktree.Tree, worktree.Merged, error) {
-	f.record("merge " + agent + " at " + at)
+func (f *fakeConsole) Merge(agent string, p worktree.Preview) (worktree.Tree, worktree.Merged, error) {
+	f.record("merge " + agent + " at " + p.At)
 	return worktree.Tree{Branch: "teamlead/" + agent}, worktree.Merged{Into: "main", Commit: "0123456789abcdef", Files: 3}, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,7 +221,7 @@ func printDiff(w io.Writer, t worktree.Tree, c worktree.Changes, stat, asJSON bo
 			Files []worktree.File `json:"files"`
 			Patch string          `json:"patch,omitempty"`
 		}
-		doc := struct {
+		type diffDoc struct {
 			Branch    string `json:"branch"`
 			Base      string `json:"base"`
 			Head      string `json:"head"`
@@ -228,18 +229,37 @@ func printDiff(w io.Writer, t worktree.Tree, c worktree.Changes, stat, asJSON bo
 			Committed part   `json:"committed"`
 			Staged    part   `json:"staged"`
 			Unstaged  part   `json:"unstaged"`
-		}{t.Branch, c.Base, c.Head, t.Path, part{c.Committed.Files, c.Committed.Patch},
+		}
+		type mergeDoc struct {
+			Into      string            `json:"into"`
+			Head      string            `json:"head"`
+			At        string            `json:"at"`
+			Tree      string            `json:"tree,omitempty"`
+			UpToDate  bool              `json:"up_to_date"`
+			Conflicts []string          `json:"conflicts,omitempty"`
+			Changes   part              `json:"changes"`
+			Unseen    []worktree.Unseen `json:"unseen,omitempty"`
+			Error     string            `json:"error,omitempty"`
+		}
+		doc := diffDoc{t.Branch, c.Base, c.Head, t.Path, part{c.Committed.Files, c.Committed.Patch},
 			part{c.Staged.Files, c.Staged.Patch}, part{c.Unstaged.Files, c.Unstaged.Patch}}
+		mp := c.Merge
+		merge := mergeDoc{Into: mp.Into, Head: mp.Head, At: mp.At, Tree: mp.Tree, UpToDate: mp.UpToDate, Conflicts: mp.Conflicts,
+			Changes: part{mp.Changes.Files, mp.Changes.Patch}, Unseen: mp.Unseen, Error: mp.Err}
 		if stat {
-			doc.Committed.Patch, doc.Staged.Patch, doc.Unstaged.Patch = "", "", ""
+			doc.Committed.Patch, doc.Staged.Patch, doc.Unstaged.Patch, merge.Changes.Patch = "", "", "", ""
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return enc.Encode(struct {
+			diffDoc
+			Merge mergeDoc `json:"merge"`
+		}{doc, merge})
 	}
 	fmt.Fprintf(w, "%s in %s, since %.12s\n", t.Branch, t.Path, c.Base)
 	if stat {
 		_, err := io.WriteString(w, c.Stat())
+		printMerge(w, c, false)
 		return err
 	}
 	for _, p := range []struct {
@@ -254,7 +274,38 @@ func printDiff(w io.Writer, t worktree.Tree, c worktree.Changes, stat, asJSON bo
 	if len(c.Committed.Files)+len(c.Staged.Files)+len(c.Unstaged.Files) == 0 {
 		fmt.Fprintln(w, "no changes")
 	}
+	printMerge(w, c, true)
 	return nil
+}
+
+// printMerge writes what merging the agent's HEAD would change in your
+// branch (c.Merge): the files the agent's diff does not show as merged,
+// then the stat and, with patch, the diff, unless it is the committed one.
+func printMerge(w io.Writer, c worktree.Changes, patch bool) {
+	p := c.Merge
+	into := cmp.Or(p.Into, "your checkout")
+	switch {
+	case p.Err != "":
+		fmt.Fprintf(w, "\nmerge: cannot tell what merging would change: %s\n", p.Err)
+		return
+	case p.UpToDate:
+		fmt.Fprintf(w, "\nmerge: %s has all of it already\n", into)
+		return
+	case len(p.Conflicts) > 0:
+		fmt.Fprintf(w, "\nmerge into %s: conflicts in %s (teamlead merge would change nothing)\n", into, strings.Join(p.Conflicts, ", "))
+		return
+	}
+	fmt.Fprintf(w, "\n=== merge: what merging into %s (at %.12s) changes, %d files\n", into, p.Head, len(p.Changes.Files))
+	for _, u := range p.Unseen {
+		fmt.Fprintf(w, "! %s\n", u.Why)
+	}
+	io.WriteString(w, p.Changes.Stat())
+	switch {
+	case p.Same(c.Committed):
+		fmt.Fprintln(w, "(the same as the committed diff)")
+	case patch:
+		io.WriteString(w, p.Changes.Patch)
+	}
 }
 
 func newMergeCmd(g *globals) *cobra.Command {
@@ -262,9 +313,11 @@ func newMergeCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge AGENT",
 		Short: "Merge an agent's branch into your checkout (asks you first; changes nothing on a conflict)",
-		Long: "Merge shows what the agent's branch brings (teamlead diff AGENT --stat), asks you, then merges it\n" +
-			"into the branch checked out in the repository the agent's dir names, with a merge commit. It\n" +
-			"changes nothing when that checkout has uncommitted changes, is on no branch, or when the merge\n" +
+		Long: "Merge computes the merge of the agent's branch into the branch checked out in the repository the\n" +
+			"agent's dir names (git merge-tree --write-tree, git 2.38 or later), shows what it changes there\n" +
+			"(files the agent's own diff does not show as merged are named first), asks you, then commits that\n" +
+			"very tree as a merge commit and moves your branch and checkout to it. It changes nothing when that\n" +
+			"checkout has uncommitted changes, is on no branch, moved since it was shown, or when the merge\n" +
 			"would conflict (it names the files). Your repository's git hooks do not run: the agent could\n" +
 			"have written them.",
 		Args: cobra.ExactArgs(1),
@@ -277,19 +330,38 @@ func newMergeCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			p := c.Merge
+			if p.Err != "" {
+				return errors.New(p.Err)
+			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s at %.12s brings, since %.12s:\n%s", t.Branch, c.Head, c.Base, c.Committed.Stat())
+			if p.UpToDate || len(p.Conflicts) > 0 {
+				// Nothing to ask: Merge changes nothing (it says why).
+				m, err := worktree.Merge(t, p)
+				if err == nil {
+					fmt.Fprintf(out, "%s has nothing %s does not have already\n", t.Branch, m.Into)
+				}
+				return err
+			}
+			fmt.Fprintf(out, "merging %s at %.12s into %s (at %.12s) changes:\n", t.Branch, p.At, cmp.Or(p.Into, t.Repo), p.Head)
+			for _, u := range p.Unseen {
+				fmt.Fprintf(out, "! %s\n", u.Why)
+			}
+			io.WriteString(out, p.Changes.Stat())
+			if len(p.Unseen) > 0 {
+				fmt.Fprintf(out, "(teamlead diff %s shows the merge's patch)\n", args[0])
+			}
 			if n := len(c.Staged.Files) + len(c.Unstaged.Files); n > 0 {
 				fmt.Fprintf(out, "(%d files changed in the worktree but not committed stay out of the merge)\n", n)
 			}
-			ok, err := confirm(cmd, fmt.Sprintf("merge %s at %.12s into %s? (exactly what is shown: later commits stay out)", t.Branch, c.Head, t.Repo), yes)
+			ok, err := confirm(cmd, fmt.Sprintf("merge %s at %.12s into %s? (exactly what is shown: later commits stay out)", t.Branch, p.At, t.Repo), yes)
 			if err != nil || !ok {
 				if err == nil {
 					fmt.Fprintln(out, "not merged")
 				}
 				return err
 			}
-			m, err := worktree.Merge(t, c.Head)
+			m, err := worktree.Merge(t, p)
 			if err != nil {
 				return err
 			}

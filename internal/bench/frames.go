@@ -368,7 +368,7 @@ func (c *benchConsole) Tasks() []tasks.Task { return nil }
 func (c *benchConsole) Diff(string) (worktree.Tree, worktree.Changes, error) {
 	return worktree.Tree{}, worktree.Changes{}, errors.New("no worktrees in the benchmark")
 }
-func (c *benchConsole) Merge(string, string) (worktree.Tree, worktree.Merged, error) {
+func (c *benchConsole) Merge(string, worktree.Preview) (worktree.Tree, worktree.Merged, error) {
 	return worktree.Tree{}, worktree.Merged{}, errors.New("no worktrees in the benchmark")
 }
 

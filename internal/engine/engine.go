@@ -1006,10 +1006,11 @@ func (e *Engine) Diff(agent string) (worktree.Tree, worktree.Changes, error) {
 	return worktree.Tree{}, worktree.Changes{}, fmt.Errorf("no agent %q", agent)
 }
 
-// Merge merges agent's worktree branch into the person's checkout
-// (worktree.Merge: nothing changes on a conflict or a dirty checkout). The
-// console calls it on the human's keys only.
-func (e *Engine) Merge(agent, at string) (worktree.Tree, worktree.Merged, error) {
+// Merge merges agent's worktree branch into the person's checkout as the
+// preview they were shown computed it (worktree.Merge: nothing changes on
+// a conflict, a dirty checkout or a HEAD that moved since). The console
+// calls it on the human's keys only.
+func (e *Engine) Merge(agent string, p worktree.Preview) (worktree.Tree, worktree.Merged, error) {
 	for _, a := range e.opts.Team.Agents {
 		if a.Name != agent {
 			continue
@@ -1021,7 +1022,7 @@ func (e *Engine) Merge(agent, at string) (worktree.Tree, worktree.Merged, error)
 		if err != nil {
 			return t, worktree.Merged{}, err
 		}
-		m, err := worktree.Merge(t, at)
+		m, err := worktree.Merge(t, p)
 		return t, m, err
 	}
 	return worktree.Tree{}, worktree.Merged{}, fmt.Errorf("no agent %q", agent)

@@ -31,9 +31,14 @@ type Changes struct {
 	Committed Part   // Base..HEAD
 	Staged    Part   // HEAD against the index
 	Unstaged  Part   // the index against the work tree, untracked files as added
+	// Merge is what merging Head would change in the user's branch (Err
+	// set when that could not be computed): not always Committed, when
+	// the branch merged the user's later work and undid some of it.
+	Merge Preview
 }
 
-// Diff returns the worktree's changes against its base. It never runs the
+// Diff returns the worktree's changes against its base, and what merging
+// its HEAD would change in the user's branch (PreviewMerge). It never runs the
 // repository's external diff, textconv or filter programs, and never
 // touches the agent's index: each untracked file is diffed on its own
 // (git diff --no-index), two git processes per file, rather than added
@@ -47,13 +52,9 @@ func Diff(t Tree) (Changes, error) {
 	if err != nil {
 		return Changes{}, err
 	}
-	c := Changes{Base: t.Base, Head: line(out)}
-	if c.Base == "" {
-		b, err := os.ReadFile(filepath.Join(t.GitDir, baseFile))
-		if err != nil {
-			return Changes{}, fmt.Errorf("no base commit recorded for %s: call Ensure or Open for it first: %w", t.Path, err)
-		}
-		c.Base = strings.TrimSpace(string(b))
+	c := Changes{Head: line(out)}
+	if c.Base, err = baseOf(t); err != nil {
+		return Changes{}, err
 	}
 	if c.Committed, err = diffPart(r, nil, c.Base, c.Head); err != nil {
 		return Changes{}, err
@@ -81,7 +82,22 @@ func Diff(t Tree) (Changes, error) {
 		c.Unstaged.Files = append(c.Unstaged.Files, p.Files...)
 		c.Unstaged.Patch += p.Patch
 	}
+	if c.Merge, err = PreviewMerge(t, c.Head); err != nil {
+		c.Merge = Preview{Err: err.Error()}
+	}
 	return c, nil
+}
+
+// baseOf is the worktree's base commit: t.Base, else the one recorded.
+func baseOf(t Tree) (string, error) {
+	if t.Base != "" {
+		return t.Base, nil
+	}
+	b, err := os.ReadFile(filepath.Join(t.GitDir, baseFile))
+	if err != nil {
+		return "", fmt.Errorf("no base commit recorded for %s: call Ensure or Open for it first: %w", t.Path, err)
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 // diffPart runs git diff with what (revisions or --no-index paths) twice:

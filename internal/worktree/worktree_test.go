@@ -376,7 +376,7 @@ func TestCommondirInTheRepositoryIsRefused(t *testing.T) {
 		"\n[commit]\n\tgpgSign = true\n[gpg]\n\tprogram = "+script+"\n")
 	write(t, filepath.Join(common, "commondir"), evil+"\n")
 
-	if _, err := Merge(tr, ""); !errors.Is(err, ErrForeignCommonDir) {
+	if _, err := previewAndMerge(tr, ""); !errors.Is(err, ErrForeignCommonDir) {
 		t.Errorf("merge with a commondir in the repository's .git: %v", err)
 	}
 	if _, err := Status(tr); err != nil && !errors.Is(err, ErrForeignCommonDir) {
@@ -391,7 +391,7 @@ func TestCommondirInTheRepositoryIsRefused(t *testing.T) {
 	}
 	run(t, repo, "config", "commit.gpgSign", "true")
 	run(t, repo, "config", "gpg.program", script)
-	if _, err := Merge(tr, ""); err != nil {
+	if _, err := previewAndMerge(tr, ""); err != nil {
 		t.Fatalf("merge: %v", err)
 	}
 	if _, err := os.Stat(ran); err == nil {

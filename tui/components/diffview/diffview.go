@@ -1,10 +1,13 @@
 // Package diffview shows what an agent changed in its worktree: the files
-// of each part (committed, staged, unstaged) and then their unified diffs,
-// coloured, in one document the person scrolls. Everything in it came
+// of each part (committed, staged, unstaged), then what merging would
+// change in the person's branch (its patch too where that is not the
+// committed one), and then the unified diffs, coloured, in one document
+// the person scrolls. Everything in it came
 // from the agent's files, so every line is defanged before it is shown.
 package diffview
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -17,7 +20,7 @@ import (
 
 // Model is the diff of one agent.
 type Model struct {
-	head          string // the commit shown (Changes.Head)
+	merge         worktree.Preview // the merge shown (Changes.Merge)
 	st            *style.Styles
 	width, height int
 	agent         string
@@ -39,6 +42,7 @@ const (
 	removed
 	meta
 	note
+	warn
 )
 
 type line struct {
@@ -51,26 +55,26 @@ func New(st *style.Styles) Model { return Model{st: st} }
 
 // Loading shows that agent's diff is being read.
 func (m *Model) Loading(agent string) {
-	m.agent, m.loading, m.err, m.raw, m.offset = agent, true, "", nil, 0
+	m.agent, m.loading, m.err, m.raw, m.offset, m.merge = agent, true, "", nil, 0, worktree.Preview{}
 	m.render()
 }
 
 // Agent is the agent whose diff this is.
 func (m Model) Agent() string { return m.agent }
 
-// Head is the commit whose changes are shown ("" before they are): what a
-// merge from this view merges.
-func (m Model) Head() string { return m.head }
+// Merge is the merge shown (its At "" before it is): what a merge from
+// this view merges.
+func (m Model) Merge() worktree.Preview { return m.merge }
 
 // SetError shows why the diff could not be read.
 func (m *Model) SetError(agent string, err error) {
-	m.agent, m.loading, m.err, m.raw, m.offset = agent, false, textsafe.Line(err.Error()), nil, 0
+	m.agent, m.loading, m.err, m.raw, m.offset, m.merge = agent, false, textsafe.Line(err.Error()), nil, 0, worktree.Preview{}
 	m.render()
 }
 
 // Set shows agent's changes in t.
 func (m *Model) Set(agent string, t worktree.Tree, c worktree.Changes) {
-	m.agent, m.loading, m.err, m.head = agent, false, "", c.Head
+	m.agent, m.loading, m.err, m.merge = agent, false, "", c.Merge
 	var doc []line
 	add := func(k lineKind, s string) { doc = append(doc, line{k, s}) }
 	add(heading, fmt.Sprintf("%s at %.12s since %.12s, in %s", t.Branch, c.Head, c.Base, t.Path))
@@ -85,13 +89,8 @@ func (m *Model) Set(agent string, t worktree.Tree, c worktree.Changes) {
 	if total == 0 {
 		add(note, "no changes since the worktree was made")
 	}
-	for _, p := range parts {
-		if len(p.p.Files) == 0 {
-			continue
-		}
-		add(plain, "")
-		add(heading, fmt.Sprintf("%s — %d %s", p.name, len(p.p.Files), plural(len(p.p.Files), "file", "files")))
-		for _, f := range p.p.Files {
+	files := func(fs []worktree.File) {
+		for _, f := range fs {
 			name := f.Path
 			if f.OldPath != "" {
 				name = f.OldPath + " → " + f.Path
@@ -101,6 +100,43 @@ func (m *Model) Set(agent string, t worktree.Tree, c worktree.Changes) {
 				counts = "binary"
 			}
 			add(file, fmt.Sprintf(" %s %s  %s", f.Status, name, counts))
+		}
+	}
+	for _, p := range parts {
+		if len(p.p.Files) == 0 {
+			continue
+		}
+		add(plain, "")
+		add(heading, fmt.Sprintf("%s — %d %s", p.name, len(p.p.Files), plural(len(p.p.Files), "file", "files")))
+		files(p.p.Files)
+	}
+	mp := c.Merge
+	if mp.Err != "" || mp.At != "" {
+		add(plain, "")
+	}
+	switch into := cmp.Or(mp.Into, "your checkout"); {
+	case mp.Err == "" && mp.At == "": // no preview
+	case mp.Err != "":
+		add(warn, "merge: cannot tell what merging would change: "+mp.Err)
+	case mp.UpToDate:
+		add(note, fmt.Sprintf("merge: %s has all of it already", into))
+	case len(mp.Conflicts) > 0:
+		add(warn, fmt.Sprintf("merge into %s: conflicts in %s; M would change nothing", into, strings.Join(mp.Conflicts, ", ")))
+	default:
+		add(heading, fmt.Sprintf("merging into %s at %.12s changes — %d %s", into, mp.Head, len(mp.Changes.Files), plural(len(mp.Changes.Files), "file", "files")))
+		for _, u := range mp.Unseen {
+			add(warn, " ! "+u.Why)
+		}
+		files(mp.Changes.Files)
+		if mp.Same(c.Committed) {
+			add(note, " (the committed diff below is what the merge changes)")
+		}
+	}
+	if mp.Changes.Patch != "" && !mp.Same(c.Committed) {
+		add(plain, "")
+		add(heading, "── merge: what merging changes in "+cmp.Or(mp.Into, "your checkout")+" ──")
+		for _, l := range strings.Split(strings.TrimRight(mp.Changes.Patch, "\n"), "\n") {
+			add(kindOf(l), l)
 		}
 	}
 	for _, p := range parts {
@@ -194,6 +230,8 @@ func (m *Model) render() {
 			text = m.st.Error.Render(text)
 		case note:
 			text = m.st.Muted.Render(text)
+		case warn:
+			text = m.st.Error.Render(text)
 		}
 		m.lines = append(m.lines, text)
 	}

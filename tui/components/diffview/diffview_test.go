@@ -22,6 +22,10 @@ func sample() (worktree.Tree, worktree.Changes) {
 		Unstaged: worktree.Part{Files: []worktree.File{{Path: "logo.png", Status: "A", Binary: true}, {Path: "old.go", OldPath: "older.go", Status: "R"}},
 			Patch: "diff --git a/logo.png b/logo.png\nBinary files /dev/null and b/logo.png differ\n"},
 	}
+	c.Merge = worktree.Preview{Into: "main", Head: "aaaabbbbccccdddd", At: c.Head, Tree: "eeeeffff00001111",
+		Changes: worktree.Part{Files: append(append([]worktree.File{}, c.Committed.Files...), worktree.File{Path: "check.sh", Status: "M", Removed: 1}),
+			Patch: c.Committed.Patch + "diff --git a/check.sh b/check.sh\n--- a/check.sh\n+++ b/check.sh\n@@ -1,2 +1 @@\n-set -eu\n echo ok\n"},
+		Unseen: []worktree.Unseen{{Path: "check.sh", Why: "merging also changes check.sh: main changed it after the worktree was made, the branch has it as before"}}}
 	return t, c
 }
 
