@@ -283,7 +283,10 @@ func (r *rig) writeTeam(exe string, env []string, o rigOptions) {
 		envMap[k] = v
 	}
 	script := filepath.Join(r.dir, "sink.mock")
-	if err := os.WriteFile(script, []byte("say sink ready\n"+o.sinkScript), 0o644); err != nil {
+	// The sink's expect waits as long as the test's own deadlines: its
+	// default 30 s ran from the sink's start, and a CLI slow to start
+	// (OpenCode took 27 s under load) had it exit before the relay came.
+	if err := os.WriteFile(script, []byte("say sink ready\ntimeout 15m\n"+o.sinkScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	command := []string{exe}
