@@ -171,6 +171,37 @@ type local struct {
 	sending sync.Mutex // one sender at a time: the pump, or a state change's flush
 	wake    chan struct{}
 	done    chan struct{}
+	read    readIDs // deliveries the agent read in this run of the node
+}
+
+// readIDs are the ids of the deliveries an agent read, the latest
+// maxReadIDs of them: one offered again (the server's copy was never
+// acknowledged, as the console's server was away when the agent read it,
+// and JetStream offers it again every deliverAckWait) is confirmed again,
+// not typed again. Typed again each time, one message reached the agent
+// four times across a console's restart under load.
+type readIDs struct {
+	seen  map[uint64]bool
+	order []uint64
+}
+
+const maxReadIDs = 4096
+
+func (r *readIDs) has(id uint64) bool { return r.seen[id] }
+
+func (r *readIDs) add(id uint64) {
+	if r.seen == nil {
+		r.seen = map[uint64]bool{}
+	}
+	if r.seen[id] {
+		return
+	}
+	r.seen[id] = true
+	r.order = append(r.order, id)
+	if len(r.order) > maxReadIDs {
+		delete(r.seen, r.order[0])
+		r.order = r.order[1:]
+	}
 }
 
 // start starts agent a here: its primer, its process, its output pump,
@@ -317,7 +348,11 @@ func (l *local) send() {
 func (l *local) deliver(ds <-chan natsbus.Delivery) {
 	for d := range ds {
 		read := make(chan error, 1)
-		l.a.TypeAs(d.Typing(), d.Text, func(err error) { read <- err })
+		if d.ID != 0 && l.read.has(d.ID) {
+			read <- nil // read already: confirm it, type nothing
+		} else {
+			l.a.TypeAs(d.Typing(), d.Text, func(err error) { read <- err })
+		}
 		tick := time.NewTicker(natsbus.WaitingEvery)
 	wait:
 		for {
@@ -327,6 +362,8 @@ func (l *local) deliver(ds <-chan natsbus.Delivery) {
 				kind := wire.NodeDelivered
 				if err != nil {
 					kind, ev.Reason = wire.NodeUndelivered, err.Error()
+				} else if d.ID != 0 {
+					l.read.add(d.ID)
 				}
 				if l.rep.report(l.ctx, l.name, kind, ev) == nil {
 					_ = d.Done()
