@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -244,20 +245,7 @@ echo done; exec sleep 600`
 	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	waitFor(t, 30*time.Second, "the agent's attempts", func() bool {
-		b, _ := os.ReadFile(out)
-		return strings.Contains(string(b), "done")
-	}, func() string { return c.out.String() })
-	b, _ := os.ReadFile(out)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 12 {
-		t.Fatalf("the agent's attempts:\n%s", b)
-	}
-	for i, l := range lines[:11] {
-		if want := i < 3; strings.HasPrefix(l, "DID: ") != want {
-			t.Errorf("attempt %d, want done=%v: %s", i+1, want, l)
-		}
-	}
+	checkAttempts(t, c, out, 11, 0, 1, 2)
 	if got := git(t, repo, "rev-parse", "main"); got != main {
 		t.Errorf("the human's main moved: %s, was %s", got, main)
 	}
@@ -305,20 +293,7 @@ echo done; exec sleep 600`
 	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	waitFor(t, 30*time.Second, "the agent's attempts", func() bool {
-		b, _ := os.ReadFile(out)
-		return strings.Contains(string(b), "done")
-	}, func() string { return c.out.String() })
-	b, _ := os.ReadFile(out)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 9 {
-		t.Errorf("the agent's attempts:\n%s", b)
-	}
-	for i, l := range lines[:min(8, len(lines))] {
-		if want := i == 1; strings.HasPrefix(l, "DID: ") != want {
-			t.Errorf("attempt %d, want done=%v: %s", i+1, want, l)
-		}
-	}
+	checkAttempts(t, c, out, 8, 1)
 	// The human looks at the agent's work with their own git, in the
 	// worktree and in the checkout.
 	wt := filepath.Join(tm.dir, "app-worktrees", "dev")
@@ -378,21 +353,29 @@ echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home)
 		{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", "exec sleep 600"}}})
 	c := tm.start()
 	defer c.stop()
-	waitFor(t, 30*time.Second, "qa's attempts", func() bool {
+	checkAttempts(t, c, out, 8, 7)
+	if got := git(t, wt, "rev-parse", "--abbrev-ref", "HEAD"); got != "teamlead/dev" {
+		t.Errorf("dev's worktree: %q", got)
+	}
+}
+
+// checkAttempts waits for an agent's script to write its n attempts to
+// out (a line each, "DID: …" or "FAILED: …", then "done"), and checks that
+// exactly those at the indexes done succeeded.
+func checkAttempts(t *testing.T, c *console, out string, n int, done ...int) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "the agent's attempts", func() bool {
 		b, _ := os.ReadFile(out)
 		return strings.Contains(string(b), "done")
 	}, func() string { return c.out.String() })
 	b, _ := os.ReadFile(out)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 9 {
-		t.Fatalf("qa's attempts:\n%s", b)
+	if len(lines) != n+1 {
+		t.Errorf("%d attempts, want %d:\n%s", len(lines)-1, n, b)
 	}
-	for i, l := range lines[:8] {
-		if want := i == 7; strings.HasPrefix(l, "DID: ") != want {
+	for i, l := range lines[:min(n, len(lines))] {
+		if want := slices.Contains(done, i); strings.HasPrefix(l, "DID: ") != want {
 			t.Errorf("attempt %d, want done=%v: %s", i+1, want, l)
 		}
-	}
-	if got := git(t, wt, "rev-parse", "--abbrev-ref", "HEAD"); got != "teamlead/dev" {
-		t.Errorf("dev's worktree: %q", got)
 	}
 }

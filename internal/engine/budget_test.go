@@ -48,14 +48,7 @@ func TestSpendCountedPerTask(t *testing.T) {
 	r := startEngine(t, "", testAgent{name: "qa", script: "sleep 600\n"},
 		testAgent{name: "dev", script: "printf '[ROUTE] to: qa type: status task: T-7 body: on it [/ROUTE]\\n'\nsleep 600\n"})
 	r.waitRecords("message", "dev's message on T-7", func(recs []store.Record) bool { return len(recs) > 0 })
-	transcript := filepath.Join(r.dir, "t.jsonl")
-	write := func(lines string) {
-		if err := os.WriteFile(transcript, []byte(lines), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		r.e.sinks["dev"].spend.read(transcript, transcriptClaude)
-		r.e.recordSpend()
-	}
+	write := transcriptOf(t, r, "dev")
 	first := `{"type":"assistant","message":{"id":"m1","usage":{"input_tokens":900,"output_tokens":200}}}` + "\n"
 	write(first)
 	write(first + `{"type":"assistant","message":{"id":"m2","usage":{"input_tokens":50,"output_tokens":5,"cache_read_input_tokens":10}}}` + "\n")
@@ -129,14 +122,7 @@ func TestPricedSpending(t *testing.T) {
 	r := startEngine(t, "    budget: {usd: 0.01}\nprice: {input: 3, output: 15}\n", testAgent{name: "qa", script: "sleep 600\n"},
 		testAgent{name: "dev", script: "printf '[ROUTE] to: qa type: status task: T-7 body: on it [/ROUTE]\\n'\nsleep 600\n"})
 	r.waitRecords("message", "dev's message on T-7", func(recs []store.Record) bool { return len(recs) > 0 })
-	transcript := filepath.Join(r.dir, "t.jsonl")
-	write := func(lines string) {
-		if err := os.WriteFile(transcript, []byte(lines), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		r.e.sinks["dev"].spend.read(transcript, transcriptClaude)
-		r.e.recordSpend()
-	}
+	write := transcriptOf(t, r, "dev")
 	costOf := func() float64 {
 		for _, a := range r.e.Agents() {
 			if a.Name == "dev" {
@@ -182,4 +168,18 @@ func TestPricedSpending(t *testing.T) {
 		}
 		return n == 1
 	})
+}
+
+// transcriptOf returns a function that writes lines as agent's Claude Code
+// transcript, has the engine read it, and records what it used.
+func transcriptOf(t *testing.T, r *running, agent string) func(lines string) {
+	transcript := filepath.Join(r.dir, agent+".jsonl")
+	return func(lines string) {
+		t.Helper()
+		if err := os.WriteFile(transcript, []byte(lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r.e.sinks[agent].spend.read(transcript, transcriptClaude)
+		r.e.recordSpend()
+	}
 }
