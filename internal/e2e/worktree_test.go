@@ -235,6 +235,7 @@ did sh -c 'echo d > d.txt && git stash -q -u && git stash pop -q'
 did sh -c "echo pwned > $REPO/pwned"
 did sh -c "echo changed >> $REPO/README"
 did git update-ref refs/heads/main HEAD
+did git update-ref refs/replace/$(git rev-parse HEAD) HEAD
 did git branch evil
 did sh -c "cd $REPO && git merge -q --no-edit teamlead/dev"
 did sh -c ": > $REPO/.git/index"
@@ -245,7 +246,7 @@ echo done; exec sleep 600`
 	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 11, 0, 1, 2)
+	checkAttempts(t, c, out, 12, 0, 1, 2)
 	if got := git(t, repo, "rev-parse", "main"); got != main {
 		t.Errorf("the human's main moved: %s, was %s", got, main)
 	}

@@ -121,6 +121,17 @@ func (t Tree) Confined() ([]Bind, error) {
 	if err != nil {
 		return nil, err
 	}
+	// refs/replace makes your own git show one object for another (teamlead's
+	// reads none: GIT_NO_REPLACE_OBJECTS): an agent's replacement showed you
+	// a harmless file while teamlead merge wrote the real one (red team 12a,
+	// finding 2).
+	replace := filepath.Join(common, "refs", "replace")
+	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
+		if err := os.MkdirAll(replace, 0o755); err != nil {
+			return nil, err
+		}
+		out = append(out, Bind{Path: replace})
+	}
 	heads := filepath.Join(common, "refs", "heads")
 	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
 		// Loose refs: the other branches are files in refs/heads.

@@ -296,7 +296,7 @@ func TestConfined(t *testing.T) {
 	want := []Bind{{Path: repo},
 		{Path: filepath.Join(common, "objects"), Writable: true}, {Path: filepath.Join(common, "refs"), Writable: true},
 		{Path: filepath.Join(common, "logs"), Writable: true}, {Path: tr.GitDir, Writable: true},
-		{Path: filepath.Join(common, "refs", "heads")}, {Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true},
+		{Path: filepath.Join(common, "refs", "replace")}, {Path: filepath.Join(common, "refs", "heads")}, {Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true},
 		{Path: filepath.Join(tr.Path, ".git")}, {Path: filepath.Join(tr.GitDir, "commondir")}, {Path: filepath.Join(tr.GitDir, "gitdir")},
 		{Path: filepath.Join(tr.GitDir, "config.worktree")}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
