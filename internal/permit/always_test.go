@@ -110,11 +110,13 @@ func TestAlwaysRulesScopeErrors(t *testing.T) {
 		{"Read", ScopeExact},
 		{"WebFetch", ScopeExact},
 		// The operand that makes the request specific is known only when it
-		// runs: no prefix can name it (red team 9a, finding 11).
-		{"Bash(npm install $(echo left-pad))", ScopePrefix},
+		// runs: no prefix can name it (red team 9a, finding 11). (npm's
+		// options are on the floor, so npm install $PKG is asked every time
+		// since red team 12b, finding 9: it could be --script-shell=….)
+		{"Bash(pip install $(echo left-pad))", ScopePrefix},
 		{"Bash(npm install -- $PKG)", ScopePrefix},
-		{"Bash(npm install `echo left-pad`)", ScopePrefix},
-		{"Bash(npm $(echo install) left-pad)", ScopePrefix},
+		{"Bash(pip install `echo left-pad`)", ScopePrefix},
+		{"Bash(pip $(echo install) left-pad)", ScopePrefix},
 		// A part that runs no command: no rule can name it, so approving
 		// always would leave it asked.
 		{"Bash(npm test; > out.txt)", ScopeExact},
@@ -192,7 +194,7 @@ func TestPrefixReadmeExamples(t *testing.T) {
 			t.Errorf("%s: %q %v, want %s", action, got, err, want)
 		}
 	}
-	for _, action := range []string{"Bash(npm install $(cat list))", "Bash(npm install $PKG)"} {
+	for _, action := range []string{"Bash(pip install $(cat list))", "Bash(pip install $PKG)"} {
 		if _, err := AlwaysRules(p, action, "dev", ScopePrefix, testEnv); !errors.Is(err, ErrScope) || !strings.Contains(err.Error(), "is known only when it runs") {
 			t.Errorf("%s: %v", action, err)
 		}

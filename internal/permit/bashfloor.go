@@ -81,6 +81,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	hs = append(hs, execHits(pt.cmd, v)...)
 	hs = append(hs, goFlagsWriteHits(pt.cmd, cwds, env)...)
 	hs = append(hs, execOptionHits(v)...)
+	hs = append(hs, b.dynamicWordHits(pt)...)
 	hs = append(hs, b.credentialHits(pt)...)
 	if o, ok := nameListOption(v); ok {
 		hs = append(hs, hit{id: FloorCredentialRead, detail: v.name + " " + o + " reads the files a list names, known only when it runs"})

@@ -105,7 +105,7 @@ var destructive = []struct{ cmd, id string }{
 	{`$CMD -rf /`, FloorDynamicCommand},
 	{`x=rm; $x -rf /`, FloorDynamicCommand},
 	{"`echo rm` -rf /", FloorDynamicCommand},
-	{`{rm,-rf,/}`, FloorDynamicCommand},
+	{`{rm,-rf,/}`, FloorDeleteRecursiveOutside}, // bash expands it to rm -rf /, and so does the floor
 	{`echo 'rm -rf /' | sh`, FloorDynamicCommand},
 	{`rm -rf / 'unterminated`, FloorUnparsable},
 }

@@ -205,6 +205,9 @@ func gitHits(g gitInfo) []hit {
 		if hasLong(opts, "--hard") {
 			return []hit{{id: FloorGitDiscard, detail: "git reset --hard"}}
 		}
+		if hasLong(opts, "--merge") { // resets a staged change in the tree too
+			return []hit{{id: FloorGitDiscard, detail: "git reset --merge discards staged changes"}}
+		}
 	case "clean":
 		if (hasShort(opts, "f") || hasLong(opts, "--force")) && !hasShort(opts, "n") && !hasLong(opts, "--dry-run") {
 			return []hit{{id: FloorGitDiscard, detail: "git clean " + joinValues(g.args)}}

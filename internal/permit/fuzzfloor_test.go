@@ -4,12 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // floorCmds are commands on the destructive floor, written plainly.
 var floorCmds = []string{"rm -rf ~", "sudo id", "git reset --hard", "chmod -R 777 /", "dd if=/dev/zero of=/dev/sda",
-	"git push --force", "shutdown now", "git branch -D main", "cat .env"}
+	"git push --force", "shutdown now", "git branch -D main", "cat .env",
+	// written with braces, which bash expands before it runs them
+	"git reset {--hard,}", "git clean {-fdx,}", "cat .{e,}nv", "{sudo,} id", "git push origin {:main,}"}
 
 // floorPlaces put a floor command F next to fuzzed text S in every place
 // bash runs a command: lists, pipelines, subshells, groups, substitutions,
@@ -55,7 +58,8 @@ func FuzzFloorAnywhere(f *testing.F) {
 }
 
 // holdsCommand reports a simple command anywhere in the tree whose words
-// are plain literals spelling one of cmds.
+// are plain literals spelling one of cmds, before or after bash's brace
+// expansion (mvdan.cc/sh/v3/expand, not the policy's converter).
 func holdsCommand(file *syntax.File, cmds []string) bool {
 	found := false
 	syntax.Walk(file, func(n syntax.Node) bool {
@@ -67,18 +71,35 @@ func holdsCommand(file *syntax.File, cmds []string) bool {
 			return true
 		}
 		words := make([]string, 0, len(call.Args))
+		var expanded []string
 		for _, w := range call.Args {
 			lit := w.Lit()
 			if lit == "" {
 				return true
 			}
 			words = append(words, lit)
+			cp := &syntax.Word{Parts: append([]syntax.WordPart{}, w.Parts...)}
+			syntax.SplitBraces(cp)
+			n := 0
+			for x, err := range expand.BracesSeq(nil, cp) {
+				if n++; err != nil || n > maxBraceWords {
+					break
+				}
+				if l := x.Lit(); l != "" {
+					expanded = append(expanded, l)
+				}
+			}
 		}
-		got := strings.Join(words, " ")
-		for _, c := range cmds {
-			_, wrapper := wrappers[words[0]]
-			if got == c || wrapper && strings.HasSuffix(got, " "+c) {
-				found = true
+		for _, ws := range [][]string{words, expanded} {
+			if len(ws) == 0 {
+				continue
+			}
+			got := strings.Join(ws, " ")
+			for _, c := range cmds {
+				_, wrapper := wrappers[ws[0]]
+				if got == c || wrapper && strings.HasSuffix(got, " "+c) {
+					found = true
+				}
 			}
 		}
 		return true

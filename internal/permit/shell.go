@@ -18,7 +18,8 @@ type Word struct {
 	Raw string
 	// Value is the word after quote removal and escapes; expansions are kept as written.
 	Value string
-	// Dynamic reports an expansion ($x, $(...), `...`, <(...), {a,b}) whose value is known only when it runs.
+	// Dynamic reports an expansion ($x, $(...), `...`, <(...)) whose value is known only when it runs;
+	// a brace expansion in an argument is expanded into its words, elsewhere (a redirection target) it is Dynamic.
 	Dynamic bool
 	// Glob reports an unquoted *, ? or [...] that the shell expands to file names.
 	Glob bool

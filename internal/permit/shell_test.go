@@ -63,7 +63,9 @@ func TestSplitShell(t *testing.T) {
 		{`cmd > out 2>&1 < in &> all`, []string{"cmd"}},
 		{`2>/dev/null ls`, []string{"ls"}},
 		{`! true`, []string{"true"}},
-		{`echo {a,b} {x}`, []string{"echo {a,b} {x}"}},
+		{`echo {a,b} {x}`, []string{"echo a b {x}"}},
+		{`git reset {--hard,}`, []string{"git reset --hard"}},
+		{`echo x{a,} ""{a,} {1..3}`, []string{"echo xa x a  1 2 3"}},
 	} {
 		cmds, err := SplitShell(tc.in)
 		if err != nil {
@@ -82,7 +84,7 @@ func TestSplitShellWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := cmds[0].Args
-	if !w[1].Tilde || w[2].Tilde || !w[2].Dynamic || !w[3].Glob || w[4].Glob || !w[5].Dynamic || w[6].Dynamic {
+	if len(w) != 8 || !w[1].Tilde || w[2].Tilde || !w[2].Dynamic || !w[3].Glob || w[4].Glob || w[5].Dynamic || w[5].Value != "a" || w[6].Value != "b" || w[7].Dynamic {
 		t.Errorf("flags: %+v", w)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -278,7 +280,7 @@ func (c *converter) call(st *syntax.Stmt, x *syntax.CallExpr, op, via string) {
 		nodes = append(nodes, a)
 	}
 	for _, w := range x.Args {
-		cmd.Args = append(cmd.Args, c.word(w))
+		cmd.Args = append(cmd.Args, c.words(w)...)
 		nodes = append(nodes, w)
 	}
 	c.nameHazards(cmd.Args)
@@ -294,7 +296,7 @@ func (c *converter) decl(st *syntax.Stmt, x *syntax.DeclClause, op, via string) 
 	for _, a := range x.Args {
 		nodes = append(nodes, a)
 		if a.Naked && a.Name == nil && a.Value != nil {
-			cmd.Args = append(cmd.Args, c.word(a.Value))
+			cmd.Args = append(cmd.Args, c.words(a.Value)...)
 			continue
 		}
 		cmd.Args = append(cmd.Args, c.assign(a))
@@ -355,6 +357,74 @@ func (c *converter) redirect(r *syntax.Redirect) Redirect {
 		out.Body = out.Target.Value
 	}
 	return out
+}
+
+// maxBraceWords bounds the words one brace expansion may make; a word
+// making more is not followed.
+const maxBraceWords = 64
+
+// words converts an argument word into the words bash makes of it by
+// brace expansion: git reset {--hard,} runs git reset --hard, and is
+// judged as that. An expansion is static text, so the words it makes
+// are as known as the word written; an empty unquoted alternative makes
+// no word, as in bash.
+func (c *converter) words(w *syntax.Word) []Word {
+	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
+	if !syntax.SplitBraces(cp) {
+		return []Word{c.word(w)}
+	}
+	raw := c.text(w)
+	var out []Word
+	n := 0
+	for x, err := range expand.BracesSeq(nil, cp) {
+		n++
+		if err != nil || n > maxBraceWords {
+			c.fail("%s: the brace expansion makes more than %d words", raw, maxBraceWords)
+			return []Word{c.word(w)}
+		}
+		if len(x.Parts) == 0 {
+			continue
+		}
+		var b strings.Builder
+		one := Word{}
+		for i, part := range x.Parts {
+			c.part(part, &b, &one, false, i == 0)
+		}
+		one.Value = b.String()
+		one.Raw = c.rawOf(x)
+		if one.Raw == "" && one.Value == "" && !quotedEmpty(x) {
+			continue
+		}
+		out = append(out, one)
+	}
+	return out
+}
+
+// rawOf writes a word made by brace expansion back as shell text (the
+// literals SplitBraces cuts keep the position of the whole literal, so
+// they are written by value).
+func (c *converter) rawOf(w *syntax.Word) string {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		if l, ok := part.(*syntax.Lit); ok {
+			b.WriteString(l.Value)
+			continue
+		}
+		b.WriteString(c.text(part))
+	}
+	return b.String()
+}
+
+// quotedEmpty reports a word with a quoted part ("" or ”), which bash
+// keeps as an empty argument.
+func quotedEmpty(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		switch part.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+	}
+	return false
 }
 
 // word converts a word: its value after quote removal, and whether it
