@@ -38,9 +38,9 @@ func TestOptions(t *testing.T) {
 			"prefix: Bash(npm install -- left-pad:*) | `npm install -- left-pad` with any arguments",
 			"dir: - only for file tools (Read, Edit, Write…)",
 			"tool: Bash | every shell command — anything at all"}},
-		{"Bash(npm install $(echo left-pad))", []string{
-			"exact: Bash(npm install $(echo left-pad)), Bash(echo left-pad) | each of these commands exactly",
-			"prefix: - no prefix of npm install $(echo left-pad): its operand $(echo left-pad) is known only when it runs, so the rule would allow any value; choose exact",
+		{"Bash(pip install $(echo left-pad))", []string{
+			"exact: Bash(pip install $(echo left-pad)), Bash(echo left-pad) | each of these commands exactly",
+			"prefix: - no prefix of pip install $(echo left-pad): its operand $(echo left-pad) is known only when it runs, so the rule would allow any value; choose exact",
 			"dir: - only for file tools (Read, Edit, Write…)",
 			"tool: Bash | every shell command — anything at all"}},
 		{"Bash(sudo apt-get install x)", []string{
