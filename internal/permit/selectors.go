@@ -131,27 +131,37 @@ func rgSelects(args []Word) (func(string) bool, bool) {
 // and its operands, the files and folders it walks.
 func flake8Selects(args []Word) (func(string) bool, []Word, bool) {
 	var pats []string
-	var ops []Word
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		v := a.Value
-		if a.Dynamic || !strings.HasPrefix(v, "-") || v == "-" {
-			ops = append(ops, a)
-			continue
-		}
-		k, val, eq := strings.Cut(v, "=")
-		if !eq && flake8Values[k] && i+1 < len(args) {
-			i++
-			val = args[i].Value
-		}
+	ops := walkOptions(args, flake8Values, func(k, val string) {
 		if k == "--filename" {
 			pats = append(pats, strings.Split(val, ",")...)
 		}
-	}
+	})
 	if len(pats) == 0 {
 		return nil, nil, false
 	}
 	return globSelector(pats, false), ops, true
+}
+
+// walkOptions calls opt with each long or short option of args and its
+// value (glued after "=", or the next word for an option takesValue
+// names), and returns the operands: words that are no option, "-", and
+// words known only when they run.
+func walkOptions(args []Word, takesValue map[string]bool, opt func(name, val string)) []Word {
+	var ops []Word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.Dynamic || !strings.HasPrefix(a.Value, "-") || a.Value == "-" {
+			ops = append(ops, a)
+			continue
+		}
+		k, val, eq := strings.Cut(a.Value, "=")
+		if !eq && takesValue[k] && i+1 < len(args) {
+			i++
+			val = args[i].Value
+		}
+		opt(k, val)
+	}
+	return ops
 }
 
 // flake8Values are flake8's options that take the next word.
@@ -191,19 +201,7 @@ func blackHits(v view, cwds cwdSet, env Env, network bool) []hit {
 	f := fixers["black"]
 	include := blackDefaultInclude
 	overridden, writes := false, true
-	var ops []Word
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		s := a.Value
-		if a.Dynamic || !strings.HasPrefix(s, "-") || s == "-" {
-			ops = append(ops, a)
-			continue
-		}
-		k, val, eq := strings.Cut(s, "=")
-		if !eq && f.values[k] && i+1 < len(args) {
-			i++
-			val = args[i].Value
-		}
+	ops := walkOptions(args, f.values, func(k, val string) {
 		switch k {
 		case "--include":
 			var err error
@@ -216,7 +214,7 @@ func blackHits(v view, cwds cwdSet, env Env, network bool) []hit {
 		case "--check", "--diff":
 			writes = false
 		}
-	}
+	})
 	if !overridden {
 		return nil
 	}
