@@ -33,10 +33,8 @@ func priced(t usage.Tokens, p config.Price) usage.Tokens {
 
 // priceOf is agent's price (the team's unless it set its own).
 func (e *Engine) priceOf(agent string) config.Price {
-	for _, a := range e.opts.Team.Agents {
-		if a.Name == agent {
-			return a.Price
-		}
+	if p, ok := e.prices[agent]; ok {
+		return p
 	}
 	return e.opts.Team.Price
 }

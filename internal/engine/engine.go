@@ -108,15 +108,16 @@ type Engine struct {
 	linkedMu sync.Mutex
 	linked   map[string]bool
 	// spent is what each task cost so far (taskspend.go).
-	spent taskSpend
-	roles map[string]string
-	order []string
-	in    chan input
-	quit  chan struct{}
-	done  chan struct{}
-	now   func() time.Time
-	errMu sync.Mutex
-	err   error
+	spent  taskSpend
+	roles  map[string]string
+	prices map[string]config.Price // each agent's price (config.Agent.Price)
+	order  []string
+	in     chan input
+	quit   chan struct{}
+	done   chan struct{}
+	now    func() time.Time
+	errMu  sync.Mutex
+	err    error
 	// watcher watches the progress files.
 	watcher *progresswatch.Watcher
 	// queries watches the query files; files carries their changes to the
@@ -197,12 +198,13 @@ func New(opts Options) (*Engine, error) {
 	cfg := lead.Config{Delegate: opts.Team.Lead.Delegate, NextMsg: next, Inbox: inbox, Questions: qm}
 	var cm []consult.Member
 	e := &Engine{opts: opts, store: opts.Store, bus: bus.NewEmbedded(opts.Store),
-		sinks: map[string]*sink{}, floods: map[string]*flood{}, roles: map[string]string{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
+		sinks: map[string]*sink{}, floods: map[string]*flood{}, roles: map[string]string{}, prices: map[string]config.Price{}, in: make(chan input, 4096), quit: make(chan struct{}), done: make(chan struct{}), now: opts.Now}
 	e.launch = &launch.Launcher{Team: opts.Team, Socket: opts.Socket, MCP: opts.MCP, Warn: e.Warn, OnError: opts.OnError}
 	for _, a := range opts.Team.Agents {
 		cfg.Members = append(cfg.Members, lead.Member{Name: a.Name, Role: a.Role})
 		cm = append(cm, consult.Member{Name: a.Name, Role: a.Role})
 		e.roles[a.Name] = a.Role
+		e.prices[a.Name] = a.Price
 		e.order = append(e.order, a.Name)
 	}
 	if err := readmodel.EnsureConsultIndex(opts.Store); err != nil {
