@@ -605,10 +605,12 @@ func TestHoldKeepsMessagesUntilReleased(t *testing.T) {
 			t.Fatalf("message %d: %v", i, err)
 		}
 	}
-	data, _ := os.ReadFile(recFile)
-	if got := string(data); !strings.Contains(got, "first\rsecond\r") {
-		t.Errorf("typed %q", got)
-	}
+	// Read by the kernel is not yet recorded by the mock: wait for it.
+	var data []byte
+	eventually(t, "both typed, in order", func() string { return fmt.Sprintf("typed %q\n%s", data, rec.diag()) }, func() bool {
+		data, _ = os.ReadFile(recFile)
+		return strings.Contains(string(data), "first\rsecond\r")
+	})
 }
 
 // TestNoticesWaitingTogetherAreTypedAsOne: notices side by side in the
