@@ -52,6 +52,11 @@ func (p *Policy) checkBash(a Action, agent string, env Env) Decision {
 
 // bashParts splits a Bash action into its parts and decides each.
 func (p *Policy) bashParts(a Action, agent string, env Env) ([]part, []Decision) {
+	var rec *recorder
+	if env.FS != nil {
+		rec = &recorder{FS: env.FS}
+		env.FS = rec
+	}
 	b := &bashCheck{p: p, agent: agent, env: env}
 	cmds, err := SplitShell(a.Arg)
 	if err != nil {
@@ -64,8 +69,22 @@ func (p *Policy) bashParts(a Action, agent string, env Env) ([]part, []Decision)
 	}
 	b.facts()
 	ds := make([]Decision, 0, len(b.parts))
-	for _, pt := range b.parts {
-		ds = append(ds, b.decide(pt))
+	reads := make([][]fileRead, len(b.parts))
+	changed := make([]changes, len(b.parts))
+	for j, pt := range b.parts {
+		if rec != nil {
+			rec.take()
+		}
+		d, written := b.decide(pt)
+		ds = append(ds, d)
+		changed[j] = changedBy(pt, written)
+		if rec == nil {
+			continue
+		}
+		reads[j] = rec.take()
+		if hs := staleHits(j, b.parts, reads, changed, a.Arg); hs != nil {
+			ds = append(ds, p.decision("Bash("+pt.cmd.Text+")", nil, hs))
+		}
 	}
 	return b.parts, ds
 }
@@ -170,8 +189,9 @@ func allWords(c Command) []Word {
 	return out
 }
 
-// decide decides one part: the deciding rule, under the floor.
-func (b *bashCheck) decide(pt part) Decision {
+// decide decides one part: the deciding rule, under the floor; and the
+// files it writes.
+func (b *bashCheck) decide(pt part) (Decision, []string) {
 	text := collapseSpaces(pt.cmd.Text)
 	if pt.err == nil && len(pt.cmd.Args)+len(pt.cmd.Assigns) > 0 {
 		text = matchText(pt.cmd)
@@ -189,7 +209,7 @@ func (b *bashCheck) decide(pt part) Decision {
 	if len(exported) > 0 && d.Decide != Allow && d.Rule.Kind != ByFloor {
 		d.Why += " (matched as " + text + ": the script puts " + joinRaw(exported) + " into the environment its commands run with)"
 	}
-	return b.asEdit(d, written)
+	return b.asEdit(d, written), written
 }
 
 // eachGoal: a make command with several goals runs each of them, so an

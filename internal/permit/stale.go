@@ -1,0 +1,170 @@
+package permit
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// A request's parts are judged on the files as they are when it is asked,
+// but they run one after the other: printf '' > .gitignore && git add -A
+// && git diff --cached empties the ignore file the second part was judged
+// on, and prints the .env it no longer ignores (red team 12b, finding 7).
+// So each part's judgement records what it read of the files (recorder),
+// and a part that read what an earlier part writes or removes is asked:
+// its floor saw the file before that part ran.
+
+// readKind is how a judgement looked at a path.
+type readKind int
+
+const (
+	readContent readKind = iota // its bytes, or where a link leads
+	readListing                 // the names in a folder
+	readPending                 // what git add would stage under a work tree: its ignore files and names
+)
+
+type fileRead struct {
+	kind readKind
+	path string
+}
+
+// recorder is the policy's FS with every read it passes on noted.
+type recorder struct {
+	FS
+	reads []fileRead
+}
+
+func (r *recorder) note(k readKind, name string) {
+	r.reads = append(r.reads, fileRead{k, path.Clean(name)})
+}
+
+func (r *recorder) Readlink(name string) (string, error) {
+	r.note(readContent, name)
+	return r.FS.Readlink(name)
+}
+
+func (r *recorder) ReadDir(name string) ([]fs.DirEntry, error) {
+	r.note(readListing, name)
+	return r.FS.ReadDir(name)
+}
+
+func (r *recorder) ReadFile(name string) ([]byte, error) {
+	r.note(readContent, name)
+	return r.FS.ReadFile(name)
+}
+
+func (r *recorder) ReadHead(name string, n int) ([]byte, error) {
+	r.note(readContent, name)
+	if h, ok := r.FS.(headReader); ok {
+		return h.ReadHead(name, n)
+	}
+	b, err := r.FS.ReadFile(name)
+	return b[:min(len(b), n)], err
+}
+
+func (r *recorder) HistoryNames(gitDir string) ([]string, error) {
+	hl, ok := r.FS.(historyLister)
+	if !ok {
+		return nil, fs.ErrInvalid
+	}
+	r.note(readContent, gitDir)
+	return hl.HistoryNames(gitDir)
+}
+
+func (r *recorder) Pending(workTree string, tracked bool, scope []string) ([]string, error) {
+	hl, ok := r.FS.(historyLister)
+	if !ok {
+		return nil, fs.ErrInvalid
+	}
+	r.note(readPending, workTree)
+	return hl.Pending(workTree, tracked, scope)
+}
+
+// take returns the reads noted since the last take.
+func (r *recorder) take() []fileRead {
+	out := r.reads
+	r.reads = nil
+	return out
+}
+
+// removers are commands whose operands they delete or move away.
+var removers = setOf("rm", "unlink", "rmdir", "mv", "shred")
+
+// changes are the files a part writes (what its floor's write checks
+// resolved) and those it removes or moves away (rm's and mv's operands,
+// git rm's and git mv's).
+type changes struct {
+	written, removed []string
+}
+
+func changedBy(pt part, written []string) changes {
+	c := changes{written: written}
+	var ops []Word
+	switch v := pt.view; {
+	case removers[v.name]:
+		ops, _ = operands(v.args)
+	case v.name == "git" && len(v.args) > 0:
+		if g := parseGit(v.args); g.sub == "rm" || g.sub == "mv" {
+			ops, _ = operands(g.args)
+		}
+	}
+	for _, w := range ops {
+		if got, ok := pt.cwds.resolve(w); ok {
+			c.removed = append(c.removed, got...)
+		}
+	}
+	return c
+}
+
+// parsedFiles are files whose content a floor interprets when it judges
+// another command (what git add stages, which module go builds, which
+// script npm runs, which makefile make reads): written by an earlier
+// part, the later one was judged on the old content. Files a judgement
+// only looks into for secrets are not among them: an earlier part that
+// copies a secret there is judged for that itself.
+var parsedFiles = setOf(".gitignore", ".ignore", ".rgignore", ".gitattributes", ".gitmodules", "go.mod", "go.work",
+	"package.json", "package.yaml", "pyproject.toml", "setup.cfg", "tox.ini", "Makefile", "makefile", "GNUmakefile",
+	"Cargo.toml", "config.toml", ".npmrc", ".yarnrc", ".yarnrc.yml")
+
+// staleRead says which file an earlier part changes that a read of this
+// part's judgement depended on, if one does. text is the whole request: a
+// Go file written with a cgo preamble in it is read by the cgo floor.
+func staleRead(reads []fileRead, c changes, text string) (string, bool) {
+	cgo := strings.Contains(text, `"C"`) || strings.Contains(text, "#include") || strings.Contains(text, "#cgo")
+	for _, r := range reads {
+		for _, f := range c.removed {
+			if f == r.path || strings.HasPrefix(r.path, f+"/") || r.kind == readListing && path.Dir(f) == r.path ||
+				r.kind == readPending && strings.HasPrefix(f, r.path+"/") {
+				return f, true
+			}
+		}
+		for _, f := range c.written {
+			switch {
+			case r.kind == readPending && strings.HasPrefix(f, r.path+"/") && pendingMatters(f):
+				return f, true
+			case (r.kind == readContent && f == r.path || r.kind == readListing && path.Dir(f) == r.path) &&
+				(parsedFiles[path.Base(f)] || cgo && strings.HasSuffix(f, ".go")):
+				return f, true
+			}
+		}
+	}
+	return "", false
+}
+
+// pendingMatters reports a file whose change changes what git add stages
+// in a way a floor judges: an ignore file, git's own files, a credential.
+func pendingMatters(p string) bool {
+	base := path.Base(p)
+	return base == ".gitignore" || strings.Contains(p, "/.git/") || strings.HasSuffix(p, "/.git") || isCredential(p)
+}
+
+// staleHits judges part j against what the parts before it change.
+func staleHits(j int, parts []part, reads [][]fileRead, changed []changes, text string) []hit {
+	for i := 0; i < j; i++ {
+		if f, ok := staleRead(reads[j], changed[i], text); ok {
+			return []hit{{id: FloorDynamicCommand, detail: fmt.Sprintf("an earlier part (%s) changes %s, which this part was judged on as it is now, before that part runs", parts[i].cmd.Text, f)}}
+		}
+	}
+	return nil
+}
