@@ -27,6 +27,7 @@ import (
 // keep read-only (worktree.Tree.Shared).
 func placeAgents(team *config.Team) ([]string, error) {
 	var shared []string
+	var trees []worktree.Tree
 	seen := map[string]bool{}
 	for i := range team.Agents {
 		a := &team.Agents[i]
@@ -38,6 +39,7 @@ func placeAgents(team *config.Team) ([]string, error) {
 			return nil, fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
 		}
 		a.Repo, a.Dir = a.Dir, t.Dir
+		trees = append(trees, t)
 		if a.Confined, err = t.Confined(); err != nil {
 			return nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
 		}
@@ -49,6 +51,21 @@ func placeAgents(team *config.Team) ([]string, error) {
 			if !seen[f] {
 				seen[f] = true
 				shared = append(shared, f)
+			}
+		}
+	}
+	// The repository's objects are read-only to the agents that work
+	// outside it (worktree.Tree.Outside).
+	for i := range team.Agents {
+		if a := &team.Agents[i]; a.Branch == "" {
+			bound := map[string]bool{}
+			for _, t := range trees {
+				for _, b := range t.Outside(a.Dir) {
+					if !bound[b.Path] {
+						bound[b.Path] = true
+						a.Confined = append(a.Confined, b)
+					}
+				}
 			}
 		}
 	}

@@ -376,7 +376,9 @@ echo done; exec sleep 600`
 // config.worktree, and the submodules' git dirs read-only (red team 12a,
 // finding 1: it wrote dev's commondir, and the human's git status in dev's
 // worktree ran its fsmonitor), and the user's own git configuration too
-// (finding 4: ~/.gitconfig's fsmonitor ran in every repository).
+// (finding 4: ~/.gitconfig's fsmonitor ran in every repository), and the
+// repository's objects and the worktree agents' (finding 2: git reads an
+// object written over without checking its hash).
 func TestOtherAgentCannotRedirectAWorktree(t *testing.T) {
 	needSandbox(t)
 	tm, repo := teamWithRepo(t)
@@ -394,6 +396,7 @@ func TestOtherAgentCannotRedirectAWorktree(t *testing.T) {
 	}
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
+	mainObj := git(t, repo, "rev-parse", "main")
 	script := fmt.Sprintf(`exec > %[1]q 2>&1
 did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1"; }
 until [ -e %[2]q/.git ]; do sleep 0.05; done
@@ -404,15 +407,21 @@ did "mkdir -p %[4]s/.git/modules/sub"
 did "echo x >> %[4]s/.git/config"
 did "echo x >> %[6]s/.gitconfig"
 did "mkdir -p %[6]s/.config/git && echo x > %[6]s/.config/git/config"
+did "echo x > %[4]s/.git/objects/pack/evil.pack"
+did "o=%[4]s/.git/objects/%[7]s; chmod u+w \$o; echo x > \$o"
+did "mkdir -p %[4]s/.git/teamlead-objects/dev/ab"
 did "echo fine > %[5]s/notes"
-echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home)
+echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home, mainObj[:2]+"/"+mainObj[2:])
 	tm.extra = "    worktree: true\n"
 	tm.write("team.yaml", []agentDef{
 		{name: "qa", dir: elsewhere, command: []string{"/bin/sh", "-c", script}},
 		{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", "exec sleep 600"}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 8, 7)
+	checkAttempts(t, c, out, 11, 10)
+	if got := git(t, repo, "cat-file", "-t", mainObj); got != "commit" {
+		t.Errorf("the human's HEAD commit reads as %q", got)
+	}
 	if got := git(t, wt, "rev-parse", "--abbrev-ref", "HEAD"); got != "teamlead/dev" {
 		t.Errorf("dev's worktree: %q", got)
 	}

@@ -160,6 +160,25 @@ func (t Tree) Confined() ([]Bind, error) {
 	return out, nil
 }
 
+// Outside returns what an agent working in dir, outside the repository
+// and its worktrees, keeps read-only of it: its objects and the worktree
+// agents' (objects.go). Git does not check an object's hash when it reads
+// one, so an object written over changes your history behind its id; the
+// agents that work in the checkout itself still write them.
+func (t Tree) Outside(dir string) []Bind {
+	if t.GitDir == "" || t.Repo == "" {
+		return nil
+	}
+	dir = canonical(dir)
+	common := filepath.Dir(filepath.Dir(t.GitDir))
+	for _, in := range []string{t.Repo, common, filepath.Dir(t.Path)} {
+		if inside(dir, canonical(in)) || inside(canonical(in), dir) {
+			return nil
+		}
+	}
+	return []Bind{{Path: filepath.Join(common, "objects")}, {Path: filepath.Join(common, objectsFolder)}}
+}
+
 // links checks and returns the files by which git finds the repository
 // from the worktree: its .git file, its git dir's commondir and gitdir,
 // and config.worktree (made empty when missing: git reads it once the

@@ -424,3 +424,20 @@ func TestSubmoduleUpdateIsContained(t *testing.T) {
 		t.Errorf("contained: %q", contained)
 	}
 }
+
+// The agents that work outside the repository keep its objects read-only;
+// those in the checkout or a worktree do not.
+func TestOutside(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	common := filepath.Join(repo, ".git")
+	want := []Bind{{Path: filepath.Join(common, "objects")}, {Path: filepath.Join(common, objectsFolder)}}
+	if got := tr.Outside(t.TempDir()); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("elsewhere: %v", got)
+	}
+	for _, dir := range []string{repo, filepath.Join(repo, "sub"), tr.Path, filepath.Dir(repo)} {
+		if got := tr.Outside(dir); got != nil {
+			t.Errorf("%s: %v", dir, got)
+		}
+	}
+}
