@@ -27,8 +27,25 @@ func envDump(v view) (string, bool) {
 	args := v.args
 	switch v.name {
 	case "env", "printenv":
-		if v.name == "printenv" || len(args) == 0 {
+		if len(args) == 0 {
 			return v.name + " prints the environment, tokens and keys included", true
+		}
+		if v.name == "printenv" { // printenv NAME... prints those variables alone
+			named := false
+			for _, a := range args {
+				switch n := a.Value; {
+				case n == "-0" || n == "--null" || n == "--":
+				case a.Dynamic || strings.HasPrefix(n, "-"):
+					return "printenv " + a.Raw + " may print any variable", true
+				case secretVar.MatchString(n):
+					return "printenv " + n + " prints a secret", true
+				default:
+					named = true
+				}
+			}
+			if !named {
+				return v.name + " prints the environment, tokens and keys included", true
+			}
 		}
 	case "set":
 		if len(args) == 0 {
@@ -316,7 +333,8 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				continue
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
-				if r := env.realPath(full); env.secretFileScan(r, keyScanWalk) && keep(r) {
+				// keep by the link's name too: find -name tests the name.
+				if r := env.realPath(full); env.secretFileScan(r, keyScanWalk) && (keep(full) || keep(r)) {
 					return full + " -> " + r, true
 				}
 				continue
@@ -565,6 +583,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			return nil
 		}
 		roots = starts
+		prints = findNames(v.args[len(starts):])
 	case "diff", "cp": // diff -r prints files, cp -r copies them where they can be read
 		if !hasShort(opts, "rRa") && !hasLong(opts, "--recursive", "--archive") || len(ops) < 2 {
 			return nil
@@ -649,6 +668,52 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 				id = FloorCredentialExfil
 			}
 			return []hit{{id: id, detail: v.name + " reads every file under " + r.dir + ", " + p + " among them"}}
+		}
+	}
+	return nil
+}
+
+// findNames returns, for a find expression that only tests names before
+// its first -exec (find . -name '*.go' -exec head {} +), a test of
+// whether a file reaches the -exec by its name; nil (every file does) for
+// any other expression: -o, !, groups, other tests, a name known only when
+// it runs, or a test after the -exec (find . -exec cat {} + -name x runs
+// cat on every file).
+func findNames(expr []Word) func(string) bool {
+	var names []string
+	var fold []bool
+	for i := 0; i < len(expr); i++ {
+		w := expr[i]
+		switch w.Value {
+		case "-name", "-iname":
+			if i+1 >= len(expr) || expr[i+1].Dynamic {
+				return nil
+			}
+			if _, err := path.Match(expr[i+1].Value, ""); err != nil {
+				return nil
+			}
+			names, fold = append(names, expr[i+1].Value), append(fold, w.Value == "-iname")
+			i++
+		case "-type", "-maxdepth", "-mindepth":
+			i++
+		case "-exec", "-execdir", "-ok", "-okdir":
+			if len(names) == 0 {
+				return nil
+			}
+			return func(p string) bool {
+				base := path.Base(p)
+				for k, n := range names {
+					if fold[k] {
+						n, base = strings.ToLower(n), strings.ToLower(base)
+					}
+					if ok, _ := path.Match(n, base); !ok {
+						return false
+					}
+				}
+				return true
+			}
+		default:
+			return nil
 		}
 	}
 	return nil
