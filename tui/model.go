@@ -482,6 +482,9 @@ func (m *Model) refreshAgents() {
 			if w.Dirty {
 				row.Tree += " *"
 			}
+			if w.InProgress != "" {
+				row.Tree += " !"
+			}
 		}
 		rows = append(rows, row)
 	}

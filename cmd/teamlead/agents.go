@@ -140,6 +140,9 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 			if w.Dirty {
 				branch += " (uncommitted)"
 			}
+			if w.InProgress != "" {
+				branch += " (" + w.InProgress + ")"
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%s\t%d\t%s\t%s\n", a.Name, a.Role, host(a), state, doing, pid, a.Restarts, tokens, branch)
 	}

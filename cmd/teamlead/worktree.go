@@ -188,6 +188,9 @@ func listWorktrees(cmd *cobra.Command, g *globals) error {
 		if info.Dirty {
 			dirty = "uncommitted"
 		}
+		if info.InProgress != "" {
+			dirty += "; " + info.InProgress
+		}
 		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%s\n", a.Name, t.Branch, info.Ahead, info.Behind, dirty, t.Path)
 	}
 	if n == 0 {

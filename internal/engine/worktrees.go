@@ -49,6 +49,6 @@ func lookAtWorktree(s worktree.Spec) *readmodel.Worktree {
 		w.Err = err.Error()
 		return w
 	}
-	w.Branch, w.Ahead, w.Behind, w.Dirty = info.Branch, info.Ahead, info.Behind, info.Dirty
+	w.Branch, w.Ahead, w.Behind, w.Dirty, w.InProgress = info.Branch, info.Ahead, info.Behind, info.Dirty, info.InProgress
 	return w
 }

@@ -47,6 +47,8 @@ type Worktree struct {
 	Ahead  int    `json:"ahead"`
 	Behind int    `json:"behind"`
 	Dirty  bool   `json:"uncommitted"`
+	// InProgress is worktree.Info.InProgress.
+	InProgress string `json:"in_progress,omitempty"`
 	// Err says why it could not be looked at.
 	Err string `json:"error,omitempty"`
 }

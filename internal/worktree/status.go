@@ -18,6 +18,9 @@ type Info struct {
 	Ahead   int    // commits on the worktree's HEAD not in Against
 	Behind  int    // commits in Against not in the worktree's HEAD
 	Dirty   bool   // uncommitted changes or untracked files
+	// InProgress names a rebase, merge, cherry-pick, revert or bisect
+	// that git in the worktree would continue ("" for none).
+	InProgress string
 }
 
 // Status reports the worktree's branch, HEAD, ahead/behind counts against
@@ -65,7 +68,39 @@ func Status(t Tree) (Info, error) {
 		return Info{}, err
 	}
 	info.Dirty = len(changed) > 0
+	info.InProgress = inProgress(t.GitDir)
 	return info, nil
+}
+
+// inProgress names the operation the worktree's own git dir says is
+// under way, by the files git keeps for it. The agent writes that folder:
+// a rebase it left, or planted, runs the exec lines of its todo as you
+// when you run git rebase --continue there (red team 12a, finding 5), so
+// the worktree's listing says so, with those lines counted.
+func inProgress(gitDir string) string {
+	for _, op := range []struct{ file, what string }{
+		{"rebase-merge", "a rebase"}, {"rebase-apply", "a rebase or git am"}, {"sequencer", "a cherry-pick or revert"},
+		{"MERGE_HEAD", "a merge"}, {"CHERRY_PICK_HEAD", "a cherry-pick"}, {"REVERT_HEAD", "a revert"}, {"BISECT_LOG", "a bisect"},
+	} {
+		p := filepath.Join(gitDir, op.file)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		n := 0
+		for _, todo := range []string{filepath.Join(p, "git-rebase-todo"), filepath.Join(p, "todo")} {
+			b, _ := os.ReadFile(todo)
+			for _, l := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(l); len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			return fmt.Sprintf("%s is in progress, its todo runs %d %s: look at it before you continue it", op.what, n, plural(n, "command", "commands"))
+		}
+		return op.what + " is in progress"
+	}
+	return ""
 }
 
 // changes lists the worktree's uncommitted and untracked paths.

@@ -126,3 +126,26 @@ func TestHead(t *testing.T) {
 		t.Fatalf("detached: Head = %q %q %v", b, c, err)
 	}
 }
+
+// A rebase the agent left (or planted) in its worktree is named, with the
+// commands its todo would run as whoever continues it (red team 12a,
+// finding 5).
+func TestStatusNamesARebaseInProgress(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	info, err := Status(tr)
+	if err != nil || info.InProgress != "" {
+		t.Fatalf("fresh worktree: %+v, %v", info, err)
+	}
+	write(t, filepath.Join(tr.GitDir, "rebase-merge", "git-rebase-todo"), "pick 1234567 x\nexec touch /tmp/pwned\nx make\n# exec not this\n")
+	if info, err = Status(tr); err != nil || info.InProgress != "a rebase is in progress, its todo runs 2 commands: look at it before you continue it" {
+		t.Fatalf("planted rebase: %q, %v", info.InProgress, err)
+	}
+	if err := os.RemoveAll(filepath.Join(tr.GitDir, "rebase-merge")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(tr.GitDir, "MERGE_HEAD"), info.Head+"\n")
+	if info, err = Status(tr); err != nil || info.InProgress != "a merge is in progress" {
+		t.Fatalf("merge: %q, %v", info.InProgress, err)
+	}
+}
