@@ -43,7 +43,9 @@ type Mirror struct {
 	stop      chan struct{}
 	done      chan struct{}
 	published atomic.Uint64
-	questions *questionsKV // the team's bucket of questions (questions.go)
+	journal   JournalSource // src, when it keeps a journal (state.go)
+	changes   atomic.Uint64 // the last journal entry the stream acknowledged
+	questions *questionsKV  // the team's bucket of questions (questions.go)
 	errMu     sync.Mutex
 	err       error
 }
@@ -59,6 +61,7 @@ func StartMirror(nc *nats.Conn, team, epoch string, src Source) (*Mirror, error)
 	}
 	m := &Mirror{js: js, names: NamesOf(team), epoch: epoch, src: src,
 		wake: make(chan struct{}, 1), idle: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	m.journal, _ = src.(JournalSource)
 	go m.run()
 	return m, nil
 }
@@ -78,10 +81,32 @@ func (m *Mirror) setup() error {
 	if err != nil {
 		return err
 	}
+	// Publishing resumes after what the stream has: a stream that has
+	// more of this store than the store is another console's doing, and
+	// publishing on would mix two stores under one name.
+	if have := m.src.LastSeq(); last > have {
+		return fmt.Errorf("%w: stream %s holds records of this store up to %d, the store only up to %d; another console publishes as this one (stop it; then move this store away and start again, to rebuild it from the stream)",
+			ErrForked, m.names.Stream, last, have)
+	}
+	var changes uint64
+	if m.journal != nil {
+		st, err := ensureStateStream(ctx, m.js, m.names)
+		if err != nil {
+			return err
+		}
+		if changes, err = lastChangeOf(ctx, st, m.epoch); err != nil {
+			return err
+		}
+		if have := m.journal.JournalLast(); changes > have {
+			return fmt.Errorf("%w: stream %s holds journal entries of this store up to %d, the store only up to %d; another console publishes as this one",
+				ErrForked, m.names.StateStream(), changes, have)
+		}
+	}
 	if m.questions, err = openQuestions(ctx, m.js, m.names); err != nil {
 		return err
 	}
 	m.published.Store(last)
+	m.changes.Store(changes)
 	return nil
 }
 
@@ -126,7 +151,7 @@ func (m *Mirror) Err() error {
 // Close publishes what is left for up to wait, then stops.
 func (m *Mirror) Close(wait time.Duration) {
 	deadline := time.After(wait)
-	for m.published.Load() < m.src.LastSeq() {
+	for m.published.Load() < m.src.LastSeq() || m.journal != nil && m.changes.Load() < m.journal.JournalLast() {
 		m.Wake()
 		select {
 		case <-m.idle:
@@ -195,6 +220,15 @@ func (m *Mirror) flush() error {
 		recs, err := m.src.Query(store.Query{AfterSeq: m.published.Load(), Limit: mirrorChunk})
 		if err != nil {
 			return fmt.Errorf("reading the store: %w", err)
+		}
+		// The journal's entries first: a record published is one whose
+		// batch's changes are there already (a rebuild takes them).
+		upto := m.published.Load()
+		if len(recs) > 0 {
+			upto = recs[len(recs)-1].Seq
+		}
+		if err := m.publishChanges(upto); err != nil {
+			return err
 		}
 		if len(recs) == 0 {
 			return nil

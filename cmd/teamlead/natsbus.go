@@ -73,12 +73,29 @@ func serverToken(dir string) (string, error) {
 	return tok, fsutil.WriteFileAtomic(path, []byte(tok+"\n"), 0o600)
 }
 
-// startNATS publishes the team's records on NATS JetStream when the team
-// file, --nats or TEAMLEAD_NATS names a server, or --nats-listen (or
-// bus.listen) starts one inside the console. It returns what stops it; a
-// server that cannot be reached is not fatal: the records wait in the
-// store, Activity says so, and they are published when it is back.
-func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng *engine.Engine, link *nodeLink) (func(), error) {
+// natsConn is the console's NATS: the server inside it (--nats-listen),
+// if any, and its connection. It is made before the engine, so that a
+// store that is missing can be rebuilt from the stream first (rebuild.go).
+type natsConn struct {
+	srv   *natsbus.Server
+	nc    *nats.Conn
+	url   string   // as given, secrets and all
+	notes []string // for Activity, once the engine runs
+}
+
+// close stops the connection and the server.
+func (c *natsConn) close() {
+	c.nc.Close()
+	if c.srv != nil {
+		c.srv.Close()
+	}
+}
+
+// openNATS connects to the NATS server the team file, --nats or
+// TEAMLEAD_NATS names, or starts one inside the console with
+// --nats-listen (or bus.listen); nil when there is none. A server that
+// cannot be reached is not fatal: the connection keeps trying.
+func openNATS(g *globals, f *runFlags, team *config.Team) (*natsConn, error) {
 	url := natsURL(f.nats, team)
 	listen := f.natsListen
 	if listen == "" {
@@ -91,9 +108,9 @@ func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng 
 		return nil, fmt.Errorf("--nats-listen: %w", err)
 	}
 	if url == "" && listen == "" {
-		return func() {}, nil
+		return nil, nil
 	}
-	var srv *natsbus.Server
+	c := &natsConn{}
 	if listen != "" {
 		dir := filepath.Join(g.state, "nats")
 		secrets := filepath.Join(g.state, agents.SecretsDir)
@@ -105,76 +122,80 @@ func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng 
 		if err != nil {
 			return nil, err
 		}
-		if srv, err = natsbus.ServeTeam(listen, dir, tok, team.Bus.Name, nodes); err != nil {
+		if c.srv, err = natsbus.ServeTeam(listen, dir, tok, team.Bus.Name, nodes); err != nil {
 			return nil, err
 		}
 		if url == "" {
-			url = srv.URL()
+			url = c.srv.URL()
 		}
 		// The token stays out of the records: they are published, and
 		// agents may read the audit.
 		urlFile := filepath.Join(secrets, "nats-url")
-		if err := fsutil.WriteFileAtomic(urlFile, []byte("nats://"+tok+"@HOST:"+portOf(srv.Addr().String())+"\n"), 0o600); err != nil {
-			srv.Close()
+		if err := fsutil.WriteFileAtomic(urlFile, []byte("nats://"+tok+"@HOST:"+portOf(c.srv.Addr().String())+"\n"), 0o600); err != nil {
+			c.srv.Close()
 			return nil, err
 		}
-		eng.Warn(fmt.Sprintf("NATS server with JetStream listening on %s (its files in %s); other machines connect with the URL in %s, HOST replaced by this machine's address",
-			srv.Addr(), dir, urlFile))
+		c.notes = append(c.notes, fmt.Sprintf("NATS server with JetStream listening on %s (its files in %s); other machines connect with the URL in %s, HOST replaced by this machine's address",
+			c.srv.Addr(), dir, urlFile))
 		for name, n := range nodes {
 			nodeFile := filepath.Join(secrets, "nodes", name+".url")
-			u := "nats://" + natsbus.NodeUser(name) + ":" + n.Password + "@HOST:" + portOf(srv.Addr().String()) + "\n"
+			u := "nats://" + natsbus.NodeUser(name) + ":" + n.Password + "@HOST:" + portOf(c.srv.Addr().String()) + "\n"
 			if err := fsutil.WriteFileAtomic(nodeFile, []byte(u), 0o600); err != nil {
-				srv.Close()
+				c.srv.Close()
 				return nil, err
 			}
-			eng.Warn(fmt.Sprintf("node %s (running %s) connects with the URL in %s: it may only run its own agents", name, strings.Join(n.Agents, ", "), nodeFile))
+			c.notes = append(c.notes, fmt.Sprintf("node %s (running %s) connects with the URL in %s: it may only run its own agents", name, strings.Join(n.Agents, ", "), nodeFile))
 		}
 	}
 	nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead console of " + team.Bus.Name, Wait: true,
 		TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
 	if err != nil {
-		if srv != nil {
-			srv.Close()
+		if c.srv != nil {
+			c.srv.Close()
 		}
 		return nil, err
+	}
+	c.nc, c.url = nc, url
+	return c, nil
+}
+
+// startNATS publishes the team's records on the connection openNATS made
+// (nil: no NATS, nothing to do), and links the console with its nodes. It
+// returns what stops it, the connection and the server included; a server
+// that cannot be reached is not fatal: the records wait in the store,
+// Activity says so, and they are published when it is back.
+func startNATS(c *natsConn, team *config.Team, st *store.Store, eng *engine.Engine, link *nodeLink) (func(), error) {
+	if c == nil {
+		return func() {}, nil
+	}
+	for _, n := range c.notes {
+		eng.Warn(n)
 	}
 	epoch, err := storeEpoch(st)
 	if err != nil {
-		nc.Close()
-		if srv != nil {
-			srv.Close()
-		}
+		c.close()
 		return nil, err
 	}
-	m, err := natsbus.StartMirror(nc, team.Bus.Name, epoch, st)
+	m, err := natsbus.StartMirror(c.nc, team.Bus.Name, epoch, st)
 	if err != nil {
-		nc.Close()
-		if srv != nil {
-			srv.Close()
-		}
+		c.close()
 		return nil, err
 	}
 	done := make(chan struct{})
 	if len(remoteAgents(team)) > 0 {
-		if err := followNodes(eng, link, nc, team, done); err != nil {
+		if err := followNodes(eng, link, c.nc, team, done); err != nil {
 			close(done)
 			m.Close(0)
-			nc.Close()
-			if srv != nil {
-				srv.Close()
-			}
+			c.close()
 			return nil, fmt.Errorf("the link with the nodes: %w", err)
 		}
 	}
 	go wakeOnCommit(eng, m, st.LastSeq(), done)
-	go reportMirror(eng, m, natsbus.Redact(url), done)
+	go reportMirror(eng, m, natsbus.Redact(c.url), done)
 	return func() {
 		close(done)
 		m.Close(3 * time.Second)
-		nc.Close()
-		if srv != nil {
-			srv.Close()
-		}
+		c.close()
 	}, nil
 }
 

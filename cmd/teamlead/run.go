@@ -120,6 +120,31 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	}
 	defer st.Close()
 
+	// The team's NATS, before anything reads the store: an empty store is
+	// rebuilt from the team's stream (rebuild.go), and the store keeps the
+	// journal it publishes there.
+	natsc, err := openNATS(g, f, team)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if natsc != nil {
+			natsc.close() // not handed to startNATS: the start failed
+		}
+	}()
+	var rebuilt []string
+	if natsc != nil {
+		if rebuilt, err = fromStream(natsc, team, st, func(s string) { fmt.Fprintln(errOut, "teamlead:", s) }); err != nil {
+			return err
+		}
+		err = st.StartJournal(localMeta, 0)
+	} else {
+		err = st.StopJournal()
+	}
+	if err != nil {
+		return err
+	}
+
 	// Teamlead's own files changed while agents ran are not used before
 	// the human has looked at them: an agent could have written them.
 	files, unaccepted, err := guard.Open(st, team.OwnFiles(), otherConsoles(g))
@@ -204,7 +229,11 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err := eng.Start(engCtx); err != nil {
 		return err
 	}
-	stopNATS, err := startNATS(g, f, team, st, eng, link)
+	for _, n := range rebuilt {
+		eng.Warn(n)
+	}
+	stopNATS, err := startNATS(natsc, team, st, eng, link)
+	natsc = nil // startNATS closes it
 	if err != nil {
 		stopEngine()
 		<-eng.Done()

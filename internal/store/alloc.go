@@ -25,12 +25,14 @@ type allocator struct {
 	pending    []*ticket // unfinished allocations, in allocation order
 	visibleSeq uint64    // every seq <= visibleSeq is finished
 	visibleID  uint64    // every ID <= visibleID is finished
+	nextChg    uint64    // next journal number to hand out (journal.go)
+	visibleChg uint64    // every journal entry <= visibleChg is finished
 }
 
 // ticket is one Commit's allocation.
 type ticket struct {
-	lastSeq, maxID uint64
-	done           bool
+	lastSeq, maxID, chg uint64
+	done                bool
 }
 
 // recoverAllocator continues numbering after the last keys on disk.
@@ -39,6 +41,7 @@ func recoverAllocator(db *badger.DB) (*allocator, error) {
 	err := db.View(func(txn *badger.Txn) error {
 		a.visibleSeq = lastKeyNumber(txn, prefixLog)
 		a.visibleID = lastKeyNumber(txn, prefixOut)
+		a.visibleChg = lastKeyNumber(txn, prefixJournal)
 		lease, err := readLease(txn)
 		a.lease = lease
 		return err
@@ -47,6 +50,7 @@ func recoverAllocator(db *badger.DB) (*allocator, error) {
 		return nil, err
 	}
 	a.nextSeq = a.visibleSeq + 1
+	a.nextChg = a.visibleChg + 1
 	a.nextID = max(a.visibleID+1, a.lease)
 	a.lease = max(a.lease, a.nextID)
 	return a, nil
@@ -86,9 +90,10 @@ func readLease(txn *badger.Txn) (uint64, error) {
 }
 
 // allocate assigns seqs to n records and IDs to the zero-ID deliveries in
-// out (in place). It returns the first seq and a ticket to finish, or nil
-// when nothing was allocated.
-func (a *allocator) allocate(db *badger.DB, n int, out []Delivery) (uint64, *ticket, error) {
+// out (in place), and a journal number when chg. It returns the first seq
+// and a ticket to finish (its chg the journal number), or nil when nothing
+// was allocated.
+func (a *allocator) allocate(db *badger.DB, n int, out []Delivery, chg bool) (uint64, *ticket, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	maxID, err := a.assignIDs(db, out)
@@ -97,12 +102,31 @@ func (a *allocator) allocate(db *badger.DB, n int, out []Delivery) (uint64, *tic
 	}
 	first := a.nextSeq
 	a.nextSeq += uint64(n)
-	if n == 0 && len(out) == 0 {
+	if n == 0 && len(out) == 0 && !chg {
 		return first, nil, nil
 	}
 	t := &ticket{lastSeq: a.nextSeq - 1, maxID: maxID}
+	if chg {
+		t.chg = a.nextChg
+		a.nextChg++
+	}
 	a.pending = append(a.pending, t)
 	return first, t, nil
+}
+
+// restored accounts for records up to lastSeq and deliveries out (their
+// IDs given) that Restore writes; finish the ticket once written.
+func (a *allocator) restored(db *badger.DB, lastSeq uint64, out []Delivery) (*ticket, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	maxID, err := a.assignIDs(db, out)
+	if err != nil {
+		return nil, err
+	}
+	a.nextSeq = max(a.nextSeq, lastSeq+1)
+	t := &ticket{lastSeq: lastSeq, maxID: maxID}
+	a.pending = append(a.pending, t)
+	return t, nil
 }
 
 // assignIDs numbers deliveries, extending the durable lease first if needed.
@@ -155,7 +179,15 @@ func (a *allocator) finish(t *ticket) {
 		a.pending = a.pending[1:]
 		a.visibleSeq = max(a.visibleSeq, head.lastSeq)
 		a.visibleID = max(a.visibleID, head.maxID)
+		a.visibleChg = max(a.visibleChg, head.chg)
 	}
+}
+
+// visibleJournal returns the highest journal number readers may see.
+func (a *allocator) visibleJournal() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.visibleChg
 }
 
 // visible returns the highest seq and delivery ID readers may see.

@@ -77,7 +77,9 @@ func (s *Store) Commit(b *Batch) error {
 		return s.writeError(err)
 	}
 	defer unlock()
-	first, t, err := s.alloc.allocate(s.db, len(b.Records), b.Enqueue)
+	jc := s.journalConf()
+	journaled := jc != nil && jc.touches(b)
+	first, t, err := s.alloc.allocate(s.db, len(b.Records), b.Enqueue, journaled)
 	if err != nil {
 		return s.writeError(err)
 	}
@@ -85,6 +87,11 @@ func (s *Store) Commit(b *Batch) error {
 	units, err := buildUnits(b, first, time.Now().Round(0), hook)
 	if err != nil {
 		return err
+	}
+	if journaled {
+		if units, err = journalUnit(units, jc.change(b, t.chg, first+uint64(len(b.Records))-1)); err != nil {
+			return err
+		}
 	}
 	if err := s.writeUnits(units); err != nil {
 		return s.writeError(err)

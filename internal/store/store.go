@@ -80,6 +80,8 @@ type Store struct {
 	regMu sync.Mutex
 	// chunk is how many values one step of an index build takes (metaIndexChunk).
 	chunk int
+	// jrnl is the journal's configuration, nil while it is off (journal.go).
+	jrnl atomic.Pointer[journalConfig]
 
 	mu       sync.Mutex // guards closed and the inflight Add
 	closed   bool
@@ -109,6 +111,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := s.loadMetaIndexes(); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: read the meta indexes of %s: %w", dir, err)
+	}
+	if err := s.loadJournal(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: read the journal of %s: %w", dir, err)
 	}
 	return s, nil
 }

@@ -293,8 +293,8 @@ func TestConcurrentCommits(t *testing.T) {
 
 func TestVisibilityWaitsForEarlierCommits(t *testing.T) {
 	a := &allocator{nextSeq: 1, nextID: 1, lease: 1 << 20}
-	_, t1, _ := a.allocate(nil, 2, nil)
-	_, t2, _ := a.allocate(nil, 3, []Delivery{{}})
+	_, t1, _ := a.allocate(nil, 2, nil, false)
+	_, t2, _ := a.allocate(nil, 3, []Delivery{{}}, false)
 	a.finish(t2)
 	if seq, id := a.visible(); seq != 0 || id != 0 {
 		t.Fatalf("visible before earlier commit finished: %d, %d", seq, id)
