@@ -167,7 +167,7 @@ func gitEnv() []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 		// An agent can git replace the commit the human was shown.
 		"GIT_NO_REPLACE_OBJECTS=1")
-	if ssh := systemProgram("ssh"); ssh != "" {
+	if ssh := SystemProgram("ssh"); ssh != "" {
 		// Without the user's ~/.ssh/config, which agents can write: a
 		// ProxyCommand or Match exec there runs (red team 10a, finding 1).
 		env = append(env, "GIT_SSH_COMMAND="+ssh+" -F /dev/null")
@@ -343,7 +343,7 @@ var gitPath struct {
 // GitPath is the git teamlead runs: the system's, else the first on PATH.
 func GitPath() string {
 	gitPath.once.Do(func() {
-		gitPath.path = systemProgram("git")
+		gitPath.path = SystemProgram("git")
 		if gitPath.path != "" {
 			return
 		}
@@ -356,9 +356,9 @@ func GitPath() string {
 	return gitPath.path
 }
 
-// systemProgram is name where the system installs programs (systemDirs),
-// or "".
-func systemProgram(name string) string {
+// SystemProgram is name where the system installs programs (systemDirs),
+// or "": not a folder of PATH that agents may write.
+func SystemProgram(name string) string {
 	for _, d := range systemDirs {
 		p := filepath.Join(d, name)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
