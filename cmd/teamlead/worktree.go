@@ -55,9 +55,21 @@ func placeAgents(team *config.Team) ([]string, error) {
 		}
 	}
 	// The repository's objects are read-only to the agents that work
-	// outside it (worktree.Tree.Outside).
+	// outside it (worktree.Tree.Outside); the git folder of the checkout
+	// an agent works in keeps what runs programs read-only to every agent
+	// (worktree.CheckoutGit).
 	for i := range team.Agents {
 		if a := &team.Agents[i]; a.Branch == "" {
+			files, err := worktree.CheckoutGit(a.Dir)
+			if err != nil {
+				return nil, fmt.Errorf("agent %s's folder: %w", a.Name, err)
+			}
+			for _, f := range files {
+				if !seen[f] {
+					seen[f] = true
+					shared = append(shared, f)
+				}
+			}
 			bound := map[string]bool{}
 			for _, t := range trees {
 				for _, b := range t.Outside(a.Dir) {

@@ -427,6 +427,47 @@ echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home, mainObj[:2]+"/"+
 	}
 }
 
+// An agent that works in the checkout itself (no worktree) keeps what of
+// its .git runs programs read-only, and cannot point the human's git at a
+// configuration of its own: red team 13a (finding 2) wrote .git/commondir,
+// leading git to a config whose fsmonitor ran at the human's git status.
+func TestCheckoutAgentCannotRedirectTheHumansGit(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "docs.out")
+	ran := filepath.Join(tm.dir, "ran")
+	evil := filepath.Join(tm.dir, "evil")
+	script := `exec > "$OUT" 2>&1
+did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1" | tr '\n' ' '; echo; }
+mkdir -p "$EVIL/common"
+for f in objects refs logs HEAD; do ln -s "$REPO/.git/$f" "$EVIL/common/$f"; done
+printf '#!/bin/sh\necho "$0" >> %s\nexit 1\n' "$RAN" > "$EVIL/fsmon.sh"; chmod +x "$EVIL/fsmon.sh"
+printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = %s\n' "$EVIL/fsmon.sh" > "$EVIL/common/config"
+did "echo x > f.go && git add f.go && git commit -q -m f"
+did "echo $EVIL/common > .git/commondir"
+did "rm -f .git/commondir"
+did "mv .git/commondir .git/cd.old"
+did "printf '[core]\n\tfsmonitor = $EVIL/fsmon.sh\n' >> .git/config"
+did "echo x > .git/hooks/pre-commit"
+echo done; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + ", REPO: " + repo + ", EVIL: " + evil + ", RAN: " + ran + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "docs", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	checkAttempts(t, c, out, 6, 0)
+	cmd := exec.Command("git", "status", "--short")
+	cmd.Dir = repo
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("git status: %v\n%s", err, o)
+	}
+	if got, err := os.ReadFile(ran); err == nil {
+		t.Errorf("the agent's fsmonitor ran in the human's git: %s", got)
+	}
+	if got := git(t, repo, "log", "-1", "--format=%s"); got != "f" {
+		t.Errorf("the agent's own commit: %q", got)
+	}
+}
+
 // checkAttempts waits for an agent's script to write its n attempts to
 // out (a line each, "DID: …" or "FAILED: …", then "done"), and checks that
 // exactly those at the indexes done succeeded.

@@ -95,7 +95,7 @@ func ownGitDir(dir string) ([]string, error) {
 			if !fi.IsDir() {
 				return nil, nil
 			}
-			if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
+			if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil && !commonDirIsItself(gitDir) {
 				return nil, fmt.Errorf("%w: %s/commondir exists; a repository's own git folder has none (only a linked worktree's does), and git would take its configuration, hooks and attributes from where it points, which an agent may have written to have your git run its programs: look at where it points, then remove it (rm %s/commondir)", ErrForeignCommonDir, gitDir, gitDir)
 			}
 			return []string{"GIT_DIR=" + gitDir, "GIT_COMMON_DIR=" + gitDir, "GIT_WORK_TREE=" + d}, nil
@@ -104,6 +104,25 @@ func ownGitDir(dir string) ([]string, error) {
 			return nil, nil
 		}
 	}
+}
+
+// selfCommonDir is what teamlead writes in a repository's own
+// .git/commondir (CheckoutGit): git then takes the folder itself as its
+// common dir, as without the file, and a sandbox can keep the file
+// read-only (it protects only what exists).
+const selfCommonDir = ".\n"
+
+// commonDirIsItself reports a commondir file that names its own folder.
+func commonDirIsItself(gitDir string) bool {
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return false
+	}
+	to := strings.TrimRight(string(b), "\r\n")
+	if !filepath.IsAbs(to) {
+		to = filepath.Join(gitDir, to)
+	}
+	return canonical(to) == canonical(gitDir)
 }
 
 // git runs one git command in dir and returns its stdout.

@@ -67,6 +67,78 @@ func (t Tree) Shared() ([]string, error) {
 	return append(out, links...), nil
 }
 
+// CheckoutGit returns what of the git folder of the checkout dir is in
+// makes git run programs or leads it elsewhere, for every agent's sandbox
+// to keep read-only, as Shared does for a worktree agent's repository:
+// its config, info, hooks and modules, its commondir, and the files that
+// lead git from each of its linked worktrees to it. An agent that works
+// in the checkout itself (no worktree) wrote .git/commondir, pointing it
+// at a folder whose config set core.fsmonitor, and the human's git status
+// ran it (red team 13a, finding 2). The commondir is made, naming the
+// folder itself, when missing. nil where dir is in no checkout with a
+// .git folder.
+func CheckoutGit(dir string) ([]string, error) {
+	top := ""
+	for d := canonical(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if fi.IsDir() {
+				top = d
+			}
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if top == "" {
+		return nil, nil
+	}
+	gitDir := filepath.Join(top, ".git")
+	cd := filepath.Join(gitDir, "commondir")
+	if _, err := os.Lstat(cd); errors.Is(err, fs.ErrNotExist) {
+		f, err := os.OpenFile(cd, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		_, err = f.WriteString(selfCommonDir)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	if !commonDirIsItself(gitDir) {
+		return nil, fmt.Errorf("%w: %s names another folder: git would take that folder's configuration, hooks and attributes; look at where it points, then remove it (rm %s)", ErrForeignCommonDir, cd, cd)
+	}
+	out := []string{filepath.Join(gitDir, "config"), cd}
+	for _, d := range []string{"info", "hooks", "modules"} {
+		p := filepath.Join(gitDir, d)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	trees, _ := os.ReadDir(filepath.Join(gitDir, "worktrees"))
+	for _, e := range trees {
+		wd := filepath.Join(gitDir, "worktrees", e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		out = append(out, filepath.Join(wd, "commondir"), filepath.Join(wd, "gitdir"))
+		if b, err := os.ReadFile(filepath.Join(wd, "gitdir")); err == nil {
+			out = append(out, strings.TrimRight(string(b), "\r\n")) // the worktree's .git file
+		}
+		if f, err := os.OpenFile(filepath.Join(wd, "config.worktree"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err == nil {
+			_ = f.Close()
+		}
+		out = append(out, filepath.Join(wd, "config.worktree"))
+	}
+	return out, nil
+}
+
 // Bind is a folder an agent's sandbox binds over itself: read-only, with
 // all it holds, or writable again inside a read-only one.
 type Bind struct {
