@@ -112,7 +112,7 @@ func openNATS(g *globals, f *runFlags, team *config.Team) (*natsConn, error) {
 	}
 	c := &natsConn{}
 	if listen != "" {
-		dir := filepath.Join(g.state, "nats")
+		dir := filepath.Join(g.state, agents.NATSDir)
 		secrets := filepath.Join(g.state, agents.SecretsDir)
 		tok, err := serverToken(secrets)
 		if err != nil {
