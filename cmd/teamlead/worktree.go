@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/textsafe"
 	"github.com/teamlead/teamlead/internal/trust"
 	"github.com/teamlead/teamlead/internal/worktree"
 )
@@ -324,7 +325,7 @@ func printMerge(w io.Writer, c worktree.Changes, patch bool) {
 		fmt.Fprintf(w, "\nmerge: %s has all of it already\n", into)
 		return
 	case len(p.Conflicts) > 0:
-		fmt.Fprintf(w, "\nmerge into %s: conflicts in %s (teamlead merge would change nothing)\n", into, strings.Join(p.Conflicts, ", "))
+		fmt.Fprintf(w, "\nmerge into %s: conflicts in %s (teamlead merge would change nothing)\n", into, textsafe.Line(strings.Join(p.Conflicts, ", ")))
 		return
 	}
 	fmt.Fprintf(w, "\n=== merge: what merging into %s (at %.12s) changes, %d files\n", into, p.Head, len(p.Changes.Files))
