@@ -245,13 +245,17 @@ did sh -c "echo x > $REPO/.git/objects/info/main/pack/evil.pack"
 did sh -c "o=$REPO/.git/objects/info/main/$MAINOBJ; chmod u+w \$o; echo x > \$o"
 did sh -c "mv $REPO/.git/objects/info/main/$MAINOBJ $REPO/.git/objects/info/main/${MAINOBJ%%/*}/x"
 did sh -c "echo $REPO/elsewhere > $REPO/.git/objects/info/main/info/alternates"
+did git update-ref refs/main HEAD
+did git tag v9
+did sh -c "echo x >> $REPO/.git/logs/HEAD"
+did git fetch -q $REPO main:refs/remotes/origin/main
 echo done; exec sleep 600`
 	mainObj := git(t, repo, "rev-parse", "main")
 	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", REPO: " + repo + ", MAINOBJ: " + mainObj[:2] + "/" + mainObj[2:] + "}\n"
 	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 16, 0, 1, 2)
+	checkAttempts(t, c, out, 20, 0, 1, 19)
 	// Its commit went to its own object folder, and the human's objects
 	// are as they were (red team 12a, finding 2).
 	commit := git(t, repo, "rev-parse", "teamlead/dev")

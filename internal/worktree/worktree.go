@@ -150,11 +150,11 @@ type Bind struct {
 // Confined returns how the agent's sandbox keeps it to its worktree: the
 // human's checkout and the repository's shared git dir read-only, and
 // inside them writable again what committing on its branch writes — its
-// own objects (the repository's read-only behind them), the refs but other branches (refs/heads read-only, its
-// branch's folder writable when the branch has one: teamlead/<agent>
-// makes the agent's commits and new teamlead/… branches), the logs, its
-// own git dir (index, HEAD) and the worktree itself when it lies inside
-// the checkout. The shared config, info and hooks stay read-only (Shared).
+// own objects (the repository's read-only behind them), its branch's
+// folder of refs and of their logs when the branch has one (teamlead/<agent>
+// makes the agent's commits and new teamlead/… branches), the
+// remote-tracking refs, its own git dir (index, HEAD, its HEAD's log) and
+// the worktree itself when it lies inside the checkout. The shared config, info and hooks stay read-only (Shared).
 // Without this a worktree agent merged its branch into the human's
 // checkout itself, as the human, with teamlead's merge message (red team
 // 10a, finding 2). Folders git would make on first use (logs, the branch's
@@ -182,8 +182,8 @@ func (t Tree) Confined() ([]Bind, error) {
 	for _, w := range []struct {
 		name string
 		make bool
-	}{{"refs", true}, {"logs", true}, {"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
-		if err := writable(filepath.Join(common, w.name), w.make); err != nil {
+	}{{"refs/remotes", true}, {"logs/refs/remotes", true}, {"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
+		if err := writable(filepath.Join(common, filepath.FromSlash(w.name)), w.make); err != nil {
 			return nil, err
 		}
 	}
@@ -202,24 +202,18 @@ func (t Tree) Confined() ([]Bind, error) {
 	if err != nil {
 		return nil, err
 	}
-	// refs/replace makes your own git show one object for another (teamlead's
-	// reads none: GIT_NO_REPLACE_OBJECTS): an agent's replacement showed you
-	// a harmless file while teamlead merge wrote the real one (red team 12a,
-	// finding 2).
-	replace := filepath.Join(common, "refs", "replace")
+	// Of the refs and their logs only its branch's folder (and the
+	// remote-tracking refs a fetch moves) is writable. The rest steers
+	// your own git: refs/replace shows you one object for another (red
+	// team 12a, finding 2), refs/stash is the stash you pop, refs/main
+	// comes before refs/heads/main when git looks up "main", and
+	// logs/HEAD is where `git checkout -` goes (red team 13a, finding 4).
 	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
-		if err := os.MkdirAll(replace, 0o755); err != nil {
-			return nil, err
-		}
-		out = append(out, Bind{Path: replace})
-	}
-	heads := filepath.Join(common, "refs", "heads")
-	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
-		// Loose refs: the other branches are files in refs/heads.
-		out = append(out, Bind{Path: heads})
 		if dir := filepath.Dir(t.Branch); dir != "." {
-			if err := writable(filepath.Join(heads, filepath.FromSlash(dir)), true); err != nil {
-				return nil, err
+			for _, top := range []string{"refs/heads", "logs/refs/heads"} {
+				if err := writable(filepath.Join(common, filepath.FromSlash(top), filepath.FromSlash(dir)), true); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

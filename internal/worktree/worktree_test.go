@@ -295,10 +295,10 @@ func TestConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Bind{{Path: repo},
-		{Path: filepath.Join(common, "refs"), Writable: true}, {Path: filepath.Join(common, "logs"), Writable: true},
+		{Path: filepath.Join(common, "refs", "remotes"), Writable: true}, {Path: filepath.Join(common, "logs", "refs", "remotes"), Writable: true},
 		{Path: filepath.Join(common, "objects"), From: filepath.Join(common, "teamlead-objects", "alice"), Writable: true},
 		{Path: filepath.Join(common, "objects", "info", "main"), From: filepath.Join(common, "objects")}, {Path: tr.GitDir, Writable: true},
-		{Path: filepath.Join(common, "refs", "replace")}, {Path: filepath.Join(common, "refs", "heads")}, {Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true},
+		{Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true}, {Path: filepath.Join(common, "logs", "refs", "heads", "teamlead"), Writable: true},
 		{Path: filepath.Join(tr.Path, ".git")}, {Path: filepath.Join(tr.GitDir, "commondir")}, {Path: filepath.Join(tr.GitDir, "gitdir")},
 		{Path: filepath.Join(tr.GitDir, "config.worktree")}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -310,7 +310,7 @@ func TestConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[len(got)-5] != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-6] != (Bind{Path: filepath.Join(common, "refs", "heads")}) ||
+	if got[len(got)-5] != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-6] != (Bind{Path: nested.GitDir, Writable: true}) ||
 		got[len(got)-4] != (Bind{Path: filepath.Join(nested.Path, ".git")}) {
 		t.Errorf("a nested worktree on a branch without a folder: %v", got)
 	}
