@@ -29,6 +29,7 @@ import (
 func placeAgents(team *config.Team) ([]string, error) {
 	var shared []string
 	var trees []worktree.Tree
+	own := map[string]string{} // agent → its worktree
 	seen := map[string]bool{}
 	for i := range team.Agents {
 		a := &team.Agents[i]
@@ -41,6 +42,7 @@ func placeAgents(team *config.Team) ([]string, error) {
 		}
 		a.Repo, a.Dir = a.Dir, t.Dir
 		trees = append(trees, t)
+		own[a.Name] = t.Path
 		if a.Confined, err = t.Confined(); err != nil {
 			return nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
 		}
@@ -52,6 +54,17 @@ func placeAgents(team *config.Team) ([]string, error) {
 			if !seen[f] {
 				seen[f] = true
 				shared = append(shared, f)
+			}
+		}
+	}
+	// A worktree is its agent's alone: read-only to the team's other
+	// agents (red team 13a, finding 6: dev wrote a Makefile into qa's
+	// worktree, and teamlead diff qa showed it as qa's work).
+	for i := range team.Agents {
+		a := &team.Agents[i]
+		for _, t := range trees {
+			if t.Path != own[a.Name] && !worktree.Inside(a.Dir, t.Path) {
+				a.Confined = append(a.Confined, worktree.Bind{Path: t.Path})
 			}
 		}
 	}

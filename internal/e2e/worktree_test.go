@@ -382,7 +382,8 @@ echo done; exec sleep 600`
 // worktree ran its fsmonitor), and the user's own git configuration too
 // (finding 4: ~/.gitconfig's fsmonitor ran in every repository), and the
 // repository's objects and the worktree agents' (finding 2: git reads an
-// object written over without checking its hash).
+// object written over without checking its hash), and another agent's
+// worktree (red team 13a, finding 6).
 func TestOtherAgentCannotRedirectAWorktree(t *testing.T) {
 	needSandbox(t)
 	tm, repo := teamWithRepo(t)
@@ -414,6 +415,7 @@ did "mkdir -p %[6]s/.config/git && echo x > %[6]s/.config/git/config"
 did "echo x > %[4]s/.git/objects/pack/evil.pack"
 did "o=%[4]s/.git/objects/%[7]s; chmod u+w \$o; echo x > \$o"
 did "mkdir -p %[4]s/.git/teamlead-objects/dev/ab"
+did "echo x > %[2]s/planted-by-qa"
 did "echo fine > %[5]s/notes"
 echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home, mainObj[:2]+"/"+mainObj[2:])
 	tm.extra = "    worktree: true\n"
@@ -422,7 +424,7 @@ echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home, mainObj[:2]+"/"+
 		{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", "exec sleep 600"}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 11, 10)
+	checkAttempts(t, c, out, 12, 11)
 	if got := git(t, repo, "cat-file", "-t", mainObj); got != "commit" {
 		t.Errorf("the human's HEAD commit reads as %q", got)
 	}

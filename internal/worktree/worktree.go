@@ -295,6 +295,9 @@ func (t Tree) links(common string) ([]string, error) {
 	return []string{dotGit, filepath.Join(t.GitDir, "commondir"), filepath.Join(t.GitDir, "gitdir"), extra}, nil
 }
 
+// Inside reports whether p is dir or lies in it, links resolved.
+func Inside(p, dir string) bool { return inside(canonical(p), canonical(dir)) }
+
 // inside reports whether p is dir or lies in it.
 func inside(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
