@@ -82,12 +82,15 @@ func newNodeCmd(g *globals) *cobra.Command {
 			// console's or node's (red team 11a, finding 7).
 			agents.KeepSecret(hide...)
 			agents.KeepSecret(control.Hidden()...)
+			// Recorded with its socket too: a console or node started later
+			// on this machine asks it to protect theirs from its agents.
+			cfg, _ := filepath.Abs(g.config)
+			if err := control.RegisterNode(control.NodeRecord{Name: name, Config: cfg, State: stateAbs, PID: os.Getpid(),
+				Socket: filepath.Join(stateAbs, control.SocketName), Hide: hide, Started: time.Now()}); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: %v: consoles started later do not hide the node's secrets from their agents, nor ask it to protect theirs\n", err)
+			}
 			if len(hide) > 0 {
-				cfg, _ := filepath.Abs(g.config)
-				if err := control.RegisterNode(control.NodeRecord{Name: name, Config: cfg, State: stateAbs, PID: os.Getpid(), Hide: hide, Started: time.Now()}); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: %v: consoles started later do not hide the node's secrets from their agents\n", err)
-				}
-				askConsoles("", nil, hide, "the node's secrets", cmd.ErrOrStderr())
+				askConsoles(stateAbs, nil, hide, "the node's secrets", cmd.ErrOrStderr())
 			}
 			nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead node " + name, Wait: true,
 				TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})

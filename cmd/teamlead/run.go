@@ -391,7 +391,7 @@ func shieldFromOtherConsoles(g *globals, protect, secrets []string, listen bool,
 	askConsoles(mine, protect, hide, "this team's files", errOut)
 }
 
-// askConsoles asks every console running now, but the one on state mine,
+// askConsoles asks every console and node running now, but the one on state mine,
 // to keep protect read-only and hide hide in its agents' sandboxes, and
 // names on errOut any that could not (what says what for).
 func askConsoles(mine string, protect, hide []string, what string, errOut io.Writer) {
@@ -409,6 +409,20 @@ func askConsoles(mine string, protect, hide []string, what string, errOut io.Wri
 		}
 		if err != nil {
 			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect %s from its agents: %v\n", r.State, r.Config, what, err)
+		}
+	}
+	// And every node of the user's on this machine (red team 13a's
+	// leftover: a node's agents wrote a console started after it).
+	for _, n := range control.Nodes() {
+		if n.State == mine || n.Socket == "" || !n.Live() {
+			continue
+		}
+		c, err := control.NewClientAt(n.Socket)
+		if err == nil {
+			_, err = c.Protect(protect, hide)
+		}
+		if err != nil {
+			fmt.Fprintf(errOut, "teamlead: node %s (%s) could not protect %s from its agents: %v\n", n.Name, n.State, what, err)
 		}
 	}
 }

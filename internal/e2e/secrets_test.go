@@ -155,3 +155,29 @@ exec sleep 600`
 		t.Errorf("qa sees the NATS file store (files, lines with the text):\n%s", b)
 	}
 }
+
+// A console started after a node on the same machine asks the node too to
+// keep its state and files read-only and its secrets hidden from the
+// node's agents, as it asks the running consoles: the node serves protect
+// on its socket to the human's processes.
+func TestNodeProtectsAConsoleStartedLater(t *testing.T) {
+	needSandbox(t)
+	tmB := newTeamWith(t, "bus:\n  name: e2e\n", agentDef{name: "dev", script: "idle\n"})
+	tmA := newTeam(t, agentDef{name: "solo", script: "idle\n"})
+	tmA.stateHome = filepath.Join(tmB.dir, "xdg-state") // one user's consoles and nodes
+	script := "echo ready; until [ -e go ]; do sleep 0.05; done; : > seen.txt; " +
+		"if echo x > '" + filepath.Join(tmA.state, "planted") + "' 2>/dev/null; then echo WROTE-STATE >> seen.txt; fi; " +
+		"if echo x >> '" + tmA.config + "' 2>/dev/null; then echo WROTE-TEAM >> seen.txt; fi; " +
+		"ls -A '" + filepath.Join(tmA.state, "secrets") + "' >> seen.txt 2>&1; echo done > done.txt; exec sleep 600"
+	tmB.write("team.yaml", []agentDef{{name: "dev", script: "idle\n"}, {name: "far", host: "box1", dir: tmB.dir, command: []string{"/bin/sh", "-c", script}}})
+	cB := tmB.start("--nats-listen", "127.0.0.1:0")
+	defer cB.stop()
+	node := tmB.startNode("box1", nodeURL(t, tmB, "box1"))
+	defer node.stop()
+	cA := tmA.start()
+	defer cA.stop()
+	got := seen(t, tmB, node)
+	if strings.Contains(got, "WROTE") || strings.Contains(got, "nats-token") {
+		t.Fatalf("the node's agent reached a console started after the node:\n%s", got)
+	}
+}
