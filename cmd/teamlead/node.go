@@ -90,7 +90,8 @@ func newNodeCmd(g *globals) *cobra.Command {
 				askConsoles("", nil, hide, "the node's secrets", cmd.ErrOrStderr())
 			}
 			nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead node " + name, Wait: true,
-				TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
+				Inbox: natsbus.NodeInbox(team.Bus.Name, name), // the only replies its user may read
+				TLS:   natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
 			if err != nil {
 				return err
 			}
