@@ -129,7 +129,10 @@ func checkNodeLimits(t *testing.T, con *Console, url string) {
 	if err := con.Control(ctx, "far", Request{Op: "keys", Keys: []byte("x")}); err != nil {
 		t.Fatalf("a request about its agent: %v", err)
 	}
-	if got, err := n.Door(ctx, "far", []byte("ask")); err != nil || string(got) != "box1/far: ask" {
+	dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
+	got, err := n.Door(dctx, "far", []byte("ask"))
+	dcancel()
+	if err != nil || string(got) != "box1/far: ask" {
 		t.Fatalf("far's request through its node: %q, %v", got, err)
 	}
 	n.Announce(ctx, []string{"far"})

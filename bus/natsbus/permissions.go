@@ -66,12 +66,14 @@ func NodePermissions(team, node string, agents []string) Permissions {
 // the team's prefix (its records, the deliveries, its requests to the
 // nodes, their presence and doors), its bucket of questions, and the
 // JetStream API of the team's four streams — to make them, publish, read
-// them back (teamlead audit and questions --nats) and follow the events.
+// them back (teamlead audit and questions --nats) and follow the events;
+// and to answer each request of a node's agent once.
 // Nothing of another team's, nor of the account's other streams.
 func ConsolePermissions(team string) Permissions {
 	l := linkNamesOf(team)
 	bucket := l.QuestionsBucket()
-	pub := []string{"teamlead." + l.team + ".>", "$KV." + bucket + ".>"}
+	// $JS.API.INFO: making the bucket asks what the server supports.
+	pub := []string{"teamlead." + l.team + ".>", "$KV." + bucket + ".>", "$JS.API.INFO"}
 	for _, s := range []string{l.Stream, l.deliverStream, l.eventStream, "KV_" + bucket} {
 		pub = append(pub,
 			"$JS.API.STREAM.CREATE."+s,
@@ -86,7 +88,9 @@ func ConsolePermissions(team string) Permissions {
 			"$JS.API.CONSUMER.MSG.NEXT."+s+".*",
 			"$JS.ACK."+s+".>")
 	}
-	return Permissions{Publish: pub, Subscribe: []string{"teamlead." + l.team + ".>", "_INBOX.>"}}
+	// Responses: its answers to the nodes' agents' requests (doors), one
+	// each, under the node's inbox.
+	return Permissions{Publish: pub, Subscribe: []string{"teamlead." + l.team + ".>", "_INBOX.>"}, Responses: 1}
 }
 
 // server is p as the NATS server takes it.
