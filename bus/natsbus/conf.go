@@ -86,6 +86,7 @@ type userJSON struct {
 // sub.allow, resp).
 func WriteJSON(w io.Writer, users []User) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // > as it is
 	for _, u := range users {
 		p := jwtPermissions{Pub: jwtList{Allow: u.Permissions.Publish}, Sub: jwtList{Allow: u.Permissions.Subscribe}}
 		if u.Permissions.Responses > 0 {
