@@ -38,6 +38,9 @@ type Config struct {
 	// its requests come: NodeInbox for a node, whose user may subscribe
 	// there only ("": NATS's default, _INBOX).
 	Inbox string
+	// OnError is told what the server reports on the connection (a
+	// permission it refused); nil: nothing.
+	OnError func(error)
 	// Wait connects in the background when the server cannot be reached
 	// now, instead of failing (a console starts without its NATS).
 	Wait bool
@@ -57,6 +60,9 @@ func Connect(c Config) (*nats.Conn, error) {
 		nats.RetryOnFailedConnect(c.Wait)}
 	if c.Creds != "" {
 		opts = append(opts, nats.UserCredentials(c.Creds))
+	}
+	if c.OnError != nil {
+		opts = append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { c.OnError(err) }))
 	}
 	if c.Inbox != "" {
 		opts = append(opts, nats.CustomInboxPrefix(c.Inbox))

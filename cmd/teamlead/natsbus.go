@@ -130,7 +130,10 @@ func startNATS(g *globals, f *runFlags, team *config.Team, st *store.Store, eng 
 			eng.Warn(fmt.Sprintf("node %s (running %s) connects with the URL in %s: it may only run its own agents", name, strings.Join(n.Agents, ", "), nodeFile))
 		}
 	}
-	nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead console of " + team.Bus.Name, Wait: true,
+	refused := onceEach(func(err string) {
+		eng.Warn(fmt.Sprintf("NATS: %s (teamlead nats-permissions prints what the console's user needs)", err))
+	})
+	nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead console of " + team.Bus.Name, Wait: true, OnError: refused,
 		TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
 	if err != nil {
 		if srv != nil {
@@ -221,6 +224,25 @@ func reportMirror(eng *engine.Engine, m *natsbus.Mirror, url string, done <-chan
 		case err == nil && failing:
 			failing = false
 			eng.Warn(fmt.Sprintf("NATS at %s works again: records up to %d published", url, m.Published()))
+		}
+	}
+}
+
+// onceEach calls say once for each error a NATS connection reports (a
+// refused permission is reported again at every retry).
+func onceEach(say func(string)) func(error) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(err error) {
+		msg := err.Error()
+		mu.Lock()
+		first := !seen[msg] && len(seen) < 100 // a bound, should they all differ
+		if first {
+			seen[msg] = true
+		}
+		mu.Unlock()
+		if first {
+			say(msg)
 		}
 	}
 }

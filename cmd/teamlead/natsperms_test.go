@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/teamlead/teamlead/bus/natsbus"
+	"github.com/teamlead/teamlead/internal/config"
 )
 
 const nodesTeam = "bus:\n  name: myteam\nagents:\n  - name: dev\n    command: [sh]\n" +
@@ -77,5 +78,35 @@ func TestNATSPermissionsCommand(t *testing.T) {
 	if _, err := runCLI(t, "nats-permissions", "--config", team, "--state", state, "--format", "yaml"); err == nil ||
 		!strings.Contains(err.Error(), "use conf, json or nsc") {
 		t.Fatalf("an unknown format: %v", err)
+	}
+}
+
+// A node connects with its own credentials file (--creds), else with the
+// user its URL names (--nats-file), and only else with the team file's
+// bus.creds, which are the console's.
+func TestNodeCreds(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "nats", "box1.creds")
+	if err := os.MkdirAll(filepath.Dir(own), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(own, []byte("creds"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	team := &config.Team{File: filepath.Join(dir, "team.yaml")}
+	team.Bus.Creds = filepath.Join(dir, "console", "console.creds")
+	for _, tc := range []struct{ url, own, want string }{
+		{"nats://h:4222", own, own},
+		{"nats://node-box1:pw@h:4222", own, own},
+		{"nats://node-box1:pw@h:4222", "", ""},
+		{"nats://h1:4222,nats://node-box1:pw@h2:4222", "", ""},
+		{"nats://h:4222", "", team.Bus.Creds},
+	} {
+		if got, err := nodeCreds(team, tc.url, tc.own); err != nil || got != tc.want {
+			t.Errorf("nodeCreds(%s, %q) = %q, %v; want %q", tc.url, tc.own, got, err, tc.want)
+		}
+	}
+	if _, err := nodeCreds(team, "nats://h:4222", filepath.Join(dir, "none.creds")); err == nil || !strings.Contains(err.Error(), "--creds") {
+		t.Errorf("a missing --creds file: %v", err)
 	}
 }
