@@ -15,12 +15,14 @@ import (
 
 // WriteConf writes users as the authorization block of a nats-server
 // configuration file, each password a variable the server resolves from
-// its environment (or from a line NAME: "…" above the block).
+// its environment (or from a line NAME: "…" above the block in the same
+// file).
 func WriteConf(w io.Writer, team string, users []User) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The NATS users of team %s (teamlead nats-permissions): the console may do what the team\n", team)
 	b.WriteString("# needs, each node only what running its own agents takes. Set each password variable in the\n")
-	b.WriteString("# server's environment (or define it above this block: NODE_GPU1_PASSWORD: \"…\").\n")
+	b.WriteString("# server's environment, or define it above this block in the same file (NODE_GPU1_PASSWORD: \"…\"):\n")
+	b.WriteString("# an included file sees only its own variables and the environment.\n")
 	b.WriteString("authorization {\n  users = [\n")
 	for _, u := range users {
 		if u.Node == "" {

@@ -30,10 +30,16 @@ func ownServer(t *testing.T) string {
 	if err := WriteConf(&conf, "t", TeamUsers("t", map[string][]string{"box1": {"far"}, "box2": {"other"}})); err != nil {
 		t.Fatal(err)
 	}
+	// As the README has it: the block in a file of its own, included,
+	// the passwords in the server's environment.
 	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "teamlead-users.conf"), conf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	file := filepath.Join(dir, "nats-server.conf")
-	head := "host: 127.0.0.1\nport: -1\njetstream {store_dir: " + confString(filepath.Join(dir, "js")) + "}\n"
-	if err := os.WriteFile(file, []byte(head+conf.String()), 0o600); err != nil {
+	main := "host: 127.0.0.1\nport: -1\njetstream {store_dir: " + confString(filepath.Join(dir, "js")) + "}\n" +
+		"include teamlead-users.conf\n"
+	if err := os.WriteFile(file, []byte(main), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("CONSOLE_PASSWORD", "console-secret")

@@ -112,7 +112,7 @@ type User struct {
 	Name string
 	// PasswordVar names the variable that holds its password in the
 	// server's configuration: the server's environment, or a line
-	// NAME: "…" above the block.
+	// NAME: "…" above the block in the same file.
 	PasswordVar string
 	// Node is the node it is ("": the console).
 	Node string

@@ -33,10 +33,12 @@ func TestNATSPermissionsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := filepath.Join(dir, "nats-server.conf")
-	if err := os.WriteFile(conf, []byte(out), 0o600); err != nil {
+	// One password above the block, in the same file; the others in the
+	// server's environment.
+	if err := os.WriteFile(conf, []byte("NODE_GPU1_PASSWORD: \"node_gpu1_password\"\n"+out), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{"CONSOLE_PASSWORD", "NODE_GPU1_PASSWORD", "NODE_LAPTOP_PASSWORD"} {
+	for _, v := range []string{"CONSOLE_PASSWORD", "NODE_LAPTOP_PASSWORD"} {
 		t.Setenv(v, strings.ToLower(v))
 	}
 	opts, err := server.ProcessConfigFile(conf)
