@@ -73,3 +73,37 @@ func TestSmokeRelay(t *testing.T) {
 		})
 	}
 }
+
+// The relay on NATS and across two nodes, tiny: the console's NATS server
+// and Mirror in this process, each node the test binary in the node role.
+func TestSmokeRelayNodes(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		nats  bool
+		nodes int
+		burst bool
+	}{{"nats", true, 0, false}, {"nodes", false, 2, false}, {"nodes-burst", false, 2, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := MeasureRelay(ctx, RelayOptions{Exe: exe, Dir: t.TempDir(), Agents: 2, Rate: 50, Count: 10,
+				Mode: EngineRelay, NATS: c.nats, Nodes: c.nodes, Burst: c.burst, Settle: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := res.Problems(); len(p) > 0 {
+				t.Fatalf("problems: %v (notes %v)", p, res.EngineNotes)
+			}
+			if res.Sent != 20 || res.Delivered != 20 || res.Stored != 20 || res.Acks != 20 || len(res.Stages) != 3 {
+				t.Errorf("result %+v", res)
+			}
+			if !res.NATS || res.Nodes != c.nodes || res.Records == 0 || res.Published != res.Records || res.Throughput <= 0 {
+				t.Errorf("NATS %v, nodes %d, published %d of %d records, %.0f msg/s", res.NATS, res.Nodes, res.Published, res.Records, res.Throughput)
+			}
+		})
+	}
+}
