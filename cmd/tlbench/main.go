@@ -50,7 +50,12 @@ func main() {
 	flag.IntVar(&o.AuditConsults, "audit-consults", 200000, "consultations in that store")
 	flag.IntVar(&o.AuditExport, "audit-export", 100000, "consultations written by the export figures")
 	flag.IntVar(&o.BusRecords, "bus-records", 2000, "records of the bus figures, embedded against NATS JetStream (0 skips them)")
-	flag.StringVar(&o.Only, "only", "", "run only this part: throughput, bus or audit")
+	flag.IntVar(&o.Nodes, "nodes", 2, "nodes of the relay across nodes, against the same relay embedded and on NATS on one machine (0 skips it)")
+	flag.IntVar(&o.NodeAgents, "node-agents", 10, "agents in the relay across nodes (a multiple of -nodes)")
+	flag.IntVar(&o.NodeRate, "node-rate", 20, "messages per second each agent sends in the relay across nodes")
+	flag.DurationVar(&o.NodeDuration, "node-duration", 4*time.Second, "how long each paced run of the relay across nodes sends")
+	flag.IntVar(&o.NodeBurst, "node-burst", 50, "messages each agent sends at once in the bursts of the relay across nodes")
+	flag.StringVar(&o.Only, "only", "", "run only this part: throughput, bus, nodes or audit")
 	flag.Parse()
 	if _, err := os.Stat(o.Teamlead); o.Teamlead != "" && o.Only == "" && err != nil {
 		fmt.Fprintf(os.Stderr, "tlbench: %s: %v; build it first (make bench does), or pass -teamlead \"\"\n", o.Teamlead, err)
