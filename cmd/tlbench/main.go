@@ -55,6 +55,9 @@ func main() {
 	flag.IntVar(&o.NodeRate, "node-rate", 20, "messages per second each agent sends in the relay across nodes")
 	flag.DurationVar(&o.NodeDuration, "node-duration", 4*time.Second, "how long each paced run of the relay across nodes sends")
 	flag.IntVar(&o.NodeBurst, "node-burst", 50, "messages each agent sends at once in the bursts of the relay across nodes")
+	flag.IntVar(&o.NodeFrameAgents, "node-frame-agents", 200, "agents behind the dashboard's frame time with every agent on a node, spread over -nodes (0 skips it)")
+	flag.IntVar(&o.NodeAgentKBps, "node-agent-kbps", 2, "each agent's output while the frames over nodes are timed, KB/s")
+	flag.IntVar(&o.NodeFrames, "node-frames", 300, "frames over nodes timed with the agents quiet, and as many streaming")
 	flag.StringVar(&o.Only, "only", "", "run only this part: throughput, bus, nodes or audit")
 	flag.Parse()
 	if _, err := os.Stat(o.Teamlead); o.Teamlead != "" && o.Only == "" && err != nil {

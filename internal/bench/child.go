@@ -13,7 +13,8 @@ import (
 // test binary) started again with EnvChild set: no other program is needed
 // and the agents run exactly the code under measurement.
 const (
-	// EnvChild names the child role: "pty-writer", "agent" or "node".
+	// EnvChild names the child role: "pty-writer", "agent", "node" or
+	// "streamer".
 	EnvChild = "TLBENCH_CHILD"
 
 	childPTYWriter = "pty-writer"
@@ -56,6 +57,8 @@ func Child() (code int, ok bool) {
 			return 2, true
 		}
 		return runAgent(c), true
+	case childStreamer:
+		return runStreamer(), true
 	case childNode:
 		return runNode(os.Getenv(envNode), os.Getenv(envNATS), os.Getenv(envTeamFile), os.Getenv(envDir)), true
 	default:

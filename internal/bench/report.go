@@ -73,6 +73,9 @@ type Report struct {
 	// NodeRelay is the relay embedded, on NATS and across nodes, side by
 	// side (nil if not run).
 	NodeRelay *NodeRelay
+	// NodeFrames is the dashboard's frame time with every agent on a node
+	// (nil if not run).
+	NodeFrames *NodeFrameResult
 }
 
 // NodeRelay is the same relay run four ways at the same load, side by
@@ -128,6 +131,9 @@ func (r *Report) Problems() []string {
 	}
 	if f := r.Frames; f != nil && f.Problem != "" {
 		out = append(out, "frames: "+f.Problem)
+	}
+	if f := r.NodeFrames; f != nil && f.Problem != "" {
+		out = append(out, "frames over nodes: "+f.Problem)
 	}
 	if m := r.Memory; m != nil && m.Problem != "" {
 		out = append(out, "memory: "+m.Problem)
@@ -192,6 +198,9 @@ func (r *Report) Format(w io.Writer) {
 	r.formatRelay(w)
 	if f := r.Frames; f != nil {
 		formatFrames(w, f)
+	}
+	if f := r.NodeFrames; f != nil {
+		formatNodeFrames(w, f, r.Frames)
 	}
 	if m := r.Memory; m != nil {
 		formatMemory(w, m)
@@ -417,6 +426,40 @@ func formatFrames(w io.Writer, f *FrameResult) {
 	rows = append(rows, row("busy: Update(tick) alone", f.Update[1], Summary{}, ""),
 		row("busy: vt Render of the pane", f.Render[1], Summary{}, "(timed apart; View does it too)"))
 	table(w, rows)
+}
+
+// formatNodeFrames prints the frames over nodes as ratios to the local
+// frames (local, idle and busy), or to its own quiet frames without them.
+func formatNodeFrames(w io.Writer, f *NodeFrameResult, local *FrameResult) {
+	whole := "every agent's output reached the console whole"
+	if f.Problem != "" {
+		whole = "BROKEN (see below)"
+	}
+	fmt.Fprintf(w, "frames    over %d nodes: %d agents (%d on each), every screen streamed from its node over NATS, started in %.1f s; console %dx%d (screen pane %dx%d), %d frames quiet and %d streaming (asked %d KB/s each, the console took %.1f MB/s in all) in %d interleaved rounds; %s (%.1f MB), %d events offered again\n",
+		f.Nodes, f.Agents, f.Agents/max(f.Nodes, 1), f.Start.Seconds(), f.Width, f.Height, f.ScreenCols, f.ScreenRows, f.Idle.N, f.Busy.N,
+		f.AgentKBps, f.FedMBps, max(f.Rounds, 1), whole, float64(f.Taken)/1e6, f.Repeats)
+	row := func(name string, s, base Summary, note string) []string {
+		return []string{name, msRatio(s.P50, base.P50), ms(s.P90), msRatio(s.P99, base.P99), ms(s.Max), note}
+	}
+	head := "frame over nodes (ratios to the local frames above)"
+	quietBase, busyBase, cpuBase := Summary{}, f.Idle, f.CPU[0]
+	if local != nil {
+		quietBase, busyBase, cpuBase = local.Idle, local.Busy, local.CPU[1]
+	} else {
+		head = "frame over nodes (ratios to the quiet frames)"
+	}
+	target := fmt.Sprintf("target p99 < %.0f ms  %s", float64(FrameTarget)/float64(time.Millisecond), verdict(f.Busy.P99 < FrameTarget))
+	rows := [][]string{{head, "p50", "p90", "p99", "max", ""},
+		row("agents quiet", f.Idle, quietBase, ""),
+		row("agents streaming", f.Busy, busyBase, target)}
+	if f.CPU[1].N > 0 {
+		rows = append(rows, row("streaming: CPU time of the frame", f.CPU[1], cpuBase, ""))
+	}
+	rows = append(rows, row("streaming: vt Render of the pane", f.Render[1], Summary{}, "(timed apart; View does it too)"))
+	table(w, rows)
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "  note: frames over nodes: %s\n", n)
+	}
 }
 
 func formatMemory(w io.Writer, m *MemoryResult) {

@@ -79,6 +79,13 @@ type Options struct {
 	Nodes, NodeAgents, NodeRate int
 	NodeDuration                time.Duration
 	NodeBurst                   int
+	// NodeFrameAgents is the team size behind the dashboard's frame time
+	// with every agent on a node (0 skips it), spread over Nodes (2 when
+	// Nodes is 0); NodeAgentKBps is each one's output while streaming.
+	NodeFrameAgents, NodeAgentKBps int
+	// NodeFrames is how many frames of it are timed quiet, and as many
+	// streaming.
+	NodeFrames int
 	// Only runs one part: "" (all), "throughput" (the parser, the ingest
 	// path, the bare PTY and tmux), "bus", "nodes" or "audit".
 	Only string
@@ -111,6 +118,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	if o.Nodes > 0 && (o.Nodes < 2 || o.NodeAgents < o.Nodes || o.NodeAgents%o.Nodes != 0 || o.NodeRate < 1 || o.NodeBurst < 1 ||
 		int(o.NodeDuration.Seconds()*float64(o.NodeRate)) < o.Rounds) {
 		return nil, errors.New("need -nodes >= 2 dividing -node-agents, -node-rate >= 1, -node-burst >= 1 and a -node-duration of at least one message per round (or -nodes 0)")
+	}
+	if o.NodeFrameAgents > 0 && (o.NodeFrameAgents < 2 || o.NodeAgentKBps < 1 || o.NodeFrames < 3) {
+		return nil, errors.New("need -node-frame-agents >= 2, -node-agent-kbps >= 1 and -node-frames >= 3 (or -node-frame-agents 0)")
 	}
 	if o.FrameAgents > 0 && (o.Frames < 3 || o.AgentKBps < 1) {
 		return nil, errors.New("need -frames >= 3 and -agent-kbps >= 1 (or -frame-agents 0)")
@@ -227,10 +237,24 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	return rep, measureAudit(rep, o, dir, progress)
 }
 
-// measureNodes adds the relay embedded, on NATS and across nodes to rep,
-// unless o skips it: the paced runs interleaved in o.Rounds rounds, then a
-// burst of each kind.
+// measureNodes adds the figures of agents on nodes to rep, unless o skips
+// them: the dashboard's frames over nodes, and the relay embedded, on NATS
+// and across nodes (the paced runs interleaved in o.Rounds rounds, then a
+// burst of each kind).
 func measureNodes(ctx context.Context, rep *Report, o Options, dir string, progress io.Writer) error {
+	if o.NodeFrameAgents > 0 {
+		nodes := max(o.Nodes, 2)
+		fmt.Fprintf(progress, "tlbench: dashboard frames, %d agents on %d nodes, quiet then streaming at %d KB/s each, %d frames each...\n",
+			o.NodeFrameAgents, nodes, o.NodeAgentKBps, o.NodeFrames)
+		sub, err := os.MkdirTemp(dir, "node-frames-")
+		if err != nil {
+			return err
+		}
+		if rep.NodeFrames, err = MeasureNodeFrames(ctx, NodeFrameOptions{Exe: o.Exe, Dir: sub, Agents: o.NodeFrameAgents, Nodes: nodes,
+			Width: 160, Height: 45, Frames: o.NodeFrames, Rounds: 3, AgentKBps: o.NodeAgentKBps, Seed: o.Seed}); err != nil {
+			return err
+		}
+	}
 	if o.Nodes <= 0 {
 		return nil
 	}

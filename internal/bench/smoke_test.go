@@ -107,3 +107,28 @@ func TestSmokeRelayNodes(t *testing.T) {
 		})
 	}
 }
+
+// The dashboard over agents on two nodes, tiny: every agent's output
+// reaches the console whole, and the frames drawn are whole.
+func TestSmokeNodeFrames(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := MeasureNodeFrames(ctx, NodeFrameOptions{Exe: exe, Dir: t.TempDir(), Agents: 4, Nodes: 2, Width: 120, Height: 30,
+		Frames: 20, Rounds: 2, AgentKBps: 20, Seed: 1, Settle: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Problem != "" {
+		t.Fatalf("problem: %s (notes %v)", res.Problem, res.Notes)
+	}
+	if res.Idle.N != 20 || res.Busy.N != 20 || res.Busy.P50 <= 0 || res.ScreenCols == 0 || res.ScreenRows == 0 {
+		t.Errorf("frames: %+v", res.FrameResult)
+	}
+	if res.Written == 0 || res.Taken != res.Written || res.Nodes != 2 || res.Start <= 0 {
+		t.Errorf("taken %d of %d bytes written, %d nodes, started in %s", res.Taken, res.Written, res.Nodes, res.Start)
+	}
+}
