@@ -8,7 +8,9 @@
 // 50 busy agents against the same with them idle; a terminal's memory
 // with a full scrollback against the text it keeps; and filtered audit and
 // consultation queries on a large store against reading one key of it,
-// with the compliance export's speed (audit.go). Every figure is
+// with the compliance export's speed (audit.go); the relay embedded, on
+// NATS and across nodes, and the frame time with every agent on a node
+// (node.go, nodeframes.go). Every figure is
 // reported as a ratio to its baseline, because the machines it runs on are
 // shared and noisy.
 //
