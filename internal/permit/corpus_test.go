@@ -161,6 +161,8 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/cg/ok/c.go": cgoFile("#cgo LDFLAGS: -lm\n#cgo CFLAGS: -O2 -Wall -DNDEBUG\n#include <stdio.h>\n#include <stdlib.h>\n#include \"ok.h\""),
 		wd + "/cg/ok/ok.h": "#include <string.h>\nint add(int a, int b);\n", wd + "/cg/ok/add.c": "#include \"ok.h\"\nint add(int a, int b) { return a + b; }\n",
 		wd + "/cg/plain/p.go": "package plain\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n",
+		// Red team 13b: a virtualenv by its pyvenv.cfg.
+		wd + "/pyenv/pyvenv.cfg": "home = /usr/bin\n", wd + "/pyenv/lib/python3.12/site-packages/pkg/__init__.py": "",
 		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}

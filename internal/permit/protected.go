@@ -209,18 +209,42 @@ func (e Env) protectedHit(abs, by string) []hit {
 	return nil
 }
 
-// dependencyCode reports a file under node_modules: an installed
-// package's code, which npx and the tests run under a trusted name (the
-// ninth red team wrote node_modules/typescript/bin/tsc, the target of
-// node_modules/.bin/tsc). Writing it asks; deleting node_modules does not.
-func dependencyCode(abs string) bool {
+// dependencyCode reports a file of installed packages' code, which the
+// tools run under a trusted name, and why: under node_modules (npx and
+// the tests run it; the ninth red team wrote node_modules/typescript/bin/tsc,
+// the target of node_modules/.bin/tsc), or in a Python virtual
+// environment (.venv/, venv/, or any folder holding a pyvenv.cfg): its
+// site-packages' .pth files run at every start of its python, its
+// packages are what pytest and mypy import, pyvenv.cfg says which python
+// it runs (red team 13b, finding 12). Writing it asks, by Edit or by the
+// shell (red team 13b, finding 11); deleting the folder does not.
+func (e Env) dependencyCode(abs string) (string, bool) {
 	segs := splitSegs(abs)
 	for i, s := range segs {
 		if s == "node_modules" && (i+1 >= len(segs) || segs[i+1] != ".cache") { // tools' caches are not code
-			return true
+			return "code of an installed dependency: npx, npm scripts and the tests run it (node_modules/.bin links into it)", true
+		}
+		if l := strings.ToLower(s); (l == ".venv" || l == "venv") && i+1 < len(segs) {
+			return "a Python virtual environment (its .pth files and packages run at every start of its python)", true
 		}
 	}
-	return false
+	if e.FS == nil {
+		return "", false
+	}
+	for d := path.Dir(abs); e.strictlyInside(d); d = path.Dir(d) {
+		if fi, err := e.FS.Lstat(path.Join(d, "pyvenv.cfg")); err == nil && fi.Mode().IsRegular() {
+			return "a Python virtual environment (" + d + " holds pyvenv.cfg: its .pth files and packages run at every start of its python)", true
+		}
+	}
+	return "", false
+}
+
+// dependencyHit is the floor hit for a write to installed packages' code, or nil.
+func (e Env) dependencyHit(abs, by string) []hit {
+	if why, ok := e.dependencyCode(abs); ok {
+		return []hit{{id: FloorProtectedFile, detail: by + " writes " + abs + ", " + why}}
+	}
+	return nil
 }
 
 // progressFile reports the workflow progress file the protocol's primer
