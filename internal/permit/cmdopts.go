@@ -142,7 +142,7 @@ var outputOpts = map[string][]string{
 	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},
 	"cargo":         {"--target-dir", "--artifact-dir", "--out-dir", "--logfile", "--lockfile-path"},
 	"pytest": {"--junitxml", "--junit-xml", "--log-file", "--resultlog", "--result-log", "--html",
-		"--debug?", "--basetemp"},
+		"--debug?", "--basetemp", "--report-log", "--json-report-file"},
 	"mypy": {"--junit-xml", "--cache-dir", "--html-report", "--txt-report", "--xml-report", "--linecount-report",
 		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",
 		"--memory-xml-report", "--xslt-html-report", "--xslt-txt-report"},

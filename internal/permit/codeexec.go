@@ -363,7 +363,7 @@ var lintConfigOpts = map[string][]string{"golangci-lint": {"-c", "--config"},
 	"flake8": {"--config", "--append-config"}, "ruff": {"--config"}}
 
 // pytestCodeOpts load plugins, configuration or a debugger class.
-var pytestCodeOpts = []string{"-c", "--config-file", "-o", "--override-ini", "--pdbcls", "--rootdir-plugin"}
+var pytestCodeOpts = []string{"-c", "--config-file", "-o", "--override-ini", "--pdbcls", "--rootdir-plugin", "--cov-config"}
 
 // safeGitConfig are git -c keys that only change how git shows things.
 var safeGitConfig = []string{"user.", "color.", "advice.", "log.", "format.pretty", "core.quotepath",

@@ -163,6 +163,8 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/cg/plain/p.go": "package plain\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n",
 		// Red team 13b: a virtualenv by its pyvenv.cfg.
 		wd + "/pyenv/pyvenv.cfg": "home = /usr/bin\n", wd + "/pyenv/lib/python3.12/site-packages/pkg/__init__.py": "",
+		wd + "/jk/package.json": `{"name":"jk","jest":{"globalSetup":"./x.js"}}`, wd + "/jk/node_modules/.bin/jest": "",
+		wd + "/jb/package.json": `{"name":"jb","babel":{"plugins":["./p.js"]}}`, wd + "/jb/node_modules/.bin/jest": "",
 		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}

@@ -60,7 +60,19 @@ var (
 		".eslintrc":      "eslint's configuration (plugins, parsers and formatters are code it runs)",
 		"eslint.config.": "eslint's configuration (code it runs)", ".prettierrc": "prettier's configuration (plugins are code it runs)",
 		"prettier.config.": "prettier's configuration (code it runs)",
-		".golangci.":       "golangci-lint's configuration (where it writes its report; custom linters are plugins it loads)"}
+		".golangci.":       "golangci-lint's configuration (where it writes its report; custom linters are plugins it loads)",
+		// Red team 13b, finding 13: the test runners' and their
+		// transpilers' configuration (globalSetup, setupFiles, plugins,
+		// transforms are code they run before any test).
+		"jest.config.":      "jest's configuration (globalSetup, setupFiles, transforms are code it runs)",
+		"vitest.config.":    "vitest's configuration (globalSetup, setupFiles, plugins are code it runs)",
+		"vitest.workspace.": "vitest's workspace (the configurations it loads)", "vitest.projects.": "vitest's projects (the configurations it loads)",
+		"vite.config.":       "vite's configuration, which vitest loads (plugins are code it runs)",
+		"babel.config.":      "babel's configuration (plugins and presets are code jest's transform runs)",
+		".babelrc":           "babel's configuration (plugins and presets are code jest's transform runs)",
+		".mocharc":           "mocha's configuration (require, loader: modules it loads)",
+		"ava.config.":        "ava's configuration (require: modules it loads)",
+		"playwright.config.": "playwright's configuration (globalSetup, webServer commands)"}
 	protectedSuffixes = map[string]string{".code-workspace": "the editor's tasks and settings (tasks run on opening the workspace)",
 		".sublime-project": "the editor's build systems (commands)"}
 )
@@ -138,6 +150,13 @@ var protectedNames = map[string]string{
 	// (output-file) (findings 2, 3).
 	"pyproject.toml": "the configuration of mypy, pytest, black and ruff (plugins, addopts, output files)",
 	"ruff.toml":      "ruff's configuration (output-file)", ".ruff.toml": "ruff's configuration (output-file)",
+	// Red team 13b, findings 13 and 20: coverage.py's plugins, pytest 9's
+	// TOML files (addopts = ["-p", "evil"]), OpenCode's legacy settings,
+	// lazy.nvim's per-folder specs (code neovim runs on opening the folder).
+	".coveragerc": "coverage.py's configuration (plugins are code it runs under pytest --cov)",
+	"pytest.toml": "pytest's configuration (addopts can load plugins)", ".pytest.toml": "pytest's configuration (addopts can load plugins)",
+	".opencode.json": "an agent CLI's settings (OpenCode's legacy file: its commands and MCP servers)",
+	".lazy.lua":      "neovim's per-folder plugin specs (lazy.nvim runs them on opening the folder)",
 }
 
 // protectedFile reports why writing abs (an absolute path, links already
