@@ -165,6 +165,9 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/pyenv/pyvenv.cfg": "home = /usr/bin\n", wd + "/pyenv/lib/python3.12/site-packages/pkg/__init__.py": "",
 		wd + "/jk/package.json": `{"name":"jk","jest":{"globalSetup":"./x.js"}}`, wd + "/jk/node_modules/.bin/jest": "",
 		wd + "/jb/package.json": `{"name":"jb","babel":{"plugins":["./p.js"]}}`, wd + "/jb/node_modules/.bin/jest": "",
+		wd + "/hp/.git/HEAD": "ref: refs/heads/main\n", wd + "/hp/tools/hooks/pre-commit": "true\n", wd + "/hp/sshcfg": "",
+		wd + "/hp/.git/config": "[core]\n\thooksPath = tools/hooks\n\tfsmonitor = \"tools/fsm.pl\"\n\tsshCommand = ssh -F sshcfg\n" +
+			"[diff \"py\"]\n\ttextconv = tools/conv.sh\n[alias]\n\tlint = !sh scripts/lint.sh\n[filter \"x\"]\n\tclean = ./clean.sh %f\n[include]\n\tpath = ../extra.gitconfig\n",
 		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}

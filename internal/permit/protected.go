@@ -217,7 +217,7 @@ func (e Env) protectedFile(abs string) (string, bool) {
 			return why, true
 		}
 	}
-	return "", false
+	return e.gitProgramFile(abs)
 }
 
 // protectedHit is the floor hit for a write to a protected file, or nil.
