@@ -168,7 +168,12 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/hp/.git/HEAD": "ref: refs/heads/main\n", wd + "/hp/tools/hooks/pre-commit": "true\n", wd + "/hp/sshcfg": "",
 		wd + "/hp/.git/config": "[core]\n\thooksPath = tools/hooks\n\tfsmonitor = \"tools/fsm.pl\"\n\tsshCommand = ssh -F sshcfg\n" +
 			"[diff \"py\"]\n\ttextconv = tools/conv.sh\n[alias]\n\tlint = !sh scripts/lint.sh\n[filter \"x\"]\n\tclean = ./clean.sh %f\n[include]\n\tpath = ../extra.gitconfig\n",
-		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		wd + "/c13/.git/HEAD": "ref: refs/heads/main\n", wd + "/c13/.git/config": "[core]\n", wd + "/c13/README.md": "# c13\nTODO: docs\n",
+		wd + "/c13/d/notes.txt": "deploy notes\nAPI_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n", wd + "/c13/docs/a.md": "a\n",
+		wd + "/c13/settings.py":     "DEBUG = True\nAPI_KEY = \"ghp_16C7e42F292c6912E7710c838347Ae178B4a\"\n",
+		wd + "/c13/conf/server.txt": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n",
+		wd + "/c13/conf/hosts.txt":  "machine api.example.com\n  login me\n  password hunter2hunter2\n",
+		home + "/.ssh/id_rsa":       "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {
@@ -189,7 +194,10 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 	}
 	hist := corpusHistory{OSFS{}, map[string][]string{
 		wd + "/.git": {"src/main.go", "README.md", "go.mod", ".env.example"}, wd + "/hist/.git": {"src/app.go", ".env.production"},
-		"pending:" + wd: {"src/new.go"}, "pending:" + wd + "/hist": {"src/app.go", ".env"}}}
+		"pending:" + wd: {"src/new.go"}, "pending:" + wd + "/hist": {"src/app.go", ".env"},
+		wd + "/c13/.git": {"README.md", "settings.py", "d/notes.txt"}, "secrets:" + wd + "/c13/.git": {"settings.py"},
+		"pending:" + wd + "/c13": {"README.md", "settings.py", "d/notes.txt", "docs/a.md", "conf/server.txt"},
+		"staged:" + wd + "/c13":  {"conf/server.txt"}}}
 	env = Env{Workdir: wd, Home: home, FS: hist, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
 	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
 }
@@ -300,6 +308,17 @@ func (h corpusHistory) Pending(dir string, tracked bool, scope []string) ([]stri
 		return n, nil
 	}
 	return nil, os.ErrNotExist
+}
+
+// HistorySecrets: the paths whose committed content held a key or token
+// (none unless the fixture says).
+func (h corpusHistory) HistorySecrets(gitDir string) ([]string, error) {
+	return h.m["secrets:"+gitDir], nil
+}
+
+// StagedSecrets: the staged paths holding one (none unless the fixture says).
+func (h corpusHistory) StagedSecrets(gitDir, workTree string) ([]string, error) {
+	return h.m["staged:"+workTree], nil
 }
 
 // tarOf is a tar archive holding the named files.

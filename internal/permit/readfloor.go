@@ -196,7 +196,7 @@ var credentialSamples = []string{".env", ".env.local", ".env.production", ".netr
 // globCredential reports a credential a glob word may expand to: by its
 // pattern alone (.e*, .[e]nv, ~/.s*/id_*), and, with an FS, by the files
 // it really matches.
-func globCredential(w Word, cwds cwdSet) (string, bool) {
+func globCredential(w Word, cwds cwdSet, read bool) (string, bool) {
 	if !w.Glob {
 		return "", false
 	}
@@ -239,6 +239,14 @@ func globCredential(w Word, cwds cwdSet) (string, bool) {
 		for _, m := range expandGlob(env, base, p, 2000) {
 			if env.secretFile(m) {
 				return w.Raw + " matches " + m, true
+			}
+			if !read {
+				continue
+			}
+			// a command that prints what the glob matches prints a
+			// token in any of them (red team 13b, finding 2: cat d/*)
+			if why, ok := env.readSecret(m); ok {
+				return w.Raw + " matches " + m + why, true
 			}
 		}
 	}
@@ -300,11 +308,34 @@ func treeCredentials(env Env, dir string, hidden bool) (string, bool) {
 // treeCredentialsWhere is treeCredentials for the credential files keep
 // accepts.
 func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bool) (string, bool) {
+	return treeSecrets(env, dir, hidden, keep, true)
+}
+
+// treeSecrets is treeCredentialsWhere; without content, files are judged
+// by name and private keys at their start alone (flake8 prints where it
+// finds a problem, not the lines of a Python file that holds a token).
+func treeSecrets(env Env, dir string, hidden bool, keep func(string) bool, content bool) (string, bool) {
 	if env.FS == nil {
 		return "", false
 	}
 	const maxWalk = 50000
 	seen := 0
+	budget := newScanBudget()
+	secret := func(shown, file string, names ...string) (string, bool) {
+		why, ok, over := "", env.secretFileScan(file, keyScanWalk), false
+		if content {
+			why, ok, over = env.walkSecret(file, budget)
+		}
+		if !ok {
+			return "", false
+		}
+		for _, n := range names {
+			if over || keep(n) {
+				return shown + why, true
+			}
+		}
+		return "", false
+	}
 	queue := []string{env.realPath(dir)}
 	for len(queue) > 0 {
 		d := queue[0]
@@ -314,8 +345,8 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 			continue
 		}
 		if !fi.IsDir() {
-			if env.secretFileScan(d, keyScanWalk) && keep(d) {
-				return d, true
+			if p, ok := secret(d, d, d); ok {
+				return p, true
 			}
 			continue
 		}
@@ -334,8 +365,9 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
 				// keep by the link's name too: find -name tests the name.
-				if r := env.realPath(full); env.secretFileScan(r, keyScanWalk) && (keep(full) || keep(r)) {
-					return full + " -> " + r, true
+				r := env.realPath(full)
+				if p, ok := secret(full+" -> "+r, r, full, r); ok {
+					return p, true
 				}
 				continue
 			}
@@ -343,8 +375,8 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				queue = append(queue, full)
 				continue
 			}
-			if env.secretFileScan(full, keyScanWalk) && keep(full) {
-				return full, true
+			if p, ok := secret(full, full, full); ok {
+				return p, true
 			}
 		}
 	}
@@ -492,6 +524,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	hidden := true
 	var whitelisted []string     // folders whose ignore files whitelist hidden files
 	var prints func(string) bool // nil: every file it reaches is printed
+	content := true              // files are looked at for keys and tokens, not only their names
 	switch {
 	case v.extraArgs && readers[v.name]:
 		v.name = "xargs " + v.name // files known only when it runs
@@ -560,14 +593,17 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		}
 		// --filename replaces *.py, and flake8 skips no dot file: it
 		// lints (and prints with --show-source) .env (red team 12b, finding 5)
-		prints, roots = sel, fops
+		prints, roots, content = sel, fops, false
 	case "git":
 		g := parseGit(v.args)
 		_, gopts := operands(g.args)
-		if g.sub != "grep" || !hasLong(gopts, "--untracked", "--no-index") {
+		if g.sub != "grep" {
 			return nil
 		}
 		prints, roots = searchArgs(env, g.args, "git grep")
+		if !hasLong(gopts, "--untracked", "--no-index") {
+			return b.gitGrepHits(pt, g, prints)
+		}
 	case "find":
 		starts, i := findStarts(v.args)
 		exec := false
@@ -662,12 +698,52 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		keep = prints
 	}
 	for _, r := range dirs {
-		if p, found := treeCredentialsWhere(env, r.dir, r.hidden, keep); found {
+		if p, found := treeSecrets(env, r.dir, r.hidden, keep, content); found {
 			id := FloorCredentialRead
 			if b.hasNetwork {
 				id = FloorCredentialExfil
 			}
 			return []hit{{id: id, detail: v.name + " reads every file under " + r.dir + ", " + p + " among them"}}
+		}
+	}
+	return nil
+}
+
+// gitGrepHits: git grep searches the tracked files of the folder it runs
+// in (and --cached their staged content): one holding a key or token on a
+// line its pattern prints is read (red team 13b, finding 2: git grep
+// TOKEN). Without a list of the tracked files, every file is looked at.
+func (b *bashCheck) gitGrepHits(pt part, g gitInfo, prints func(string) bool) []hit {
+	env := b.env
+	id := FloorCredentialRead
+	if b.hasNetwork {
+		id = FloorCredentialExfil
+	}
+	_, gopts := operands(g.args)
+	hl, ok := env.FS.(historyLister)
+	for _, d := range pt.cwds.dirs {
+		if hasLong(gopts, "--cached") {
+			if found, known := env.stagedSecret(d); !known || found != "" {
+				return []hit{{id: id, detail: "git grep --cached searches what is staged, where a key or token may be (" + found + ")"}}
+			}
+		}
+		var names []string
+		var err error
+		if ok {
+			names, err = hl.Pending(d, true, nil)
+		}
+		if !ok || err != nil {
+			if p, found := treeCredentialsWhere(env, d, true, prints); found {
+				return []hit{{id: id, detail: "git grep searches the tracked files under " + d + ", " + p + " among them"}}
+			}
+			continue
+		}
+		budget := newScanBudget()
+		for _, n := range names {
+			abs := path.Join(d, n)
+			if why, secret, over := env.walkSecret(abs, budget); secret && (over || prints(abs)) {
+				return []hit{{id: id, detail: "git grep searches the tracked file " + abs + why + ", and its pattern prints the secret's line"}}
+			}
 		}
 	}
 	return nil
@@ -932,13 +1008,17 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 		res = append(res, re)
 	}
 	return func(file string) bool {
-		data, err := env.FS.ReadFile(file)
-		if err != nil {
+		fi, err := env.FS.Lstat(env.realPath(file))
+		if err != nil || fi.Size() > walkBudget {
+			return true
+		}
+		data, err := env.readHead(env.realPath(file), int(fi.Size()))
+		if err != nil || int64(len(data)) < fi.Size() {
 			return true
 		}
 		lines := strings.Split(string(data), "\n")
 		if !context && !isCredential(file) && !env.gitConfigSecret(file) && !env.configHoldsSecret(file) {
-			lines = privateKeyLines(lines) // a key inside another file: only its own lines are the secret
+			lines = secretLines(data) // a key or token inside another file: only its own lines are the secret
 		}
 		for _, line := range lines {
 			for _, re := range res {
