@@ -173,6 +173,8 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/c13/settings.py":     "DEBUG = True\nAPI_KEY = \"ghp_16C7e42F292c6912E7710c838347Ae178B4a\"\n",
 		wd + "/c13/conf/server.txt": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n",
 		wd + "/c13/conf/hosts.txt":  "machine api.example.com\n  login me\n  password hunter2hunter2\n",
+		wd + "/c19/README.md":       "# c19 PRIVATE notes\n",
+		out + "/k19/id_ed25519":     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
 		home + "/.ssh/id_rsa":       "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
@@ -185,7 +187,7 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		}
 	}
 	links := map[string]string{wd + "/link": "/etc/shadow", wd + "/outlink": out, wd + "/inlink": "src",
-		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/cfglink": ".git/config",
+		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/c19/lnk": out + "/k19", wd + "/c19/loop": "..", wd + "/cfglink": ".git/config",
 		wd + "/a/b/c/d/m": "../../../../src", wd + "/cg/lib/k.h": home + "/.aws/credentials", wd + "/homelink": home, wd + "/plink": "/etc/passwd"}
 	for l, target := range links {
 		if err := os.Symlink(target, l); err != nil {

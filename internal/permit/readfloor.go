@@ -308,16 +308,22 @@ func treeCredentials(env Env, dir string, hidden bool) (string, bool) {
 // treeCredentialsWhere is treeCredentials for the credential files keep
 // accepts.
 func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bool) (string, bool) {
-	return treeSecrets(env, dir, hidden, keep, true)
+	return treeSecrets(env, dir, hidden, keep, true, false)
 }
 
 // treeSecrets is treeCredentialsWhere; without content, files are judged
 // by name and private keys at their start alone (flake8 prints where it
 // finds a problem, not the lines of a Python file that holds a token).
-func treeSecrets(env Env, dir string, hidden bool, keep func(string) bool, content bool) (string, bool) {
+//
+// With follow (grep -R, rg -L, find -L), a link to a folder is walked
+// into wherever it leads, out of the working directory too (red team
+// 13b, finding 19: grep -R followed lnk/out to a key outside); each real
+// folder is walked once.
+func treeSecrets(env Env, dir string, hidden bool, keep func(string) bool, content, follow bool) (string, bool) {
 	if env.FS == nil {
 		return "", false
 	}
+	walked := map[string]bool{}
 	const maxWalk = 50000
 	seen := 0
 	budget := newScanBudget()
@@ -366,6 +372,13 @@ func treeSecrets(env Env, dir string, hidden bool, keep func(string) bool, conte
 			if e.Type()&fs.ModeSymlink != 0 {
 				// keep by the link's name too: find -name tests the name.
 				r := env.realPath(full)
+				if fi, err := env.FS.Lstat(r); follow && err == nil && fi.IsDir() {
+					if !walked[r] {
+						walked[r] = true
+						queue = append(queue, r)
+					}
+					continue
+				}
 				if p, ok := secret(full+" -> "+r, r, full, r); ok {
 					return p, true
 				}
@@ -525,6 +538,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	var whitelisted []string     // folders whose ignore files whitelist hidden files
 	var prints func(string) bool // nil: every file it reaches is printed
 	content := true              // files are looked at for keys and tokens, not only their names
+	follow := followsLinks(v)    // links to folders are walked into
 	switch {
 	case v.extraArgs && readers[v.name]:
 		v.name = "xargs " + v.name // files known only when it runs
@@ -698,7 +712,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		keep = prints
 	}
 	for _, r := range dirs {
-		if p, found := treeSecrets(env, r.dir, r.hidden, keep, content); found {
+		if p, found := treeSecrets(env, r.dir, r.hidden, keep, content, follow); found {
 			id := FloorCredentialRead
 			if b.hasNetwork {
 				id = FloorCredentialExfil
@@ -747,6 +761,42 @@ func (b *bashCheck) gitGrepHits(pt part, g gitInfo, prints func(string) bool) []
 		}
 	}
 	return nil
+}
+
+// followsLinks reports a walk that follows symbolic links to folders:
+// grep -R (--dereference-recursive), rg/ag -L (--follow), find -L/-H and
+// -follow, cp/rsync -L, tar -h (--dereference), zip without -y.
+func followsLinks(v view) bool {
+	switch strings.TrimPrefix(v.name, "xargs ") {
+	case "grep", "egrep", "fgrep", "rgrep":
+		opts, _, _ := searchWords(v.args, "grep")
+		for _, o := range opts {
+			if o.name == "-R" || o.name == "--dereference-recursive" {
+				return true
+			}
+		}
+	case "rg", "ripgrep", "ag", "ack":
+		opts, _, _ := searchWords(v.args, "rg")
+		for _, o := range opts {
+			if o.name == "-L" || o.name == "--follow" || o.name == "-f" && v.name == "ag" {
+				return true
+			}
+		}
+	case "find":
+		for _, a := range v.args {
+			if a.Value == "-L" || a.Value == "-follow" {
+				return true
+			}
+		}
+	case "cp", "rsync", "tar", "bsdtar", "diff":
+		_, opts := operands(v.args)
+		short := map[string]string{"cp": "L", "rsync": "L", "tar": "h", "bsdtar": "hL", "diff": ""}[v.name]
+		return short != "" && hasShort(opts, short) || hasLong(opts, "--dereference", "--copy-links")
+	case "zip":
+		_, opts := operands(v.args)
+		return !hasShort(opts, "y") && !hasLong(opts, "--symlinks") // zip -r follows links unless -y
+	}
+	return false
 }
 
 // findNames returns, for a find expression that only tests names before
