@@ -173,9 +173,13 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/c13/settings.py":     "DEBUG = True\nAPI_KEY = \"ghp_16C7e42F292c6912E7710c838347Ae178B4a\"\n",
 		wd + "/c13/conf/server.txt": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n",
 		wd + "/c13/conf/hosts.txt":  "machine api.example.com\n  login me\n  password hunter2hunter2\n",
-		wd + "/c19/README.md":       "# c19 PRIVATE notes\n",
-		out + "/k19/id_ed25519":     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
-		home + "/.ssh/id_rsa":       "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		wd + "/c18/deploy.yaml":     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: deploy\ntype: Opaque\ndata:\n  ssh-privatekey: LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0KYjNCbGJuTnphQzFyWlhrdGRqRUFBQUFBQkc1dmJtVQotLS0tLUVORCBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0K\n",
+		wd + "/c18/deploy.json":     `{"apiVersion": "v1", "kind": "Secret", "data": {"token": "Z2hwXzE2QzdlNDJGMjkyYzY5MTJFNzcxMGM4MzgzNDdBZTE3OEI0YQ=="}}`,
+		wd + "/c18/notes16.txt":     utf16le("token: ghp_16C7e42F292c6912E7710c838347Ae178B4a\n"), wd + "/c18/bom16.txt": "\xff\xfe" + utf16le("API_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n"),
+		wd + "/c18/cm.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n  greeting: aGVsbG8gd29ybGQgaGVsbG8=\n", wd + "/c18/plain16.txt": utf16le("hello world, nothing here\n"),
+		wd + "/c19/README.md":   "# c19 PRIVATE notes\n",
+		out + "/k19/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+		home + "/.ssh/id_rsa":   "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {
@@ -202,6 +206,16 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		"staged:" + wd + "/c13":  {"conf/server.txt"}}}
 	env = Env{Workdir: wd, Home: home, FS: hist, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
 	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
+}
+
+// utf16le is s (ASCII) written as UTF-16, little endian.
+func utf16le(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // cgoFile is a Go file of a cgo package with the preamble given.

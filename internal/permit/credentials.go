@@ -280,13 +280,7 @@ func (e Env) readSecret(abs string) (why string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	if hasPrivateKey(body) {
-		return " (it holds a private key)", true
-	}
-	if hasToken(body) {
-		return " (it holds a key or token)", true
-	}
-	return "", false
+	return contentSecret(body)
 }
 
 // privateKey is the armour of a private key: PEM (RSA, EC, DSA, PKCS#8,
