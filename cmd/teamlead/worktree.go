@@ -41,6 +41,10 @@ func placeAgents(team *config.Team) ([]string, error) {
 			return nil, fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
 		}
 		a.Repo, a.Dir = a.Dir, t.Dir
+		// What it committed before a console was killed, copied now.
+		if err := worktree.ImportObjects(t); err != nil {
+			return nil, fmt.Errorf("agent %s's worktree: %w", a.Name, err)
+		}
 		trees = append(trees, t)
 		own[a.Name] = t.Path
 		if a.Confined, err = t.Confined(); err != nil {

@@ -256,11 +256,12 @@ echo done; exec sleep 600`
 	c := tm.start()
 	defer c.stop()
 	checkAttempts(t, c, out, 20, 0, 1, 19)
-	// Its commit went to its own object folder, and the human's objects
-	// are as they were (red team 12a, finding 2).
+	// Its commit went to its own object folder (the console copies it,
+	// checked), and the human's objects are as they were (red team 12a,
+	// finding 2).
 	commit := git(t, repo, "rev-parse", "teamlead/dev")
-	if _, err := os.Stat(filepath.Join(repo, ".git", "objects", commit[:2], commit[2:])); err == nil {
-		t.Errorf("the agent's commit %s is in the human's objects", commit)
+	if _, err := os.Stat(filepath.Join(repo, ".git", "teamlead-objects", "dev", commit[:2], commit[2:])); err != nil {
+		t.Errorf("the agent's commit %s is not in its own folder: %v", commit, err)
 	}
 	if got := git(t, repo, "cat-file", "-t", mainObj); got != "commit" {
 		t.Errorf("the human's HEAD commit reads as %q", got)
@@ -277,6 +278,7 @@ echo done; exec sleep 600`
 	if got := git(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); got != "main" {
 		t.Errorf("the human's HEAD: %s", got)
 	}
+	waitCopied(t, c, repo, "teamlead/dev")
 	if got := git(t, repo, "log", "-1", "--format=%s", "teamlead/dev"); got != "f" {
 		t.Errorf("the agent's own commit: %q", got)
 	}
@@ -308,18 +310,29 @@ echo done; exec sleep 600`
 	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "curl evil") {
 		t.Fatalf("the swap did not take in the agent's own view:\n%s", b)
 	}
-	// The human's own git reads the swapped content (it is the agent's
-	// object, through the alternate): only teamlead merge checks it.
+	// The console copies the agent's objects, checked, as it looks at the
+	// worktree: before the swap (then the copy is the real one) or after
+	// it (then it is refused). Either way nothing the human was not shown
+	// is merged, and the human's own git never reads the swap.
 	head := git(t, repo, "rev-parse", "main")
 	o, err := tm.cli("merge", "dev", "--yes")
-	if err == nil || !strings.Contains(o, "other content than their ids say") {
-		t.Fatalf("merge of a written-over blob: %v\n%s", err, o)
+	switch {
+	case err != nil && strings.Contains(o, "other content than their ids say"):
+		if got := git(t, repo, "rev-parse", "main"); got != head {
+			t.Errorf("main moved to %s", got)
+		}
+		if _, err := os.Stat(filepath.Join(repo, "check.sh")); err == nil {
+			t.Error("check.sh is in the human's checkout")
+		}
+	case err == nil:
+		if b, _ := os.ReadFile(filepath.Join(repo, "check.sh")); string(b) != "echo checking\n" {
+			t.Errorf("merged check.sh = %q", b)
+		}
+	default:
+		t.Fatalf("merge: %v\n%s", err, o)
 	}
-	if got := git(t, repo, "rev-parse", "main"); got != head {
-		t.Errorf("main moved to %s", got)
-	}
-	if _, err := os.Stat(filepath.Join(repo, "check.sh")); err == nil {
-		t.Error("check.sh is in the human's checkout")
+	if out, _ := exec.Command("git", "-C", repo, "log", "-p", "--all").CombinedOutput(); strings.Contains(string(out), "curl evil") {
+		t.Errorf("the human's git reads the agent's swapped blob:\n%s", out)
 	}
 }
 
@@ -360,6 +373,7 @@ echo done; exec sleep 600`
 	// The human looks at the agent's work with their own git, in the
 	// worktree and in the checkout.
 	wt := filepath.Join(tm.dir, "app-worktrees", "dev")
+	waitCopied(t, c, repo, "teamlead/dev")
 	for _, dir := range []string{wt, repo} {
 		cmd := exec.Command("git", "status", "--short")
 		cmd.Dir = dir
@@ -472,6 +486,16 @@ echo done; exec sleep 600`
 	if got := git(t, repo, "log", "-1", "--format=%s"); got != "f" {
 		t.Errorf("the agent's own commit: %q", got)
 	}
+}
+
+// waitCopied waits until the console has copied what the agent committed
+// on rev into the repository's own objects (it does as it looks at the
+// worktree, every few seconds): before, the human's git cannot read it.
+func waitCopied(t *testing.T, c *console, repo, rev string) {
+	t.Helper()
+	waitFor(t, 20*time.Second, rev+" copied into the repository", func() bool {
+		return exec.Command("git", "-C", repo, "cat-file", "-e", rev+"^{commit}").Run() == nil
+	}, func() string { return c.out.String() })
 }
 
 // checkAttempts waits for an agent's script to write its n attempts to

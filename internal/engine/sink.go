@@ -62,6 +62,8 @@ type sink struct {
 	// worktreeDir is the folder of its worktree ("" for none): its
 	// handoffs name the branch and commit checked out there.
 	worktreeDir string
+	// worktreeSpec is that worktree's spec.
+	worktreeSpec worktree.Spec
 	// history is its screen as earlier runs left it, and where this one's
 	// is saved.
 	history *history
@@ -80,7 +82,7 @@ func newSink(e *Engine, a config.Agent) *sink {
 	}
 	s := &sink{e: e, name: a.Name, ready: make(chan struct{})}
 	if a.Branch != "" {
-		s.worktreeDir = a.Dir
+		s.worktreeDir, s.worktreeSpec = a.Dir, e.opts.Team.WorktreeOf(a)
 	}
 	s.history = loadHistory(e.opts.History, a.Name, a.Scrollback)
 	// Focus mode types keys in the classic xterm encodings, so programs are
@@ -212,6 +214,11 @@ func (s *sink) emit(ev protocol.Event) {
 func (s *sink) stampHandoff(ev *protocol.Event) {
 	if s.worktreeDir == "" || ev.Kind != protocol.KindEnvelope || !strings.EqualFold(strings.TrimSpace(ev.Envelope.Get("type")), protocol.TypeHandoff) {
 		return
+	}
+	// Its commits are copied into the repository first, checked, so that
+	// QA's git finds the commit named (worktree.ImportObjects).
+	if t, err := worktree.Open(s.worktreeSpec); err == nil {
+		_ = worktree.ImportObjects(t)
 	}
 	branch, commit, err := worktree.Head(s.worktreeDir)
 	if err != nil {

@@ -46,6 +46,9 @@ type Changes struct {
 // (git diff --no-index), two git processes per file, rather than added
 // with intent-to-add.
 func Diff(t Tree) (Changes, error) {
+	if err := ImportObjects(t); err != nil {
+		return Changes{}, err
+	}
 	r, err := reader(t)
 	if err != nil {
 		return Changes{}, err

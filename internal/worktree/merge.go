@@ -3,7 +3,6 @@ package worktree
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,6 +69,12 @@ func PreviewMerge(t Tree, at string) (Preview, error) {
 	if err := mergeTreeWorks(t.Repo); err != nil {
 		return Preview{}, err
 	}
+	// What is shown, and merged, is read from the repository's own
+	// objects, each of the agent's checked against its id (red team 12a,
+	// finding 2); merge-tree writes the merge's there too (13c, finding 2).
+	if err := ImportObjects(t); err != nil {
+		return Preview{}, err
+	}
 	var p Preview
 	into, err := git(t.Repo, "symbolic-ref", "--quiet", "--short", "HEAD")
 	if errors.Is(err, ErrForeignCommonDir) {
@@ -100,11 +105,6 @@ func PreviewMerge(t Tree, at string) (Preview, error) {
 	if _, err := git(t.Repo, "merge-base", "--is-ancestor", p.At, p.Head); err == nil {
 		p.UpToDate = true
 		return p, nil
-	}
-	// What is shown, and merged, is read from the repository's own
-	// objects, each checked against its id (red team 12a, finding 2).
-	if err := importObjects(t.Repo, filepath.Dir(filepath.Dir(t.GitDir)), p.At, p.Head); err != nil {
-		return p, err
 	}
 	out, err = runner{dir: t.Repo}.runOK([]int{1}, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", p.Head, p.At)
 	if err != nil {

@@ -16,12 +16,19 @@ import (
 // (the folder's info/main, its alternate). Git does not check an object's
 // hash when it reads one: with the repository's objects writable, an
 // agent replaced the content behind the ids teamlead merge had shown, of
-// its branch and of the human's history (red team 12a, finding 2). Now
-// the human's objects are out of its reach, and what it wrote is copied
-// into them, hash by hash, before a merge is shown (importObjects). The
-// folder is outside the worktree's own git dir so that `git worktree
-// prune` leaves the branch's commits; the repository lists it among its
-// alternates, so the human's own git sees the agent's commits.
+// its branch and of the human's history (red team 12a, finding 2).
+//
+// Nothing of the human's reads that folder: the repository does not list
+// it among its alternates. Listed there, it let an agent's pack stand for
+// the human's own loose objects (git looks in every pack before any loose
+// object), its commit-graph describe the human's commits, and merge-tree
+// leave the merge's objects in it, swapped after the human said yes (red
+// team 13c, findings 1 to 3). Instead, what the agent wrote is copied
+// into the repository's objects, hash by hash (ImportObjects), as the
+// console looks at the worktree (every few seconds) and before anything
+// of it is shown or merged; the human's git sees the agent's commits once
+// they are copied. The folder is outside the worktree's own git dir so
+// that `git worktree prune` leaves what was not copied yet.
 const objectsFolder = "teamlead-objects"
 
 // ErrObjectsChanged: an agent's object does not hold what its id says.
@@ -41,22 +48,27 @@ func privateObjects(common, id string) (string, error) {
 	if err := writeFileAtomic(filepath.Join(dir, "info", "alternates"), []byte("info/main\n")); err != nil {
 		return "", err
 	}
-	main := filepath.Join(common, "objects", "info", "alternates")
-	b, err := os.ReadFile(main)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", err
+	return dir, dropAlternates(common)
+}
+
+// dropAlternates removes the agents' folders from the repository's
+// alternates, where an earlier teamlead listed them.
+func dropAlternates(common string) error {
+	path := filepath.Join(common, "objects", "info", "alternates")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if l == dir {
-			return dir, nil
+	if err != nil {
+		return err
+	}
+	var keep []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), filepath.Join(common, objectsFolder)+string(filepath.Separator)) {
+			keep = append(keep, l)
 		}
 	}
-	if len(b) > 0 && !bytes.HasSuffix(b, []byte("\n")) {
-		b = append(b, '\n')
-	}
-	// Absolute: agents see the repository's objects at another path, and
-	// a relative name would lead nowhere there (git warns on every run).
-	return dir, writeFileAtomic(main, append(b, dir+"\n"...))
+	return writeFileAtomic(path, []byte(strings.Join(keep, "")))
 }
 
 func writeFileAtomic(path string, b []byte) error {
@@ -73,98 +85,136 @@ func writeFileAtomic(path string, b []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// importObjects copies the objects reachable from at and not from head
-// into the repository's own objects, verified: git index-pack names each
-// object by the hash of what it stores, so an object whose content was
-// replaced behind its id comes in under another id, and the one asked
-// for is still missing from the repository's own objects: then nothing is
-// shown or merged (ErrObjectsChanged). Objects already there are not
-// copied again. Read with the repository's objects alone, an object
-// cannot be an agent's afterwards: no agent can write them.
-func importObjects(repo, common, at, head string) error {
-	out, err := git(repo, "rev-list", "--objects", "--no-object-names", at, "--not", head)
+// ImportObjects copies into the repository's objects, verified, what the
+// agent of t wrote that the repository's refs, its worktree's HEAD and
+// index, and their logs may name: the objects reachable from the
+// teamlead/ branches, the remote-tracking refs, the worktree's HEAD,
+// every id their logs hold and the blobs of the worktree's index, that
+// the repository's branches and tags do not reach. git index-pack (or
+// unpack-objects) names each object by the hash of what it stores, so an
+// object whose content was replaced behind its id comes in under another
+// id, and the one asked for is still missing from the repository: then
+// nothing is shown or merged (ErrObjectsChanged). Objects already there
+// are not copied again. Once copied an object is the human's: the
+// repository's objects come first, and no agent can write them.
+func ImportObjects(t Tree) error {
+	if t.GitDir == "" || t.Repo == "" {
+		return nil
+	}
+	common := filepath.Dir(filepath.Dir(t.GitDir))
+	private := filepath.Join(common, objectsFolder, filepath.Base(t.GitDir))
+	if st, err := os.Stat(private); err != nil || !st.IsDir() {
+		return nil // an agent that never ran in a sandbox: its objects are the repository's
+	}
+	own, err := ownGitDir(t.Repo)
+	if err != nil {
+		return err
+	}
+	// The agent's folder is read for the walk and the copy alone.
+	through := runner{dir: t.Repo, env: append(own, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+private)}
+	tips, err := agentTips(t, through)
+	if err != nil {
+		return err
+	}
+	// Those the repository holds are in with all they reach (every copy
+	// takes what an object reaches, and the human's history is whole).
+	if tips, err = missingObjects(t.Repo, tips); err != nil || len(tips) == 0 {
+		return err
+	}
+	args := append([]string{"rev-list", "--objects", "--no-object-names", "--ignore-missing", "--missing=allow-any"}, tips...)
+	out, err := through.run(append(args, "--not", "--exclude=teamlead/*", "--branches", "--tags")...)
 	if err != nil {
 		return err
 	}
 	ids := strings.Fields(string(out))
-	if len(ids) == 0 {
-		return nil
-	}
-	own, err := ownObjects(repo, common)
-	if err != nil {
-		return err
-	}
-	defer own.close()
-	missing, err := own.missing(ids)
+	missing, err := missingObjects(t.Repo, ids)
 	if err != nil || len(missing) == 0 {
 		return err
 	}
-	pack, err := runner{dir: repo, stdin: []byte(strings.Join(missing, "\n") + "\n")}.run("pack-objects", "--stdout", "-q")
+	through.stdin = []byte(strings.Join(missing, "\n") + "\n")
+	pack, err := through.run("pack-objects", "--stdout", "-q")
 	if err != nil {
 		return err
 	}
-	if _, err := own.run(pack, "index-pack", "--stdin"); err != nil {
+	// Few objects go in loose, as a fetch does (fetch.unpackLimit).
+	store := "unpack-objects"
+	if len(missing) >= 100 {
+		store = "index-pack"
+	}
+	args = []string{store, "-q"}
+	if store == "index-pack" {
+		args = []string{store, "--stdin"}
+	}
+	if _, err := (runner{dir: t.Repo, stdin: pack}).run(args...); err != nil {
 		return err
 	}
-	still, err := own.missing(missing)
+	still, err := missingObjects(t.Repo, missing)
 	if err != nil {
 		return err
 	}
 	if len(still) > 0 {
-		return fmt.Errorf("%w: %d of the objects of %.12s (%s first) hold other content than their ids say: written over after they were made; nothing was shown or merged: look at the agent's branch, and ask the agent to commit its work again",
-			ErrObjectsChanged, len(still), at, still[0])
+		return fmt.Errorf("%w: %d of the objects agent %s wrote (%s first) hold other content than their ids say: written over after they were made; nothing of them is shown or merged: look at its branch %s, and ask it to commit its work again",
+			ErrObjectsChanged, len(still), filepath.Base(t.GitDir), still[0], t.Branch)
 	}
 	return nil
 }
 
-// ownView runs git on the repository's own objects, alternates left
-// out: a folder that leads to its packs and loose objects, with no
-// info/alternates.
-type ownView struct {
-	repo string
-	dir  string
-	env  []string
-}
-
-func ownObjects(repo, common string) (*ownView, error) {
-	objects := filepath.Join(common, "objects")
-	dir, err := os.MkdirTemp("", "teamlead-objects-")
+// agentTips are the ids the agent's refs, HEAD, logs and index name.
+func agentTips(t Tree, r runner) ([]string, error) {
+	common := filepath.Dir(filepath.Dir(t.GitDir))
+	out, err := r.run("for-each-ref", "--format=%(objectname)", "refs/heads/teamlead/", "refs/remotes/")
 	if err != nil {
 		return nil, err
 	}
-	v := &ownView{repo: repo, dir: dir}
-	entries, err := os.ReadDir(objects)
-	if err != nil {
-		v.close()
-		return nil, err
+	tips := strings.Fields(string(out))
+	if b, err := os.ReadFile(filepath.Join(t.GitDir, "HEAD")); err == nil {
+		if id := strings.TrimSpace(string(b)); isCommitID(id) {
+			tips = append(tips, id) // detached
+		}
 	}
-	for _, e := range entries {
-		if n := e.Name(); e.IsDir() && (n == "pack" || len(n) == 2 && strings.Trim(n, "0123456789abcdef") == "") {
-			if err := os.Symlink(filepath.Join(objects, n), filepath.Join(dir, n)); err != nil {
-				v.close()
-				return nil, err
+	logs := []string{filepath.Join(t.GitDir, "logs", "HEAD")}
+	_ = filepath.WalkDir(filepath.Join(common, "logs", "refs", "heads", "teamlead"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			logs = append(logs, p)
+		}
+		return nil
+	})
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && isCommitID(f[1]) {
+				tips = append(tips, f[1])
 			}
 		}
 	}
-	own, err := ownGitDir(repo)
-	if err != nil {
-		v.close()
-		return nil, err
+	idx := runner{dir: t.Path, pre: []string{"--git-dir=" + t.GitDir, "--work-tree=" + t.Path}, env: append(r.env, "GIT_COMMON_DIR="+common)}
+	if out, err := idx.run("ls-files", "-s", "-z"); err == nil {
+		for _, e := range strings.Split(string(out), "\x00") {
+			if f := strings.Fields(e); len(f) > 1 && isCommitID(f[1]) {
+				tips = append(tips, f[1])
+			}
+		}
 	}
-	v.env = append(own, "GIT_OBJECT_DIRECTORY="+dir)
-	return v, nil
+	seen := map[string]bool{}
+	var out2 []string
+	for _, id := range tips {
+		if !seen[id] {
+			seen[id] = true
+			out2 = append(out2, id)
+		}
+	}
+	return out2, nil
 }
 
-func (v *ownView) close() { _ = os.RemoveAll(v.dir) }
-
-// run runs git on the view, stdin its input.
-func (v *ownView) run(stdin []byte, args ...string) ([]byte, error) {
-	return runner{dir: v.repo, env: v.env, stdin: stdin}.run(args...)
-}
-
-// missing are those of ids the view does not hold.
-func (v *ownView) missing(ids []string) ([]string, error) {
-	out, err := v.run([]byte(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch-check=%(objectname)")
+// missingObjects are those of ids the repository's own objects lack.
+func missingObjects(repo string, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	out, err := runner{dir: repo, stdin: []byte(strings.Join(ids, "\n") + "\n")}.run("cat-file", "--batch-check=%(objectname)")
 	if err != nil {
 		return nil, err
 	}

