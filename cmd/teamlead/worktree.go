@@ -64,11 +64,17 @@ func placeAgents(team *config.Team) ([]string, error) {
 	// A worktree is its agent's alone: read-only to the team's other
 	// agents (red team 13a, finding 6: dev wrote a Makefile into qa's
 	// worktree, and teamlead diff qa showed it as qa's work).
+	// So is its git dir (HEAD, index, logs, a rebase's todo) and its object
+	// folder to the agents that work in the checkout itself, who write the
+	// rest of the .git (red team 13c, finding 4).
 	for i := range team.Agents {
 		a := &team.Agents[i]
 		for _, t := range trees {
 			if t.Path != own[a.Name] && !worktree.Inside(a.Dir, t.Path) {
 				a.Confined = append(a.Confined, worktree.Bind{Path: t.Path})
+			}
+			if a.Branch == "" {
+				a.Confined = append(a.Confined, t.Private()...)
 			}
 		}
 	}

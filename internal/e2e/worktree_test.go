@@ -488,6 +488,33 @@ echo done; exec sleep 600`
 	}
 }
 
+// An agent that works in the checkout itself writes the .git as it must,
+// but not a worktree agent's own git dir (HEAD, index, a rebase's todo)
+// nor its object folder, nor the repository's alternates (red team 13c,
+// finding 4).
+func TestCheckoutAgentCannotWriteAWorktreeAgentsGit(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "docs.out")
+	gd := filepath.Join(repo, ".git")
+	script := fmt.Sprintf(`exec > %[1]q 2>&1
+did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1"; }
+until [ -e %[2]q/worktrees/dev/HEAD ]; do sleep 0.05; done
+did "echo x > %[2]s/worktrees/dev/probe"
+did "mkdir -p %[2]s/worktrees/dev/rebase-merge"
+did "echo x > %[2]s/teamlead-objects/dev/probe"
+did "echo /tmp > %[2]s/objects/info/alternates"
+did "echo x > f.go && git add f.go && git commit -q -m f"
+echo done; exec sleep 600`, out, gd)
+	tm.extra = "    worktree: true\n"
+	tm.write("team.yaml", []agentDef{
+		{name: "docs", dir: repo, command: []string{"/bin/sh", "-c", script}},
+		{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", "exec sleep 600"}}})
+	c := tm.start()
+	defer c.stop()
+	checkAttempts(t, c, out, 5, 4)
+}
+
 // waitCopied waits until the console has copied what the agent committed
 // on rev into the repository's own objects (it does as it looks at the
 // worktree, every few seconds): before, the human's git cannot read it.

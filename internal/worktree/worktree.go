@@ -113,7 +113,16 @@ func CheckoutGit(dir string) ([]string, error) {
 	if !commonDirIsItself(gitDir) {
 		return nil, fmt.Errorf("%w: %s names another folder: git would take that folder's configuration, hooks and attributes; look at where it points, then remove it (rm %s)", ErrForeignCommonDir, cd, cd)
 	}
-	out := []string{filepath.Join(gitDir, "config"), cd}
+	// Alternates: objects of another folder standing for the repository's
+	// (made empty when missing, so a sandbox can keep it read-only).
+	alt := filepath.Join(gitDir, "objects", "info", "alternates")
+	if err := os.MkdirAll(filepath.Dir(alt), 0o755); err != nil {
+		return nil, err
+	}
+	if f, err := os.OpenFile(alt, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err == nil {
+		_ = f.Close()
+	}
+	out := []string{filepath.Join(gitDir, "config"), cd, alt}
 	for _, d := range []string{"info", "hooks", "modules"} {
 		p := filepath.Join(gitDir, d)
 		if err := os.MkdirAll(p, 0o755); err != nil {
@@ -224,6 +233,17 @@ func (t Tree) Confined() ([]Bind, error) {
 		out = append(out, Bind{Path: l})
 	}
 	return out, nil
+}
+
+// Private returns what of the repository is the worktree agent's alone,
+// for the sandbox of an agent without a worktree to keep read-only: its
+// own git dir and its object folder.
+func (t Tree) Private() []Bind {
+	if t.GitDir == "" {
+		return nil
+	}
+	common := filepath.Dir(filepath.Dir(t.GitDir))
+	return []Bind{{Path: t.GitDir}, {Path: filepath.Join(common, objectsFolder, filepath.Base(t.GitDir))}}
 }
 
 // Outside returns what an agent working in dir, outside the repository
