@@ -23,3 +23,20 @@ func TestSedBrackets(t *testing.T) {
 		"Bash(sed 's/x/[/;s/y/]/' go.mod)":         "",
 	})
 }
+
+// TestXargsOptions: the words xargs appends are known only when it runs:
+// where a floor reads the options of the command, they ask; commands
+// whose options no floor reads stay allowed (red team 13b, finding 3).
+func TestXargsOptions(t *testing.T) {
+	env := tree(t, map[string]string{"go.mod": "module m\n", "a.go": "package m\n"})
+	floorCheck(t, env, map[string]string{
+		"Bash(echo --hard | xargs git reset)":                       FloorDynamicCommand,
+		"Bash(echo -f | xargs git push origin HEAD:main)":           FloorDynamicCommand,
+		"Bash(echo -exec=./x | xargs go test)":                      FloorCodeExec,
+		"Bash(find . -name '*.go' | xargs wc -l)":                   "",
+		"Bash(git ls-files '*.go' | xargs gofmt -l)":                "",
+		"Bash(find . -name '*.go' -print0 | xargs -0 grep -l TODO)": "",
+		"Bash(echo a b | xargs -n1 echo)":                           "",
+		"Bash(git ls-files | xargs wc -l)":                          "",
+	})
+}
