@@ -1,6 +1,9 @@
 package permit
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // handled are the commands the floor judges by name; for any other
 // command it looks for a dangerous command among the arguments.
@@ -14,7 +17,7 @@ var handled = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "shred"
 // commands found inside an unknown command's arguments.
 func (b *bashCheck) hits(pt part, depth int) []hit {
 	if pt.err != nil {
-		return []hit{{id: FloorUnparsable, detail: pt.err.Error()}}
+		return []hit{splitErrHit(pt.err)}
 	}
 	if pt.bomb {
 		return []hit{{id: FloorForkBomb, detail: "a function piping itself into itself"}}
@@ -214,9 +217,9 @@ func (b *bashCheck) floorOnly(cmds []Command, cwds cwdSet, depth int) []hit {
 			if n.words != nil {
 				inner = []Command{{Args: n.words, Text: joinValues(n.words)}}
 			} else {
-				split, err := SplitShell(n.text)
+				split, err := splitShell(n.text, true)
 				if err != nil {
-					hs = append(hs, hit{id: FloorUnparsable, detail: err.Error()})
+					hs = append(hs, splitErrHit(err))
 					continue
 				}
 				inner = split
@@ -225,6 +228,16 @@ func (b *bashCheck) floorOnly(cmds []Command, cwds cwdSet, depth int) []hit {
 		}
 	}
 	return hs
+}
+
+// splitErrHit is the floor entry of a text SplitShell refused: one that
+// makes bash evaluate a value known only when it runs is a command known
+// only when it runs; any other is unparsable.
+func splitErrHit(err error) hit {
+	if errors.Is(err, errEvaluates) {
+		return hit{id: FloorDynamicCommand, detail: strings.TrimPrefix(err.Error(), ErrShell.Error()+": "+errEvaluates.Error()+": ")}
+	}
+	return hit{id: FloorUnparsable, detail: err.Error()}
 }
 
 func firstRaw(c Command) string {

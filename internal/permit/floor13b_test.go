@@ -40,3 +40,33 @@ func TestXargsOptions(t *testing.T) {
 		"Bash(git ls-files | xargs wc -l)":                          "",
 	})
 }
+
+// TestArithmeticValues: bash evaluates, as arithmetic, the variables an
+// arithmetic context names, and runs the commands in an array subscript
+// their value holds: a variable set to a value known only when it runs
+// asks; one set to numbers, text written out, or the output of a command
+// that prints numbers passes (red team 13b, finding 4).
+func TestArithmeticValues(t *testing.T) {
+	env := tree(t, map[string]string{"go.mod": "module m\n", "a.go": "package m\n", "notes.txt": "1\n"})
+	floorCheck(t, env, map[string]string{
+		"Bash(for x in 'a[$(touch m)]'; do echo $((x)); done)":                      FloorDynamicCommand,
+		"Bash(read -r x < notes.txt; [[ $x -gt 0 ]])":                               FloorDynamicCommand,
+		"Bash(set -- 'a[$(id)]'; echo $(($1)))":                                     FloorDynamicCommand,
+		"Bash(x=$(cat notes.txt); echo ${a[x]})":                                    FloorDynamicCommand,
+		"Bash(for i in 1 2 3; do echo $((i*2)); done)":                              "",
+		"Bash(for i in {1..5}; do echo $((i*i)); done)":                             "",
+		"Bash(for i in $(seq 1 5); do echo $((i*2)); done)":                         "",
+		"Bash(n=$(ls | wc -l); echo $((n+1)))":                                      "",
+		"Bash(n=$(wc -l < go.mod); echo $((n*2)))":                                  "",
+		"Bash(start=$(date +%s); end=$(date +%s); echo $((end-start)))":             "",
+		"Bash(count=0; for f in *.go; do count=$((count+1)); done; echo $count)":    "",
+		"Bash(i=0; while [ $i -lt 3 ]; do i=$((i+1)); done)":                        "",
+		"Bash(for ((i=0; i<3; i++)); do echo $i; done)":                             "",
+		"Bash(declare -i n=0; n=n+1; echo $n)":                                      "",
+		"Bash(x=3; [[ $x -eq 3 ]] && echo ok)":                                      "",
+		"Bash(echo $(( $(nproc) * 2 )) $(( RANDOM % 10 )) $((16#ff)) $((0x1f)))":    "",
+		"Bash(declare -A h; k=$(cat go.mod); h[$k]=1; echo ${h[$k]})":               "",
+		"Bash(arr=(a b c); echo ${arr[1]} ${#arr[@]} ${arr[@]}; s=hi; echo ${s:1})": "",
+		"Bash(git log -n $((N+1)))":                                                 "",
+	})
+}
