@@ -87,3 +87,21 @@ func TestCurlRequestFiles(t *testing.T) {
 		"Bash(curl -I https://example.com/)":                                                  "",
 	})
 }
+
+// TestGitPlumbing: send-pack and http-push force and delete as push does;
+// the plumbing's options that name a program run it (red team 13b,
+// finding 6). Pushes and fetches of named remotes pass.
+func TestGitPlumbing(t *testing.T) {
+	env := tree(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".git/config": "[core]\n"})
+	floorCheck(t, env, map[string]string{
+		"Bash(git send-pack --force origin HEAD:refs/heads/main)":       FloorGitForcePush,
+		"Bash(git send-pack origin +HEAD:refs/heads/main)":              FloorGitForcePush,
+		"Bash(git send-pack origin :refs/heads/old)":                    FloorGitPushDelete,
+		"Bash(git send-pack --receive-pack='touch x' origin HEAD:main)": FloorCodeExec,
+		"Bash(git fetch-pack --upload-pack='touch x' origin main)":      FloorCodeExec,
+		"Bash(git send-pack origin HEAD:refs/heads/main)":               "",
+		"Bash(git fetch-pack origin main)":                              "",
+		"Bash(git ls-remote origin)":                                    "",
+		"Bash(git credential approve < /dev/null)":                      "",
+	})
+}

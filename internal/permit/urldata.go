@@ -141,7 +141,7 @@ func gitURLHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	ops, _ := operands(g.args)
 	var cands []Word
 	switch g.sub {
-	case "fetch", "pull", "clone", "ls-remote", "push", "archive":
+	case "fetch", "pull", "clone", "ls-remote", "push", "archive", "send-pack", "fetch-pack", "http-push":
 		if len(ops) > 0 {
 			cands = ops[:1]
 		}
