@@ -105,3 +105,18 @@ func TestGitPlumbing(t *testing.T) {
 		"Bash(git credential approve < /dev/null)":                      "",
 	})
 }
+
+// TestAssignmentSpellings: ${NAME:=value}, ${NAME=value} and namerefs set
+// variables as NAME=value does, and are judged so (red team 13b, finding
+// 14); the ordinary ones pass.
+func TestAssignmentSpellings(t *testing.T) {
+	env := tree(t, map[string]string{"go.mod": "module m\n"})
+	floorCheck(t, env, map[string]string{
+		"Bash(: ${LD_PRELOAD:=./x.so}; export LD_PRELOAD; go test ./...)":       FloorCodeExec,
+		"Bash(declare -n r=GOFLAGS; export r=-toolexec=./x.sh; go build ./...)": FloorCodeExec,
+		"Bash(: ${X:=1}; echo $X)":                          "",
+		"Bash(: ${GOFLAGS:=-mod=readonly}; go build ./...)": "",
+		"Bash(declare -n r=x; r=1; echo $x)":                "",
+		"Bash(echo ${name:-default} ${GIT_PAGER:-less})":    "",
+	})
+}

@@ -238,8 +238,31 @@ func (c *converter) visit(n syntax.Node, via string) bool {
 	case *syntax.ProcSubst:
 		c.stmts(n.Stmts, n.Op.String())
 		return false
+	case *syntax.ParamExp:
+		c.paramAssign(n, via)
 	}
 	return true
+}
+
+// paramAssign adds the assignment ${NAME:=value} and ${NAME=value} make
+// as a command of its own, NAME=value, judged as one written out:
+// : ${GIT_EXTERNAL_DIFF:=./x.sh} sets the variable as
+// GIT_EXTERNAL_DIFF=./x.sh does (red team 13b, finding 14).
+func (c *converter) paramAssign(p *syntax.ParamExp, via string) {
+	if p.Param == nil || p.Exp == nil || p.Exp.Op != syntax.AssignUnset && p.Exp.Op != syntax.AssignUnsetOrNull {
+		return
+	}
+	name := p.Param.Value
+	if p.Excl {
+		name = "$" + name // ${!ref:=v} sets the variable ref names
+	}
+	val := Word{}
+	if p.Exp.Word != nil {
+		val = c.word(p.Exp.Word)
+	}
+	raw := c.text(p)
+	w := Word{Raw: raw, Value: name + "=" + val.Value, Dynamic: val.Dynamic || p.Excl, Glob: val.Glob}
+	c.cmds = append(c.cmds, Command{Text: raw, Assigns: []Word{w}, Op: ";", Via: via})
 }
 
 // nestedIn adds the commands that run inside a node (substitutions).
