@@ -36,6 +36,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	switch v.name {
 	case "rm", "rmdir", "unlink", "shred", "srm":
 		hs = append(hs, deleteHits(v, cwds, env)...)
+		hs = append(hs, wipeHits(v, cwds, env)...)
 	case "cp", "mv", "install", "ln", "link", "rsync", "ditto":
 		hs = append(hs, copyHits(v, cwds, env)...)
 	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd", "mkdir", "sponge":

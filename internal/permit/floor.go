@@ -27,7 +27,7 @@ const (
 	FloorGitForcePush = "git-force-push"
 	// FloorGitPushDelete is git push --delete, :branch, --prune.
 	FloorGitPushDelete = "git-push-delete"
-	// FloorGitDiscard is git reset --hard, clean -f, checkout/switch --force, checkout/restore of the whole tree, stash clear.
+	// FloorGitDiscard is git reset --hard, clean -f, checkout/switch --force, checkout/restore of the whole tree, stash clear, rm -rf *.
 	FloorGitDiscard = "git-discard"
 	// FloorCredentialExfil is a credential file named in a command that uses the network.
 	FloorCredentialExfil = "credential-exfil"
@@ -65,7 +65,7 @@ func Floor() []FloorEntry {
 		{FloorChmodOutside, Critical, "changes permissions or owners outside the working directory (chmod -R 777 /): it can open the machine to every user or lock its owner out"},
 		{FloorGitForcePush, Critical, "a force push rewrites a shared branch and can drop other people's commits; git push --force-with-lease is on the floor too, since the lease only protects what the agent last fetched"},
 		{FloorGitPushDelete, High, "deletes a branch or tag on the remote"},
-		{FloorGitDiscard, High, "discards uncommitted work (git reset --hard, git clean -f, checkout or switch --force): in a checkout several agents share it erases the others' edits, and neither git nor anything else can bring uncommitted changes back"},
+		{FloorGitDiscard, High, "discards uncommitted work (git reset --hard, git clean -f, checkout or switch --force, and rm -rf * or find . -delete, which delete every file of the working directory as git clean does and leave only what .git holds): in a checkout several agents share it erases the others' edits, and neither git nor anything else can bring uncommitted changes back"},
 		{FloorCredentialExfil, Critical, "sends a credential (SSH keys, cloud credentials, .env, tokens) off the machine"},
 		{FloorCredentialRead, High, "reads a credential (SSH keys, cloud credentials, .env, tokens): its content would reach the model's provider and the agent's log"},
 		{FloorPipeToShell, Critical, "runs code fetched from the network that nobody has read (curl … | sh, bash <(curl …), eval \"$(wget -O- …)\")"},

@@ -120,3 +120,25 @@ func TestAssignmentSpellings(t *testing.T) {
 		"Bash(echo ${name:-default} ${GIT_PAGER:-less})":    "",
 	})
 }
+
+// TestWipes: deleting every file of the working directory discards its
+// uncommitted work as git clean -f does (red team 13b, finding 15);
+// ordinary deletes of build output stay allowed.
+func TestWipes(t *testing.T) {
+	env := tree(t, map[string]string{"go.mod": "module m\n", "main.go": "package main\n", "build/x": "", "dist/y": "",
+		"node_modules/z/i.js": "", "a.o": "", "x.pyc": "", "empty/.keep": ""})
+	floorCheck(t, env, map[string]string{
+		"Bash(rm -rf *)":                         FloorGitDiscard,
+		"Bash(rm -r -- ./*)":                     FloorGitDiscard,
+		"Bash(find . -mindepth 1 -delete)":       FloorGitDiscard,
+		"Bash(find . -exec rm -rf {} +)":         FloorGitDiscard,
+		"Bash(rm -rf build dist node_modules)":   "",
+		"Bash(rm -rf build/)":                    "",
+		"Bash(rm -rf build/*)":                   "",
+		"Bash(rm -f *.o)":                        "",
+		"Bash(find . -name '*.pyc' -delete)":     "",
+		"Bash(find . -type d -empty -delete)":    "",
+		"Bash(find . -path './build/*' -delete)": "",
+		"Bash(find build -mindepth 1 -delete)":   "",
+	})
+}
