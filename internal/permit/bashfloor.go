@@ -122,6 +122,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, b.makeEnvHits(cwds)...)
 	}
 	hs = append(hs, manifestHits(v, cwds, env)...)
+	hs = append(hs, outsideCodeHits(v, cwds, env)...)
 	if v.name == "go" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})

@@ -142,3 +142,28 @@ func TestWipes(t *testing.T) {
 		"Bash(find build -mindepth 1 -delete)":   "",
 	})
 }
+
+// TestCodeFromOutside: build tools and test runners pointed at a folder
+// outside the working directory run its code (red team 13b, finding 16);
+// their own folder's code, and a program's arguments, pass.
+func TestCodeFromOutside(t *testing.T) {
+	env := tree(t, map[string]string{"go.mod": "module m\n", "main.go": "package main\n", "package.json": "{}", "sub/package.json": "{}",
+		"Cargo.toml": "[package]\nname = \"x\"\n", "tests/test_a.py": ""})
+	floorCheck(t, env, map[string]string{
+		"Bash(go generate ../evil)":                          FloorCodeExec,
+		"Bash(go run /tmp/evil/main.go)":                     FloorCodeExec,
+		"Bash(npm test --prefix /tmp/evil)":                  FloorCodeExec,
+		"Bash(cargo test --manifest-path /tmp/e/Cargo.toml)": FloorCodeExec,
+		"Bash(pytest /tmp/evil)":                             FloorCodeExec,
+		"Bash(cd /tmp && go test ./...)":                     FloorCodeExec,
+		"Bash(go run . /tmp/out.txt)":                        "",
+		"Bash(go run main.go ../other)":                      "",
+		"Bash(go test ./... -args /tmp/x)":                   "",
+		"Bash(go generate ./...)":                            "",
+		"Bash(npm --prefix sub test)":                        "",
+		"Bash(npm run build -w packages/a)":                  "",
+		"Bash(pytest -k 'not slow' tests/)":                  "",
+		"Bash(pytest tests/test_a.py::test_b)":               "",
+		"Bash(cargo test --manifest-path Cargo.toml)":        "",
+	})
+}
