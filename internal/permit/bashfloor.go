@@ -59,6 +59,12 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	case setsClock(v):
 		hs = append(hs, hit{id: FloorWriteSystem, detail: v.name + " " + joinValues(v.args) + " sets the machine's clock"})
 	}
+	if why, ok := killsMany(v); ok {
+		hs = append(hs, hit{id: FloorKillAll, detail: v.name + " " + joinValues(v.args) + " " + why})
+	}
+	if why, ok := changesSystem(v); ok {
+		hs = append(hs, hit{id: FloorWriteSystem, detail: v.name + " " + joinValues(v.args) + " " + why})
+	}
 	hs = append(hs, redirectHits(pt.cmd, cwds, env)...)
 	if v.sedExec {
 		hs = append(hs, hit{id: FloorDynamicCommand, detail: "sed's e command runs shell commands"})

@@ -167,3 +167,40 @@ func TestCodeFromOutside(t *testing.T) {
 		"Bash(cargo test --manifest-path Cargo.toml)":        "",
 	})
 }
+
+// TestSystemCommands: signalling every process of a user, a group or a
+// session, and changing the machine's settings, are on the floor (red
+// team 13b, finding 17); signalling one process and reading the settings
+// pass.
+func TestSystemCommands(t *testing.T) {
+	env := tree(t, map[string]string{"go.mod": "module m\n"})
+	floorCheck(t, env, map[string]string{
+		"Bash(pkill -u root)":               FloorKillAll,
+		"Bash(kill -9 0)":                   FloorKillAll,
+		"Bash(crontab -r)":                  FloorWriteSystem,
+		"Bash(iptables -F)":                 FloorWriteSystem,
+		"Bash(ip link set eth0 down)":       FloorWriteSystem,
+		"Bash(kill 1234)":                   "",
+		"Bash(kill -9 1234)":                "",
+		"Bash(kill -0 1234)":                "",
+		"Bash(kill %1)":                     "",
+		"Bash(pkill node)":                  "",
+		"Bash(pkill -f 'node server.js')":   "",
+		"Bash(pgrep -u root)":               "",
+		"Bash(killall node)":                "",
+		"Bash(crontab -l)":                  "",
+		"Bash(iptables -L -n)":              "",
+		"Bash(nft list ruleset)":            "",
+		"Bash(mount)":                       "",
+		"Bash(swapon --show)":               "",
+		"Bash(sysctl -a)":                   "",
+		"Bash(sysctl kernel.hostname)":      "",
+		"Bash(ip addr)":                     "",
+		"Bash(ip route show)":               "",
+		"Bash(ip -br a)":                    "",
+		"Bash(ifconfig eth0)":               "",
+		"Bash(hostname -f)":                 "",
+		"Bash(systemctl status sshd)":       "",
+		"Bash(systemctl --user list-units)": "",
+	})
+}
