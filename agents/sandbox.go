@@ -485,8 +485,15 @@ type Bind struct {
 // each agent only what it may see.
 const StoreDir = "store"
 
-// secretDirs are the SecretsDir folders of the protected paths, and their
-// StoreDir folders that hold a Badger store (its MANIFEST): real folders
+// NATSDir is the folder, directly inside a console's state folder, of the
+// file store of the NATS server it runs (--nats-listen). A sandbox hides
+// it as it hides StoreDir: its streams hold every record in clear, what
+// the human typed into each agent among them (red team 13a, finding 5).
+const NATSDir = "nats"
+
+// secretDirs are the SecretsDir and NATSDir folders of the protected
+// paths, and their StoreDir folders that hold a Badger store (its
+// MANIFEST): real folders
 // (not links) of the user, each covered by an empty tmpfs, which the
 // read-only bind of its parent carries along.
 func secretDirs(protect []string, uid int) []string {
@@ -496,7 +503,7 @@ func secretDirs(protect []string, uid int) []string {
 		if !filepath.IsAbs(p) {
 			continue
 		}
-		for _, name := range []string{SecretsDir, StoreDir} {
+		for _, name := range []string{SecretsDir, StoreDir, NATSDir} {
 			d := filepath.Join(resolved(p), name)
 			st, err := os.Lstat(d)
 			if err != nil || !st.IsDir() || fileOwner(st) != uid || seen[d] {

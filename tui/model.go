@@ -27,6 +27,7 @@ import (
 	"github.com/teamlead/teamlead/tui/components/palette"
 	permboard "github.com/teamlead/teamlead/tui/components/permissions"
 	"github.com/teamlead/teamlead/tui/components/queue"
+	"github.com/teamlead/teamlead/tui/components/safeinput"
 	"github.com/teamlead/teamlead/tui/components/screen"
 	taskboard "github.com/teamlead/teamlead/tui/components/tasks"
 	"github.com/teamlead/teamlead/tui/style"
@@ -169,8 +170,8 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	if opts.Stall == 0 {
 		opts.Stall = 10 * time.Minute
 	}
-	in := textinput.New()
-	ed := textarea.New()
+	in := safeinput.Line()
+	ed := safeinput.Area()
 	ed.ShowLineNumbers = false
 	ed.SetHeight(4)
 	ed.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")

@@ -15,7 +15,9 @@ import (
 // deliveries of their agents and answer the console's requests about
 // them. A node can neither publish the team's records nor deliver to an
 // agent, nor speak for another node's agents (the console also refuses an
-// event whose subject names another node than its payload).
+// event whose subject names another node than its payload). What a node
+// may do is NodePermissions (permissions.go), which teamlead
+// nats-permissions also prints for a server of yours.
 
 // NodeAuth is what a node may connect with.
 type NodeAuth struct {
@@ -45,40 +47,10 @@ func (a authenticator) Check(c server.ClientAuthentication) bool {
 	if !ok || !equal(o.Password, n.Password) {
 		return false
 	}
-	c.RegisterUser(&server.User{Username: o.Username, Permissions: nodePermissions(a.team, strings.TrimPrefix(o.Username, "node-"), n.Agents)})
+	c.RegisterUser(&server.User{Username: o.Username, Permissions: NodePermissions(a.team, strings.TrimPrefix(o.Username, "node-"), n.Agents).server()})
 	return true
 }
 
 func equal(a, b string) bool {
 	return a != "" && b != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
-}
-
-// nodePermissions are the subjects node may publish and subscribe to.
-func nodePermissions(team, node string, agents []string) *server.Permissions {
-	l := linkNamesOf(team)
-	pub := []string{
-		l.eventPrefix + "." + token(node) + ".>",
-		"teamlead." + l.team + ".node." + token(node),
-		"teamlead." + l.team + ".door." + token(node) + ".>", // its agents' requests to the console's socket
-		"$JS.API.INFO",
-		"$JS.API.STREAM.INFO." + l.deliverStream,
-		"$JS.API.STREAM.INFO." + l.eventStream,
-	}
-	sub := []string{"_INBOX.>"}
-	for _, a := range agents {
-		cons := consumerName("agent", a)
-		pub = append(pub,
-			"$JS.API.CONSUMER.CREATE."+l.deliverStream+"."+cons+".>",
-			"$JS.API.CONSUMER.CREATE."+l.deliverStream+"."+cons,
-			"$JS.API.CONSUMER.DURABLE.CREATE."+l.deliverStream+"."+cons,
-			"$JS.API.CONSUMER.INFO."+l.deliverStream+"."+cons,
-			"$JS.API.CONSUMER.MSG.NEXT."+l.deliverStream+"."+cons,
-			"$JS.ACK."+l.deliverStream+"."+cons+".>")
-		sub = append(sub, l.controlSubject(a))
-	}
-	return &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: pub},
-		Subscribe: &server.SubjectPermission{Allow: sub},
-		Response:  &server.ResponsePermission{MaxMsgs: 1},
-	}
 }

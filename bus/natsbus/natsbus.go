@@ -34,6 +34,13 @@ type Config struct {
 	TLS TLS
 	// Name is how the connection shows in the server's monitoring.
 	Name string
+	// Inbox is the connection's inbox prefix, under which the replies to
+	// its requests come: NodeInbox for a node, whose user may subscribe
+	// there only ("": NATS's default, _INBOX).
+	Inbox string
+	// OnError is told what the server reports on the connection (a
+	// permission it refused); nil: nothing.
+	OnError func(error)
 	// Wait connects in the background when the server cannot be reached
 	// now, instead of failing (a console starts without its NATS).
 	Wait bool
@@ -53,6 +60,12 @@ func Connect(c Config) (*nats.Conn, error) {
 		nats.RetryOnFailedConnect(c.Wait)}
 	if c.Creds != "" {
 		opts = append(opts, nats.UserCredentials(c.Creds))
+	}
+	if c.OnError != nil {
+		opts = append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { c.OnError(err) }))
+	}
+	if c.Inbox != "" {
+		opts = append(opts, nats.CustomInboxPrefix(c.Inbox))
 	}
 	if c.TLS.CA != "" {
 		opts = append(opts, nats.RootCAs(c.TLS.CA))

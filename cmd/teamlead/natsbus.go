@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -81,6 +82,9 @@ type natsConn struct {
 	nc    *nats.Conn
 	url   string   // as given, secrets and all
 	notes []string // for Activity, once the engine runs
+	// eng is the engine once it runs: what the server refuses goes to its
+	// Activity (before, to stderr).
+	eng atomic.Pointer[engine.Engine]
 }
 
 // close stops the connection and the server.
@@ -112,7 +116,7 @@ func openNATS(g *globals, f *runFlags, team *config.Team) (*natsConn, error) {
 	}
 	c := &natsConn{}
 	if listen != "" {
-		dir := filepath.Join(g.state, "nats")
+		dir := filepath.Join(g.state, agents.NATSDir)
 		secrets := filepath.Join(g.state, agents.SecretsDir)
 		tok, err := serverToken(secrets)
 		if err != nil {
@@ -147,7 +151,15 @@ func openNATS(g *globals, f *runFlags, team *config.Team) (*natsConn, error) {
 			c.notes = append(c.notes, fmt.Sprintf("node %s (running %s) connects with the URL in %s: it may only run its own agents", name, strings.Join(n.Agents, ", "), nodeFile))
 		}
 	}
-	nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead console of " + team.Bus.Name, Wait: true,
+	refused := onceEach(func(err string) {
+		msg := fmt.Sprintf("NATS: %s (teamlead nats-permissions prints what the console's user needs)", err)
+		if eng := c.eng.Load(); eng != nil {
+			eng.Warn(msg)
+		} else {
+			fmt.Fprintln(os.Stderr, "teamlead:", msg)
+		}
+	})
+	nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead console of " + team.Bus.Name, Wait: true, OnError: refused,
 		TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
 	if err != nil {
 		if c.srv != nil {
@@ -168,6 +180,7 @@ func startNATS(c *natsConn, team *config.Team, st *store.Store, eng *engine.Engi
 	if c == nil {
 		return func() {}, nil
 	}
+	c.eng.Store(eng)
 	for _, n := range c.notes {
 		eng.Warn(n)
 	}
@@ -242,6 +255,25 @@ func reportMirror(eng *engine.Engine, m *natsbus.Mirror, url string, done <-chan
 		case err == nil && failing:
 			failing = false
 			eng.Warn(fmt.Sprintf("NATS at %s works again: records up to %d published", url, m.Published()))
+		}
+	}
+}
+
+// onceEach calls say once for each error a NATS connection reports (a
+// refused permission is reported again at every retry).
+func onceEach(say func(string)) func(error) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(err error) {
+		msg := err.Error()
+		mu.Lock()
+		first := !seen[msg] && len(seen) < 100 // a bound, should they all differ
+		if first {
+			seen[msg] = true
+		}
+		mu.Unlock()
+		if first {
+			say(msg)
 		}
 	}
 }

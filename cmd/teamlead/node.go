@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -22,15 +23,17 @@ import (
 )
 
 func newNodeCmd(g *globals) *cobra.Command {
-	var name, natsFlag, natsFile string
+	var name, natsFlag, natsFile, credsFile string
 	cmd := &cobra.Command{
-		Use:   "node --name NAME [--nats URL] [--config FILE] [--state DIR]",
+		Use:   "node --name NAME [--nats URL | --nats-file FILE] [--creds FILE] [--config FILE] [--state DIR]",
 		Short: "Run the team's agents whose host: is NAME on this machine, for a console on another (over NATS)",
 		Long: "node runs, on this machine, the agents of the team file whose host: names this node: their\n" +
 			"processes, terminals and typing are here; what they write goes to the team's console over NATS\n" +
 			"(the console's --nats-listen server, or the team's bus.nats), which relays and shows it as for\n" +
 			"its own agents. Ctrl-C stops the node and its agents; the console shows them unreachable, and\n" +
-			"messages for them wait on the server until the node is back.",
+			"messages for them wait on the server until the node is back. On a NATS server of yours, give the node\n" +
+			"a user of its own (teamlead nats-permissions prints what it may do): a user and password in --nats-file,\n" +
+			"or its credentials file with --creds.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if why := trust.InsideAgent(); why != "" {
@@ -69,6 +72,15 @@ func newNodeCmd(g *globals) *cobra.Command {
 			if err := config.CheckNATSURL(url); err != nil {
 				return fmt.Errorf("--nats: %w", err)
 			}
+			creds, err := nodeCreds(team, url, credsFile)
+			if err != nil {
+				return err
+			}
+			if credsFile != "" {
+				hide = append(hide, config.SecretFolder(credsFile)...)
+			} else if creds != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: connecting with the team file's bus.creds, %s: the node may do what that user may; give it a user of its own (--creds, or a user in --nats-file; teamlead nats-permissions --node %s prints what it needs)\n", creds, name)
+			}
 			if err := os.MkdirAll(g.state, 0o700); err != nil {
 				return fmt.Errorf("state directory: %w", err)
 			}
@@ -82,15 +94,22 @@ func newNodeCmd(g *globals) *cobra.Command {
 			// console's or node's (red team 11a, finding 7).
 			agents.KeepSecret(hide...)
 			agents.KeepSecret(control.Hidden()...)
-			if len(hide) > 0 {
-				cfg, _ := filepath.Abs(g.config)
-				if err := control.RegisterNode(control.NodeRecord{Name: name, Config: cfg, State: stateAbs, PID: os.Getpid(), Hide: hide, Started: time.Now()}); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: %v: consoles started later do not hide the node's secrets from their agents\n", err)
-				}
-				askConsoles("", nil, hide, "the node's secrets", cmd.ErrOrStderr())
+			// Recorded with its socket too: a console or node started later
+			// on this machine asks it to protect theirs from its agents.
+			cfg, _ := filepath.Abs(g.config)
+			if err := control.RegisterNode(control.NodeRecord{Name: name, Config: cfg, State: stateAbs, PID: os.Getpid(),
+				Socket: filepath.Join(stateAbs, control.SocketName), Hide: hide, Started: time.Now()}); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: %v: consoles started later do not hide the node's secrets from their agents, nor ask it to protect theirs\n", err)
 			}
-			nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: team.Bus.Creds, Name: "teamlead node " + name, Wait: true,
-				TLS: natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
+			if len(hide) > 0 {
+				askConsoles(stateAbs, nil, hide, "the node's secrets", cmd.ErrOrStderr())
+			}
+			refused := onceEach(func(err string) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: NATS: %s (teamlead nats-permissions --node %s prints what the node's user needs)\n", err, name)
+			})
+			nc, err := natsbus.Connect(natsbus.Config{URL: url, Creds: creds, Name: "teamlead node " + name, Wait: true, OnError: refused,
+				Inbox: natsbus.NodeInbox(team.Bus.Name, name), // the only replies its user may read
+				TLS:   natsbus.TLS{CA: team.Bus.TLS.CA, Cert: team.Bus.TLS.Cert, Key: team.Bus.TLS.Key}})
 			if err != nil {
 				return err
 			}
@@ -113,5 +132,27 @@ func newNodeCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "", "the node's name: the agents whose host: is it run here")
 	cmd.Flags().StringVar(&natsFlag, "nats", "", "the team's NATS server (env TEAMLEAD_NATS; default: the team file's bus.nats)")
 	cmd.Flags().StringVar(&natsFile, "nats-file", "", "read the NATS URL, password included, from `FILE` (the console's <state>/secrets/nodes/NAME.url, HOST replaced): unlike --nats, it does not show in the process list, and agents' sandboxes hide it")
+	cmd.Flags().StringVar(&credsFile, "creds", "", "the node's own NATS credentials `FILE` (a user JWT and its seed: nsc generate creds), instead of the team file's bus.creds; agents' sandboxes hide its folder, as --nats-file's")
 	return cmd
+}
+
+// nodeCreds is the credentials file the node connects with: its own
+// (--creds); none when the URL names a user or token of its own (from
+// --nats-file); else the team file's bus.creds (the console's user).
+func nodeCreds(team *config.Team, url, own string) (string, error) {
+	if own != "" {
+		if _, err := fsutil.ReadRegular(own); err != nil {
+			return "", fmt.Errorf("--creds: %w", err)
+		}
+		if err := team.CheckSecretFolder(own); err != nil {
+			return "", fmt.Errorf("--creds: %w", err)
+		}
+		return own, nil
+	}
+	for _, one := range strings.Split(url, ",") {
+		if u, err := neturl.Parse(strings.TrimSpace(one)); err == nil && u.User != nil {
+			return "", nil
+		}
+	}
+	return team.Bus.Creds, nil
 }

@@ -50,7 +50,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&g.state, "state", envOr("TEAMLEAD_STATE", defaultState()), "state directory: store and control socket (env TEAMLEAD_STATE; default: the running console's for this folder, else this)")
 	root.AddCommand(newRunCmd(g), newAgentsCmd(g), newSendCmd(g), newInboxCmd(g), newAskCmd(g), newQuestionsCmd(g), newValidateCmd(g), newProgressCmd(g), newConsultsCmd(g), newTasksCmd(g), newHookCmd(g), newAuditCmd(g), newPrimerCmd(g), newInitCmd(), newDoctorCmd(g), newConfigCmd(g), newVersionCmd(), newWorktreeCmd(g), newDiffCmd(g), newMergeCmd(g), newMCPCmd(g), newNodeCmd(g))
 	root.AddCommand(actionCmds(g)...)
-	root.AddCommand(newPermissionsCmd(g))
+	root.AddCommand(newPermissionsCmd(g), newNATSPermissionsCmd(g))
 	return root
 }
 

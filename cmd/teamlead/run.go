@@ -103,7 +103,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 			return fmt.Errorf("%s is not a folder of its own (a link?): the console keeps its store and secrets only in a real folder; remove it, or pass another --state", d)
 		}
 	}
-	shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), team.SecretFolders(), errOut)
+	shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), team.SecretFolders(), f.natsListen != "" || team.Bus.Listen != "", errOut)
 	if fresh {
 		// Made by this console and protected only now: what an agent
 		// wrote into it in between is not taken either.
@@ -350,7 +350,7 @@ func checkStateOrigin(g *globals, adopt bool) (fresh bool, err error) {
 }
 
 // checkStillFresh refuses a new state folder that holds more than the
-// empty secrets and store folders this console made: between
+// empty secrets, store and nats folders this console made: between
 // checkStateOrigin and the other consoles' protection, an agent of theirs
 // could write into it (a nats/ folder, a NATS token).
 func checkStillFresh(state string) error {
@@ -360,7 +360,7 @@ func checkStillFresh(state string) error {
 	}
 	for _, e := range entries {
 		inside, _ := os.ReadDir(filepath.Join(state, e.Name()))
-		if (e.Name() != agents.SecretsDir && e.Name() != agents.StoreDir) || !e.IsDir() || len(inside) > 0 {
+		if (e.Name() != agents.SecretsDir && e.Name() != agents.StoreDir && e.Name() != agents.NATSDir) || !e.IsDir() || len(inside) > 0 {
 			return fmt.Errorf("%s was written while this console was making it (%s appeared): an agent of another console could have done it; remove the folder and start again", state, e.Name())
 		}
 	}
@@ -375,17 +375,23 @@ func checkStillFresh(state string) error {
 // (red team 9a, finding 5: an older console's agent wrote a newer one's
 // files and read its NATS token). A console that cannot be asked is named
 // on errOut.
-func shieldFromOtherConsoles(g *globals, protect, secrets []string, errOut io.Writer) {
+func shieldFromOtherConsoles(g *globals, protect, secrets []string, listen bool, errOut io.Writer) {
 	mine, _ := filepath.Abs(g.state)
 	// The store is made now if new, so that it is hidden from the start
 	// (its audit holds what the human types into agents).
 	store := filepath.Join(mine, agents.StoreDir)
 	_ = os.MkdirAll(store, 0o700)
 	hide := append([]string{filepath.Join(mine, agents.SecretsDir), store}, secrets...)
+	if nats := filepath.Join(mine, agents.NATSDir); listen {
+		// The file store of the NATS server it runs: its streams hold
+		// what the human types, in clear.
+		_ = os.MkdirAll(nats, 0o700)
+		hide = append(hide, nats)
+	}
 	askConsoles(mine, protect, hide, "this team's files", errOut)
 }
 
-// askConsoles asks every console running now, but the one on state mine,
+// askConsoles asks every console and node running now, but the one on state mine,
 // to keep protect read-only and hide hide in its agents' sandboxes, and
 // names on errOut any that could not (what says what for).
 func askConsoles(mine string, protect, hide []string, what string, errOut io.Writer) {
@@ -403,6 +409,20 @@ func askConsoles(mine string, protect, hide []string, what string, errOut io.Wri
 		}
 		if err != nil {
 			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect %s from its agents: %v\n", r.State, r.Config, what, err)
+		}
+	}
+	// And every node of the user's on this machine (red team 13a's
+	// leftover: a node's agents wrote a console started after it).
+	for _, n := range control.Nodes() {
+		if n.State == mine || n.Socket == "" || !n.Live() {
+			continue
+		}
+		c, err := control.NewClientAt(n.Socket)
+		if err == nil {
+			_, err = c.Protect(protect, hide)
+		}
+		if err != nil {
+			fmt.Fprintf(errOut, "teamlead: node %s (%s) could not protect %s from its agents: %v\n", n.Name, n.State, what, err)
 		}
 	}
 }

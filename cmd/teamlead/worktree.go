@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/textsafe"
 	"github.com/teamlead/teamlead/internal/trust"
 	"github.com/teamlead/teamlead/internal/worktree"
 )
@@ -28,6 +29,7 @@ import (
 func placeAgents(team *config.Team) ([]string, error) {
 	var shared []string
 	var trees []worktree.Tree
+	own := map[string]string{} // agent → its worktree
 	seen := map[string]bool{}
 	for i := range team.Agents {
 		a := &team.Agents[i]
@@ -40,6 +42,7 @@ func placeAgents(team *config.Team) ([]string, error) {
 		}
 		a.Repo, a.Dir = a.Dir, t.Dir
 		trees = append(trees, t)
+		own[a.Name] = t.Path
 		if a.Confined, err = t.Confined(); err != nil {
 			return nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
 		}
@@ -54,10 +57,33 @@ func placeAgents(team *config.Team) ([]string, error) {
 			}
 		}
 	}
+	// A worktree is its agent's alone: read-only to the team's other
+	// agents (red team 13a, finding 6: dev wrote a Makefile into qa's
+	// worktree, and teamlead diff qa showed it as qa's work).
+	for i := range team.Agents {
+		a := &team.Agents[i]
+		for _, t := range trees {
+			if t.Path != own[a.Name] && !worktree.Inside(a.Dir, t.Path) {
+				a.Confined = append(a.Confined, worktree.Bind{Path: t.Path})
+			}
+		}
+	}
 	// The repository's objects are read-only to the agents that work
-	// outside it (worktree.Tree.Outside).
+	// outside it (worktree.Tree.Outside); the git folder of the checkout
+	// an agent works in keeps what runs programs read-only to every agent
+	// (worktree.CheckoutGit).
 	for i := range team.Agents {
 		if a := &team.Agents[i]; a.Branch == "" {
+			files, err := worktree.CheckoutGit(a.Dir)
+			if err != nil {
+				return nil, fmt.Errorf("agent %s's folder: %w", a.Name, err)
+			}
+			for _, f := range files {
+				if !seen[f] {
+					seen[f] = true
+					shared = append(shared, f)
+				}
+			}
 			bound := map[string]bool{}
 			for _, t := range trees {
 				for _, b := range t.Outside(a.Dir) {
@@ -312,7 +338,7 @@ func printMerge(w io.Writer, c worktree.Changes, patch bool) {
 		fmt.Fprintf(w, "\nmerge: %s has all of it already\n", into)
 		return
 	case len(p.Conflicts) > 0:
-		fmt.Fprintf(w, "\nmerge into %s: conflicts in %s (teamlead merge would change nothing)\n", into, strings.Join(p.Conflicts, ", "))
+		fmt.Fprintf(w, "\nmerge into %s: conflicts in %s (teamlead merge would change nothing)\n", into, textsafe.Line(strings.Join(p.Conflicts, ", ")))
 		return
 	}
 	fmt.Fprintf(w, "\n=== merge: what merging into %s (at %.12s) changes, %d files\n", into, p.Head, len(p.Changes.Files))

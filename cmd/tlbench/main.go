@@ -5,11 +5,15 @@
 // against idle ones, a terminal's memory against the text it keeps, and
 // audit and consultation queries on a store of 1,000,000 records and
 // 200,000 consultations over 90 days against a one-key read of the same
-// store (plus the compliance export's speed), in one run, and prints every
+// store (plus the compliance export's speed), the relay embedded, on NATS
+// and across two nodes side by side against a bare relay, and the frame
+// time with 200 agents streaming from two nodes against the local frames,
+// in one run, and prints every
 // figure as a ratio to its baseline. It exits nonzero only when something
 // is broken (messages lost, counts that differ), not when a target is
 // missed on a noisy machine. -only audit runs the audit figures alone,
-// -only throughput the parser, ingest and tmux figures.
+// -only throughput the parser, ingest and tmux figures, -only nodes the
+// figures over nodes.
 package main
 
 import (
@@ -50,7 +54,15 @@ func main() {
 	flag.IntVar(&o.AuditConsults, "audit-consults", 200000, "consultations in that store")
 	flag.IntVar(&o.AuditExport, "audit-export", 100000, "consultations written by the export figures")
 	flag.IntVar(&o.BusRecords, "bus-records", 2000, "records of the bus figures, embedded against NATS JetStream (0 skips them)")
-	flag.StringVar(&o.Only, "only", "", "run only this part: throughput, bus or audit")
+	flag.IntVar(&o.Nodes, "nodes", 2, "nodes of the relay across nodes, against the same relay embedded and on NATS on one machine (0 skips it)")
+	flag.IntVar(&o.NodeAgents, "node-agents", 10, "agents in the relay across nodes (a multiple of -nodes)")
+	flag.IntVar(&o.NodeRate, "node-rate", 20, "messages per second each agent sends in the relay across nodes")
+	flag.DurationVar(&o.NodeDuration, "node-duration", 4*time.Second, "how long each paced run of the relay across nodes sends")
+	flag.IntVar(&o.NodeBurst, "node-burst", 50, "messages each agent sends at once in the bursts of the relay across nodes")
+	flag.IntVar(&o.NodeFrameAgents, "node-frame-agents", 200, "agents behind the dashboard's frame time with every agent on a node, spread over -nodes (0 skips it)")
+	flag.IntVar(&o.NodeAgentKBps, "node-agent-kbps", 2, "each agent's output while the frames over nodes are timed, KB/s")
+	flag.IntVar(&o.NodeFrames, "node-frames", 300, "frames over nodes timed with the agents quiet, and as many streaming")
+	flag.StringVar(&o.Only, "only", "", "run only this part: throughput, bus, nodes or audit")
 	flag.Parse()
 	if _, err := os.Stat(o.Teamlead); o.Teamlead != "" && o.Only == "" && err != nil {
 		fmt.Fprintf(os.Stderr, "tlbench: %s: %v; build it first (make bench does), or pass -teamlead \"\"\n", o.Teamlead, err)

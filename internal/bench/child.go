@@ -13,7 +13,8 @@ import (
 // test binary) started again with EnvChild set: no other program is needed
 // and the agents run exactly the code under measurement.
 const (
-	// EnvChild names the child role: "pty-writer" or "agent".
+	// EnvChild names the child role: "pty-writer", "agent", "node" or
+	// "streamer".
 	EnvChild = "TLBENCH_CHILD"
 
 	childPTYWriter = "pty-writer"
@@ -56,6 +57,10 @@ func Child() (code int, ok bool) {
 			return 2, true
 		}
 		return runAgent(c), true
+	case childStreamer:
+		return runStreamer(), true
+	case childNode:
+		return runNode(os.Getenv(envNode), os.Getenv(envNATS), os.Getenv(envTeamFile), os.Getenv(envDir)), true
 	default:
 		fmt.Fprintf(os.Stderr, "tlbench: unknown %s=%q\n", EnvChild, os.Getenv(EnvChild))
 		return 2, true
@@ -83,6 +88,9 @@ type agentConfig struct {
 	// or Aider has it, instead of raw as the agent CLIs set theirs: what
 	// the console types comes back in its output.
 	Echo bool
+	// Host is the node that runs it ("": the console's machine); the
+	// team file says it, not the agent's environment.
+	Host string
 }
 
 func (c agentConfig) env() map[string]string {

@@ -12,7 +12,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/bus/wire"
@@ -98,10 +97,7 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 	if o.Every <= 0 {
 		o.Every = 10 * time.Millisecond
 	}
-	prof, dark := lipgloss.ColorProfile(), lipgloss.HasDarkBackground()
-	lipgloss.SetColorProfile(termenv.TrueColor)
-	lipgloss.SetHasDarkBackground(true) // and no asking the terminal
-	defer func() { lipgloss.SetColorProfile(prof); lipgloss.SetHasDarkBackground(dark) }()
+	defer trueColour()()
 
 	log, _ := protocol.GenerateLog(4<<20, o.Seed)
 	con := newBenchConsole(o.Agents)
@@ -116,7 +112,7 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 	}
 	var m tea.Model = tui.New(con, style.New(th, false), tui.Options{Keys: tui.DefaultKeyMap()})
 	m, _ = m.Update(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
-	tick, m, err := dashboardTick(m, con)
+	tick, m, err := dashboardTick(m, func() { con.publish(300) })
 	if err != nil {
 		return nil, err
 	}
@@ -124,42 +120,12 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 	res.ScreenCols, res.ScreenRows = con.sinks[0].term.Size()
 	sel := con.sinks[0].term
 
-	var frame, cpu, upd, view, render [2][]time.Duration
-	var last string
+	fc := &frameClock{ctx: ctx, m: m, tick: tick, sel: sel, every: o.Every, width: o.Width, height: o.Height,
+		cols: res.ScreenCols, rows: res.ScreenRows}
 	runtime.LockOSThread() // for threadCPU
 	defer runtime.UnlockOSThread()
-	run := func(n int, busy int) {
-		next := time.Now()
-		for range n {
-			if ctx.Err() != nil {
-				return
-			}
-			if d := time.Until(next); d > 0 {
-				time.Sleep(d)
-			}
-			next = later(next.Add(o.Every), time.Now())
-			c0, cok := threadCPU()
-			t0 := time.Now()
-			m, _ = m.Update(tick)
-			t1 := time.Now()
-			last = m.View()
-			t2 := time.Now()
-			if c1, ok := threadCPU(); ok && cok {
-				cpu[busy] = append(cpu[busy], c1-c0)
-			}
-			t3 := time.Now()
-			sel.Render(0, res.ScreenCols, res.ScreenRows)
-			t4 := time.Now()
-			frame[busy] = append(frame[busy], t2.Sub(t0))
-			upd[busy], view[busy] = append(upd[busy], t1.Sub(t0)), append(view[busy], t2.Sub(t1))
-			render[busy] = append(render[busy], t4.Sub(t3))
-		}
-		if res.Problem == "" {
-			res.Problem = checkFrame(last, o.Width, o.Height)
-		}
-	}
-	run(10, 0) // warm-up
-	frame[0], cpu[0], upd[0], view[0], render[0] = nil, nil, nil, nil, nil
+	fc.run(10, 0) // warm-up
+	fc.reset()
 	var fed int64
 	var busyTime time.Duration
 	for r := range o.Rounds {
@@ -167,27 +133,91 @@ func MeasureFrames(ctx context.Context, o FrameOptions) (*FrameResult, error) {
 		if r < o.Frames%o.Rounds {
 			n++
 		}
-		run(n, 0)
+		fc.run(n, 0)
 		f := startFeeders(con.sinks, log, o.AgentKBps)
 		start := time.Now()
-		run(n, 1)
+		fc.run(n, 1)
 		fed += f.stop()
 		busyTime += time.Since(start)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res.FrameBytes = len(last)
-	res.Frames = len(frame[1])
-	res.Idle, res.Busy = Summarize(frame[0]), Summarize(frame[1])
-	for i := range 2 {
-		res.Update[i], res.View[i], res.Render[i] = Summarize(upd[i]), Summarize(view[i]), Summarize(render[i])
-		res.CPU[i] = Summarize(cpu[i])
-	}
+	fc.summarize(res)
 	if busyTime > 0 {
 		res.FedMBps = float64(fed) / 1e6 / busyTime.Seconds()
 	}
 	return res, nil
+}
+
+// frameClock times the dashboard's frames: Update of its tick message,
+// then View, every every, with the CPU time of the thread drawing them,
+// and (timed apart, right after each frame) the selected terminal's vt
+// Render at the screen pane's size. Samples go to phase 0 (idle) or 1
+// (busy). Lock the OS thread for the CPU time.
+type frameClock struct {
+	ctx           context.Context
+	m             tea.Model
+	tick          tea.Msg
+	sel           screen.Source
+	every         time.Duration
+	width, height int // the console's
+	cols, rows    int // the screen pane's
+
+	frame, cpu, upd, view, render [2][]time.Duration
+	last                          string // the latest frame
+	problem                       string // what is wrong with a frame drawn
+}
+
+// run times n frames of phase busy (0 or 1), and checks the last.
+func (c *frameClock) run(n int, busy int) {
+	next := time.Now()
+	for range n {
+		if c.ctx.Err() != nil {
+			return
+		}
+		if d := time.Until(next); d > 0 {
+			time.Sleep(d)
+		}
+		next = later(next.Add(c.every), time.Now())
+		c0, cok := threadCPU()
+		t0 := time.Now()
+		c.m, _ = c.m.Update(c.tick)
+		t1 := time.Now()
+		c.last = c.m.View()
+		t2 := time.Now()
+		if c1, ok := threadCPU(); ok && cok {
+			c.cpu[busy] = append(c.cpu[busy], c1-c0)
+		}
+		t3 := time.Now()
+		c.sel.Render(0, c.cols, c.rows)
+		t4 := time.Now()
+		c.frame[busy] = append(c.frame[busy], t2.Sub(t0))
+		c.upd[busy], c.view[busy] = append(c.upd[busy], t1.Sub(t0)), append(c.view[busy], t2.Sub(t1))
+		c.render[busy] = append(c.render[busy], t4.Sub(t3))
+	}
+	if c.problem == "" {
+		c.problem = checkFrame(c.last, c.width, c.height)
+	}
+}
+
+// reset drops the samples taken so far (a warm-up's).
+func (c *frameClock) reset() {
+	c.frame, c.cpu, c.upd, c.view, c.render = [2][]time.Duration{}, [2][]time.Duration{}, [2][]time.Duration{}, [2][]time.Duration{}, [2][]time.Duration{}
+}
+
+// summarize puts the samples' distributions into res.
+func (c *frameClock) summarize(res *FrameResult) {
+	res.FrameBytes = len(c.last)
+	res.Frames = len(c.frame[1])
+	res.Idle, res.Busy = Summarize(c.frame[0]), Summarize(c.frame[1])
+	for i := range 2 {
+		res.Update[i], res.View[i], res.Render[i] = Summarize(c.upd[i]), Summarize(c.view[i]), Summarize(c.render[i])
+		res.CPU[i] = Summarize(c.cpu[i])
+	}
+	if res.Problem == "" {
+		res.Problem = c.problem
+	}
 }
 
 // checkFrame says what is wrong with a frame of the dashboard at w x h:
@@ -207,11 +237,12 @@ func checkFrame(view string, w, h int) string {
 
 // dashboardTick gets the dashboard's own tick message (a tui.tickMsg,
 // unexported) by running the commands of its Init. Then it publishes
-// activity (see benchConsole.publish) and hands the first batch of records
+// activity (publish, as benchConsole.publish does; nil when the console
+// has records of its own) and hands the first batch of records
 // the dashboard's record pump returns (a tui.recordsMsg) to the model, so
 // the activity pane has lines to draw. Any other message Init's commands return goes to
 // Update too.
-func dashboardTick(m tea.Model, con *benchConsole) (tea.Msg, tea.Model, error) {
+func dashboardTick(m tea.Model, publish func()) (tea.Msg, tea.Model, error) {
 	var cmds []tea.Cmd
 	switch msg := m.Init()().(type) {
 	case tea.BatchMsg:
@@ -225,6 +256,7 @@ func dashboardTick(m tea.Model, con *benchConsole) (tea.Msg, tea.Model, error) {
 			go func() { ch <- c() }()
 		}
 	}
+	seen := map[string]bool{}
 	await := func(typ string) (tea.Msg, error) {
 		deadline := time.After(5 * time.Second)
 		for {
@@ -233,6 +265,7 @@ func dashboardTick(m tea.Model, con *benchConsole) (tea.Msg, tea.Model, error) {
 				if fmt.Sprintf("%T", msg) == typ {
 					return msg, nil
 				}
+				seen[fmt.Sprintf("%T", msg)] = true
 				m, _ = m.Update(msg)
 			case <-deadline:
 				return nil, fmt.Errorf("frames: no %s from the dashboard's Init within 5s", typ)
@@ -243,7 +276,11 @@ func dashboardTick(m tea.Model, con *benchConsole) (tea.Msg, tea.Model, error) {
 	if err != nil {
 		return nil, m, err
 	}
-	con.publish(300)
+	if publish != nil {
+		publish()
+	} else if seen["tui.recordsMsg"] {
+		return tick, m, nil // the console's own records came first
+	}
 	recs, err := await("tui.recordsMsg")
 	if err != nil {
 		return nil, m, err

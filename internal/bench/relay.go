@@ -58,6 +58,19 @@ type RelayOptions struct {
 	// Settle is how long to wait for the last messages once the sending
 	// is over, before giving up on them; default 15s.
 	Settle time.Duration
+	// NATS runs the console (engine only) with a NATS server with
+	// JetStream inside it, the Mirror publishing every record the engine
+	// commits, as `teamlead run --nats-listen` does (node.go).
+	NATS bool
+	// Nodes (engine only; 0, or at least 2, dividing Agents) runs agent i
+	// on node i mod Nodes, each node a process of its own running the node
+	// runtime (node.go), with NATS between them and the console: every
+	// message of the ring goes from an agent of one node to an agent of
+	// another. It implies NATS.
+	Nodes int
+	// Burst has every agent send its Count messages at once, back to back,
+	// instead of at Rate: the result's Throughput is then the relay's.
+	Burst bool
 }
 
 // Stage is the distribution of one part of the engine's relay latency.
@@ -110,8 +123,23 @@ type RelayResult struct {
 	// run: the relay itself, bare or engine and store, plus the little the
 	// benchmark does meanwhile.
 	CPU time.Duration
-	// AgentCPU is the CPU time the agent processes spent.
+	// AgentCPU is the CPU time the agent processes spent (and the nodes',
+	// with Nodes).
 	AgentCPU time.Duration
+	// NATS, Nodes and Burst are RelayOptions'.
+	NATS  bool
+	Nodes int
+	Burst bool
+	// Throughput is the messages delivered a second, from the first
+	// message's sending to the last one's arrival.
+	Throughput float64
+	// Records is how many records the store held at the end, and
+	// Published how many of them the Mirror had published on NATS (NATS).
+	Records, Published int
+	// Repeats counts the nodes' events offered again by the server (their
+	// confirmation was late) and dropped by the console (Nodes): not a
+	// failure, the link's duplicates, bounded by its event ids.
+	Repeats int
 
 	// The raw samples behind Latency and Stages, kept to combine rounds.
 	lat    []time.Duration
@@ -140,8 +168,8 @@ func Combine(rounds []*RelayResult) *RelayResult {
 	}
 	first := rounds[0]
 	out := &RelayResult{Mode: first.Mode, Sync: first.Sync, Echo: first.Echo, Agents: first.Agents, Rate: first.Rate,
-		stages: make([][]time.Duration, len(stageNames))}
-	var rate float64
+		NATS: first.NATS, Nodes: first.Nodes, Burst: first.Burst, stages: make([][]time.Duration, len(stageNames))}
+	var rate, through float64
 	for _, r := range rounds {
 		out.Count += r.Count
 		out.Sent += r.Sent
@@ -165,9 +193,14 @@ func Combine(rounds []*RelayResult) *RelayResult {
 		for i := range r.stages {
 			out.stages[i] = append(out.stages[i], r.stages[i]...)
 		}
+		out.Records += r.Records
+		out.Published += r.Published
+		out.Repeats += r.Repeats
 		rate += r.SendRate
+		through += r.Throughput
 	}
 	out.SendRate = rate / float64(len(rounds))
+	out.Throughput = through / float64(len(rounds))
 	out.summarize()
 	return out
 }
@@ -196,6 +229,9 @@ func (r *RelayResult) Problems() []string {
 			out = append(out, fmt.Sprintf("the senders got %d acknowledgements for %d messages", r.Acks, r.Sent))
 		}
 	}
+	if r.NATS && r.Published < r.Records {
+		out = append(out, fmt.Sprintf("the Mirror published %d of the store's %d records on NATS", r.Published, r.Records))
+	}
 	if r.Notices > 0 {
 		out = append(out, fmt.Sprintf("the agents got %d notices from team-lead other than acknowledgements (refusals or reformat requests of well-formed traffic)", r.Notices))
 	}
@@ -210,6 +246,9 @@ func agentName(i int) string { return fmt.Sprintf("agent-%02d", i) }
 // i+1, and the phases spread the sends evenly over one period.
 func (o RelayOptions) configs() []agentConfig {
 	period := time.Second / time.Duration(o.Rate)
+	if o.Burst {
+		period = time.Nanosecond // every send is due at once
+	}
 	acks := 0
 	if o.Mode == EngineRelay {
 		acks = o.Count
@@ -219,8 +258,19 @@ func (o RelayOptions) configs() []agentConfig {
 		out[i] = agentConfig{Name: agentName(i), To: agentName((i + 1) % o.Agents), Dir: o.Dir,
 			Count: o.Count, Expect: o.Count, Acks: acks, Period: period, Echo: o.Echo,
 			Phase: period * time.Duration(i) / time.Duration(o.Agents)}
+		if o.Nodes > 0 {
+			out[i].Host = nodeName(i % o.Nodes)
+		}
 	}
 	return out
+}
+
+// sending is how long the agents' schedule of sends lasts.
+func (o RelayOptions) sending() time.Duration {
+	if o.Burst {
+		return 0
+	}
+	return time.Duration(o.Count) * time.Second / time.Duration(o.Rate)
 }
 
 // MeasureRelay runs o.Agents agents sending o.Count messages each at
@@ -246,8 +296,16 @@ func MeasureRelay(ctx context.Context, o RelayOptions) (*RelayResult, error) {
 		// The bare relay would copy every echoed envelope on, for ever.
 		return nil, errors.New("relay: echoing agents need the engine (the bare relay cannot tell echo from output)")
 	}
+	if (o.NATS || o.Nodes > 0) && o.Mode != EngineRelay {
+		return nil, errors.New("relay: NATS and nodes need the engine")
+	}
+	if o.Nodes == 1 || o.Nodes < 0 || o.Nodes > 0 && o.Agents%o.Nodes != 0 {
+		return nil, fmt.Errorf("relay: %d nodes for %d agents: want 0, or at least 2 dividing the agents (so that every message crosses nodes)", o.Nodes, o.Agents)
+	}
+	o.NATS = o.NATS || o.Nodes > 0
 	cfgs := o.configs()
-	res := &RelayResult{Mode: o.Mode, Sync: o.Sync, Echo: o.Echo, Agents: o.Agents, Rate: o.Rate, Count: o.Count}
+	res := &RelayResult{Mode: o.Mode, Sync: o.Sync, Echo: o.Echo, Agents: o.Agents, Rate: o.Rate, Count: o.Count,
+		NATS: o.NATS, Nodes: o.Nodes, Burst: o.Burst}
 	var stamps map[msgKey]stamp
 	var ids map[string]bool
 	// The CPU clock stops once the agents are gone, before the checks.
@@ -289,7 +347,7 @@ type stamp struct{ step, pub int64 }
 // drive runs the agents' schedule: it waits for every agent to be ready,
 // writes the common start time, and waits for every result file, or until
 // the sending time plus o.Settle has passed, or ctx ends.
-func drive(ctx context.Context, o RelayOptions, cfgs []agentConfig) error {
+func drive(ctx context.Context, o RelayOptions, cfgs []agentConfig, alive func() error) error {
 	ready := time.Now().Add(30 * time.Second)
 	for _, c := range cfgs {
 		for {
@@ -298,6 +356,9 @@ func drive(ctx context.Context, o RelayOptions, cfgs []agentConfig) error {
 			}
 			if time.Now().After(ready) {
 				return fmt.Errorf("relay: %s was not ready within 30s", c.Name)
+			}
+			if err := alive(); err != nil {
+				return fmt.Errorf("relay: %s not ready: %w", c.Name, err)
 			}
 			if err := sleepCtx(ctx, 5*time.Millisecond); err != nil {
 				return err
@@ -313,7 +374,7 @@ func drive(ctx context.Context, o RelayOptions, cfgs []agentConfig) error {
 	if err := os.Rename(tmp, startFile(o.Dir)); err != nil {
 		return err
 	}
-	deadline := start.Add(time.Duration(o.Count)*time.Second/time.Duration(o.Rate) + o.Settle)
+	deadline := start.Add(o.sending() + o.Settle)
 	for _, c := range cfgs {
 		for {
 			if _, err := os.Stat(resultFile(o.Dir, c.Name)); err == nil {
@@ -374,7 +435,7 @@ func runBare(ctx context.Context, o RelayOptions, cfgs []agentConfig, stopClock 
 			errs[i] = bareRelay(masters[i], masters[(i+1)%n])
 		}()
 	}
-	err := drive(ctx, o, cfgs)
+	err := drive(ctx, o, cfgs, func() error { return nil })
 	stopAll(cmds)
 	for _, m := range masters {
 		_ = m.Close()
@@ -448,6 +509,11 @@ func stopAll(cmds []*exec.Cmd) {
 // teamFile is the part of a team file the benchmark writes.
 type teamFile struct {
 	Agents []teamAgent `yaml:"agents"`
+	Bus    *teamBus    `yaml:"bus,omitempty"`
+}
+
+type teamBus struct {
+	Name string `yaml:"name"`
 }
 
 type teamAgent struct {
@@ -458,6 +524,7 @@ type teamAgent struct {
 	Env     map[string]string `yaml:"env"`
 	Preset  string            `yaml:"preset"`
 	Restart string            `yaml:"restart"`
+	Host    string            `yaml:"host,omitempty"`
 }
 
 // loadTeam writes the benchmark's team file and loads it the way the
@@ -466,7 +533,10 @@ func loadTeam(o RelayOptions, cfgs []agentConfig) (*config.Team, error) {
 	var tf teamFile
 	for _, c := range cfgs {
 		tf.Agents = append(tf.Agents, teamAgent{Name: c.Name, Role: "bench", Command: []string{o.Exe},
-			Dir: o.Dir, Env: c.env(), Preset: "plain", Restart: "never"})
+			Dir: o.Dir, Env: c.env(), Preset: "plain", Restart: "never", Host: c.Host})
+	}
+	if o.NATS {
+		tf.Bus = &teamBus{Name: benchTeam}
 	}
 	data, err := yaml.Marshal(&tf)
 	if err != nil {
@@ -496,7 +566,8 @@ func loadTeam(o RelayOptions, cfgs []agentConfig) (*config.Team, error) {
 
 // runEngine runs the agents under the real engine and store; stopClock is
 // called once the engine stopped. It returns the engine's stamps of each
-// message and the ids of the stored messages.
+// message and the ids of the stored messages. With o.NATS the console has
+// its NATS server and Mirror, and with o.Nodes its nodes (node.go).
 func runEngine(ctx context.Context, o RelayOptions, cfgs []agentConfig, res *RelayResult, stopClock func()) (map[msgKey]stamp, map[string]bool, error) {
 	team, err := loadTeam(o, cfgs)
 	if err != nil {
@@ -508,12 +579,22 @@ func runEngine(ctx context.Context, o RelayOptions, cfgs []agentConfig, res *Rel
 	}
 	defer st.Close()
 	var errMu sync.Mutex
-	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: 3 * time.Second,
-		OnError: func(err error) {
-			errMu.Lock()
-			res.EngineNotes = append(res.EngineNotes, err.Error())
-			errMu.Unlock()
-		}})
+	note := func(s string) {
+		errMu.Lock()
+		res.EngineNotes = append(res.EngineNotes, s)
+		errMu.Unlock()
+	}
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var cn *consoleNATS
+	if o.NATS {
+		if cn, err = startConsoleNATS(ectx, filepath.Join(o.Dir, "nats"), team, st); err != nil {
+			return nil, nil, fmt.Errorf("engine relay: NATS: %w", err)
+		}
+		defer cn.close()
+	}
+	eng, err := engine.New(engine.Options{Team: team, Store: st, Grace: 3 * time.Second, Remote: cn.remote(),
+		OnError: func(err error) { note(err.Error()) }})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -531,14 +612,30 @@ func runEngine(ctx context.Context, o RelayOptions, cfgs []agentConfig, res *Rel
 			}
 		}
 	}()
-	ectx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	if cn != nil {
+		if err := cn.follow(ectx, eng, st.LastSeq(), note); err != nil {
+			sub.Close()
+			<-subDone
+			return nil, nil, fmt.Errorf("engine relay: the link with the nodes: %w", err)
+		}
+	}
 	if err := eng.Start(ectx); err != nil {
 		sub.Close()
 		<-subDone
 		return nil, nil, err
 	}
-	derr := drive(ctx, o, cfgs)
+	var nodes *nodeProcs
+	if o.Nodes > 0 {
+		if nodes, err = startNodes(o.Exe, o.Dir, team.File, cn); err != nil {
+			cancel()
+			<-eng.Done()
+			sub.Close()
+			<-subDone
+			return nil, nil, fmt.Errorf("engine relay: %w", err)
+		}
+	}
+	derr := drive(ctx, o, cfgs, nodes.alive)
+	nodes.stop() // the nodes' agents write their results as they stop
 	cancel()
 	<-eng.Done()
 	stopClock()
@@ -549,6 +646,10 @@ func runEngine(ctx context.Context, o RelayOptions, cfgs []agentConfig, res *Rel
 	}
 	if err := eng.Err(); err != nil {
 		res.EngineErrors = append(res.EngineErrors, "engine stopped: "+err.Error())
+	}
+	if cn != nil {
+		res.Records, res.Published = int(st.LastSeq()), int(cn.published(st, 10*time.Second))
+		res.Repeats = int(cn.repeats.Load())
 	}
 	msgs, err := st.Query(store.Query{Kind: wire.KindMessage})
 	if err != nil {
@@ -566,7 +667,7 @@ func runEngine(ctx context.Context, o RelayOptions, cfgs []agentConfig, res *Rel
 func collect(o RelayOptions, cfgs []agentConfig, res *RelayResult, stamps map[msgKey]stamp, ids map[string]bool) error {
 	seen := map[msgKey]bool{}
 	res.stages = make([][]time.Duration, len(stageNames))
-	var firstSent, lastSent int64
+	var firstSent, lastSent, lastArrived int64
 	for _, c := range cfgs {
 		f, err := os.Open(resultFile(o.Dir, c.Name))
 		if err != nil {
@@ -592,6 +693,7 @@ func collect(o RelayOptions, cfgs []agentConfig, res *RelayResult, stamps map[ms
 				firstSent = a.Sent
 			}
 			lastSent = max(lastSent, a.Sent)
+			lastArrived = max(lastArrived, a.Arrived)
 			if o.Mode != EngineRelay {
 				continue
 			}
@@ -618,6 +720,9 @@ func collect(o RelayOptions, cfgs []agentConfig, res *RelayResult, stamps map[ms
 	}
 	if n := len(res.lat); n > 1 && lastSent > firstSent {
 		res.SendRate = float64(n-1) / time.Duration(lastSent-firstSent).Seconds()
+	}
+	if n := len(res.lat); n > 0 && lastArrived > firstSent {
+		res.Throughput = float64(n) / time.Duration(lastArrived-firstSent).Seconds()
 	}
 	res.summarize()
 	return nil

@@ -70,6 +70,48 @@ type Report struct {
 	Audit *AuditResult
 	// Bus is the bus alone, embedded against NATS JetStream (nil if not run).
 	Bus *BusResult
+	// NodeRelay is the relay embedded, on NATS and across nodes, side by
+	// side (nil if not run).
+	NodeRelay *NodeRelay
+	// NodeFrames is the dashboard's frame time with every agent on a node
+	// (nil if not run).
+	NodeFrames *NodeFrameResult
+}
+
+// NodeRelay is the same relay run four ways at the same load, side by
+// side: the bare PTY relay (the baseline), the engine on its embedded bus,
+// the engine with NATS on one machine (its own server and Mirror), and the
+// engine with its agents on nodes, every message from an agent of one node
+// to an agent of another. Each is paced (the latency), then one burst (the
+// throughput).
+type NodeRelay struct {
+	// Agents, Rate and Nodes size the paced runs; Rounds is how many
+	// interleaved rounds they were split in, Burst how many messages each
+	// agent sent at once in the burst.
+	Agents, Rate, Nodes, Rounds, Burst int
+	// Runs are the four kinds, the baseline first.
+	Runs []NodeRun
+}
+
+// NodeRun is one kind of run of NodeRelay.
+type NodeRun struct {
+	Name string
+	// Paced is the rounds combined; Burst the burst.
+	Paced, Burst *RelayResult
+}
+
+// namedRuns lists the runs of n, paced then burst, named for the checks.
+func (n *NodeRelay) namedRuns() []namedRun {
+	var out []namedRun
+	for _, r := range n.Runs {
+		out = append(out, namedRun{r.Name, r.Paced})
+	}
+	for _, r := range n.Runs {
+		if r.Burst != nil {
+			out = append(out, namedRun{r.Name + ", burst", r.Burst})
+		}
+	}
+	return out
 }
 
 // Problems lists what is broken (not merely slow): envelopes the parser
@@ -90,12 +132,22 @@ func (r *Report) Problems() []string {
 	if f := r.Frames; f != nil && f.Problem != "" {
 		out = append(out, "frames: "+f.Problem)
 	}
+	if f := r.NodeFrames; f != nil && f.Problem != "" {
+		out = append(out, "frames over nodes: "+f.Problem)
+	}
 	if m := r.Memory; m != nil && m.Problem != "" {
 		out = append(out, "memory: "+m.Problem)
 	}
 	if b := r.Bus; b != nil {
 		for _, l := range b.Lost {
 			out = append(out, "bus: "+l)
+		}
+	}
+	if n := r.NodeRelay; n != nil {
+		for _, run := range n.namedRuns() {
+			for _, p := range run.res.Problems() {
+				out = append(out, "nodes: "+run.name+": "+p)
+			}
 		}
 	}
 	return out
@@ -147,6 +199,9 @@ func (r *Report) Format(w io.Writer) {
 	if f := r.Frames; f != nil {
 		formatFrames(w, f)
 	}
+	if f := r.NodeFrames; f != nil {
+		formatNodeFrames(w, f, r.Frames)
+	}
 	if m := r.Memory; m != nil {
 		formatMemory(w, m)
 	}
@@ -162,6 +217,9 @@ func (r *Report) Format(w io.Writer) {
 	}
 	if b := r.Bus; b != nil {
 		formatBus(w, b)
+	}
+	if n := r.NodeRelay; n != nil {
+		formatNodeRelay(w, n)
 	}
 	if a := r.Audit; a != nil {
 		formatAudit(w, a)
@@ -239,7 +297,29 @@ func (r *Report) formatRelay(w io.Writer) {
 		lat = append(lat, []string{run.name, msRatio(l.P50, b50), ms(l.P90), msRatio(l.P99, b99), ms(l.Max), note})
 	}
 	table(w, lat)
-	checks := [][]string{{"checks", "sent", "delivered", "stored", "acked", "notices", "cpu here", "per msg", "cpu agents"}}
+	table(w, checksTable(runs, false))
+	table(w, stagesTable(runs))
+	formatNotes(w, runs)
+}
+
+// formatNotes prints the trouble the engine survived in runs.
+func formatNotes(w io.Writer, runs []namedRun) {
+	for _, run := range runs {
+		for _, n := range run.res.EngineNotes {
+			fmt.Fprintf(w, "  note: %s: %s\n", run.name, n)
+		}
+	}
+}
+
+// checksTable is what the relay runs checked, and their CPU time; with
+// nats, also the records published on NATS and the nodes' events offered
+// again.
+func checksTable(runs []namedRun, nats bool) [][]string {
+	head := []string{"checks", "sent", "delivered", "stored", "acked", "notices"}
+	if nats {
+		head = append(head, "on NATS", "repeats")
+	}
+	checks := [][]string{append(head, "cpu here", "per msg", "cpu agents")}
 	for _, run := range runs {
 		c := run.res
 		stored, acked, notices, perMsg := "-", "-", "-", "-"
@@ -249,10 +329,24 @@ func (r *Report) formatRelay(w io.Writer) {
 		if c.Sent > 0 {
 			perMsg = fmt.Sprintf("%.0f µs", float64(c.CPU.Microseconds())/float64(c.Sent))
 		}
-		checks = append(checks, []string{run.name, strconv.Itoa(c.Sent), strconv.Itoa(c.Delivered), stored, acked, notices,
-			fmt.Sprintf("%.1f s", c.CPU.Seconds()), perMsg, fmt.Sprintf("%.1f s", c.AgentCPU.Seconds())})
+		row := []string{run.name, strconv.Itoa(c.Sent), strconv.Itoa(c.Delivered), stored, acked, notices}
+		if nats {
+			published, repeats := "-", "-"
+			if c.NATS {
+				published = fmt.Sprintf("%d/%d", c.Published, c.Records)
+			}
+			if c.Nodes > 0 {
+				repeats = strconv.Itoa(c.Repeats)
+			}
+			row = append(row, published, repeats)
+		}
+		checks = append(checks, append(row, fmt.Sprintf("%.1f s", c.CPU.Seconds()), perMsg, fmt.Sprintf("%.1f s", c.AgentCPU.Seconds())))
 	}
-	table(w, checks)
+	return checks
+}
+
+// stagesTable splits the engine runs' latency in its stages.
+func stagesTable(runs []namedRun) [][]string {
 	var stages [][]string
 	for _, run := range runs {
 		if len(run.res.Stages) == 0 {
@@ -271,12 +365,50 @@ func (r *Report) formatRelay(w io.Writer) {
 		}
 		stages = append(stages, row)
 	}
-	table(w, stages)
-	for _, run := range runs {
-		for _, n := range run.res.EngineNotes {
-			fmt.Fprintf(w, "  note: %s: %s\n", run.name, n)
-		}
+	return stages
+}
+
+// formatNodeRelay prints the relay embedded, on NATS and across nodes,
+// each against the bare PTY relay (and the embedded bus).
+func formatNodeRelay(w io.Writer, n *NodeRelay) {
+	if len(n.Runs) == 0 || n.Runs[0].Paced == nil {
+		return
 	}
+	first := n.Runs[0].Paced
+	fmt.Fprintf(w, "nodes     the relay on one machine and across %d nodes: %d agents x %d msg/s (%d msg/s in all), %d messages per kind of run in %d interleaved rounds, then a burst of %d messages from every agent at once (%d in all), %s\n",
+		n.Nodes, n.Agents, n.Rate, n.Agents*n.Rate, n.Agents*first.Count, max(n.Rounds, 1), n.Burst, n.Agents*n.Burst, verifiedRuns(n.namedRuns()))
+	base, emb := n.Runs[0], n.Runs[0]
+	if len(n.Runs) > 1 {
+		emb = n.Runs[1]
+	}
+	rows := [][]string{{"latency, paced", "p50", "p90", "p99", "max", "p50 / embedded", "burst", "burst ratio"}}
+	for i, r := range n.Runs {
+		l, b := r.Paced.Latency, base.Paced.Latency
+		if i == 0 {
+			b = Summary{}
+		}
+		vsEmb := "-"
+		if i > 1 {
+			vsEmb = fmt.Sprintf("%.1fx", float64(l.P50)/float64(max(emb.Paced.Latency.P50, 1)))
+		}
+		burst, ratio := "-", "-"
+		if r.Burst != nil {
+			burst = fmt.Sprintf("%.0f msg/s", r.Burst.Throughput)
+			if base.Burst != nil && base.Burst.Throughput > 0 {
+				ratio = fmt.Sprintf("%.2fx", r.Burst.Throughput/base.Burst.Throughput)
+			}
+		}
+		rows = append(rows, []string{r.Name, msRatio(l.P50, b.P50), ms(l.P90), msRatio(l.P99, b.P99), ms(l.Max), vsEmb, burst, ratio})
+	}
+	table(w, rows)
+	runs := n.namedRuns()
+	table(w, checksTable(runs, true))
+	var paced []namedRun
+	for _, r := range n.Runs {
+		paced = append(paced, namedRun{r.Name, r.Paced})
+	}
+	table(w, stagesTable(paced))
+	formatNotes(w, runs)
 }
 
 func formatFrames(w io.Writer, f *FrameResult) {
@@ -294,6 +426,40 @@ func formatFrames(w io.Writer, f *FrameResult) {
 	rows = append(rows, row("busy: Update(tick) alone", f.Update[1], Summary{}, ""),
 		row("busy: vt Render of the pane", f.Render[1], Summary{}, "(timed apart; View does it too)"))
 	table(w, rows)
+}
+
+// formatNodeFrames prints the frames over nodes as ratios to the local
+// frames (local, idle and busy), or to its own quiet frames without them.
+func formatNodeFrames(w io.Writer, f *NodeFrameResult, local *FrameResult) {
+	whole := "every agent's output reached the console whole"
+	if f.Problem != "" {
+		whole = "BROKEN (see below)"
+	}
+	fmt.Fprintf(w, "frames    over %d nodes: %d agents (%d on each), every screen streamed from its node over NATS, started in %.1f s; console %dx%d (screen pane %dx%d), %d frames quiet and %d streaming (asked %d KB/s each, the console took %.1f MB/s in all) in %d interleaved rounds; %s (%.1f MB), %d events offered again\n",
+		f.Nodes, f.Agents, f.Agents/max(f.Nodes, 1), f.Start.Seconds(), f.Width, f.Height, f.ScreenCols, f.ScreenRows, f.Idle.N, f.Busy.N,
+		f.AgentKBps, f.FedMBps, max(f.Rounds, 1), whole, float64(f.Taken)/1e6, f.Repeats)
+	row := func(name string, s, base Summary, note string) []string {
+		return []string{name, msRatio(s.P50, base.P50), ms(s.P90), msRatio(s.P99, base.P99), ms(s.Max), note}
+	}
+	head := "frame over nodes (ratios to the local frames above)"
+	quietBase, busyBase, cpuBase := Summary{}, f.Idle, f.CPU[0]
+	if local != nil {
+		quietBase, busyBase, cpuBase = local.Idle, local.Busy, local.CPU[1]
+	} else {
+		head = "frame over nodes (ratios to the quiet frames)"
+	}
+	target := fmt.Sprintf("target p99 < %.0f ms  %s", float64(FrameTarget)/float64(time.Millisecond), verdict(f.Busy.P99 < FrameTarget))
+	rows := [][]string{{head, "p50", "p90", "p99", "max", ""},
+		row("agents quiet", f.Idle, quietBase, ""),
+		row("agents streaming", f.Busy, busyBase, target)}
+	if f.CPU[1].N > 0 {
+		rows = append(rows, row("streaming: CPU time of the frame", f.CPU[1], cpuBase, ""))
+	}
+	rows = append(rows, row("streaming: vt Render of the pane", f.Render[1], Summary{}, "(timed apart; View does it too)"))
+	table(w, rows)
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "  note: frames over nodes: %s\n", n)
+	}
 }
 
 func formatMemory(w io.Writer, m *MemoryResult) {
@@ -360,13 +526,22 @@ func table(w io.Writer, rows [][]string) {
 }
 
 // verified says in words what the relay checks found.
-func (r *Report) verified() string {
-	for _, run := range r.runs() {
+func (r *Report) verified() string { return verifiedRuns(r.runs()) }
+
+// verifiedRuns says in words what the checks of runs found.
+func verifiedRuns(runs []namedRun) string {
+	engine, nats := false, false
+	for _, run := range runs {
 		if len(run.res.Problems()) > 0 {
 			return "BROKEN (see below)"
 		}
+		engine = engine || run.res.Mode == EngineRelay
+		nats = nats || run.res.NATS
 	}
-	if r.Page != nil || r.Fsync != nil || r.Echo != nil {
+	switch {
+	case nats:
+		return "all stored and acknowledged, all delivered once, every record published on NATS"
+	case engine:
 		return "all stored and acknowledged, all delivered once"
 	}
 	return "all delivered once"

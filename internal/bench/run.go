@@ -8,7 +8,9 @@
 // 50 busy agents against the same with them idle; a terminal's memory
 // with a full scrollback against the text it keeps; and filtered audit and
 // consultation queries on a large store against reading one key of it,
-// with the compliance export's speed (audit.go). Every figure is
+// with the compliance export's speed (audit.go); the relay embedded, on
+// NATS and across nodes, and the frame time with every agent on a node
+// (node.go, nodeframes.go). Every figure is
 // reported as a ratio to its baseline, because the machines it runs on are
 // shared and noisy.
 //
@@ -71,8 +73,23 @@ type Options struct {
 	// BusRecords is how many records the bus figures (embedded against
 	// NATS JetStream, and the console-to-node link) send; 0 skips them.
 	BusRecords int
+	// Nodes is how many nodes the relay across nodes spreads its agents
+	// over (0 skips the relay embedded, on NATS and across nodes);
+	// NodeAgents and NodeRate size it, NodeDuration is how long each of
+	// its paced runs sends, NodeBurst how many messages each agent sends
+	// at once in its bursts.
+	Nodes, NodeAgents, NodeRate int
+	NodeDuration                time.Duration
+	NodeBurst                   int
+	// NodeFrameAgents is the team size behind the dashboard's frame time
+	// with every agent on a node (0 skips it), spread over Nodes (2 when
+	// Nodes is 0); NodeAgentKBps is each one's output while streaming.
+	NodeFrameAgents, NodeAgentKBps int
+	// NodeFrames is how many frames of it are timed quiet, and as many
+	// streaming.
+	NodeFrames int
 	// Only runs one part: "" (all), "throughput" (the parser, the ingest
-	// path, the bare PTY and tmux), "bus" or "audit".
+	// path, the bare PTY and tmux), "bus", "nodes" or "audit".
 	Only string
 }
 
@@ -97,8 +114,15 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	if o.Agents < 2 || o.Rate < 1 || count < o.Rounds || o.LogMB < 1 {
 		return nil, errors.New("need -agents >= 2, -rate >= 1, a -duration of at least one message per round, -log-mb >= 1")
 	}
-	if o.Only != "" && o.Only != "throughput" && o.Only != "audit" && o.Only != "bus" {
-		return nil, fmt.Errorf("-only %q: want throughput, bus or audit", o.Only)
+	if o.Only != "" && o.Only != "throughput" && o.Only != "audit" && o.Only != "bus" && o.Only != "nodes" {
+		return nil, fmt.Errorf("-only %q: want throughput, bus, nodes or audit", o.Only)
+	}
+	if o.Nodes > 0 && (o.Nodes < 2 || o.NodeAgents < o.Nodes || o.NodeAgents%o.Nodes != 0 || o.NodeRate < 1 || o.NodeBurst < 1 ||
+		int(o.NodeDuration.Seconds()*float64(o.NodeRate)) < o.Rounds) {
+		return nil, errors.New("need -nodes >= 2 dividing -node-agents, -node-rate >= 1, -node-burst >= 1 and a -node-duration of at least one message per round (or -nodes 0)")
+	}
+	if o.NodeFrameAgents > 0 && (o.NodeFrameAgents < 2 || o.NodeAgentKBps < 1 || o.NodeFrames < 3) {
+		return nil, errors.New("need -node-frame-agents >= 2, -node-agent-kbps >= 1 and -node-frames >= 3 (or -node-frame-agents 0)")
 	}
 	if o.FrameAgents > 0 && (o.Frames < 3 || o.AgentKBps < 1) {
 		return nil, errors.New("need -frames >= 3 and -agent-kbps >= 1 (or -frame-agents 0)")
@@ -114,6 +138,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	}
 	if o.Only == "bus" {
 		return rep, measureBus(ctx, rep, o, dir, progress)
+	}
+	if o.Only == "nodes" {
+		return rep, measureNodes(ctx, rep, o, dir, progress)
 	}
 
 	fmt.Fprintf(progress, "tlbench: parser, bare PTY, ingest and tmux on a %d MiB log...\n", o.LogMB)
@@ -206,7 +233,77 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	if err := measureBus(ctx, rep, o, dir, progress); err != nil {
 		return nil, err
 	}
+	if err := measureNodes(ctx, rep, o, dir, progress); err != nil {
+		return nil, err
+	}
 	return rep, measureAudit(rep, o, dir, progress)
+}
+
+// measureNodes adds the figures of agents on nodes to rep, unless o skips
+// them: the dashboard's frames over nodes, and the relay embedded, on NATS
+// and across nodes (the paced runs interleaved in o.Rounds rounds, then a
+// burst of each kind).
+func measureNodes(ctx context.Context, rep *Report, o Options, dir string, progress io.Writer) error {
+	if o.NodeFrameAgents > 0 {
+		nodes := max(o.Nodes, 2)
+		fmt.Fprintf(progress, "tlbench: dashboard frames, %d agents on %d nodes, quiet then streaming at %d KB/s each, %d frames each...\n",
+			o.NodeFrameAgents, nodes, o.NodeAgentKBps, o.NodeFrames)
+		sub, err := os.MkdirTemp(dir, "node-frames-")
+		if err != nil {
+			return err
+		}
+		if rep.NodeFrames, err = MeasureNodeFrames(ctx, NodeFrameOptions{Exe: o.Exe, Dir: sub, Agents: o.NodeFrameAgents, Nodes: nodes,
+			Width: 160, Height: 45, Frames: o.NodeFrames, Rounds: 3, AgentKBps: o.NodeAgentKBps, Seed: o.Seed}); err != nil {
+			return err
+		}
+	}
+	if o.Nodes <= 0 {
+		return nil
+	}
+	n := &NodeRelay{Agents: o.NodeAgents, Rate: o.NodeRate, Nodes: o.Nodes, Rounds: o.Rounds, Burst: o.NodeBurst}
+	kinds := []RelayOptions{{Mode: BareRelay}, {Mode: EngineRelay}, {Mode: EngineRelay, NATS: true}, {Mode: EngineRelay, Nodes: o.Nodes}}
+	names := []string{"bare PTY relay", "engine, embedded bus", "engine + NATS, one machine", fmt.Sprintf("engine + NATS, %d nodes", o.Nodes)}
+	rounds := make([][]*RelayResult, len(kinds))
+	run := func(k RelayOptions, what string) (*RelayResult, error) {
+		sub, err := os.MkdirTemp(dir, "nodes-")
+		if err != nil {
+			return nil, err
+		}
+		k.Exe, k.Dir, k.Agents, k.Rate = o.Exe, sub, o.NodeAgents, o.NodeRate
+		fmt.Fprintf(progress, "tlbench: %s, %d agents, %d messages each...\n", what, k.Agents, k.Count)
+		res, err := MeasureRelay(ctx, k)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		l := res.Latency
+		fmt.Fprintf(progress, "tlbench:   p50 %s  p99 %s  max %s  %.0f msg/s\n", ms(l.P50), ms(l.P99), ms(l.Max), res.Throughput)
+		return res, nil
+	}
+	count := int(o.NodeDuration.Seconds() * float64(o.NodeRate))
+	for round := range o.Rounds {
+		per := count / o.Rounds
+		if round < count%o.Rounds {
+			per++
+		}
+		for i, k := range kinds {
+			k.Count = per
+			res, err := run(k, fmt.Sprintf("round %d/%d: %s at %d msg/s", round+1, o.Rounds, names[i], o.NodeRate))
+			if err != nil {
+				return err
+			}
+			rounds[i] = append(rounds[i], res)
+		}
+	}
+	for i, k := range kinds {
+		k.Count, k.Burst = o.NodeBurst, true
+		res, err := run(k, names[i]+", a burst")
+		if err != nil {
+			return err
+		}
+		n.Runs = append(n.Runs, NodeRun{Name: names[i], Paced: Combine(rounds[i]), Burst: res})
+	}
+	rep.NodeRelay = n
+	return nil
 }
 
 // measureBus adds the bus figures to rep, unless o skips them.

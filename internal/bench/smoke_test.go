@@ -73,3 +73,62 @@ func TestSmokeRelay(t *testing.T) {
 		})
 	}
 }
+
+// The relay on NATS and across two nodes, tiny: the console's NATS server
+// and Mirror in this process, each node the test binary in the node role.
+func TestSmokeRelayNodes(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		nats  bool
+		nodes int
+		burst bool
+	}{{"nats", true, 0, false}, {"nodes", false, 2, false}, {"nodes-burst", false, 2, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := MeasureRelay(ctx, RelayOptions{Exe: exe, Dir: t.TempDir(), Agents: 2, Rate: 50, Count: 10,
+				Mode: EngineRelay, NATS: c.nats, Nodes: c.nodes, Burst: c.burst, Settle: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := res.Problems(); len(p) > 0 {
+				t.Fatalf("problems: %v (notes %v)", p, res.EngineNotes)
+			}
+			if res.Sent != 20 || res.Delivered != 20 || res.Stored != 20 || res.Acks != 20 || len(res.Stages) != 3 {
+				t.Errorf("result %+v", res)
+			}
+			if !res.NATS || res.Nodes != c.nodes || res.Records == 0 || res.Published != res.Records || res.Throughput <= 0 {
+				t.Errorf("NATS %v, nodes %d, published %d of %d records, %.0f msg/s", res.NATS, res.Nodes, res.Published, res.Records, res.Throughput)
+			}
+		})
+	}
+}
+
+// The dashboard over agents on two nodes, tiny: every agent's output
+// reaches the console whole, and the frames drawn are whole.
+func TestSmokeNodeFrames(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := MeasureNodeFrames(ctx, NodeFrameOptions{Exe: exe, Dir: t.TempDir(), Agents: 4, Nodes: 2, Width: 120, Height: 30,
+		Frames: 20, Rounds: 2, AgentKBps: 20, Seed: 1, Settle: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Problem != "" {
+		t.Fatalf("problem: %s (notes %v)", res.Problem, res.Notes)
+	}
+	if res.Idle.N != 20 || res.Busy.N != 20 || res.Busy.P50 <= 0 || res.ScreenCols == 0 || res.ScreenRows == 0 {
+		t.Errorf("frames: %+v", res.FrameResult)
+	}
+	if res.Written == 0 || res.Taken != res.Written || res.Nodes != 2 || res.Start <= 0 {
+		t.Errorf("taken %d of %d bytes written, %d nodes, started in %s", res.Taken, res.Written, res.Nodes, res.Start)
+	}
+}

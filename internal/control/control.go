@@ -171,6 +171,9 @@ type Server struct {
 	// forward, on a node's socket (ListenDoor), passes an agent's request
 	// to the console; console is nil there.
 	forward func(agent string, req []byte) ([]byte, error)
+	// protect, on a node's socket, answers the human's protect: a console
+	// or node of the user starting on the node's machine asks it.
+	protect func(protect, hide []string) error
 }
 
 // Listen creates the socket in stateDir and serves console on it.
@@ -209,14 +212,15 @@ func Listen(stateDir string, console Console) (*Server, error) {
 // its agents' requests — teamlead ask, their CLIs' hooks, the teamlead
 // MCP tools — go to the team's console through forward, with the name of
 // the agent the kernel says the process belongs to (agentOf names the
-// node's agent by its session). Nothing else is served: the human works
-// at the console.
-func ListenDoor(stateDir string, agentOf func(sid int) string, forward func(agent string, req []byte) ([]byte, error)) (*Server, error) {
+// node's agent by its session). Of the human's operations only protect is
+// served (protect does it, for a console or node starting later on this
+// machine): the human works at the console.
+func ListenDoor(stateDir string, agentOf func(sid int) string, forward func(agent string, req []byte) ([]byte, error), protect func(protect, hide []string) error) (*Server, error) {
 	s, err := Listen(stateDir, nil)
 	if err != nil {
 		return nil, err
 	}
-	s.witness, s.forward = trust.NewWitness(agentOf), forward
+	s.witness, s.forward, s.protect = trust.NewWitness(agentOf), forward, protect
 	return s, nil
 }
 
@@ -328,6 +332,18 @@ func (s *Server) serve(c net.Conn) {
 // refused.
 func (s *Server) passOn(c net.Conn, enc *json.Encoder, raw []byte) {
 	who := s.caller(c)
+	var req Request
+	if who.Human() && s.protect != nil && json.Unmarshal(raw, &req) == nil && req.Cmd == "protect" {
+		// A console or node of the user starting on this machine: its
+		// state, files and secrets are kept from the node's agents too,
+		// as every console's are (red team 9a, finding 5).
+		if err := s.protect(req.Protect, req.Hide); err != nil {
+			_ = enc.Encode(Reply{Error: err.Error(), End: true})
+			return
+		}
+		_ = enc.Encode(Reply{Done: fmt.Sprintf("protected %d paths and hid %d in every agent's sandbox of the node", len(req.Protect), len(req.Hide)), End: true})
+		return
+	}
 	if !who.Contained || who.Agent == "" {
 		_ = enc.Encode(Reply{Error: "refused: this is a node's socket, which serves the node's agents only (this process is not one of theirs: " +
 			who.Why + "); the human works at the team's console, or with teamlead commands on its machine", End: true})

@@ -319,9 +319,41 @@ type NodeRecord struct {
 	Config string `json:"config"`
 	State  string `json:"state"`
 	PID    int    `json:"pid,omitempty"`
+	// Socket is its socket, where a console or node starting later on
+	// this machine asks it to protect theirs from its agents.
+	Socket string `json:"socket,omitempty"`
+	file   string // where the registry keeps it
 	// Hide are the folders every sandbox hides for it.
 	Hide    []string  `json:"hide"`
 	Started time.Time `json:"started"`
+}
+
+// Live reports whether the node answers on its socket.
+func (n NodeRecord) Live() bool { return Registration{Socket: n.Socket}.Live() }
+
+// Nodes lists the nodes recorded in the registry.
+func Nodes() []NodeRecord {
+	dir, err := RegistryDir()
+	if err != nil {
+		return nil
+	}
+	entries, _ := os.ReadDir(dir)
+	var out []NodeRecord
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), nodeSuffix) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		var n NodeRecord
+		if json.Unmarshal(b, &n) == nil {
+			n.file = filepath.Join(dir, e.Name())
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // nodeSuffix ends a node's record in the registry folder (not .json:
@@ -360,29 +392,12 @@ func RegisterNode(n NodeRecord) error {
 // Hidden lists what every sandbox of this user's consoles and nodes hides
 // for the others: the secret folders of each registered console and node.
 func Hidden() []string {
-	dir, err := RegistryDir()
-	if err != nil {
-		return nil
-	}
 	var out []string
 	regs, _ := Registrations()
 	for _, r := range regs {
 		out = append(out, r.Hide...)
 	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), nodeSuffix) {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		var n NodeRecord
-		if json.Unmarshal(b, &n) != nil {
-			continue
-		}
+	for _, n := range Nodes() {
 		there := false
 		for _, h := range n.Hide {
 			if !filepath.IsAbs(h) || filepath.Clean(h) == "/" {
@@ -393,8 +408,8 @@ func Hidden() []string {
 				out = append(out, h)
 			}
 		}
-		if !there {
-			_ = os.Remove(path)
+		if !there && !n.Live() {
+			_ = os.Remove(n.file)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/term"
+	"github.com/teamlead/teamlead/internal/worktree"
 )
 
 // Terminal is what the command sees of the terminal it runs in.
@@ -133,7 +135,13 @@ func terminalChecks(o Options) []Check {
 func tmuxEscapeTime() (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", "show-options", "-sv", "escape-time")
+	// The system's tmux, not the first on PATH: a folder of PATH an agent
+	// can write would have its tmux run as you (red team 13a, finding 1).
+	tmux := worktree.SystemProgram("tmux")
+	if tmux == "" {
+		return 0, errors.New("no tmux where the system installs programs")
+	}
+	cmd := exec.CommandContext(ctx, tmux, "show-options", "-sv", "escape-time")
 	cmd.WaitDelay = time.Second
 	b, err := cmd.Output()
 	if err != nil {

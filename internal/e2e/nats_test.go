@@ -205,6 +205,45 @@ idle
 		func() string { return tm.mustCLI("agents") })
 }
 
+// On a NATS server of yours, configured with what teamlead
+// nats-permissions prints, the console runs with its own user and the node
+// with its own (in --nats-file, as the README says): a message goes to the
+// node's agent and its answer back, and the server refused neither
+// anything (issue 14, item 4).
+func TestNodeWithItsOwnUserOnYourServer(t *testing.T) {
+	tm := newTeamWith(t, "bus:\n  name: e2e\n",
+		agentDef{name: "dev", role: "developer", script: `
+route to=far type=question task=T-1 body="Ping from dev"
+expect Pong from far
+idle
+`},
+		agentDef{name: "far", role: "reviewer", host: "box1", script: `
+expect Ping from dev
+route to=dev type=answer task=T-1 body="Pong from far"
+idle
+`},
+	)
+	conf := tm.mustCLI("nats-permissions")
+	if !strings.Contains(conf, `{user: "node-box1", password: $NODE_BOX1_PASSWORD`) {
+		t.Fatalf("nats-permissions:\n%s", conf)
+	}
+	srv := startNATSServerWith(t, conf, "CONSOLE_PASSWORD=console-secret", "NODE_BOX1_PASSWORD=box1-secret")
+	host := strings.TrimPrefix(srv.url(), "nats://")
+	c := tm.start("--nats", "nats://console:console-secret@"+host)
+	defer c.stop()
+	n := tm.startNodeFile("box1", "nats://node-box1:box1-secret@"+host)
+	defer n.stop()
+	tm.waitReceived("far", "Ping from dev")
+	tm.waitReceived("dev", "Pong from far")
+	waitFor(t, 30*time.Second, "far running, as the console sees it", func() bool { return agentState(tm, "far") == "running" },
+		func() string { return tm.mustCLI("agents") })
+	for what, out := range map[string]string{"the server": srv.out.String(), "the console": c.out.String(), "the node": n.out.String()} {
+		if strings.Contains(out, "Violation") {
+			t.Errorf("%s says a permission was refused:\n%s", what, out)
+		}
+	}
+}
+
 // agentState is an agent's state as `teamlead agents --format json` gives it.
 func agentState(tm *team, name string) string {
 	for _, l := range strings.Split(strings.TrimSpace(tm.mustCLI("agents", "--format", "json")), "\n") {
@@ -341,6 +380,11 @@ type natsServer struct {
 	bin, store string
 	port       int
 	cmd        *exec.Cmd
+	// conf is its configuration file, env what it adds to the
+	// environment (the passwords conf names); out what it printed.
+	conf string
+	env  []string
+	out  *testbin.Buffer
 }
 
 var natsServerBin struct {
@@ -352,6 +396,13 @@ var natsServerBin struct {
 // startNATSServer builds nats-server from the module teamlead links (the
 // version go.mod names) once, and starts it.
 func startNATSServer(t *testing.T) *natsServer {
+	t.Helper()
+	return startNATSServerWith(t, "")
+}
+
+// startNATSServerWith is startNATSServer with a configuration (its text;
+// "": none) and variables added to its environment.
+func startNATSServerWith(t *testing.T, conf string, env ...string) *natsServer {
 	t.Helper()
 	natsServerBin.once.Do(func() {
 		dir, err := os.MkdirTemp("", "teamlead-nats-server")
@@ -368,7 +419,13 @@ func startNATSServer(t *testing.T) *natsServer {
 	if natsServerBin.err != nil {
 		t.Fatalf("building nats-server: %v", natsServerBin.err)
 	}
-	s := &natsServer{t: t, bin: natsServerBin.path, store: t.TempDir(), port: freePort(t)}
+	s := &natsServer{t: t, bin: natsServerBin.path, store: t.TempDir(), port: freePort(t), env: env}
+	if conf != "" {
+		s.conf = filepath.Join(t.TempDir(), "nats-server.conf")
+		if err := os.WriteFile(s.conf, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s.start()
 	t.Cleanup(s.kill)
 	return s
@@ -378,8 +435,14 @@ func (s *natsServer) url() string { return "nats://127.0.0.1:" + strconv.Itoa(s.
 
 func (s *natsServer) start() {
 	s.t.Helper()
-	s.cmd = exec.Command(s.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.store)
+	args := []string{"-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.store}
+	if s.conf != "" {
+		args = append(args, "-c", s.conf)
+	}
+	s.cmd = exec.Command(s.bin, args...)
+	s.cmd.Env = append(os.Environ(), s.env...)
 	out := &testbin.Buffer{}
+	s.out = out
 	s.cmd.Stdout, s.cmd.Stderr = out, out
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)

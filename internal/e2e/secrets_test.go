@@ -112,3 +112,72 @@ func TestNodeFileIsHiddenFromOtherConsoles(t *testing.T) {
 		t.Fatalf("an agent of a console started after the node read its --nats-file:\n%s", got)
 	}
 }
+
+// The file store of the console's own NATS server holds every record in
+// clear, what the human types into each agent among them: it is hidden in
+// every sandbox, as the console's store is (red team 13a, finding 5 read
+// a text the human had sent to another agent from its stream's blocks).
+func TestNATSFileStoreIsHidden(t *testing.T) {
+	needSandbox(t)
+	tm, _ := teamWithRepo(t)
+	work := filepath.Join(tm.dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(work, "qa.out")
+	flag := filepath.Join(work, "go")
+	script := `until [ -e "$FLAG" ]; do sleep 0.05; done
+{ find "$NATS" -type f | wc -l; cat "$NATS"/jetstream/*/streams/*/msgs/*.blk 2>/dev/null | grep -c SECRET-HUMAN-TEXT; echo done; } > "$OUT" 2>&1
+exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + ", FLAG: " + flag + ", NATS: " + filepath.Join(tm.state, "nats") + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", dir: work, command: []string{"/bin/sh", "-c", "exec sleep 600"}},
+		{name: "qa", dir: work, command: []string{"/bin/sh", "-c", script}}}) // extra: qa's env
+	c := tm.start("--nats-listen", "127.0.0.1:0")
+	defer c.stop()
+	tm.mustCLI("send", "dev", "SECRET-HUMAN-TEXT-4711")
+	waitFor(t, 20*time.Second, "the text in the NATS file store", func() bool {
+		blocks, _ := filepath.Glob(filepath.Join(tm.state, "nats", "jetstream", "*", "streams", "*", "msgs", "*.blk"))
+		for _, b := range blocks {
+			if data, _ := os.ReadFile(b); strings.Contains(string(data), "SECRET-HUMAN-TEXT") {
+				return true
+			}
+		}
+		return false
+	}, func() string { return c.out.String() })
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "qa's look", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "done")
+	}, func() string { b, _ := os.ReadFile(out); return string(b) + c.out.String() })
+	if b, _ := os.ReadFile(out); strings.Fields(string(b))[0] != "0" || strings.Fields(string(b))[1] != "0" {
+		t.Errorf("qa sees the NATS file store (files, lines with the text):\n%s", b)
+	}
+}
+
+// A console started after a node on the same machine asks the node too to
+// keep its state and files read-only and its secrets hidden from the
+// node's agents, as it asks the running consoles: the node serves protect
+// on its socket to the human's processes.
+func TestNodeProtectsAConsoleStartedLater(t *testing.T) {
+	needSandbox(t)
+	tmB := newTeamWith(t, "bus:\n  name: e2e\n", agentDef{name: "dev", script: "idle\n"})
+	tmA := newTeam(t, agentDef{name: "solo", script: "idle\n"})
+	tmA.stateHome = filepath.Join(tmB.dir, "xdg-state") // one user's consoles and nodes
+	script := "echo ready; until [ -e go ]; do sleep 0.05; done; : > seen.txt; " +
+		"if echo x > '" + filepath.Join(tmA.state, "planted") + "' 2>/dev/null; then echo WROTE-STATE >> seen.txt; fi; " +
+		"if echo x >> '" + tmA.config + "' 2>/dev/null; then echo WROTE-TEAM >> seen.txt; fi; " +
+		"ls -A '" + filepath.Join(tmA.state, "secrets") + "' >> seen.txt 2>&1; echo done > done.txt; exec sleep 600"
+	tmB.write("team.yaml", []agentDef{{name: "dev", script: "idle\n"}, {name: "far", host: "box1", dir: tmB.dir, command: []string{"/bin/sh", "-c", script}}})
+	cB := tmB.start("--nats-listen", "127.0.0.1:0")
+	defer cB.stop()
+	node := tmB.startNode("box1", nodeURL(t, tmB, "box1"))
+	defer node.stop()
+	cA := tmA.start()
+	defer cA.stop()
+	got := seen(t, tmB, node)
+	if strings.Contains(got, "WROTE") || strings.Contains(got, "nats-token") {
+		t.Fatalf("the node's agent reached a console started after the node:\n%s", got)
+	}
+}

@@ -245,13 +245,17 @@ did sh -c "echo x > $REPO/.git/objects/info/main/pack/evil.pack"
 did sh -c "o=$REPO/.git/objects/info/main/$MAINOBJ; chmod u+w \$o; echo x > \$o"
 did sh -c "mv $REPO/.git/objects/info/main/$MAINOBJ $REPO/.git/objects/info/main/${MAINOBJ%%/*}/x"
 did sh -c "echo $REPO/elsewhere > $REPO/.git/objects/info/main/info/alternates"
+did git update-ref refs/main HEAD
+did git tag v9
+did sh -c "echo x >> $REPO/.git/logs/HEAD"
+did git fetch -q $REPO main:refs/remotes/origin/main
 echo done; exec sleep 600`
 	mainObj := git(t, repo, "rev-parse", "main")
 	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", REPO: " + repo + ", MAINOBJ: " + mainObj[:2] + "/" + mainObj[2:] + "}\n"
 	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 16, 0, 1, 2)
+	checkAttempts(t, c, out, 20, 0, 1, 19)
 	// Its commit went to its own object folder, and the human's objects
 	// are as they were (red team 12a, finding 2).
 	commit := git(t, repo, "rev-parse", "teamlead/dev")
@@ -378,7 +382,8 @@ echo done; exec sleep 600`
 // worktree ran its fsmonitor), and the user's own git configuration too
 // (finding 4: ~/.gitconfig's fsmonitor ran in every repository), and the
 // repository's objects and the worktree agents' (finding 2: git reads an
-// object written over without checking its hash).
+// object written over without checking its hash), and another agent's
+// worktree (red team 13a, finding 6).
 func TestOtherAgentCannotRedirectAWorktree(t *testing.T) {
 	needSandbox(t)
 	tm, repo := teamWithRepo(t)
@@ -410,6 +415,7 @@ did "mkdir -p %[6]s/.config/git && echo x > %[6]s/.config/git/config"
 did "echo x > %[4]s/.git/objects/pack/evil.pack"
 did "o=%[4]s/.git/objects/%[7]s; chmod u+w \$o; echo x > \$o"
 did "mkdir -p %[4]s/.git/teamlead-objects/dev/ab"
+did "echo x > %[2]s/planted-by-qa"
 did "echo fine > %[5]s/notes"
 echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home, mainObj[:2]+"/"+mainObj[2:])
 	tm.extra = "    worktree: true\n"
@@ -418,12 +424,53 @@ echo done; exec sleep 600`, out, wt, gd, repo, elsewhere, home, mainObj[:2]+"/"+
 		{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", "exec sleep 600"}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 11, 10)
+	checkAttempts(t, c, out, 12, 11)
 	if got := git(t, repo, "cat-file", "-t", mainObj); got != "commit" {
 		t.Errorf("the human's HEAD commit reads as %q", got)
 	}
 	if got := git(t, wt, "rev-parse", "--abbrev-ref", "HEAD"); got != "teamlead/dev" {
 		t.Errorf("dev's worktree: %q", got)
+	}
+}
+
+// An agent that works in the checkout itself (no worktree) keeps what of
+// its .git runs programs read-only, and cannot point the human's git at a
+// configuration of its own: red team 13a (finding 2) wrote .git/commondir,
+// leading git to a config whose fsmonitor ran at the human's git status.
+func TestCheckoutAgentCannotRedirectTheHumansGit(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "docs.out")
+	ran := filepath.Join(tm.dir, "ran")
+	evil := filepath.Join(tm.dir, "evil")
+	script := `exec > "$OUT" 2>&1
+did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1" | tr '\n' ' '; echo; }
+mkdir -p "$EVIL/common"
+for f in objects refs logs HEAD; do ln -s "$REPO/.git/$f" "$EVIL/common/$f"; done
+printf '#!/bin/sh\necho "$0" >> %s\nexit 1\n' "$RAN" > "$EVIL/fsmon.sh"; chmod +x "$EVIL/fsmon.sh"
+printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = %s\n' "$EVIL/fsmon.sh" > "$EVIL/common/config"
+did "echo x > f.go && git add f.go && git commit -q -m f"
+did "echo $EVIL/common > .git/commondir"
+did "rm -f .git/commondir"
+did "mv .git/commondir .git/cd.old"
+did "printf '[core]\n\tfsmonitor = $EVIL/fsmon.sh\n' >> .git/config"
+did "echo x > .git/hooks/pre-commit"
+echo done; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + ", REPO: " + repo + ", EVIL: " + evil + ", RAN: " + ran + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "docs", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	checkAttempts(t, c, out, 6, 0)
+	cmd := exec.Command("git", "status", "--short")
+	cmd.Dir = repo
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("git status: %v\n%s", err, o)
+	}
+	if got, err := os.ReadFile(ran); err == nil {
+		t.Errorf("the agent's fsmonitor ran in the human's git: %s", got)
+	}
+	if got := git(t, repo, "log", "-1", "--format=%s"); got != "f" {
+		t.Errorf("the agent's own commit: %q", got)
 	}
 }
 

@@ -202,6 +202,9 @@ func TestAgentAnswersRoutedQuestion(t *testing.T) {
 	if d := deliveriesTo(res, "qa"); len(d) != 1 || !strings.Contains(d[0].Text, "answer not taken") {
 		t.Errorf("%+v", res)
 	}
+	if kinds(res) != "refusal" || res.Records[0].Fields["question"] != q.ID || res.Records[0].From != "qa" {
+		t.Errorf("the refused answer's record: %s %+v", kinds(res), res.Records)
+	}
 	if len(deliveriesTo(res, "dev")) != 0 {
 		t.Error("an unassigned answer reached the asker")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/protocol"
 	"github.com/teamlead/teamlead/internal/questions"
 )
@@ -125,6 +126,10 @@ func (l *Lead) answer(out *Output, sender string, env *protocol.Envelope, now ti
 	_, eff, err := l.qs.Answer(id, "agent/"+sender, env.Body, now)
 	task := env.Get("task")
 	if err != nil {
+		// Recorded as other refused blocks are: the audit shows who tried to
+		// answer what (red team 13a, finding 8 found no trace of it).
+		out.record(wire.Record{Time: now, Kind: wire.KindRefusal, Subject: "lead.refusal." + sender, Agent: sender, From: sender,
+			Type: protocol.TypeAnswer, Task: task, Body: env.Body, Reason: "answer not taken: " + err.Error(), Fields: map[string]string{"question": id}})
 		l.notice(out, sender, task, "answer not taken: "+err.Error(), now)
 		return true
 	}

@@ -84,6 +84,7 @@ func Run(ctx context.Context, o Options) error {
 	var names []string
 	var running []*local
 	var runMu sync.Mutex
+	var more []string // protected since the node started (the door's protect)
 	var socket string
 	if o.State != "" {
 		door, err := control.ListenDoor(o.State, func(sid int) string {
@@ -95,7 +96,21 @@ func Run(ctx context.Context, o Options) error {
 				}
 			}
 			return ""
-		}, func(agent string, req []byte) ([]byte, error) { return n.Door(ctx, agent, req) })
+		}, func(agent string, req []byte) ([]byte, error) { return n.Door(ctx, agent, req) }, func(protect, hide []string) error {
+			// As a console does (engine.ProtectMore): in every sandbox of
+			// the node's agents, running now or started later.
+			agents.KeepSecret(hide...)
+			runMu.Lock()
+			defer runMu.Unlock()
+			more = append(more, protect...)
+			var errs []error
+			for _, l := range running {
+				if err := l.a.ProtectMore(protect, hide); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", l.name, err))
+				}
+			}
+			return errors.Join(errs...)
+		})
 		if err != nil {
 			return err
 		}
@@ -109,16 +124,22 @@ func Run(ctx context.Context, o Options) error {
 		launcher.MCP = filepath.Join(o.State, "mcp")
 	}
 	for _, a := range mine {
-		l, err := start(ctx, o, n, rep, a, launcher)
+		// Under the lock: a protect asked meanwhile reaches this agent
+		// either in its Protect or through ProtectMore.
+		runMu.Lock()
+		oa := o
+		oa.Protect = append(append([]string(nil), o.Protect...), more...)
+		l, err := start(ctx, oa, n, rep, a, launcher)
+		if err == nil {
+			running = append(running, l)
+		}
+		runMu.Unlock()
 		if err != nil {
 			for _, r := range running {
 				r.a.Stop()
 			}
 			return fmt.Errorf("%s: %w", a.Name, err)
 		}
-		runMu.Lock()
-		running = append(running, l)
-		runMu.Unlock()
 		names = append(names, a.Name)
 	}
 	n.Announce(ctx, names)

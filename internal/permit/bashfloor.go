@@ -170,7 +170,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 // sent off the machine when the compound command uses the network.
 func (b *bashCheck) credentialHits(pt part) []hit {
 	words := append(allWords(pt.cmd), pt.view.reads...)
-	read := readers[pt.view.name]
+	read := readers[pt.view.name] || pt.view.name == "git" && gitPrintsFiles[parseGit(pt.view.args).sub]
 	for _, w := range append(words, pt.view.writes...) {
 		if p, ok := credentialInRead(w, pt.cwds, read); ok {
 			if b.hasNetwork {
@@ -181,6 +181,12 @@ func (b *bashCheck) credentialHits(pt part) []hit {
 	}
 	return nil
 }
+
+// gitPrintsFiles are git's subcommands that print (or stage, for a diff
+// to print) the files they name, looked at for keys and tokens as cat's
+// are (red team 13b, finding 2: git blame settings.py, git show
+// HEAD:settings.py).
+var gitPrintsFiles = setOf("blame", "annotate", "show", "cat-file", "add", "grep", "commit", "stash", "diff", "log", "whatchanged")
 
 // known reports a command the floor judges by its name.
 func (b *bashCheck) known(name string) bool {

@@ -82,6 +82,9 @@ func (p *Policy) checkPath(a Action, agent string, env Env) Decision {
 		}
 		if known {
 			hits = append(hits, env.protectedHit(s.abs, a.Tool)...)
+			if env.strictlyInside(s.abs) {
+				hits = append(hits, env.dependencyHit(s.abs, a.Tool)...)
+			}
 		}
 	} else if why, secret := env.readSecret(s.abs); known && secret || isCredential(arg) {
 		hits = append(hits, hit{id: FloorCredentialRead, detail: a.Tool + " of " + shown + why})

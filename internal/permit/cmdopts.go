@@ -150,13 +150,15 @@ var outputOpts = map[string][]string{
 	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},
 	"cargo":         {"--target-dir", "--artifact-dir", "--out-dir", "--logfile", "--lockfile-path"},
 	"pytest": {"--junitxml", "--junit-xml", "--log-file", "--resultlog", "--result-log", "--html",
-		"--debug?", "--basetemp"},
+		"--debug?", "--basetemp", "--report-log", "--json-report-file"},
 	"mypy": {"--junit-xml", "--cache-dir", "--html-report", "--txt-report", "--xml-report", "--linecount-report",
 		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",
 		"--memory-xml-report", "--xslt-html-report", "--xslt-txt-report"},
 	"ruff": {"-o", "--output-file", "--cache-dir"}, "flake8": {"--output-file"},
 	"eslint": {"-o", "--output-file", "--cache-location", "--suppressions-location"}, "jest": {"--outputFile", "--coverageDirectory", "--cacheDirectory"},
-	"vitest": {"--outputFile"}, "prettier": {"--cache-location"},
+	"vitest": {"--outputFile", "--json?", "--coverage.reportsDirectory", "--cache.dir", "--attachmentsDir",
+		"--outputFile.json", "--outputFile.junit", "--outputFile.html", "--outputFile.blob", "--outputFile.tap", "--outputFile.tap-flat"},
+	"prettier": {"--cache-location"},
 	"tsc": {"--outFile", "--outDir", "--out", "--declarationDir", "--tsBuildInfoFile", "--generateCpuProfile",
 		"--generateTrace"},
 	"tree": {"-o"}, "find": {"-fprint", "-fprint0", "-fprintf", "-fls"},
@@ -170,18 +172,22 @@ func outputFiles(name string, args []Word) []Word {
 		name = pyTool(args)
 	case name == "py.test":
 		name = "pytest"
-	case name == "npx" || name == "pnpx" || name == "bunx":
+	case name == "npx" || name == "pnpx" || name == "bunx" || name == "pnpm" || name == "yarn" || name == "bun":
+		strs := make([]string, len(args))
 		for i, a := range args {
-			if !strings.HasPrefix(a.Value, "-") {
-				name, args = cmdName(a), args[i+1:]
-				break
-			}
+			strs[i] = a.Value
+		}
+		if tool, rest := jsTool(name, strs); tool != name { // pnpm exec vitest, yarn jest
+			name, args = tool, args[len(args)-len(rest):]
 		}
 	}
 	if goFlagTools[name] { // Go's flag package takes --x for -x
 		args = singleDash(args)
 	}
 	args = shortSplit(name, args) // sort -so F is sort -s -o F
+	if jsRunners[name] {
+		args = jsCanon(args, outputOpts[name]) // jest --output-file=F is --outputFile=F
+	}
 	out := optionFiles(args, outputOpts[name])
 	switch name {
 	case "golangci-lint": // --output.text.path=FILE and its siblings; v1's --out-format FORMAT:FILE,…

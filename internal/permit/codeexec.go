@@ -207,10 +207,119 @@ var jsToolCodeOpts = map[string][]string{
 		"--testSequencer", "--filter", "--testResultsProcessor", "--prettierPath", "--dependencyExtractor",
 		"--snapshotSerializers", "--testRunner", "--runner", "--moduleLoader"},
 	"eslint": {"--init", "--inspect-config"},
+	"vitest": {"--root", "--workspace", "--dir", "--globalSetup", "--setupFiles"},
 	"npm":    {"--shell", "--onload-script", "--git", "--editor", "--browser", "--viewer", "--init-module"},
 	"pnpm":   {"--shell", "--onload-script", "--git", "--editor", "--browser", "--viewer"},
 	"yarn":   {"--shell", "--onload-script"},
 }
+
+// jsOptName is the name of a JavaScript tool's long option as its parser
+// reads it: yargs (jest, mocha) and cac (vitest) take --global-setup for
+// --globalSetup, and tsc takes any letter case, so a name is compared
+// with the tables' in lower case without its dashes and underscores
+// (red team 13b, finding 7: jest --global-setup ./x.js ran x.js). Wider
+// than any one parser: a spelling no tool reads asks too.
+func jsOptName(a string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+	return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
+}
+
+// jsOptIn is optIn for a JavaScript tool: long options by jsOptName.
+func jsOptIn(args []string, i int, opts []string) (string, bool) {
+	a := args[i]
+	if !strings.HasPrefix(a, "--") || a == "--" {
+		return optIn(args, i, opts)
+	}
+	n := jsOptName(a)
+	for _, o := range opts {
+		if strings.HasPrefix(o, "--") && jsOptName(o) == n {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// jsCanon writes the long options of a JavaScript tool's arguments that
+// name one of opts as opts spells it (--output-file=F is --outputFile=F).
+func jsCanon(args []Word, opts []string) []Word {
+	out := make([]Word, len(args))
+	copy(out, args)
+	for i, a := range out {
+		if a.Value == "--" {
+			break
+		}
+		if !strings.HasPrefix(a.Value, "--") || a.Dynamic {
+			continue
+		}
+		_, val, eq := strings.Cut(a.Value, "=")
+		for _, o := range opts {
+			o = strings.TrimSuffix(o, "?")
+			if strings.HasPrefix(o, "--") && jsOptName(o) == jsOptName(a.Value) {
+				out[i].Value = o
+				if eq {
+					out[i].Value += "=" + val
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// vitestSafeDotted are the dotted options of vitest (cac builds its
+// configuration from any --a.b.c) known to run nothing and write nothing.
+var vitestSafeDotted = setOf("coverage.enabled", "coverage.include", "coverage.exclude", "coverage.all", "coverage.clean",
+	"coverage.cleanonrerun", "coverage.skipfull", "coverage.reportonfailure", "coverage.thresholds.lines",
+	"coverage.thresholds.functions", "coverage.thresholds.branches", "coverage.thresholds.statements",
+	"coverage.thresholds.100", "coverage.thresholds.perfile", "coverage.thresholds.autoupdate", "browser.enabled", "browser.headless",
+	"browser.name", "typecheck.enabled", "typecheck.only", "typecheck.ignoresourceerrors", "sequence.shuffle",
+	"sequence.concurrent", "sequence.seed")
+
+// vitestBuiltinPools are the pools vitest ships; any other --pool is a module it loads.
+var vitestBuiltinPools = setOf("threads", "forks", "vmthreads", "vmforks", "typescript", "browser")
+
+// vitestOption reports an option of vitest that runs code (the workers'
+// node options, a coverage provider or pool module, a type checker) or
+// whose dotted path vitest takes into its configuration and the policy
+// does not know as harmless (--poolOptions.forks.execArgv,
+// --coverage.customProviderModule, --typecheck.checker, --browser.provider;
+// red team 13b, finding 8). Its writes (--outputFile, --json=FILE,
+// --coverage.reportsDirectory …) are judged as writes (outputOpts).
+func vitestOption(args []string, i int) (string, bool) {
+	a := args[i]
+	if !strings.HasPrefix(a, "--") || a == "--" {
+		return "", false
+	}
+	n := jsOptName(a)
+	if strings.HasPrefix(a, "--no-") {
+		n = jsOptName("--" + a[5:]) // --no-coverage.enabled negates a key
+	}
+	switch {
+	case n == "execargv":
+		return "passes options to the node of every worker (--require loads a module)", true
+	case n == "pool":
+		val, ok := optArg(args, i, "--pool")
+		if !ok || !vitestBuiltinPools[strings.ToLower(val)] {
+			return "names a pool that is not one vitest ships: a module it loads", true
+		}
+	case n == "coverage.provider":
+		val, ok := optArg(args, i, strings.SplitN(a, "=", 2)[0])
+		if !ok || val != "v8" && val != "istanbul" {
+			return "names a coverage provider that is not one vitest ships", true
+		}
+	case strings.Contains(n, "."):
+		if vitestSafeDotted[n] || vitestWriteDotted[n] {
+			return "", false
+		}
+		return "sets a key of vitest's configuration the policy does not know as harmless (keys can name modules, programs and node options to run)", true
+	}
+	return "", false
+}
+
+// vitestWriteDotted are vitest's dotted options that name a folder or
+// file it writes (judged as writes).
+var vitestWriteDotted = setOf("coverage.reportsdirectory", "cache.dir", "outputfile.json", "outputfile.junit", "outputfile.html",
+	"outputfile.blob", "outputfile.tap", "outputfile.tap-flat")
 
 // eslintFormatters are eslint's built-in formatters (8 and 9); any other
 // -f/--format value is a module eslint loads and runs: a path, or a
@@ -254,7 +363,7 @@ var lintConfigOpts = map[string][]string{"golangci-lint": {"-c", "--config"},
 	"flake8": {"--config", "--append-config"}, "ruff": {"--config"}}
 
 // pytestCodeOpts load plugins, configuration or a debugger class.
-var pytestCodeOpts = []string{"-c", "--config-file", "-o", "--override-ini", "--pdbcls", "--rootdir-plugin"}
+var pytestCodeOpts = []string{"-c", "--config-file", "-o", "--override-ini", "--pdbcls", "--rootdir-plugin", "--cov-config"}
 
 // safeGitConfig are git -c keys that only change how git shows things.
 var safeGitConfig = []string{"user.", "color.", "advice.", "log.", "format.pretty", "core.quotepath",
@@ -368,7 +477,7 @@ func execHits(c Command, v view) []hit {
 		}
 	case jsRunners[v.name]:
 		for i := range args {
-			if o, ok := optIn(args, i, jsCodeOpts); ok {
+			if o, ok := jsOptIn(args, i, jsCodeOpts); ok {
 				add(v.name + " " + o + " loads a module, plugin or configuration that runs code")
 			}
 		}
@@ -377,8 +486,13 @@ func execHits(c Command, v view) []hit {
 			if a == "--" {
 				break
 			}
-			if o, ok := optIn(targs, i, jsToolCodeOpts[tool]); ok {
+			if o, ok := jsOptIn(targs, i, jsToolCodeOpts[tool]); ok {
 				add(tool + " " + o + " loads a module, or downloads and runs packages")
+			}
+			if tool == "vitest" {
+				if why, ok := vitestOption(targs, i); ok {
+					add("vitest " + a + " " + why)
+				}
 			}
 			if tool == "eslint" {
 				for _, o := range []string{"-f", "--format"} {

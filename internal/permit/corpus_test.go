@@ -161,7 +161,25 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/cg/ok/c.go": cgoFile("#cgo LDFLAGS: -lm\n#cgo CFLAGS: -O2 -Wall -DNDEBUG\n#include <stdio.h>\n#include <stdlib.h>\n#include \"ok.h\""),
 		wd + "/cg/ok/ok.h": "#include <string.h>\nint add(int a, int b);\n", wd + "/cg/ok/add.c": "#include \"ok.h\"\nint add(int a, int b) { return a + b; }\n",
 		wd + "/cg/plain/p.go": "package plain\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n",
-		home + "/.ssh/id_rsa": "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
+		// Red team 13b: a virtualenv by its pyvenv.cfg.
+		wd + "/pyenv/pyvenv.cfg": "home = /usr/bin\n", wd + "/pyenv/lib/python3.12/site-packages/pkg/__init__.py": "",
+		wd + "/jk/package.json": `{"name":"jk","jest":{"globalSetup":"./x.js"}}`, wd + "/jk/node_modules/.bin/jest": "",
+		wd + "/jb/package.json": `{"name":"jb","babel":{"plugins":["./p.js"]}}`, wd + "/jb/node_modules/.bin/jest": "",
+		wd + "/hp/.git/HEAD": "ref: refs/heads/main\n", wd + "/hp/tools/hooks/pre-commit": "true\n", wd + "/hp/sshcfg": "",
+		wd + "/hp/.git/config": "[core]\n\thooksPath = tools/hooks\n\tfsmonitor = \"tools/fsm.pl\"\n\tsshCommand = ssh -F sshcfg\n" +
+			"[diff \"py\"]\n\ttextconv = tools/conv.sh\n[alias]\n\tlint = !sh scripts/lint.sh\n[filter \"x\"]\n\tclean = ./clean.sh %f\n[include]\n\tpath = ../extra.gitconfig\n",
+		wd + "/c13/.git/HEAD": "ref: refs/heads/main\n", wd + "/c13/.git/config": "[core]\n", wd + "/c13/README.md": "# c13\nTODO: docs\n",
+		wd + "/c13/d/notes.txt": "deploy notes\nAPI_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n", wd + "/c13/docs/a.md": "a\n",
+		wd + "/c13/settings.py":     "DEBUG = True\nAPI_KEY = \"ghp_16C7e42F292c6912E7710c838347Ae178B4a\"\n",
+		wd + "/c13/conf/server.txt": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n",
+		wd + "/c13/conf/hosts.txt":  "machine api.example.com\n  login me\n  password hunter2hunter2\n",
+		wd + "/c18/deploy.yaml":     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: deploy\ntype: Opaque\ndata:\n  ssh-privatekey: LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0KYjNCbGJuTnphQzFyWlhrdGRqRUFBQUFBQkc1dmJtVQotLS0tLUVORCBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0K\n",
+		wd + "/c18/deploy.json":     `{"apiVersion": "v1", "kind": "Secret", "data": {"token": "Z2hwXzE2QzdlNDJGMjkyYzY5MTJFNzcxMGM4MzgzNDdBZTE3OEI0YQ=="}}`,
+		wd + "/c18/notes16.txt":     utf16le("token: ghp_16C7e42F292c6912E7710c838347Ae178B4a\n"), wd + "/c18/bom16.txt": "\xff\xfe" + utf16le("API_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n"),
+		wd + "/c18/cm.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n  greeting: aGVsbG8gd29ybGQgaGVsbG8=\n", wd + "/c18/plain16.txt": utf16le("hello world, nothing here\n"),
+		wd + "/c19/README.md":   "# c19 PRIVATE notes\n",
+		out + "/k19/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+		home + "/.ssh/id_rsa":   "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
 	for p, body := range files {
@@ -173,7 +191,7 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		}
 	}
 	links := map[string]string{wd + "/link": "/etc/shadow", wd + "/outlink": out, wd + "/inlink": "src",
-		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/cfglink": ".git/config",
+		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/c19/lnk": out + "/k19", wd + "/c19/loop": "..", wd + "/cfglink": ".git/config",
 		wd + "/a/b/c/d/m": "../../../../src", wd + "/cg/lib/k.h": home + "/.aws/credentials", wd + "/homelink": home, wd + "/plink": "/etc/passwd"}
 	for l, target := range links {
 		if err := os.Symlink(target, l); err != nil {
@@ -182,9 +200,22 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 	}
 	hist := corpusHistory{OSFS{}, map[string][]string{
 		wd + "/.git": {"src/main.go", "README.md", "go.mod", ".env.example"}, wd + "/hist/.git": {"src/app.go", ".env.production"},
-		"pending:" + wd: {"src/new.go"}, "pending:" + wd + "/hist": {"src/app.go", ".env"}}}
+		"pending:" + wd: {"src/new.go"}, "pending:" + wd + "/hist": {"src/app.go", ".env"},
+		wd + "/c13/.git": {"README.md", "settings.py", "d/notes.txt"}, "secrets:" + wd + "/c13/.git": {"settings.py"},
+		"pending:" + wd + "/c13": {"README.md", "settings.py", "d/notes.txt", "docs/a.md", "conf/server.txt"},
+		"staged:" + wd + "/c13":  {"conf/server.txt"}}}
 	env = Env{Workdir: wd, Home: home, FS: hist, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
 	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
+}
+
+// utf16le is s (ASCII) written as UTF-16, little endian.
+func utf16le(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // cgoFile is a Go file of a cgo package with the preamble given.
@@ -293,6 +324,17 @@ func (h corpusHistory) Pending(dir string, tracked bool, scope []string) ([]stri
 		return n, nil
 	}
 	return nil, os.ErrNotExist
+}
+
+// HistorySecrets: the paths whose committed content held a key or token
+// (none unless the fixture says).
+func (h corpusHistory) HistorySecrets(gitDir string) ([]string, error) {
+	return h.m["secrets:"+gitDir], nil
+}
+
+// StagedSecrets: the staged paths holding one (none unless the fixture says).
+func (h corpusHistory) StagedSecrets(gitDir, workTree string) ([]string, error) {
+	return h.m["staged:"+workTree], nil
 }
 
 // tarOf is a tar archive holding the named files.

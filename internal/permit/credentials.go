@@ -207,7 +207,7 @@ func credentialInRead(w Word, cwds cwdSet, read bool) (string, bool) {
 	if i := strings.IndexByte(w.Value, ':'); i >= 0 && !strings.Contains(w.Value, "://") {
 		cands = append(cands, w.Value[i+1:]) // git show REV:.env, scp host:~/.ssh/id_rsa
 	}
-	if p, ok := globCredential(w, cwds); ok {
+	if p, ok := globCredential(w, cwds, read); ok {
 		return p, true
 	}
 	for _, c := range cands {
@@ -280,13 +280,7 @@ func (e Env) readSecret(abs string) (why string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	if hasPrivateKey(body) {
-		return " (it holds a private key)", true
-	}
-	if hasToken(body) {
-		return " (it holds a key or token)", true
-	}
-	return "", false
+	return contentSecret(body)
 }
 
 // privateKey is the armour of a private key: PEM (RSA, EC, DSA, PKCS#8,
@@ -343,9 +337,14 @@ func privateKeyLines(lines []string) []string {
 	in := false
 	for _, l := range lines {
 		switch {
-		case privateKey.MatchString(l) || strings.HasPrefix(l, "PuTTY-User-Key-File-"):
+		case privateKey.MatchString(l) || strings.Contains(l, "PuTTY-User-Key-File-"):
 			in = true
-		case in && (strings.HasPrefix(l, "-----END ") || strings.HasPrefix(l, "Private-MAC:")):
+			if loc := privateKey.FindStringIndex(l); loc != nil && strings.Contains(l[loc[1]:], "-----END ") {
+				out = append(out, l) // the whole key on one line (a string in source code)
+				in = false
+				continue
+			}
+		case in && (strings.Contains(l, "-----END ") || strings.HasPrefix(l, "Private-MAC:")):
 			out = append(out, l)
 			in = false
 			continue

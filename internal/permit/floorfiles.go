@@ -319,8 +319,8 @@ func writeHits(w Word, cwds cwdSet, env Env, by string) []hit {
 			if hs := env.protectedHit(a, by); hs != nil {
 				return hs
 			}
-			if dependencyCode(a) {
-				return []hit{{id: FloorProtectedFile, detail: by + " writes " + a + ", code of an installed dependency: npx, npm scripts and the tests run it (node_modules/.bin links into it)"}}
+			if hs := env.dependencyHit(a, by); hs != nil {
+				return hs
 			}
 			continue
 		case isSystemPath(a):

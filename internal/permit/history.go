@@ -227,11 +227,20 @@ func gitHistoryHits(g gitInfo, cwds cwdSet, env Env) []hit {
 			for _, o := range ops {
 				allPaths = allPaths && strings.Contains(o.Value, ":")
 			}
-			content = content && !allPaths // REV:path alone: judged as a path
+			content = content && !allPaths // REV:path alone: judged as a path, and by what the history held there
+		}
+		if hs := revPathHits(g, ops, cwds, env); hs != nil {
+			return hs
 		}
 	case "diff":
 		if hasLong(opts, "--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--summary", "--dirstat", "--compact-summary", "--quiet", "--exit-code") && !hasShort(opts, "p") && !hasLong(opts, "--patch") {
 			return nil
+		}
+		if hs := revPathHits(g, ops, cwds, env); hs != nil {
+			return hs
+		}
+		if hs := diffContentHits(g, ops, opts, cwds, env); hs != nil {
+			return hs
 		}
 		for _, o := range ops {
 			if o.Value == "--" {
@@ -257,6 +266,28 @@ func gitHistoryHits(g gitInfo, cwds cwdSet, env Env) []hit {
 		if content && len(ops) == 1 && (ops[0].Value == "HEAD" || ops[0].Value == "@") {
 			return nil // the commit object itself
 		}
+		if hs := revPathHits(g, ops, cwds, env); hs != nil {
+			return hs
+		}
+	case "blame", "annotate":
+		// git blame FILE prints the work tree's file (judged as a read of
+		// it); with a revision, that revision's: judged by what the
+		// history held there.
+		for _, o := range ops {
+			if !pathExists(o, cwds, env) {
+				content = true
+			}
+		}
+		if !content {
+			return nil
+		}
+		var named []Word
+		for _, o := range ops {
+			if pathExists(o, cwds, env) {
+				named = append(named, o)
+			}
+		}
+		paths, pathsGiven = append(paths, named...), pathsGiven || len(named) > 0
 	case "grep":
 		sopts, sops, _ := searchWords(g.args, "git grep")
 		explicit := false
@@ -286,26 +317,162 @@ func gitHistoryHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	if !content {
 		return nil
 	}
-	if pathsGiven {
-		plain := true
-		for _, p := range paths {
-			if p.Dynamic || p.Glob || strings.ContainsAny(p.Value, "*?[:") || isCredential(p.Value) {
-				plain = false
-			}
-		}
-		if plain {
-			return nil // only these paths' history is printed, and none is a credential
+	plain := pathsGiven
+	for _, p := range paths {
+		if p.Dynamic || p.Glob || strings.ContainsAny(p.Value, "*?[:") || isCredential(p.Value) {
+			plain = false
 		}
 	}
 	if env.FS == nil {
 		return nil // pure: the repository is not looked at
 	}
-	found, known := env.historyCredential(cwds.dirs)
-	switch {
-	case !known:
-		return always("prints old content of the repository, whose history could not be looked through for credentials here")
-	case found != "":
-		return always("prints old content of the repository, whose history holds the credential file " + found)
+	if !plain {
+		found, known := env.historyCredential(cwds.dirs)
+		switch {
+		case !known:
+			return always("prints old content of the repository, whose history could not be looked through for credentials here")
+		case found != "":
+			return always("prints old content of the repository, whose history holds the credential file " + found)
+		}
+	}
+	// by content too: a token committed in an ordinary file (red team 13b,
+	// finding 2: git log -p, git show HEAD printed settings.py's key)
+	names, known := env.historySecretNames(cwds.dirs)
+	if !known {
+		if plain {
+			return nil // pure or no lister: the paths named are not credentials by name
+		}
+		return always("prints old content of the repository, whose history could not be looked through for keys and tokens here")
+	}
+	for _, n := range names {
+		if !plain || pathspecCovers(paths, n, cwds, env) {
+			return always("prints old content of the repository, whose history holds a key or token in " + n)
+		}
+	}
+	return nil
+}
+
+// historySecretNames lists the paths (from the work tree's top) whose
+// committed content held a key or token, in the repositories of dirs;
+// known is false when they could not be looked through.
+func (e Env) historySecretNames(dirs []string) (names []string, known bool) {
+	hl, ok := e.FS.(historyContentLister)
+	if !ok || len(dirs) == 0 {
+		return nil, false
+	}
+	for _, d := range dirs {
+		top, cfg, ok := e.repoTop(d)
+		if !ok {
+			return nil, false
+		}
+		ns, err := hl.HistorySecrets(path.Dir(cfg))
+		if err != nil {
+			return nil, false
+		}
+		for _, n := range ns {
+			names = append(names, path.Join(top, n))
+		}
+	}
+	return names, true
+}
+
+// pathspecCovers reports a pathspec (files or folders) that holds abs.
+func pathspecCovers(paths []Word, abs string, cwds cwdSet, env Env) bool {
+	for _, p := range paths {
+		rs, ok := cwds.resolve(p)
+		if !ok {
+			return true
+		}
+		for _, r := range rs {
+			if within(abs, r) || within(abs, env.realPath(r)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// revPathHits: REV:path prints what the history held at path (git show,
+// cat-file, diff of REV:path), judged by the history's content there.
+func revPathHits(g gitInfo, ops []Word, cwds cwdSet, env Env) []hit {
+	if env.FS == nil {
+		return nil
+	}
+	var named []Word
+	for _, o := range ops {
+		rev, p, ok := strings.Cut(o.Value, ":")
+		if !ok || strings.Contains(o.Value, "://") || o.Dynamic {
+			continue
+		}
+		if p == "" || rev == "" && strings.HasPrefix(p, "/") { // REV: (the tree), :/message
+			continue
+		}
+		named = append(named, Word{Raw: p, Value: p})
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	names, known := env.historySecretNames(cwds.dirs)
+	if !known {
+		return nil // judged by the history's names and the work tree's file
+	}
+	for _, n := range names {
+		for _, p := range named {
+			rel := strings.TrimPrefix(path.Clean(p.Value), "./")
+			if strings.HasSuffix(n, "/"+rel) || pathspecCovers([]Word{p}, n, cwds, env) {
+				return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " " + joinValues(g.args) + " prints " + p.Value + " as the history holds it, and the history holds a key or token in " + n}}
+			}
+		}
+	}
+	return nil
+}
+
+// diffContentHits: git diff --cached prints what is staged, and git diff
+// (the work tree against the index) the changed tracked files: a key or
+// token among them is printed.
+func diffContentHits(g gitInfo, ops []Word, opts []string, cwds cwdSet, env Env) []hit {
+	if env.FS == nil || len(cwds.dirs) != 1 || hasLong(opts, "--no-index") {
+		return nil
+	}
+	for _, o := range ops {
+		if o.Value == "--" {
+			break
+		}
+		if !pathExists(o, cwds, env) && o.Value != "HEAD" && o.Value != "@" {
+			return nil // a revision: the history's check decides
+		}
+	}
+	by := "git diff " + joinValues(g.args)
+	if hasLong(opts, "--cached", "--staged") || len(ops) > 0 && (ops[0].Value == "HEAD" || ops[0].Value == "@") {
+		found, known := env.stagedSecret(cwds.dirs[0])
+		switch {
+		case !known:
+			return []hit{{id: FloorCredentialRead, detail: by + " prints what is staged, which could not be looked through for keys and tokens here"}}
+		case found != "":
+			return []hit{{id: FloorCredentialRead, detail: by + " prints what is staged, and " + found + " holds a key or token"}}
+		}
+		if hasLong(opts, "--cached", "--staged") {
+			return nil
+		}
+	}
+	hl, ok := env.FS.(historyLister)
+	if !ok {
+		return nil
+	}
+	names, err := hl.Pending(cwds.dirs[0], true, nil)
+	if err != nil {
+		return []hit{{id: FloorCredentialRead, detail: by + " prints the changed tracked files, which could not be listed here (" + err.Error() + ")"}}
+	}
+	idx, top, _ := env.trackedIndex(cwds.dirs[0])
+	budget := newScanBudget()
+	for _, n := range names {
+		abs := path.Join(cwds.dirs[0], n)
+		if _, err := env.FS.Lstat(abs); err != nil || env.unchanged(idx, top, abs) {
+			continue // removed (its indexed content is what was staged) or unchanged
+		}
+		if why, ok, _ := env.walkSecret(abs, budget); ok {
+			return []hit{{id: FloorCredentialRead, detail: by + " prints the changed tracked file " + abs + why}}
+		}
 	}
 	return nil
 }
@@ -419,5 +586,171 @@ func gitScopeStageHits(g gitInfo, cwds cwdSet, env Env) []hit {
 			return []hit{{id: FloorCredentialRead, detail: by + " stages " + n + ", a credential: every diff and show then prints it, and a push publishes it"}}
 		}
 	}
+	// by content too, for the files whose stat data is not the index's
+	// (an unchanged file stages nothing new): red team 13b, finding 2
+	idx, top, _ := env.trackedIndex(cwds.dirs[0])
+	budget := newScanBudget()
+	for _, n := range names {
+		abs := path.Join(cwds.dirs[0], n)
+		if env.unchanged(idx, top, abs) {
+			continue
+		}
+		if why, ok, _ := env.walkSecret(abs, budget); ok {
+			return []hit{{id: FloorCredentialRead, detail: by + " stages " + abs + why + ": every diff and show then prints it, and a push publishes it"}}
+		}
+	}
 	return nil
+}
+
+// historyContentLister is an FS that can tell which paths a repository's
+// history, or its index, holds a key or token in (OSFS runs git, bounded).
+type historyContentLister interface {
+	// HistorySecrets lists the paths whose content added by a commit
+	// reachable from any ref or reflog entry holds a key or token.
+	HistorySecrets(gitDir string) ([]string, error)
+	// StagedSecrets lists the paths whose staged content (what git diff
+	// --cached prints) holds one.
+	StagedSecrets(gitDir, workTree string) ([]string, error)
+}
+
+// maxPatchScan bounds the patch text the policy reads from git.
+const maxPatchScan = 256 << 20
+
+var historySecretCache struct {
+	sync.Mutex
+	m map[string]historyEntry
+}
+
+// HistorySecrets runs git log --all --reflog -p -U0 (same guards and
+// time limit as HistoryNames: no pager, external diff, textconv) and
+// scans the lines each commit adds, per file, for keys and tokens; cached
+// until a ref or the reflog moves. A history too long to read in the
+// time limit, or larger than maxPatchScan, is an error (the caller asks).
+func (o OSFS) HistorySecrets(gitDir string) ([]string, error) {
+	key := refsFingerprint(gitDir)
+	historySecretCache.Lock()
+	if e, ok := historySecretCache.m[gitDir]; ok && e.key == key {
+		historySecretCache.Unlock()
+		return e.names, nil
+	}
+	historySecretCache.Unlock()
+	out, err := runGit(o.Isolate, gitDir, "", "log", "--all", "--reflog", "-p", "-U0", "--format=", "--no-renames",
+		"--no-ext-diff", "--no-textconv", "--no-color")
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > maxPatchScan {
+		return nil, errTooMany
+	}
+	names := patchSecrets(out)
+	historySecretCache.Lock()
+	if historySecretCache.m == nil {
+		historySecretCache.m = map[string]historyEntry{}
+	}
+	historySecretCache.m[gitDir] = historyEntry{key: key, names: names}
+	historySecretCache.Unlock()
+	return names, nil
+}
+
+// StagedSecrets runs git diff --cached -U0 (the index against HEAD: no
+// file of the work tree is read, so no filter runs) and scans what it adds.
+func (o OSFS) StagedSecrets(gitDir, workTree string) ([]string, error) {
+	out, err := runGit(o.Isolate, gitDir, workTree, "diff", "--cached", "-U0", "--no-renames", "--no-ext-diff",
+		"--no-textconv", "--no-color")
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > maxPatchScan {
+		return nil, errTooMany
+	}
+	return patchSecrets(out), nil
+}
+
+// patchSecrets returns the files of a patch whose added lines, taken
+// together per file and commit, hold a key or token (a literal binary
+// patch is taken as holding one: its lines are encoded).
+func patchSecrets(patch string) []string {
+	var out []string
+	seen := map[string]bool{}
+	file := ""
+	var added strings.Builder
+	flush := func() {
+		if file != "" && added.Len() > 0 && !seen[file] {
+			b := []byte(added.String())
+			if hasPrivateKey(b) || hasToken(b) {
+				seen[file] = true
+				out = append(out, file)
+			}
+		}
+		added.Reset()
+	}
+	for _, l := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			flush()
+			file = ""
+		case strings.HasPrefix(l, "+++ "):
+			file = unquoteGitPath(strings.TrimPrefix(l, "+++ "))
+			file = strings.TrimPrefix(file, "b/")
+			if file == "/dev/null" {
+				file = ""
+			}
+		case strings.HasPrefix(l, "GIT binary patch"):
+			if file != "" && !seen[file] {
+				seen[file] = true
+				out = append(out, file)
+			}
+		case strings.HasPrefix(l, "+"):
+			added.WriteString(l[1:])
+			added.WriteByte('\n')
+		}
+	}
+	flush()
+	return out
+}
+
+// unquoteGitPath removes the quotes git puts around a path with special
+// characters ("b/a\tb"); octal escapes are kept as written.
+func unquoteGitPath(p string) string {
+	if len(p) < 2 || p[0] != '"' || p[len(p)-1] != '"' {
+		return p
+	}
+	p = p[1 : len(p)-1]
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+1 < len(p) {
+			i++
+			switch p[i] {
+			case 't':
+				b.WriteByte('\t')
+			case 'n':
+				b.WriteByte('\n')
+			default:
+				b.WriteByte(p[i])
+			}
+			continue
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// stagedSecret reports a path whose staged content holds a key or token.
+func (e Env) stagedSecret(dir string) (found string, known bool) {
+	hl, ok := e.FS.(historyContentLister)
+	if !ok {
+		return "", false
+	}
+	top, cfg, ok := e.repoTop(dir)
+	if !ok {
+		return "", false
+	}
+	names, err := hl.StagedSecrets(path.Dir(cfg), top)
+	if err != nil {
+		return "", false
+	}
+	if len(names) > 0 {
+		return names[0], true
+	}
+	return "", true
 }

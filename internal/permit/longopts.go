@@ -54,7 +54,7 @@ var longOptions = map[string][]string{
 		"--delete-excluded", "--remove-source-files", "--recursive", "--archive", "--links", "--copy-links", "--dry-run", "--exclude", "--include", "--delay-updates"},
 	"grep": {"--recursive", "--dereference-recursive", "--directories", "--file", "--regexp", "--invert-match",
 		"--ignore-case", "--fixed-strings", "--extended-regexp", "--perl-regexp", "--basic-regexp", "--files-with-matches", "--files-without-match", "--include", "--exclude", "--exclude-dir"},
-	"pytest": {"--basetemp", "--junitxml", "--junit-xml", "--junit-prefix", "--log-file", "--log-file-level", "--log-file-format", "--log-file-date-format", "--resultlog", "--result-log", "--html", "--debug",
+	"pytest": {"--basetemp", "--junitxml", "--junit-xml", "--junit-prefix", "--log-file", "--log-file-level", "--log-file-format", "--log-file-date-format", "--resultlog", "--result-log", "--html", "--debug", "--report-log", "--json-report-file", "--json-report", "--cov-config",
 		"--config-file", "--override-ini", "--pdbcls", "--rootdir", "--confcutdir", "--cov-report", "--cov", "--pastebin", "--pyargs", "--pythonwarnings", "--tx", "--rsyncdir", "--ds", "--dist", "--numprocesses"},
 	"mypy": {"--junit-xml", "--cache-dir", "--html-report", "--txt-report", "--xml-report", "--linecount-report",
 		"--linecoverage-report", "--lineprecision-report", "--any-exprs-report", "--cobertura-xml-report",

@@ -191,6 +191,17 @@ func makeOverrideHits(args []Word, cwds cwdSet, env Env) []hit {
 				break
 			}
 		}
+		// A value may be where a recipe writes (BIN=, DESTDIR=, O=, PREFIX=,
+		// OUT=: go build -o $(BIN)): each word of it that is not an option
+		// is judged as a file the make writes, so a protected file, a
+		// package's code or a place outside the folder asks (red team 13b,
+		// finding 9: make build BIN=.git/hooks/pre-commit built a hook).
+		for _, f := range fields {
+			if strings.HasPrefix(f, "-") || strings.Contains(f, "$") || strings.Contains(f, "://") {
+				continue
+			}
+			hs = append(hs, writeHits(pathWord(f), cwds, env, "make "+name+op+val+" (a recipe may write it)")...)
+		}
 		if len(fields) == 0 || strings.HasPrefix(fields[0], "-") || inertValues[fields[0]] {
 			continue
 		}

@@ -11,7 +11,10 @@ import (
 // package.json itself is not protected (agents edit it all the time), so
 // a run of such a tool with its key there asks (red team 12b, finding 4:
 // "prettier": {"plugins": ["./p.mjs"]} ran p.mjs under prettier --check).
-var pkgConfigKeys = map[string]string{"prettier": "prettier", "eslint": "eslintConfig"}
+// jest takes its own "jest" key and babel-jest babel's "babel" key; mocha
+// and ava their own (red team 13b, finding 13).
+var pkgConfigKeys = map[string][]string{"prettier": {"prettier"}, "eslint": {"eslintConfig"}, "jest": {"jest", "babel"},
+	"mocha": {"mocha"}, "ava": {"ava", "babel"}}
 
 // pkgConfigHits: the tool v runs takes configuration from a package.json
 // of the folders it runs in, or of their parents inside the working
@@ -25,10 +28,11 @@ func pkgConfigHits(v view, cwds cwdSet, env Env) []hit {
 	if jsRunners[v.name] {
 		tool, _ = jsTool(v.name, strs)
 	}
-	key, ok := pkgConfigKeys[tool]
+	keys, ok := pkgConfigKeys[tool]
 	if !ok || env.FS == nil {
 		return nil
 	}
+	key := keys[0]
 	if cwds.unknown {
 		return []hit{{id: FloorCodeExec, detail: tool + " runs in a folder known only when it runs, whose package.json can hold its configuration (\"" + key + "\": plugins are code it runs)"}}
 	}
@@ -41,8 +45,10 @@ func pkgConfigHits(v view, cwds cwdSet, env Env) []hit {
 				if json.Unmarshal(body, &fields) != nil {
 					return []hit{{id: FloorCodeExec, detail: tool + " reads " + file + ", which is not JSON teamlead can read: its \"" + key + "\" key could load plugins"}}
 				}
-				if _, has := fields[key]; has {
-					return []hit{{id: FloorCodeExec, detail: tool + " takes its configuration from the \"" + key + "\" key of " + file + " (plugins are code it runs), and package.json is not protected"}}
+				for _, key := range keys {
+					if _, has := fields[key]; has {
+						return []hit{{id: FloorCodeExec, detail: tool + " takes its configuration from the \"" + key + "\" key of " + file + " (plugins are code it runs), and package.json is not protected"}}
+					}
 				}
 			}
 			if dir == env.Workdir || dir == "/" {

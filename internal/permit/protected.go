@@ -60,7 +60,19 @@ var (
 		".eslintrc":      "eslint's configuration (plugins, parsers and formatters are code it runs)",
 		"eslint.config.": "eslint's configuration (code it runs)", ".prettierrc": "prettier's configuration (plugins are code it runs)",
 		"prettier.config.": "prettier's configuration (code it runs)",
-		".golangci.":       "golangci-lint's configuration (where it writes its report; custom linters are plugins it loads)"}
+		".golangci.":       "golangci-lint's configuration (where it writes its report; custom linters are plugins it loads)",
+		// Red team 13b, finding 13: the test runners' and their
+		// transpilers' configuration (globalSetup, setupFiles, plugins,
+		// transforms are code they run before any test).
+		"jest.config.":      "jest's configuration (globalSetup, setupFiles, transforms are code it runs)",
+		"vitest.config.":    "vitest's configuration (globalSetup, setupFiles, plugins are code it runs)",
+		"vitest.workspace.": "vitest's workspace (the configurations it loads)", "vitest.projects.": "vitest's projects (the configurations it loads)",
+		"vite.config.":       "vite's configuration, which vitest loads (plugins are code it runs)",
+		"babel.config.":      "babel's configuration (plugins and presets are code jest's transform runs)",
+		".babelrc":           "babel's configuration (plugins and presets are code jest's transform runs)",
+		".mocharc":           "mocha's configuration (require, loader: modules it loads)",
+		"ava.config.":        "ava's configuration (require: modules it loads)",
+		"playwright.config.": "playwright's configuration (globalSetup, webServer commands)"}
 	protectedSuffixes = map[string]string{".code-workspace": "the editor's tasks and settings (tasks run on opening the workspace)",
 		".sublime-project": "the editor's build systems (commands)"}
 )
@@ -138,6 +150,13 @@ var protectedNames = map[string]string{
 	// (output-file) (findings 2, 3).
 	"pyproject.toml": "the configuration of mypy, pytest, black and ruff (plugins, addopts, output files)",
 	"ruff.toml":      "ruff's configuration (output-file)", ".ruff.toml": "ruff's configuration (output-file)",
+	// Red team 13b, findings 13 and 20: coverage.py's plugins, pytest 9's
+	// TOML files (addopts = ["-p", "evil"]), OpenCode's legacy settings,
+	// lazy.nvim's per-folder specs (code neovim runs on opening the folder).
+	".coveragerc": "coverage.py's configuration (plugins are code it runs under pytest --cov)",
+	"pytest.toml": "pytest's configuration (addopts can load plugins)", ".pytest.toml": "pytest's configuration (addopts can load plugins)",
+	".opencode.json": "an agent CLI's settings (OpenCode's legacy file: its commands and MCP servers)",
+	".lazy.lua":      "neovim's per-folder plugin specs (lazy.nvim runs them on opening the folder)",
 }
 
 // protectedFile reports why writing abs (an absolute path, links already
@@ -198,7 +217,7 @@ func (e Env) protectedFile(abs string) (string, bool) {
 			return why, true
 		}
 	}
-	return "", false
+	return e.gitProgramFile(abs)
 }
 
 // protectedHit is the floor hit for a write to a protected file, or nil.
@@ -209,18 +228,42 @@ func (e Env) protectedHit(abs, by string) []hit {
 	return nil
 }
 
-// dependencyCode reports a file under node_modules: an installed
-// package's code, which npx and the tests run under a trusted name (the
-// ninth red team wrote node_modules/typescript/bin/tsc, the target of
-// node_modules/.bin/tsc). Writing it asks; deleting node_modules does not.
-func dependencyCode(abs string) bool {
+// dependencyCode reports a file of installed packages' code, which the
+// tools run under a trusted name, and why: under node_modules (npx and
+// the tests run it; the ninth red team wrote node_modules/typescript/bin/tsc,
+// the target of node_modules/.bin/tsc), or in a Python virtual
+// environment (.venv/, venv/, or any folder holding a pyvenv.cfg): its
+// site-packages' .pth files run at every start of its python, its
+// packages are what pytest and mypy import, pyvenv.cfg says which python
+// it runs (red team 13b, finding 12). Writing it asks, by Edit or by the
+// shell (red team 13b, finding 11); deleting the folder does not.
+func (e Env) dependencyCode(abs string) (string, bool) {
 	segs := splitSegs(abs)
 	for i, s := range segs {
 		if s == "node_modules" && (i+1 >= len(segs) || segs[i+1] != ".cache") { // tools' caches are not code
-			return true
+			return "code of an installed dependency: npx, npm scripts and the tests run it (node_modules/.bin links into it)", true
+		}
+		if l := strings.ToLower(s); (l == ".venv" || l == "venv") && i+1 < len(segs) {
+			return "a Python virtual environment (its .pth files and packages run at every start of its python)", true
 		}
 	}
-	return false
+	if e.FS == nil {
+		return "", false
+	}
+	for d := path.Dir(abs); e.strictlyInside(d); d = path.Dir(d) {
+		if fi, err := e.FS.Lstat(path.Join(d, "pyvenv.cfg")); err == nil && fi.Mode().IsRegular() {
+			return "a Python virtual environment (" + d + " holds pyvenv.cfg: its .pth files and packages run at every start of its python)", true
+		}
+	}
+	return "", false
+}
+
+// dependencyHit is the floor hit for a write to installed packages' code, or nil.
+func (e Env) dependencyHit(abs, by string) []hit {
+	if why, ok := e.dependencyCode(abs); ok {
+		return []hit{{id: FloorProtectedFile, detail: by + " writes " + abs + ", " + why}}
+	}
+	return nil
 }
 
 // progressFile reports the workflow progress file the protocol's primer

@@ -196,7 +196,7 @@ var credentialSamples = []string{".env", ".env.local", ".env.production", ".netr
 // globCredential reports a credential a glob word may expand to: by its
 // pattern alone (.e*, .[e]nv, ~/.s*/id_*), and, with an FS, by the files
 // it really matches.
-func globCredential(w Word, cwds cwdSet) (string, bool) {
+func globCredential(w Word, cwds cwdSet, read bool) (string, bool) {
 	if !w.Glob {
 		return "", false
 	}
@@ -239,6 +239,14 @@ func globCredential(w Word, cwds cwdSet) (string, bool) {
 		for _, m := range expandGlob(env, base, p, 2000) {
 			if env.secretFile(m) {
 				return w.Raw + " matches " + m, true
+			}
+			if !read {
+				continue
+			}
+			// a command that prints what the glob matches prints a
+			// token in any of them (red team 13b, finding 2: cat d/*)
+			if why, ok := env.readSecret(m); ok {
+				return w.Raw + " matches " + m + why, true
 			}
 		}
 	}
@@ -300,11 +308,40 @@ func treeCredentials(env Env, dir string, hidden bool) (string, bool) {
 // treeCredentialsWhere is treeCredentials for the credential files keep
 // accepts.
 func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bool) (string, bool) {
+	return treeSecrets(env, dir, hidden, keep, true, false)
+}
+
+// treeSecrets is treeCredentialsWhere; without content, files are judged
+// by name and private keys at their start alone (flake8 prints where it
+// finds a problem, not the lines of a Python file that holds a token).
+//
+// With follow (grep -R, rg -L, find -L), a link to a folder is walked
+// into wherever it leads, out of the working directory too (red team
+// 13b, finding 19: grep -R followed lnk/out to a key outside); each real
+// folder is walked once.
+func treeSecrets(env Env, dir string, hidden bool, keep func(string) bool, content, follow bool) (string, bool) {
 	if env.FS == nil {
 		return "", false
 	}
+	walked := map[string]bool{}
 	const maxWalk = 50000
 	seen := 0
+	budget := newScanBudget()
+	secret := func(shown, file string, names ...string) (string, bool) {
+		why, ok, over := "", env.secretFileScan(file, keyScanWalk), false
+		if content {
+			why, ok, over = env.walkSecret(file, budget)
+		}
+		if !ok {
+			return "", false
+		}
+		for _, n := range names {
+			if over || keep(n) {
+				return shown + why, true
+			}
+		}
+		return "", false
+	}
 	queue := []string{env.realPath(dir)}
 	for len(queue) > 0 {
 		d := queue[0]
@@ -314,8 +351,8 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 			continue
 		}
 		if !fi.IsDir() {
-			if env.secretFileScan(d, keyScanWalk) && keep(d) {
-				return d, true
+			if p, ok := secret(d, d, d); ok {
+				return p, true
 			}
 			continue
 		}
@@ -334,8 +371,16 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
 				// keep by the link's name too: find -name tests the name.
-				if r := env.realPath(full); env.secretFileScan(r, keyScanWalk) && (keep(full) || keep(r)) {
-					return full + " -> " + r, true
+				r := env.realPath(full)
+				if fi, err := env.FS.Lstat(r); follow && err == nil && fi.IsDir() {
+					if !walked[r] {
+						walked[r] = true
+						queue = append(queue, r)
+					}
+					continue
+				}
+				if p, ok := secret(full+" -> "+r, r, full, r); ok {
+					return p, true
 				}
 				continue
 			}
@@ -343,8 +388,8 @@ func treeCredentialsWhere(env Env, dir string, hidden bool, keep func(string) bo
 				queue = append(queue, full)
 				continue
 			}
-			if env.secretFileScan(full, keyScanWalk) && keep(full) {
-				return full, true
+			if p, ok := secret(full, full, full); ok {
+				return p, true
 			}
 		}
 	}
@@ -492,6 +537,8 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	hidden := true
 	var whitelisted []string     // folders whose ignore files whitelist hidden files
 	var prints func(string) bool // nil: every file it reaches is printed
+	content := true              // files are looked at for keys and tokens, not only their names
+	follow := followsLinks(v)    // links to folders are walked into
 	switch {
 	case v.extraArgs && readers[v.name]:
 		v.name = "xargs " + v.name // files known only when it runs
@@ -560,14 +607,17 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		}
 		// --filename replaces *.py, and flake8 skips no dot file: it
 		// lints (and prints with --show-source) .env (red team 12b, finding 5)
-		prints, roots = sel, fops
+		prints, roots, content = sel, fops, false
 	case "git":
 		g := parseGit(v.args)
 		_, gopts := operands(g.args)
-		if g.sub != "grep" || !hasLong(gopts, "--untracked", "--no-index") {
+		if g.sub != "grep" {
 			return nil
 		}
 		prints, roots = searchArgs(env, g.args, "git grep")
+		if !hasLong(gopts, "--untracked", "--no-index") {
+			return b.gitGrepHits(pt, g, prints)
+		}
 	case "find":
 		starts, i := findStarts(v.args)
 		exec := false
@@ -662,7 +712,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		keep = prints
 	}
 	for _, r := range dirs {
-		if p, found := treeCredentialsWhere(env, r.dir, r.hidden, keep); found {
+		if p, found := treeSecrets(env, r.dir, r.hidden, keep, content, follow); found {
 			id := FloorCredentialRead
 			if b.hasNetwork {
 				id = FloorCredentialExfil
@@ -671,6 +721,82 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		}
 	}
 	return nil
+}
+
+// gitGrepHits: git grep searches the tracked files of the folder it runs
+// in (and --cached their staged content): one holding a key or token on a
+// line its pattern prints is read (red team 13b, finding 2: git grep
+// TOKEN). Without a list of the tracked files, every file is looked at.
+func (b *bashCheck) gitGrepHits(pt part, g gitInfo, prints func(string) bool) []hit {
+	env := b.env
+	id := FloorCredentialRead
+	if b.hasNetwork {
+		id = FloorCredentialExfil
+	}
+	_, gopts := operands(g.args)
+	hl, ok := env.FS.(historyLister)
+	for _, d := range pt.cwds.dirs {
+		if hasLong(gopts, "--cached") {
+			if found, known := env.stagedSecret(d); !known || found != "" {
+				return []hit{{id: id, detail: "git grep --cached searches what is staged, where a key or token may be (" + found + ")"}}
+			}
+		}
+		var names []string
+		var err error
+		if ok {
+			names, err = hl.Pending(d, true, nil)
+		}
+		if !ok || err != nil {
+			if p, found := treeCredentialsWhere(env, d, true, prints); found {
+				return []hit{{id: id, detail: "git grep searches the tracked files under " + d + ", " + p + " among them"}}
+			}
+			continue
+		}
+		budget := newScanBudget()
+		for _, n := range names {
+			abs := path.Join(d, n)
+			if why, secret, over := env.walkSecret(abs, budget); secret && (over || prints(abs)) {
+				return []hit{{id: id, detail: "git grep searches the tracked file " + abs + why + ", and its pattern prints the secret's line"}}
+			}
+		}
+	}
+	return nil
+}
+
+// followsLinks reports a walk that follows symbolic links to folders:
+// grep -R (--dereference-recursive), rg/ag -L (--follow), find -L/-H and
+// -follow, cp/rsync -L, tar -h (--dereference), zip without -y.
+func followsLinks(v view) bool {
+	switch strings.TrimPrefix(v.name, "xargs ") {
+	case "grep", "egrep", "fgrep", "rgrep":
+		opts, _, _ := searchWords(v.args, "grep")
+		for _, o := range opts {
+			if o.name == "-R" || o.name == "--dereference-recursive" {
+				return true
+			}
+		}
+	case "rg", "ripgrep", "ag", "ack":
+		opts, _, _ := searchWords(v.args, "rg")
+		for _, o := range opts {
+			if o.name == "-L" || o.name == "--follow" || o.name == "-f" && v.name == "ag" {
+				return true
+			}
+		}
+	case "find":
+		for _, a := range v.args {
+			if a.Value == "-L" || a.Value == "-follow" {
+				return true
+			}
+		}
+	case "cp", "rsync", "tar", "bsdtar", "diff":
+		_, opts := operands(v.args)
+		short := map[string]string{"cp": "L", "rsync": "L", "tar": "h", "bsdtar": "hL", "diff": ""}[v.name]
+		return short != "" && hasShort(opts, short) || hasLong(opts, "--dereference", "--copy-links")
+	case "zip":
+		_, opts := operands(v.args)
+		return !hasShort(opts, "y") && !hasLong(opts, "--symlinks") // zip -r follows links unless -y
+	}
+	return false
 }
 
 // findNames returns, for a find expression that only tests names before
@@ -932,13 +1058,17 @@ func searchArgs(env Env, args []Word, tool string) (func(string) bool, []Word) {
 		res = append(res, re)
 	}
 	return func(file string) bool {
-		data, err := env.FS.ReadFile(file)
-		if err != nil {
+		fi, err := env.FS.Lstat(env.realPath(file))
+		if err != nil || fi.Size() > walkBudget {
+			return true
+		}
+		data, err := env.readHead(env.realPath(file), int(fi.Size()))
+		if err != nil || int64(len(data)) < fi.Size() {
 			return true
 		}
 		lines := strings.Split(string(data), "\n")
 		if !context && !isCredential(file) && !env.gitConfigSecret(file) && !env.configHoldsSecret(file) {
-			lines = privateKeyLines(lines) // a key inside another file: only its own lines are the secret
+			lines = secretLines(data) // a key or token inside another file: only its own lines are the secret
 		}
 		for _, line := range lines {
 			for _, re := range res {

@@ -81,6 +81,24 @@ func (r *recorder) Pending(workTree string, tracked bool, scope []string) ([]str
 	return hl.Pending(workTree, tracked, scope)
 }
 
+func (r *recorder) HistorySecrets(gitDir string) ([]string, error) {
+	hl, ok := r.FS.(historyContentLister)
+	if !ok {
+		return nil, fs.ErrInvalid
+	}
+	r.note(readContent, gitDir)
+	return hl.HistorySecrets(gitDir)
+}
+
+func (r *recorder) StagedSecrets(gitDir, workTree string) ([]string, error) {
+	hl, ok := r.FS.(historyContentLister)
+	if !ok {
+		return nil, fs.ErrInvalid
+	}
+	r.note(readPending, workTree)
+	return hl.StagedSecrets(gitDir, workTree)
+}
+
 // take returns the reads noted since the last take.
 func (r *recorder) take() []fileRead {
 	out := r.reads

@@ -164,6 +164,23 @@ const maxTokenTries = 20000
 // looks for the shapes' literals, and a shape is matched only from where
 // its literal starts (after a character that cannot be part of a word).
 func hasToken(data []byte) bool {
+	found := false
+	scanTokens(data, func(int, int) bool { found = true; return false })
+	return found
+}
+
+// tokenSpans returns where the keys and tokens of data are (start and
+// end of each match; a file stuffed with literals past maxTokenTries is
+// one span over the whole).
+func tokenSpans(data []byte) [][2]int {
+	var out [][2]int
+	scanTokens(data, func(i, j int) bool { out = append(out, [2]int{i, j}); return true })
+	return out
+}
+
+// scanTokens calls each with the start and end of every key or token of
+// data it finds, until each returns false.
+func scanTokens(data []byte, each func(start, end int) bool) {
 	tries := 0
 	for j := 0; j < len(data); j++ {
 		for _, i := range byFirst[data[j]] {
@@ -183,15 +200,17 @@ func hasToken(data []byte) bool {
 				continue
 			}
 			if tries++; tries > maxTokenTries {
-				return true
+				each(0, len(data))
+				return
 			}
 			win := data[j:min(len(data), j+400)]
 			if loc := tokenContent[i].FindIndex(win); loc != nil && !placeholder(win[:loc[1]]) && !(named[s.lit] && namedPlaceholder(win[:loc[1]])) {
-				return true
+				if !each(j, j+loc[1]) {
+					return
+				}
 			}
 		}
 	}
-	return false
 }
 
 func isLetter(c byte) bool     { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

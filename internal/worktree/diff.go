@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teamlead/teamlead/internal/textsafe"
 )
 
 // File is one changed file.
@@ -125,6 +127,12 @@ func tail(what []string) []string {
 	return append(append([]string{}, what...), "--")
 }
 
+// Shown is the file's path as a screen shows it: a line break or control
+// character in it made visible, never printed, so that one file's name
+// cannot draw lines of a list of its own (red team 13a, finding 3: a name
+// of 60 line breaks pushed the Makefile a merge added out of its prompt).
+func (f File) Shown() string { return textsafe.Line(f.Path) }
+
 // Stat renders the files like git diff --stat: one line per file and a
 // total.
 func (p Part) Stat() string {
@@ -134,9 +142,9 @@ func (p Part) Stat() string {
 	names := make([]string, len(p.Files))
 	width, most := 0, 0
 	for i, f := range p.Files {
-		names[i] = f.Path
+		names[i] = f.Shown()
 		if f.OldPath != "" {
-			names[i] = f.OldPath + " => " + f.Path
+			names[i] = textsafe.Line(f.OldPath) + " => " + f.Shown()
 		}
 		width = max(width, len(names[i]))
 		most = max(most, f.Added+f.Removed)

@@ -157,3 +157,26 @@ func TestNoRepositoryPrograms(t *testing.T) {
 		t.Fatal("plain git diff ran no configured program: the test proves nothing")
 	}
 }
+
+// A file name holding line breaks takes one line of a stat, its breaks
+// shown: red team 13a (finding 3) named a file "zz", 60 line breaks and a
+// forged stat, and the merge prompt showed only the forged lines.
+func TestStatShowsOneLinePerFile(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	forged := "zz" + strings.Repeat("\n", 60) + " NOTES.md | 3 +++\n README.md"
+	write(t, filepath.Join(tr.Path, forged), "x\n")
+	write(t, filepath.Join(tr.Path, "Makefile"), "all:\n\ttouch pwned\n")
+	commit(t, tr.Path, "work")
+	p, err := PreviewMerge(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat := p.Changes.Stat()
+	if lines := strings.Count(stat, "\n"); lines != 3 {
+		t.Fatalf("%d lines for 2 files:\n%s", lines, stat)
+	}
+	if !strings.Contains(stat, "Makefile") || !strings.Contains(stat, `zz\u000a`) {
+		t.Fatalf("stat:\n%s", stat)
+	}
+}

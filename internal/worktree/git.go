@@ -95,7 +95,7 @@ func ownGitDir(dir string) ([]string, error) {
 			if !fi.IsDir() {
 				return nil, nil
 			}
-			if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
+			if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil && !commonDirIsItself(gitDir) {
 				return nil, fmt.Errorf("%w: %s/commondir exists; a repository's own git folder has none (only a linked worktree's does), and git would take its configuration, hooks and attributes from where it points, which an agent may have written to have your git run its programs: look at where it points, then remove it (rm %s/commondir)", ErrForeignCommonDir, gitDir, gitDir)
 			}
 			return []string{"GIT_DIR=" + gitDir, "GIT_COMMON_DIR=" + gitDir, "GIT_WORK_TREE=" + d}, nil
@@ -104,6 +104,25 @@ func ownGitDir(dir string) ([]string, error) {
 			return nil, nil
 		}
 	}
+}
+
+// selfCommonDir is what teamlead writes in a repository's own
+// .git/commondir (CheckoutGit): git then takes the folder itself as its
+// common dir, as without the file, and a sandbox can keep the file
+// read-only (it protects only what exists).
+const selfCommonDir = ".\n"
+
+// commonDirIsItself reports a commondir file that names its own folder.
+func commonDirIsItself(gitDir string) bool {
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return false
+	}
+	to := strings.TrimRight(string(b), "\r\n")
+	if !filepath.IsAbs(to) {
+		to = filepath.Join(gitDir, to)
+	}
+	return canonical(to) == canonical(gitDir)
 }
 
 // git runs one git command in dir and returns its stdout.
@@ -167,7 +186,7 @@ func gitEnv() []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 		// An agent can git replace the commit the human was shown.
 		"GIT_NO_REPLACE_OBJECTS=1")
-	if ssh := systemProgram("ssh"); ssh != "" {
+	if ssh := SystemProgram("ssh"); ssh != "" {
 		// Without the user's ~/.ssh/config, which agents can write: a
 		// ProxyCommand or Match exec there runs (red team 10a, finding 1).
 		env = append(env, "GIT_SSH_COMMAND="+ssh+" -F /dev/null")
@@ -343,7 +362,7 @@ var gitPath struct {
 // GitPath is the git teamlead runs: the system's, else the first on PATH.
 func GitPath() string {
 	gitPath.once.Do(func() {
-		gitPath.path = systemProgram("git")
+		gitPath.path = SystemProgram("git")
 		if gitPath.path != "" {
 			return
 		}
@@ -356,9 +375,9 @@ func GitPath() string {
 	return gitPath.path
 }
 
-// systemProgram is name where the system installs programs (systemDirs),
-// or "".
-func systemProgram(name string) string {
+// SystemProgram is name where the system installs programs (systemDirs),
+// or "": not a folder of PATH that agents may write.
+func SystemProgram(name string) string {
 	for _, d := range systemDirs {
 		p := filepath.Join(d, name)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {

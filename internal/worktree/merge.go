@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/teamlead/teamlead/internal/textsafe"
 )
 
 // ErrConflict: the agent's branch does not merge cleanly into the user's
@@ -174,12 +176,12 @@ func unseen(repo, base string, p Preview) ([]Unseen, error) {
 // if it is not: of a rename, either path.
 func unseenFile(f File, byAgent, byUser map[string]bool, into string) (Unseen, bool) {
 	for _, path := range []string{f.Path, f.OldPath} {
-		switch {
+		switch shown := textsafe.Line(path); {
 		case path == "":
 		case !byAgent[path]:
-			return Unseen{path, fmt.Sprintf("merging also changes %s: %s changed it after the worktree was made, the branch has it as before", path, into)}, true
+			return Unseen{path, fmt.Sprintf("merging also changes %s: %s changed it after the worktree was made, the branch has it as before", shown, into)}, true
 		case byUser[path]:
-			return Unseen{path, fmt.Sprintf("merging changes %s otherwise than the agent's diff shows: %s changed it too after the worktree was made", path, into)}, true
+			return Unseen{path, fmt.Sprintf("merging changes %s otherwise than the agent's diff shows: %s changed it too after the worktree was made", shown, into)}, true
 		}
 	}
 	return Unseen{}, false
@@ -221,7 +223,7 @@ func Merge(t Tree, p Preview) (Merged, error) {
 		return m, fmt.Errorf("%w: %s is at %.12s on %s, the merge shown was computed on %.12s of %s; nothing was changed: look at the merge again", ErrHeadMoved, t.Repo, head, m.Into, p.Head, p.Into)
 	}
 	if len(p.Conflicts) > 0 {
-		return m, fmt.Errorf("%w: %s into %s conflicts in %s; nothing was changed: merge it yourself (git merge %s) or ask the agent to rebase", ErrConflict, t.Branch, m.Into, strings.Join(p.Conflicts, ", "), t.Branch)
+		return m, fmt.Errorf("%w: %s into %s conflicts in %s; nothing was changed: merge it yourself (git merge %s) or ask the agent to rebase", ErrConflict, t.Branch, m.Into, textsafe.Line(strings.Join(p.Conflicts, ", ")), t.Branch)
 	}
 	if p.UpToDate {
 		return m, nil // already in: nothing to do

@@ -67,6 +67,78 @@ func (t Tree) Shared() ([]string, error) {
 	return append(out, links...), nil
 }
 
+// CheckoutGit returns what of the git folder of the checkout dir is in
+// makes git run programs or leads it elsewhere, for every agent's sandbox
+// to keep read-only, as Shared does for a worktree agent's repository:
+// its config, info, hooks and modules, its commondir, and the files that
+// lead git from each of its linked worktrees to it. An agent that works
+// in the checkout itself (no worktree) wrote .git/commondir, pointing it
+// at a folder whose config set core.fsmonitor, and the human's git status
+// ran it (red team 13a, finding 2). The commondir is made, naming the
+// folder itself, when missing. nil where dir is in no checkout with a
+// .git folder.
+func CheckoutGit(dir string) ([]string, error) {
+	top := ""
+	for d := canonical(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if fi.IsDir() {
+				top = d
+			}
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if top == "" {
+		return nil, nil
+	}
+	gitDir := filepath.Join(top, ".git")
+	cd := filepath.Join(gitDir, "commondir")
+	if _, err := os.Lstat(cd); errors.Is(err, fs.ErrNotExist) {
+		f, err := os.OpenFile(cd, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		_, err = f.WriteString(selfCommonDir)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	if !commonDirIsItself(gitDir) {
+		return nil, fmt.Errorf("%w: %s names another folder: git would take that folder's configuration, hooks and attributes; look at where it points, then remove it (rm %s)", ErrForeignCommonDir, cd, cd)
+	}
+	out := []string{filepath.Join(gitDir, "config"), cd}
+	for _, d := range []string{"info", "hooks", "modules"} {
+		p := filepath.Join(gitDir, d)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	trees, _ := os.ReadDir(filepath.Join(gitDir, "worktrees"))
+	for _, e := range trees {
+		wd := filepath.Join(gitDir, "worktrees", e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		out = append(out, filepath.Join(wd, "commondir"), filepath.Join(wd, "gitdir"))
+		if b, err := os.ReadFile(filepath.Join(wd, "gitdir")); err == nil {
+			out = append(out, strings.TrimRight(string(b), "\r\n")) // the worktree's .git file
+		}
+		if f, err := os.OpenFile(filepath.Join(wd, "config.worktree"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err == nil {
+			_ = f.Close()
+		}
+		out = append(out, filepath.Join(wd, "config.worktree"))
+	}
+	return out, nil
+}
+
 // Bind is a folder an agent's sandbox binds over itself: read-only, with
 // all it holds, or writable again inside a read-only one.
 type Bind struct {
@@ -78,11 +150,11 @@ type Bind struct {
 // Confined returns how the agent's sandbox keeps it to its worktree: the
 // human's checkout and the repository's shared git dir read-only, and
 // inside them writable again what committing on its branch writes — its
-// own objects (the repository's read-only behind them), the refs but other branches (refs/heads read-only, its
-// branch's folder writable when the branch has one: teamlead/<agent>
-// makes the agent's commits and new teamlead/… branches), the logs, its
-// own git dir (index, HEAD) and the worktree itself when it lies inside
-// the checkout. The shared config, info and hooks stay read-only (Shared).
+// own objects (the repository's read-only behind them), its branch's
+// folder of refs and of their logs when the branch has one (teamlead/<agent>
+// makes the agent's commits and new teamlead/… branches), the
+// remote-tracking refs, its own git dir (index, HEAD, its HEAD's log) and
+// the worktree itself when it lies inside the checkout. The shared config, info and hooks stay read-only (Shared).
 // Without this a worktree agent merged its branch into the human's
 // checkout itself, as the human, with teamlead's merge message (red team
 // 10a, finding 2). Folders git would make on first use (logs, the branch's
@@ -110,8 +182,8 @@ func (t Tree) Confined() ([]Bind, error) {
 	for _, w := range []struct {
 		name string
 		make bool
-	}{{"refs", true}, {"logs", true}, {"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
-		if err := writable(filepath.Join(common, w.name), w.make); err != nil {
+	}{{"refs/remotes", true}, {"logs/refs/remotes", true}, {"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
+		if err := writable(filepath.Join(common, filepath.FromSlash(w.name)), w.make); err != nil {
 			return nil, err
 		}
 	}
@@ -130,24 +202,18 @@ func (t Tree) Confined() ([]Bind, error) {
 	if err != nil {
 		return nil, err
 	}
-	// refs/replace makes your own git show one object for another (teamlead's
-	// reads none: GIT_NO_REPLACE_OBJECTS): an agent's replacement showed you
-	// a harmless file while teamlead merge wrote the real one (red team 12a,
-	// finding 2).
-	replace := filepath.Join(common, "refs", "replace")
+	// Of the refs and their logs only its branch's folder (and the
+	// remote-tracking refs a fetch moves) is writable. The rest steers
+	// your own git: refs/replace shows you one object for another (red
+	// team 12a, finding 2), refs/stash is the stash you pop, refs/main
+	// comes before refs/heads/main when git looks up "main", and
+	// logs/HEAD is where `git checkout -` goes (red team 13a, finding 4).
 	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
-		if err := os.MkdirAll(replace, 0o755); err != nil {
-			return nil, err
-		}
-		out = append(out, Bind{Path: replace})
-	}
-	heads := filepath.Join(common, "refs", "heads")
-	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
-		// Loose refs: the other branches are files in refs/heads.
-		out = append(out, Bind{Path: heads})
 		if dir := filepath.Dir(t.Branch); dir != "." {
-			if err := writable(filepath.Join(heads, filepath.FromSlash(dir)), true); err != nil {
-				return nil, err
+			for _, top := range []string{"refs/heads", "logs/refs/heads"} {
+				if err := writable(filepath.Join(common, filepath.FromSlash(top), filepath.FromSlash(dir)), true); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -228,6 +294,9 @@ func (t Tree) links(common string) ([]string, error) {
 	}
 	return []string{dotGit, filepath.Join(t.GitDir, "commondir"), filepath.Join(t.GitDir, "gitdir"), extra}, nil
 }
+
+// Inside reports whether p is dir or lies in it, links resolved.
+func Inside(p, dir string) bool { return inside(canonical(p), canonical(dir)) }
 
 // inside reports whether p is dir or lies in it.
 func inside(p, dir string) bool {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -294,10 +295,10 @@ func TestConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Bind{{Path: repo},
-		{Path: filepath.Join(common, "refs"), Writable: true}, {Path: filepath.Join(common, "logs"), Writable: true},
+		{Path: filepath.Join(common, "refs", "remotes"), Writable: true}, {Path: filepath.Join(common, "logs", "refs", "remotes"), Writable: true},
 		{Path: filepath.Join(common, "objects"), From: filepath.Join(common, "teamlead-objects", "alice"), Writable: true},
 		{Path: filepath.Join(common, "objects", "info", "main"), From: filepath.Join(common, "objects")}, {Path: tr.GitDir, Writable: true},
-		{Path: filepath.Join(common, "refs", "replace")}, {Path: filepath.Join(common, "refs", "heads")}, {Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true},
+		{Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true}, {Path: filepath.Join(common, "logs", "refs", "heads", "teamlead"), Writable: true},
 		{Path: filepath.Join(tr.Path, ".git")}, {Path: filepath.Join(tr.GitDir, "commondir")}, {Path: filepath.Join(tr.GitDir, "gitdir")},
 		{Path: filepath.Join(tr.GitDir, "config.worktree")}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -309,7 +310,7 @@ func TestConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[len(got)-5] != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-6] != (Bind{Path: filepath.Join(common, "refs", "heads")}) ||
+	if got[len(got)-5] != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-6] != (Bind{Path: nested.GitDir, Writable: true}) ||
 		got[len(got)-4] != (Bind{Path: filepath.Join(nested.Path, ".git")}) {
 		t.Errorf("a nested worktree on a branch without a folder: %v", got)
 	}
@@ -439,5 +440,44 @@ func TestOutside(t *testing.T) {
 		if got := tr.Outside(dir); got != nil {
 			t.Errorf("%s: %v", dir, got)
 		}
+	}
+}
+
+// CheckoutGit makes .git/commondir name the folder itself, so a sandbox
+// can keep it read-only; git and teamlead's git work on as before, and a
+// commondir that leads elsewhere is refused (red team 13a, finding 2).
+func TestCheckoutGit(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	files, err := CheckoutGit(filepath.Join(repo, "sub", "dir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd := filepath.Join(repo, ".git")
+	for _, want := range []string{filepath.Join(gd, "config"), filepath.Join(gd, "commondir"), filepath.Join(gd, "hooks"),
+		filepath.Join(gd, "worktrees", "dev", "commondir"), filepath.Join(gd, "worktrees", "dev", "gitdir"), filepath.Join(tr.Path, ".git"),
+		filepath.Join(gd, "worktrees", "dev", "config.worktree")} {
+		if !slices.Contains(files, want) {
+			t.Errorf("%s not among %v", want, files)
+		}
+	}
+	if got := read(t, filepath.Join(gd, "commondir")); got != ".\n" {
+		t.Fatalf("commondir = %q", got)
+	}
+	if got := run(t, repo, "rev-parse", "--path-format=absolute", "--git-common-dir"); got != gd {
+		t.Errorf("git's common dir: %q", got)
+	}
+	if _, err := Status(tr); err != nil {
+		t.Errorf("teamlead's git in the worktree: %v", err)
+	}
+	if _, err := PreviewMerge(tr, ""); err != nil {
+		t.Errorf("teamlead's git in the checkout: %v", err)
+	}
+	write(t, filepath.Join(gd, "commondir"), t.TempDir()+"\n")
+	if _, err := CheckoutGit(repo); !errors.Is(err, ErrForeignCommonDir) {
+		t.Errorf("a commondir leading elsewhere: %v", err)
+	}
+	if got, err := CheckoutGit(t.TempDir()); got != nil || err != nil {
+		t.Errorf("no checkout: %v, %v", got, err)
 	}
 }

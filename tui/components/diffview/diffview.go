@@ -91,9 +91,9 @@ func (m *Model) Set(agent string, t worktree.Tree, c worktree.Changes) {
 	}
 	files := func(fs []worktree.File) {
 		for _, f := range fs {
-			name := f.Path
+			name := f.Shown()
 			if f.OldPath != "" {
-				name = f.OldPath + " → " + f.Path
+				name = textsafe.Line(f.OldPath) + " → " + f.Shown()
 			}
 			counts := fmt.Sprintf("+%d −%d", f.Added, f.Removed)
 			if f.Binary {
@@ -121,7 +121,7 @@ func (m *Model) Set(agent string, t worktree.Tree, c worktree.Changes) {
 	case mp.UpToDate:
 		add(note, fmt.Sprintf("merge: %s has all of it already", into))
 	case len(mp.Conflicts) > 0:
-		add(warn, fmt.Sprintf("merge into %s: conflicts in %s; M would change nothing", into, strings.Join(mp.Conflicts, ", ")))
+		add(warn, fmt.Sprintf("merge into %s: conflicts in %s; M would change nothing", into, textsafe.Line(strings.Join(mp.Conflicts, ", "))))
 	default:
 		add(heading, fmt.Sprintf("merging into %s at %.12s changes — %d %s", into, mp.Head, len(mp.Changes.Files), plural(len(mp.Changes.Files), "file", "files")))
 		for _, u := range mp.Unseen {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/teamlead/teamlead/tui/components/safeinput"
 
 	"github.com/teamlead/teamlead/tui/components/layout"
 	"github.com/teamlead/teamlead/tui/style"
@@ -44,7 +45,7 @@ type Model struct {
 
 // New returns a palette offering entries.
 func New(st *style.Styles, entries []Entry) Model {
-	in := textinput.New()
+	in := safeinput.Line()
 	in.Prompt = ": "
 	in.Placeholder = "a command (/send dev hello) or an action"
 	m := Model{input: in, entries: entries, st: st}
