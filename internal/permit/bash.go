@@ -149,7 +149,7 @@ func (b *bashCheck) nested(n nested, cwds cwdSet, depth int) {
 	if isForkBomb(n.text) {
 		b.parts = append(b.parts, part{cmd: Command{Text: text}, bomb: true})
 	}
-	cmds, err := SplitShell(n.text)
+	cmds, err := splitShell(n.text, true)
 	if err != nil {
 		b.parts = append(b.parts, part{cmd: Command{Text: text}, err: err})
 		return

@@ -1,6 +1,9 @@
 package permit
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // handled are the commands the floor judges by name; for any other
 // command it looks for a dangerous command among the arguments.
@@ -14,7 +17,7 @@ var handled = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "shred"
 // commands found inside an unknown command's arguments.
 func (b *bashCheck) hits(pt part, depth int) []hit {
 	if pt.err != nil {
-		return []hit{{id: FloorUnparsable, detail: pt.err.Error()}}
+		return []hit{splitErrHit(pt.err)}
 	}
 	if pt.bomb {
 		return []hit{{id: FloorForkBomb, detail: "a function piping itself into itself"}}
@@ -33,6 +36,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	switch v.name {
 	case "rm", "rmdir", "unlink", "shred", "srm":
 		hs = append(hs, deleteHits(v, cwds, env)...)
+		hs = append(hs, wipeHits(v, cwds, env)...)
 	case "cp", "mv", "install", "ln", "link", "rsync", "ditto":
 		hs = append(hs, copyHits(v, cwds, env)...)
 	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd", "mkdir", "sponge":
@@ -54,6 +58,12 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, hit{id: FloorKillAll, detail: v.name + " -1"})
 	case setsClock(v):
 		hs = append(hs, hit{id: FloorWriteSystem, detail: v.name + " " + joinValues(v.args) + " sets the machine's clock"})
+	}
+	if why, ok := killsMany(v); ok {
+		hs = append(hs, hit{id: FloorKillAll, detail: v.name + " " + joinValues(v.args) + " " + why})
+	}
+	if why, ok := changesSystem(v); ok {
+		hs = append(hs, hit{id: FloorWriteSystem, detail: v.name + " " + joinValues(v.args) + " " + why})
 	}
 	hs = append(hs, redirectHits(pt.cmd, cwds, env)...)
 	if v.sedExec {
@@ -118,6 +128,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, b.makeEnvHits(cwds)...)
 	}
 	hs = append(hs, manifestHits(v, cwds, env)...)
+	hs = append(hs, outsideCodeHits(v, cwds, env)...)
 	if v.name == "go" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})
@@ -220,9 +231,9 @@ func (b *bashCheck) floorOnly(cmds []Command, cwds cwdSet, depth int) []hit {
 			if n.words != nil {
 				inner = []Command{{Args: n.words, Text: joinValues(n.words)}}
 			} else {
-				split, err := SplitShell(n.text)
+				split, err := splitShell(n.text, true)
 				if err != nil {
-					hs = append(hs, hit{id: FloorUnparsable, detail: err.Error()})
+					hs = append(hs, splitErrHit(err))
 					continue
 				}
 				inner = split
@@ -231,6 +242,16 @@ func (b *bashCheck) floorOnly(cmds []Command, cwds cwdSet, depth int) []hit {
 		}
 	}
 	return hs
+}
+
+// splitErrHit is the floor entry of a text SplitShell refused: one that
+// makes bash evaluate a value known only when it runs is a command known
+// only when it runs; any other is unparsable.
+func splitErrHit(err error) hit {
+	if errors.Is(err, errEvaluates) {
+		return hit{id: FloorDynamicCommand, detail: strings.TrimPrefix(err.Error(), ErrShell.Error()+": "+errEvaluates.Error()+": ")}
+	}
+	return hit{id: FloorUnparsable, detail: err.Error()}
 }
 
 func firstRaw(c Command) string {

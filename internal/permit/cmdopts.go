@@ -20,6 +20,14 @@ var gitCmdOptions = map[string][]string{
 	"ls-remote": {"--upload-pack"}, "push": {"--receive-pack", "--exec"}, "archive": {"--exec"},
 	"grep": {"--open-files-in-pager", "-O"}, "difftool": {"-x", "--extcmd"}, "rebase": {"-x", "--exec"},
 	"mergetool": {"--tool-cmd"},
+	// Red team 13b (finding 6): the plumbing under push and fetch, and the
+	// other commands whose options name a program (git help receive-pack,
+	// fetch-pack, send-email, daemon, filter-branch).
+	"send-pack": {"--receive-pack", "--exec"}, "fetch-pack": {"--upload-pack", "--exec"},
+	"send-email": {"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"},
+	"daemon":     {"--access-hook"},
+	"filter-branch": {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter",
+		"--commit-filter", "--tag-name-filter"},
 }
 
 // optionCommands returns the commands given as values of opts in args:

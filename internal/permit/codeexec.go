@@ -400,6 +400,7 @@ func execHits(c Command, v view) []hit {
 	}
 	if v.name == "export" || v.name == "declare" || v.name == "typeset" || v.name == "local" || v.name == "readonly" {
 		assigns = append(assigns, v.args...)
+		hs = append(hs, namerefHits(v)...)
 	}
 	for _, n := range assignedNames(v) { // printf -v HOME, read CDPATH, mapfile PATH
 		assigns = append(assigns, Word{Raw: n + "=…", Value: n + "=…", Dynamic: true})
@@ -569,6 +570,43 @@ func execHits(c Command, v view) []hit {
 		}
 	}
 	return hs
+}
+
+// namerefHits: declare -n REF=NAME (typeset -n, local -n) makes REF
+// another name for NAME: assigning or exporting REF sets NAME, so a
+// reference to a variable that names code, or to one known only when it
+// runs, is judged as that variable's assignment (red team 13b, finding
+// 14: declare -n r=GOFLAGS; export r=-toolexec=./x.sh; GOFLAGS is judged
+// by its value, which an assignment through r hides). A reference
+// declared without its target takes the first value assigned to it as
+// the name.
+func namerefHits(v view) []hit {
+	ref := false
+	for _, a := range v.args {
+		o := a.Value
+		if o == "--" {
+			break
+		}
+		if len(o) > 1 && o[0] == '-' && strings.ContainsRune(o, 'n') && !a.Dynamic {
+			ref = true
+		}
+	}
+	if !ref || v.name == "export" {
+		return nil
+	}
+	for _, a := range v.args {
+		if strings.HasPrefix(a.Value, "-") && !a.Dynamic {
+			continue
+		}
+		name, target, eq := strings.Cut(a.Value, "=")
+		switch {
+		case !eq:
+			return []hit{{id: FloorCodeExec, detail: v.name + " -n " + name + ": the first value assigned to " + name + " names the variable it stands for, which could be LD_PRELOAD, PATH or another that names code a program loads"}}
+		case a.Dynamic || strings.ContainsAny(target, "$`[") || isCodeVar(target) || target == "GOFLAGS":
+			return []hit{{id: FloorCodeExec, detail: v.name + " -n " + a.Value + ": " + name + " stands for " + target + ", and assigning " + name + " sets that variable, which can name a program, code or configuration the commands load"}}
+		}
+	}
+	return nil
 }
 
 // gitShowsDiffs are git's commands that run an external diff program only

@@ -141,7 +141,7 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		// Red team 12b: sed scripts, rg globs, cgo packages (a module of their own, out of ./...).
 		wd + "/s.sed": "1e ./evil.sh sed-f-script\n", wd + "/w.sed": "s/x/y/w .git/config\n", wd + "/r.sed": "1r .env\n",
 		wd + "/rg12/.env": "API_KEY=sk-test-123\n", wd + "/rg12/.gitignore": ".env\n", wd + "/rg12/src/a.go": "package a // the API\n",
-		wd + "/rg12/x.ignore": "!.env\n", wd + "/ok.sed": "s/foo/bar/g\n", wd + "/kit/sub/x.py": "x = 1\n",
+		wd + "/rg12/x.ignore": "!.env\n", wd + "/ok.sed": "s/foo/bar/g\n", wd + "/br.sed": "s/.*[/].*/touch x/e\n", wd + "/brw.sed": "/[/]/w .git/config\n", wd + "/brok.sed": "s/[/]/-/g\n", wd + "/kit/sub/x.py": "x = 1\n",
 		wd + "/cg/go.mod": "module cg\n", wd + "/cg/env/c.go": cgoFile(`#include ".env"`), wd + "/cg/env/.env": "API_KEY=sk-test-123\n",
 		wd + "/cg/inc/c.go":  cgoFile("#cgo CFLAGS: -I${SRCDIR}/../../../home/.aws\n#include \"credentials\""),
 		wd + "/cg/abs/c.go":  cgoFile(`#include "` + home + `/.aws/credentials"`),

@@ -115,7 +115,23 @@ func dynamicOption(v view) (hit, bool) {
 		}
 		return hit{id: id, detail: cmd + " " + a.Raw + ": " + what + " known only when it runs, which could be one the floor stops (" + worstOf(v.name) + ")"}, true
 	}
+	if v.extraArgs && (v.dynamicArgsAfterDD() || !hasWord(v.args, "--")) {
+		// xargs (and parallel) append words read from their input, known
+		// only when they run, and as many as the input holds: echo --hard
+		// | xargs git reset is git reset --hard (red team 13b, finding 3)
+		return hit{id: id, detail: "xargs " + v.name + ": xargs appends words known only when it runs, which could be options the floor stops (" + worstOf(v.name) + ")"}, true
+	}
 	return hit{}, false
+}
+
+// hasWord reports a word written as s, not computed.
+func hasWord(ws []Word, s string) bool {
+	for _, w := range ws {
+		if w.Value == s && !w.Dynamic {
+			return true
+		}
+	}
+	return false
 }
 
 // dynamicArgsAfterDD reports a command whose operands after -- are judged

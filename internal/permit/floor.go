@@ -27,7 +27,7 @@ const (
 	FloorGitForcePush = "git-force-push"
 	// FloorGitPushDelete is git push --delete, :branch, --prune.
 	FloorGitPushDelete = "git-push-delete"
-	// FloorGitDiscard is git reset --hard, clean -f, checkout/switch --force, checkout/restore of the whole tree, stash clear.
+	// FloorGitDiscard is git reset --hard, clean -f, checkout/switch --force, checkout/restore of the whole tree, stash clear, rm -rf *.
 	FloorGitDiscard = "git-discard"
 	// FloorCredentialExfil is a credential file named in a command that uses the network.
 	FloorCredentialExfil = "credential-exfil"
@@ -39,7 +39,7 @@ const (
 	FloorForkBomb = "fork-bomb"
 	// FloorPower is shutdown, reboot, halt, poweroff.
 	FloorPower = "power"
-	// FloorWriteSystem is a write into /etc, /dev, /usr, /boot and other system locations.
+	// FloorWriteSystem is a write into /etc, /dev, /usr, /boot and other system locations, or a change of the system's settings (crontab, users, firewall, mounts, sysctl, ip link).
 	FloorWriteSystem = "write-system"
 	// FloorWriteOutside is a shell write (redirection, tee, cp, curl -o...) outside the workdir.
 	FloorWriteOutside = "write-outside"
@@ -47,7 +47,7 @@ const (
 	FloorEditOutside = "edit-outside"
 	// FloorEditCredentials is Edit or Write of a credential file.
 	FloorEditCredentials = "edit-credentials"
-	// FloorKillAll is kill -1.
+	// FloorKillAll is kill -1, kill 0, pkill -u, pkill -f ., loginctl terminate-user: every process of a user or group.
 	FloorKillAll = "kill-all"
 	// FloorDynamicCommand is a command whose name or program is only known when it runs.
 	FloorDynamicCommand = "dynamic-command"
@@ -65,17 +65,17 @@ func Floor() []FloorEntry {
 		{FloorChmodOutside, Critical, "changes permissions or owners outside the working directory (chmod -R 777 /): it can open the machine to every user or lock its owner out"},
 		{FloorGitForcePush, Critical, "a force push rewrites a shared branch and can drop other people's commits; git push --force-with-lease is on the floor too, since the lease only protects what the agent last fetched"},
 		{FloorGitPushDelete, High, "deletes a branch or tag on the remote"},
-		{FloorGitDiscard, High, "discards uncommitted work (git reset --hard, git clean -f, checkout or switch --force): in a checkout several agents share it erases the others' edits, and neither git nor anything else can bring uncommitted changes back"},
+		{FloorGitDiscard, High, "discards uncommitted work (git reset --hard, git clean -f, checkout or switch --force, and rm -rf * or find . -delete, which delete every file of the working directory as git clean does and leave only what .git holds): in a checkout several agents share it erases the others' edits, and neither git nor anything else can bring uncommitted changes back"},
 		{FloorCredentialExfil, Critical, "sends a credential (SSH keys, cloud credentials, .env, tokens) off the machine"},
 		{FloorCredentialRead, High, "reads a credential (SSH keys, cloud credentials, .env, tokens): its content would reach the model's provider and the agent's log"},
 		{FloorPipeToShell, Critical, "runs code fetched from the network that nobody has read (curl … | sh, bash <(curl …), eval \"$(wget -O- …)\")"},
 		{FloorForkBomb, Critical, "a fork bomb: it exhausts the machine's processes until it is rebooted"},
 		{FloorPower, Critical, "shuts down, reboots or halts the machine"},
-		{FloorWriteSystem, Critical, "writes into a system location (/etc, /dev, /usr, /boot...): it changes the machine, not the project"},
+		{FloorWriteSystem, Critical, "writes into a system location (/etc, /dev, /usr, /boot...) or changes the system's own settings (crontab, at, users and passwords, firewall rules, mounts, swap, kernel settings and modules, network links, services): it changes the machine, not the project"},
 		{FloorWriteOutside, High, "writes a file outside the working directory"},
 		{FloorEditOutside, High, "edits a file outside the working directory"},
 		{FloorEditCredentials, Critical, "changes a credential file (.env, ~/.ssh, ~/.aws, keys): secrets and logins are not the agent's to change"},
-		{FloorKillAll, High, "signals every process of the user (kill -1), the console included"},
+		{FloorKillAll, High, "signals every process of the user, a process group or a session (kill -1, kill 0, pkill -u USER, pkill -f ., killall -u, loginctl terminate-user), the console included"},
 		{FloorDynamicCommand, High, "what runs is only known when it runs ($cmd, $(…) as the command, eval of a variable, a shell reading commands from a pipe): the floor cannot see what it would do"},
 		{FloorUnparsable, High, "the shell text cannot be split into commands for sure, so no part of it can be approved unseen"},
 		{FloorProtectedFile, High, "writes a file that runs code or steers a tool (git's config and hooks in any letter case, the agent CLIs' settings, teamlead's own files, CI workflows, direnv, husky, editor tasks): the write is treated as the Edit of that file and asked"},

@@ -183,13 +183,27 @@ func gitHits(g gitInfo) []hit {
 		return false
 	}
 	switch g.sub {
-	case "push":
+	case "push", "send-pack", "http-push":
+		// send-pack and http-push are the plumbing under push: they
+		// force and delete as it does (red team 13b, finding 6)
 		var hs []hit
 		force := hasShort(opts, "f") || hasLong(opts, "--force", "--mirror")
-		del := hasShort(opts, "d") || hasLong(opts, "--delete", "--prune")
+		del := hasShort(opts, "d") || hasLong(opts, "--delete", "--prune") || g.sub == "http-push" && hasShort(opts, "D")
 		for _, o := range ops {
 			force = force || strings.HasPrefix(o.Value, "+")
 			del = del || len(o.Value) > 1 && o.Value[0] == ':'
+		}
+		if g.sub != "push" {
+			if hasLong(opts, "--stdin") {
+				force = true // the refs come from standard input: +ref and :ref among them
+			}
+			if force {
+				hs = append(hs, hit{id: FloorGitForcePush, detail: "git " + g.sub + " " + joinValues(g.args)})
+			}
+			if del {
+				hs = append(hs, hit{id: FloorGitPushDelete, detail: "git " + g.sub + " " + joinValues(g.args)})
+			}
+			return hs
 		}
 		if force {
 			hs = append(hs, hit{id: FloorGitForcePush, detail: "git push " + joinValues(g.args)})
@@ -201,6 +215,18 @@ func gitHits(g gitInfo) []hit {
 			hs = append(hs, hit{id: FloorGitPushDelete, detail: "git push " + joinValues(g.args)})
 		}
 		return hs
+	case "credential", "credential-store", "credential-cache":
+		if len(ops) > 0 && (ops[0].Value == "fill" || ops[0].Value == "get") {
+			return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " " + ops[0].Value + " prints the stored password or token of a host"}}
+		}
+	case "send-email":
+		return []hit{{id: FloorURLData, detail: "git send-email mails commits, or any file it is given, to the addresses it names"}}
+	case "clone", "init":
+		for _, o := range opts {
+			if o == "--template" || strings.HasPrefix(o, "--template=") {
+				return []hit{{id: FloorCodeExec, detail: "git " + g.sub + " --template copies a folder's hooks into the new repository, which later git commands run"}}
+			}
+		}
 	case "reset":
 		if hasLong(opts, "--hard") {
 			return []hit{{id: FloorGitDiscard, detail: "git reset --hard"}}

@@ -416,18 +416,120 @@ func findStarts(args []Word) ([]Word, int) {
 	return starts, i
 }
 
-// findDeleteHits: find -delete under a start path outside the workdir.
+// findDeleteHits: find -delete under a start path outside the workdir,
+// and find -delete (or -exec rm) from the workdir itself that no name
+// test narrows, which deletes every file of it.
 func findDeleteHits(v view, cwds cwdSet, env Env) []hit {
 	starts, i := findStarts(v.args)
 	var hs []hit
+	deletes := false
 	for ; i < len(v.args); i++ {
-		if v.args[i].Value == "-delete" {
+		a := v.args[i].Value
+		if a == "-delete" {
+			deletes = true
 			for _, d := range targetsOutside(starts, cwds, env, false) {
 				hs = append(hs, hit{id: FloorDeleteRecursiveOutside, detail: "find -delete under " + d})
 			}
 		}
+		if (a == "-exec" || a == "-execdir" || a == "-ok" || a == "-okdir") && i+1 < len(v.args) {
+			switch cmdName(v.args[i+1]) {
+			case "rm", "shred", "srm", "unlink":
+				deletes = true
+			}
+		}
+	}
+	if deletes && !findNarrowed(v.args) {
+		for _, s := range starts {
+			if wholeWorkdir(s, cwds, env) {
+				hs = append(hs, hit{id: FloorGitDiscard, detail: "find " + joinValues(v.args) + " deletes every file of the working directory, uncommitted work with it"})
+				break
+			}
+		}
 	}
 	return hs
+}
+
+// wipeNames are names a pattern must match to stand for every file of a
+// folder.
+var wipeNames = []string{"main.go", "README", "Makefile", "src", "a", "node_modules", "x.y.z", "Z9", "_x", "-x"}
+
+// matchesEverything reports a glob pattern (one path segment) that
+// matches any name but a dot file's: *, ?*, [!.]*, *.* does not.
+func matchesEverything(pat string) bool {
+	for _, n := range wipeNames {
+		if ok, err := path.Match(pat, n); err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// wholeWorkdir reports a word that stands for the working directory, or
+// for every file in it (*, ./*, "$PWD"/*, src/../*).
+func wholeWorkdir(w Word, cwds cwdSet, env Env) bool {
+	dir, pat := w.Value, ""
+	if w.Glob {
+		dir, pat = ".", w.Value
+		if i := strings.LastIndexByte(w.Value, '/'); i >= 0 {
+			dir, pat = w.Value[:i+1], w.Value[i+1:]
+		}
+		if !matchesEverything(pat) {
+			return false
+		}
+	}
+	abs, ok := cwds.resolve(Word{Raw: dir, Value: dir, Dynamic: strings.ContainsAny(dir, "$`"), Tilde: strings.HasPrefix(dir, "~")})
+	if !ok {
+		return false
+	}
+	for _, a := range abs {
+		if path.Clean(a) == env.Workdir {
+			return true
+		}
+	}
+	return false
+}
+
+// findNarrowed reports a find expression with a name test that is not
+// negated and no -o: what it deletes is only some files (find . -name
+// '*.pyc' -delete, find . -type d -empty -delete).
+func findNarrowed(args []Word) bool {
+	narrowed := false
+	for i, a := range args {
+		switch a.Value {
+		case "-o", "-or", ",":
+			return false
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname":
+			if i > 0 && (args[i-1].Value == "!" || args[i-1].Value == "-not") || i+1 >= len(args) || args[i+1].Dynamic {
+				continue
+			}
+			pat := args[i+1].Value
+			if strings.Contains(a.Value, "path") || strings.Contains(a.Value, "name") && strings.HasPrefix(a.Value, "-w") {
+				pat = strings.TrimPrefix(pat, "./")
+			}
+			if strings.HasSuffix(a.Value, "regex") || !matchesEverything(pat) {
+				narrowed = true
+			}
+		case "-empty":
+			if i == 0 || args[i-1].Value != "!" && args[i-1].Value != "-not" {
+				narrowed = true
+			}
+		}
+	}
+	return narrowed
+}
+
+// wipeHits: rm (or shred) of every file of the working directory — rm
+// -rf *, rm -r -- ./*, rm -f "$PWD"/* — deletes its uncommitted work as
+// git clean -f does (red team 13b, finding 15); rm -rf build dist stays
+// an ordinary delete.
+func wipeHits(v view, cwds cwdSet, env Env) []hit {
+	ops, _ := operands(v.args)
+	for _, o := range ops {
+		if o.Glob && wholeWorkdir(o, cwds, env) {
+			return []hit{{id: FloorGitDiscard, detail: v.name + " " + joinValues(v.args) + " deletes every file of the working directory, uncommitted work with it"}}
+		}
+	}
+	return nil
 }
 
 // findExec returns the commands of find's -exec, -execdir, -ok and -okdir,

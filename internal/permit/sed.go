@@ -106,19 +106,29 @@ func scanSed(prog string) sedScript {
 		i += j
 		return out
 	}
-	delimited := func(n int) { // skips n segments ending with the delimiter at prog[i]
+	// delimited skips the segments ending with the delimiter at prog[i]:
+	// a regular expression (re is true) and what follows it (a
+	// replacement, y's second list). In a regular expression a bracket
+	// expression holds the delimiter as a plain character, as GNU and BSD
+	// sed read it: s/.*[/].*/touch x/e runs touch x (red team 13b,
+	// finding 1).
+	delimited := func(re ...bool) {
 		if i >= len(prog) {
 			return
 		}
 		d := prog[i]
 		i++
-		for ; n > 0 && i < len(prog); i++ {
-			switch prog[i] {
-			case '\\':
+		for _, isRE := range re {
+			for i < len(prog) && prog[i] != d {
+				switch {
+				case prog[i] == '\\':
+					i++
+				case prog[i] == '[' && isRE:
+					i = sedBracketEnd(prog, i)
+				}
 				i++
-			case d:
-				n--
 			}
+			i++
 		}
 	}
 	for i < len(prog) {
@@ -129,17 +139,17 @@ func scanSed(prog string) sedScript {
 			i++
 			continue
 		case c == '/':
-			delimited(1)
+			delimited(true)
 			continue
 		case c == '\\' && i+1 < len(prog):
 			i++
-			delimited(1)
+			delimited(true)
 			continue
 		}
 		i++
 		switch c {
 		case 's':
-			delimited(2)
+			delimited(true, false)
 			flags := ""
 			for i < len(prog) && strings.IndexByte("gpiImMe0123456789", prog[i]) >= 0 {
 				flags += string(prog[i])
@@ -153,7 +163,7 @@ func scanSed(prog string) sedScript {
 				s.writes = append(s.writes, restOfLine())
 			}
 		case 'y':
-			delimited(2)
+			delimited(false, false)
 		case 'e':
 			s.exec = true
 			restOfLine()
@@ -176,6 +186,51 @@ func scanSed(prog string) sedScript {
 		}
 	}
 	return s
+}
+
+// sedBracketEnd returns the index of the ] that closes the bracket
+// expression opening at prog[open], read as GNU sed's snarf_char_class
+// does: a ] first (after an optional ^) is a member, and [:alpha:],
+// [.x.] and [=x=] are elements of their own. At a newline or the end of
+// the program (where sed stops with an error) it returns that index.
+func sedBracketEnd(prog string, open int) int {
+	j := open + 1
+	if j < len(prog) && prog[j] == '^' {
+		j++
+	}
+	if j < len(prog) && prog[j] == ']' {
+		j++
+	}
+	state, delim := 0, byte(0) // 0 outside an element, 1 after its [, 2 after [: [. [=, 3 after the closing : . =
+	for ; j < len(prog); j++ {
+		switch c := prog[j]; c {
+		case '\n':
+			return j
+		case '.', ':', '=':
+			switch {
+			case state == 1:
+				delim, state = c, 2
+				continue
+			case state == 2 && c == delim:
+				state = 3
+				continue
+			}
+		case '[':
+			if state == 0 {
+				state = 1
+			}
+			continue
+		case ']':
+			if state == 0 || state == 1 {
+				return j
+			}
+			if state == 3 {
+				state = 0
+			}
+		}
+		state &^= 1
+	}
+	return j
 }
 
 // sedInPlace returns what sed -i does besides rewriting its files: the

@@ -25,6 +25,13 @@ const maxShellText = 1 << 20
 // array subscript bash would evaluate, running its substitutions), is an
 // error wrapping ErrShell.
 func SplitShell(s string) ([]Command, error) {
+	return splitShell(s, false)
+}
+
+// splitShell is SplitShell; nested says the text is run by another
+// command (sh -c TEXT, eval, find -exec sh -c), whose environment the
+// script around it may have set to anything.
+func splitShell(s string, nested bool) ([]Command, error) {
 	if len(s) > maxShellText {
 		return nil, fmt.Errorf("%w: the text is longer than %d bytes", ErrShell, maxShellText)
 	}
@@ -32,12 +39,15 @@ func SplitShell(s string) ([]Command, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrShell, err)
 	}
-	c := &converter{src: s}
+	c := &converter{src: s, nested: nested}
 	for _, st := range f.Stmts {
 		c.stmt(st, "", "")
 	}
 	if c.err != nil {
 		return nil, c.err
+	}
+	if why, bad := c.arithHazard(f); bad {
+		return nil, fmt.Errorf("%w: %w: %s", ErrShell, errEvaluates, why)
 	}
 	out := c.cmds[:0]
 	for _, cmd := range c.cmds {
@@ -50,15 +60,24 @@ func SplitShell(s string) ([]Command, error) {
 
 // converter turns a syntax tree into the commands the policy checks.
 type converter struct {
-	src   string
-	cmds  []Command
-	depth int
-	err   error
+	src    string
+	nested bool // run by another command: its environment may hold anything
+	cmds   []Command
+	depth  int
+	err    error
 }
 
 func (c *converter) fail(format string, a ...any) {
 	if c.err == nil {
 		c.err = fmt.Errorf("%w: %s", ErrShell, fmt.Sprintf(format, a...))
+	}
+}
+
+// failEval fails on text that makes bash evaluate what it holds as
+// arithmetic, running the commands in an array subscript.
+func (c *converter) failEval(format string, a ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: %w: %s", ErrShell, errEvaluates, fmt.Sprintf(format, a...))
 	}
 }
 
@@ -138,7 +157,7 @@ func (c *converter) stmt(st *syntax.Stmt, op, via string) {
 		for _, e := range cmd.Exprs {
 			t := c.text(e)
 			if subscriptRun.MatchString(t) {
-				c.fail("%s: let evaluates the array subscript as arithmetic, which runs the commands in it", t)
+				c.failEval("%s: let evaluates the array subscript as arithmetic, which runs the commands in it", t)
 			}
 			args = append(args, Word{Raw: t, Value: t, Dynamic: true})
 		}
@@ -219,8 +238,31 @@ func (c *converter) visit(n syntax.Node, via string) bool {
 	case *syntax.ProcSubst:
 		c.stmts(n.Stmts, n.Op.String())
 		return false
+	case *syntax.ParamExp:
+		c.paramAssign(n, via)
 	}
 	return true
+}
+
+// paramAssign adds the assignment ${NAME:=value} and ${NAME=value} make
+// as a command of its own, NAME=value, judged as one written out:
+// : ${GIT_EXTERNAL_DIFF:=./x.sh} sets the variable as
+// GIT_EXTERNAL_DIFF=./x.sh does (red team 13b, finding 14).
+func (c *converter) paramAssign(p *syntax.ParamExp, via string) {
+	if p.Param == nil || p.Exp == nil || p.Exp.Op != syntax.AssignUnset && p.Exp.Op != syntax.AssignUnsetOrNull {
+		return
+	}
+	name := p.Param.Value
+	if p.Excl {
+		name = "$" + name // ${!ref:=v} sets the variable ref names
+	}
+	val := Word{}
+	if p.Exp.Word != nil {
+		val = c.word(p.Exp.Word)
+	}
+	raw := c.text(p)
+	w := Word{Raw: raw, Value: name + "=" + val.Value, Dynamic: val.Dynamic || p.Excl, Glob: val.Glob}
+	c.cmds = append(c.cmds, Command{Text: raw, Assigns: []Word{w}, Op: ";", Via: via})
 }
 
 // nestedIn adds the commands that run inside a node (substitutions).
@@ -274,7 +316,7 @@ func (c *converter) call(st *syntax.Stmt, x *syntax.CallExpr, op, via string) {
 	for _, a := range x.Assigns {
 		w := c.assign(a)
 		if subscriptRun.MatchString(w.Value[strings.IndexByte(w.Value, '=')+1:]) {
-			c.fail("%s: a value bash may evaluate as arithmetic (an integer variable, (( )), [[ -eq ]]) runs the commands in its subscript", w.Raw)
+			c.failEval("%s: a value bash may evaluate as arithmetic (an integer variable, (( )), [[ -eq ]]) runs the commands in its subscript", w.Raw)
 		}
 		cmd.Assigns = append(cmd.Assigns, w)
 		nodes = append(nodes, a)
@@ -676,7 +718,7 @@ func (c *converter) nameHazards(args []Word) {
 	}
 	for _, a := range args {
 		if subscriptRun.MatchString(a.Value) {
-			c.fail("%s: bash evaluates the array subscript of a variable name as arithmetic, which runs the commands in it", a.Raw)
+			c.failEval("%s: bash evaluates the array subscript of a variable name as arithmetic, which runs the commands in it", a.Raw)
 			return
 		}
 	}
@@ -688,7 +730,7 @@ func (c *converter) testHazards(t *syntax.TestClause) {
 	syntax.Walk(t.X, func(n syntax.Node) bool {
 		if w, ok := n.(*syntax.Word); ok {
 			if v := c.word(w).Value; subscriptRun.MatchString(v) {
-				c.fail("%s: [[ ]] evaluates the array subscript as arithmetic, which runs the commands in it", c.text(w))
+				c.failEval("%s: [[ ]] evaluates the array subscript as arithmetic, which runs the commands in it", c.text(w))
 			}
 			return false
 		}

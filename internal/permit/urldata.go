@@ -141,7 +141,7 @@ func gitURLHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	ops, _ := operands(g.args)
 	var cands []Word
 	switch g.sub {
-	case "fetch", "pull", "clone", "ls-remote", "push", "archive":
+	case "fetch", "pull", "clone", "ls-remote", "push", "archive", "send-pack", "fetch-pack", "http-push":
 		if len(ops) > 0 {
 			cands = ops[:1]
 		}
@@ -229,6 +229,9 @@ var fetchDataOpts = setOf("-d", "--data", "--data-raw", "--data-binary", "--data
 func fetchURLHits(v view) []hit {
 	if !fetchers[v.name] && !dnsTools[v.name] {
 		return nil
+	}
+	if hs := requestFileHits(v); hs != nil {
+		return hs
 	}
 	for i := 0; i < len(v.args); i++ {
 		a := v.args[i]
@@ -362,6 +365,77 @@ func hostDataHits(v view) []hit {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// longOpt reports a long option (or the unambiguous start of one, which
+// curl and wget take as it) that is one of names: at least min
+// characters of it, before any =value.
+func longOpt(a string, min int, names ...string) bool {
+	n, _, _ := strings.Cut(a, "=")
+	if !strings.HasPrefix(n, "--") || len(n) < min {
+		return false
+	}
+	for _, name := range names {
+		if strings.HasPrefix(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// requestFileHits: curl -K FILE and wget --config FILE take their
+// options — the address, the data to send, the files to upload or write
+// — from a file the command line does not show; wget -i FILE fetches the
+// addresses a file lists; curl -G and --url-query put the data into the
+// address's query string (red team 13b, finding 5: curl -K cfg, where cfg
+// said data-binary = "@.env", sent .env).
+func requestFileHits(v view) []hit {
+	args := shortSplit(v.name, v.args)
+	get, data := false, ""
+	for i, a := range args {
+		s := a.Value
+		if s == "--" {
+			break
+		}
+		next := func() string {
+			if _, val, ok := strings.Cut(s, "="); ok && strings.HasPrefix(s, "--") {
+				return val
+			}
+			if len(s) > 2 && s[1] != '-' {
+				return s[2:]
+			}
+			if i+1 < len(args) {
+				return args[i+1].Raw
+			}
+			return ""
+		}
+		switch v.name {
+		case "curl":
+			switch {
+			case s == "-K" || strings.HasPrefix(s, "-K") && len(s) > 2 || longOpt(s, 6, "--config"):
+				return []hit{{id: FloorCodeExec, detail: "curl " + s + " " + next() + " reads its options from a file: the address, the data it sends and the files it uploads or writes are not on the command line"}}
+			case s == "-G" || longOpt(s, 4, "--get"):
+				get = true
+			case longOpt(s, 6, "--url-query"):
+				return []hit{{id: FloorURLData, detail: "curl --url-query " + next() + " adds its data to the address's query string"}}
+			case len(s) >= 2 && s[0] == '-' && s[1] != '-' && (s[1] == 'd' || s[1] == 'F'):
+				data = s
+			case longOpt(s, 7, "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "--json"):
+				data = s
+			}
+		case "wget":
+			switch {
+			case s == "-i" || strings.HasPrefix(s, "-i") && len(s) > 2 || longOpt(s, 9, "--input-file"):
+				return []hit{{id: FloorURLData, detail: "wget " + s + " " + next() + " fetches the addresses a file lists, which the command line does not show, and they can carry data"}}
+			case longOpt(s, 6, "--config"):
+				return []hit{{id: FloorCodeExec, detail: "wget " + s + " reads its settings from a file, which can name data to send (post_file) and files to write"}}
+			}
+		}
+	}
+	if get && data != "" {
+		return []hit{{id: FloorURLData, detail: "curl -G " + data + ": -G puts the data into the address's query string, which carries it to the host"}}
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ func lookThrough(c Command) view {
 	words := c.Args
 	for len(words) > 0 {
 		w := words[0]
-		if w.Dynamic || w.Glob {
+		if w.Dynamic || w.Glob && w.Value != "[" { // a lone [ matches no file: it is test
 			v.dynamicName = true
 			v.args = words[1:]
 			return v
