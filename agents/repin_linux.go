@@ -53,20 +53,29 @@ type repinner struct {
 	tell    func(string)    // a line for the console
 }
 
-// startRepin watches the folders of paths (files, or files still to be
+// openRepin makes the watch, before the program starts: a sandbox that
+// cannot watch teamlead's files cannot pin them again when they are
+// replaced, and starts nothing (red team 13c, finding 5: with the user's
+// inotify instances used up, an agent wrote the team file the human had
+// just edited).
+func openRepin() (*repinner, error) {
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("watch teamlead's files: %w (the user's inotify instances may be used up: see sysctl fs.inotify.max_user_instances); the agent is not started unwatched", err)
+	}
+	return &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, hidden: map[string]bool{}, others: map[string]bool{},
+		guarded: map[string]bool{}, told: map[string]bool{}}, nil
+}
+
+// begin watches the folders of paths (files, or files still to be
 // made) and pins again any of them replaced or made from now on; those
 // already there but not pinned (made since the console listed them) are
 // pinned at once. tell says to the console what was done about a process.
 // Secret files (hidden: KeepSecret) are watched the same way, and hidden
 // again when replaced. others (Spec.Others) and guarded (Spec.Guarded)
 // are those of paths whose second name does not stop the sandbox.
-func startRepin(paths, hidden, others, guarded []string, tell func(string)) (*repinner, error) {
-	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
-	if err != nil {
-		return nil, fmt.Errorf("watch teamlead's files: %w", err)
-	}
-	r := &repinner{fd: fd, dirs: map[int]string{}, watched: map[string]bool{}, hidden: map[string]bool{}, others: map[string]bool{},
-		guarded: map[string]bool{}, told: map[string]bool{}, tell: tell}
+func (r *repinner) begin(paths, hidden, others, guarded []string, tell func(string)) {
+	r.tell = tell
 	r.mu.Lock()
 	for _, p := range hidden {
 		r.hidden[p] = true
@@ -80,7 +89,6 @@ func startRepin(paths, hidden, others, guarded []string, tell func(string)) (*re
 	r.mu.Unlock()
 	r.watch(append(append([]string(nil), paths...), hidden...))
 	go r.loop()
-	return r, nil
 }
 
 // watch adds paths (files, or files still to be made) to what is watched,

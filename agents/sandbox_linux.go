@@ -532,6 +532,10 @@ func shimMain() int {
 	if err := unix.IoctlSetInt(slave, unix.TIOCSCTTY, 0); err != nil {
 		return fail(fmt.Errorf("make its terminal the session's: %w", err))
 	}
+	rp, err := openRepin()
+	if err != nil {
+		return fail(err)
+	}
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs)
 	note := landlockScope()
@@ -558,12 +562,8 @@ func shimMain() int {
 	}
 	unix.Close(master)
 	unix.Close(slave)
-	rp, err := startRepin(cfg.Watch, cfg.WatchHidden, cfg.WatchOthers, cfg.WatchGuarded, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
-	if err != nil {
-		_, _ = ctl.Write([]byte("note unpinned\t\t" + err.Error()))
-	} else {
-		go shimListen(ctl, rp)
-	}
+	rp.begin(cfg.Watch, cfg.WatchHidden, cfg.WatchOthers, cfg.WatchGuarded, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
+	go shimListen(ctl, rp)
 	ws := shimWait(pid, cfg.Grace, sigs, func(ws syscall.WaitStatus) {
 		_, _ = ctl.Write([]byte("exit " + strconv.FormatUint(uint64(ws), 10)))
 	})
@@ -597,6 +597,10 @@ func shimStdio(cfg shimConfig) int {
 	if err := shimMounts(cfg); err != nil {
 		return fail(err)
 	}
+	rp, err := openRepin()
+	if err != nil {
+		return fail(err)
+	}
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs)
 	_ = landlockScope()
@@ -614,9 +618,7 @@ func shimStdio(cfg shimConfig) int {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
 	tell := func(s string) { fmt.Fprintln(os.Stderr, "teamlead sandbox:", strings.ReplaceAll(s, "\t", " ")) }
-	if _, err := startRepin(cfg.Watch, cfg.WatchHidden, nil, nil, tell); err != nil {
-		tell(err.Error())
-	}
+	rp.begin(cfg.Watch, cfg.WatchHidden, nil, nil, tell)
 	return shimExitStatus(shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {}))
 }
 
