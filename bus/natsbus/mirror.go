@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/teamlead/teamlead/bus"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -113,6 +114,12 @@ func (m *Mirror) setup() error {
 // lastOf returns the store sequence of the stream's last record when it
 // came from this epoch's store, else 0 (a store made anew starts over).
 func lastOf(ctx context.Context, s jetstream.Stream, epoch string) (uint64, error) {
+	return lastNumberOf(ctx, s, epoch, hdrSeq, "record")
+}
+
+// lastNumberOf reads header of the stream's last message (what names what
+// the stream holds, for errors) when it came from this epoch's store, else 0.
+func lastNumberOf(ctx context.Context, s jetstream.Stream, epoch, header, what string) (uint64, error) {
 	info, err := s.Info(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("JetStream stream %s: %w", s.CachedInfo().Config.Name, err)
@@ -122,12 +129,12 @@ func lastOf(ctx context.Context, s jetstream.Stream, epoch string) (uint64, erro
 	}
 	msg, err := s.GetMsg(ctx, info.State.LastSeq)
 	if err != nil {
-		return 0, fmt.Errorf("JetStream stream %s: reading its last record: %w", info.Config.Name, err)
+		return 0, fmt.Errorf("JetStream stream %s: reading its last %s: %w", info.Config.Name, what, err)
 	}
 	if msg.Header.Get(hdrEpoch) != epoch {
 		return 0, nil
 	}
-	return strconv.ParseUint(msg.Header.Get(hdrSeq), 10, 64)
+	return strconv.ParseUint(msg.Header.Get(header), 10, 64)
 }
 
 // Wake tells the Mirror the store holds new records.
@@ -135,6 +142,32 @@ func (m *Mirror) Wake() {
 	select {
 	case m.wake <- struct{}{}:
 	default:
+	}
+}
+
+// WakeOnCommit wakes the mirror whenever b commits records after after,
+// until done closes: the console and the benchmark's console run it once
+// their engine exists.
+func (m *Mirror) WakeOnCommit(b bus.Bus, after uint64, done <-chan struct{}) {
+	for {
+		sub := b.Subscribe(">", after)
+	read:
+		for {
+			select {
+			case r, ok := <-sub.C:
+				if !ok {
+					break read
+				}
+				after = r.Seq
+				m.Wake()
+			case <-done:
+				sub.Close()
+				return
+			}
+		}
+		if !sub.Lagged() {
+			return
+		}
 	}
 }
 

@@ -67,21 +67,7 @@ func ensureStateStream(ctx context.Context, js jetstream.JetStream, n Names) (je
 // lastChangeOf returns the number of the stream's last journal entry when
 // it came from this epoch's store, else 0.
 func lastChangeOf(ctx context.Context, s jetstream.Stream, epoch string) (uint64, error) {
-	info, err := s.Info(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("JetStream stream %s: %w", s.CachedInfo().Config.Name, err)
-	}
-	if info.State.Msgs == 0 {
-		return 0, nil
-	}
-	msg, err := s.GetMsg(ctx, info.State.LastSeq)
-	if err != nil {
-		return 0, fmt.Errorf("JetStream stream %s: reading its last entry: %w", info.Config.Name, err)
-	}
-	if msg.Header.Get(hdrEpoch) != epoch {
-		return 0, nil
-	}
-	return strconv.ParseUint(msg.Header.Get(hdrChange), 10, 64)
+	return lastNumberOf(ctx, s, epoch, hdrChange, "entry")
 }
 
 func (m *Mirror) changeMessage(c store.Change) *nats.Msg {

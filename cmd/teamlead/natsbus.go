@@ -203,37 +203,13 @@ func startNATS(c *natsConn, team *config.Team, st *store.Store, eng *engine.Engi
 			return nil, fmt.Errorf("the link with the nodes: %w", err)
 		}
 	}
-	go wakeOnCommit(eng, m, st.LastSeq(), done)
+	go m.WakeOnCommit(eng.Bus(), st.LastSeq(), done)
 	go reportMirror(eng, m, natsbus.Redact(c.url), done)
 	return func() {
 		close(done)
 		m.Close(3 * time.Second)
 		c.close()
 	}, nil
-}
-
-// wakeOnCommit wakes the mirror whenever the console commits records.
-func wakeOnCommit(eng *engine.Engine, m *natsbus.Mirror, after uint64, done <-chan struct{}) {
-	for {
-		sub := eng.Bus().Subscribe(">", after)
-	read:
-		for {
-			select {
-			case r, ok := <-sub.C:
-				if !ok {
-					break read
-				}
-				after = r.Seq
-				m.Wake()
-			case <-done:
-				sub.Close()
-				return
-			}
-		}
-		if !sub.Lagged() {
-			return
-		}
-	}
 }
 
 // reportMirror tells Activity when publishing to NATS stops working, and

@@ -168,28 +168,7 @@ func (c *consoleNATS) remote() engine.Remote {
 // engine every event the nodes report, each once (note is told what the
 // engine refused).
 func (c *consoleNATS) follow(ctx context.Context, eng *engine.Engine, after uint64, note func(string)) error {
-	go func() {
-		for {
-			sub := eng.Bus().Subscribe(">", after)
-		read:
-			for {
-				select {
-				case r, ok := <-sub.C:
-					if !ok {
-						break read
-					}
-					after = r.Seq
-					c.m.Wake()
-				case <-ctx.Done():
-					sub.Close()
-					return
-				}
-			}
-			if !sub.Lagged() {
-				return
-			}
-		}
-	}()
+	go c.m.WakeOnCommit(eng.Bus(), after, ctx.Done())
 	if c.link == nil {
 		return nil
 	}
