@@ -153,14 +153,17 @@ func MeasureNodeFrames(ctx context.Context, o NodeFrameOptions) (res *NodeFrameR
 			}
 		}
 	}()
-	if err := cn.follow(ectx, eng, st.LastSeq(), note); err != nil {
-		return nil, fmt.Errorf("node frames: the link with the nodes: %w", err)
-	}
 	// What the run recorded before the console opened shows in Activity,
 	// as teamlead run shows it.
 	runStart := eng.LastSeq()
+	after := st.LastSeq()
 	if err := eng.Start(ectx); err != nil {
 		return nil, err
+	}
+	// The nodes' events once the engine runs, as teamlead run takes them
+	// (RemoteEvent reads the agents Start makes).
+	if err := cn.follow(ectx, eng, after, note); err != nil {
+		return nil, fmt.Errorf("node frames: the link with the nodes: %w", err)
 	}
 	var nodes *nodeProcs
 	defer func() {

@@ -612,17 +612,22 @@ func runEngine(ctx context.Context, o RelayOptions, cfgs []agentConfig, res *Rel
 			}
 		}
 	}()
-	if cn != nil {
-		if err := cn.follow(ectx, eng, st.LastSeq(), note); err != nil {
-			sub.Close()
-			<-subDone
-			return nil, nil, fmt.Errorf("engine relay: the link with the nodes: %w", err)
-		}
-	}
+	after := st.LastSeq()
 	if err := eng.Start(ectx); err != nil {
 		sub.Close()
 		<-subDone
 		return nil, nil, err
+	}
+	// The nodes' events once the engine runs, as teamlead run takes them
+	// (RemoteEvent reads the agents Start makes).
+	if cn != nil {
+		if err := cn.follow(ectx, eng, after, note); err != nil {
+			cancel()
+			<-eng.Done()
+			sub.Close()
+			<-subDone
+			return nil, nil, fmt.Errorf("engine relay: the link with the nodes: %w", err)
+		}
 	}
 	var nodes *nodeProcs
 	if o.Nodes > 0 {
