@@ -3,6 +3,7 @@ package worktree
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -175,6 +176,15 @@ func unseen(repo, base string, p Preview) ([]Unseen, error) {
 // unseenFile says why f's change in the merge is not the agent's diff's,
 // if it is not: of a rename, either path.
 func unseenFile(f File, byAgent, byUser map[string]bool, into string) (Unseen, bool) {
+	for _, path := range []string{f.Path, f.OldPath} {
+		if filepath.Base(path) == ".gitattributes" {
+			// The diff shows what is stored; attributes decide what the
+			// checkout writes (working-tree-encoding, eol, ident): a
+			// Makefile shown as mojibake ran as a command (red team 13d,
+			// finding 2).
+			return Unseen{path, fmt.Sprintf("merging changes %s, which decides how files are written when checked out (working-tree-encoding, eol, filters): the files it names may not read as the diff shows them", textsafe.Line(path))}, true
+		}
+	}
 	for _, path := range []string{f.Path, f.OldPath} {
 		switch shown := textsafe.Line(path); {
 		case path == "":

@@ -365,3 +365,21 @@ func TestVersionAtLeast(t *testing.T) {
 		}
 	}
 }
+
+// A merge that changes .gitattributes says so: the diff shows what is
+// stored, the attributes decide what the checkout writes (red team 13d,
+// finding 2: a Makefile stored as EBCDIC mojibake, checked out as ASCII
+// by working-tree-encoding, ran as a command).
+func TestMergeNamesAttributeChanges(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	write(t, filepath.Join(tr.Path, ".gitattributes"), "Makefile working-tree-encoding=IBM037\n")
+	commit(t, tr.Path, "attributes")
+	p, err := PreviewMerge(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Unseen) != 1 || p.Unseen[0].Path != ".gitattributes" || !strings.Contains(p.Unseen[0].Why, "working-tree-encoding") {
+		t.Fatalf("unseen: %+v", p.Unseen)
+	}
+}

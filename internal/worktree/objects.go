@@ -141,12 +141,15 @@ func ImportObjects(t Tree) error {
 	if len(missing) >= 100 {
 		store = "index-pack"
 	}
-	args = []string{store, "-q"}
+	// --strict: what git fsck calls broken or dangerous (a tree holding a
+	// .git, duplicate entries) is not taken either (red team 13d, finding 3).
+	args = []string{store, "-q", "--strict"}
 	if store == "index-pack" {
-		args = []string{store, "--stdin"}
+		args = []string{store, "--stdin", "--strict"}
 	}
 	if _, err := (runner{dir: t.Repo, stdin: pack}).run(args...); err != nil {
-		return err
+		return fmt.Errorf("%w: git %s took none of the objects agent %s wrote (%v): written over, or broken; nothing of them is shown or merged: look at its branch %s, and ask it to commit its work again",
+			ErrObjectsChanged, store, filepath.Base(t.GitDir), err, t.Branch)
 	}
 	still, err := missingObjects(t.Repo, missing)
 	if err != nil {

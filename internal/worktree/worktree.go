@@ -242,8 +242,11 @@ func (t Tree) Private() []Bind {
 	if t.GitDir == "" {
 		return nil
 	}
+	// The agents' object folders whole: a mount point, which an agent in
+	// the checkout cannot rename and put a folder of its own in place of
+	// (red team 13d, finding 6).
 	common := filepath.Dir(filepath.Dir(t.GitDir))
-	return []Bind{{Path: t.GitDir}, {Path: filepath.Join(common, objectsFolder, filepath.Base(t.GitDir))}}
+	return []Bind{{Path: t.GitDir}, {Path: filepath.Join(common, objectsFolder)}}
 }
 
 // Outside returns what an agent working in dir, outside the repository
