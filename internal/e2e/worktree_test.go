@@ -515,6 +515,25 @@ echo done; exec sleep 600`, out, gd)
 	checkAttempts(t, c, out, 5, 4)
 }
 
+// A submodule an agent working in the checkout makes, leading to a git
+// folder of its own, is told in Activity: the human's git status would run
+// its configuration (red team 13d, finding 1).
+func TestForeignSubmoduleIsTold(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	evil := filepath.Join(tm.dir, "evilgd")
+	script := `git init -q sm && (cd sm && echo x > f && git add f && git commit -q -m s) && mv sm/.git "$EVIL" &&
+echo "gitdir: $EVIL" > sm/.git && git update-index --add --cacheinfo "160000,$(git --git-dir="$EVIL" rev-parse HEAD),sm"
+exec sleep 600`
+	tm.extra = "    env: {EVIL: " + evil + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "docs", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 30*time.Second, "the submodule told", func() bool {
+		return strings.Contains(c.out.String(), "submodule sm → "+evil+" lies outside the repository's .git/modules")
+	}, func() string { return c.out.String() })
+}
+
 // waitCopied waits until the console has copied what the agent committed
 // on rev into the repository's own objects (it does as it looks at the
 // worktree, every few seconds): before, the human's git cannot read it.

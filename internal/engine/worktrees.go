@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/teamlead/teamlead/internal/readmodel"
@@ -15,19 +16,32 @@ const worktreeEvery = 5 * time.Second
 // behind, uncommitted work) for the agent list, until the engine stops.
 func (e *Engine) watchWorktrees() {
 	var specs []worktree.Spec
+	var checkouts []string // the folders of the agents that work in a checkout itself
 	for _, a := range e.opts.Team.Agents {
 		if a.Branch != "" {
 			specs = append(specs, e.opts.Team.WorktreeOf(a))
+		} else if !slices.Contains(checkouts, a.Dir) {
+			checkouts = append(checkouts, a.Dir)
 		}
 	}
-	if len(specs) == 0 {
+	if len(specs) == 0 && len(checkouts) == 0 {
 		return
 	}
+	told := map[string]bool{}
 	t := time.NewTicker(worktreeEvery)
 	defer t.Stop()
 	for {
 		for _, s := range specs {
 			e.sinks[s.Agent].tree.Store(lookAtWorktree(s))
+		}
+		for _, dir := range checkouts {
+			subs, _ := worktree.ForeignSubmodules(dir)
+			for _, sub := range subs {
+				if !told[sub] {
+					told[sub] = true
+					e.Warn("submodule " + sub + " lies outside the repository's .git/modules: your own git status there runs that folder's configuration (its fsmonitor, hooks), and an agent working in the checkout could have made it: look at it before you run git there (git -c diff.ignoreSubmodules=all status skips it)")
+				}
+			}
 		}
 		select {
 		case <-e.quit:

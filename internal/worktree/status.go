@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/teamlead/teamlead/internal/textsafe"
 )
 
 // Info is a worktree's state against the user's checkout.
@@ -191,4 +193,58 @@ func Head(dir string) (branch, commit string, err error) {
 		branch = line(out) // "" when detached (exit 1)
 	}
 	return branch, commit, nil
+}
+
+// ForeignSubmodules lists the submodules of the checkout dir is in whose
+// .git file leads to a git folder outside the repository's .git/modules,
+// as "path → folder". git status enters a submodule and takes its git
+// folder's configuration: an agent that works in the checkout added a
+// gitlink leading to a folder of its own, and the human's git status ran
+// its fsmonitor (red team 13d, finding 1). Submodules git checked out
+// itself live in .git/modules; one elsewhere the human made by hand is
+// named too.
+func ForeignSubmodules(dir string) ([]string, error) {
+	top := ""
+	for d := canonical(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if fi.IsDir() {
+				top = d
+			}
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if top == "" {
+		return nil, nil
+	}
+	out, err := git(top, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	modules := filepath.Join(top, ".git", "modules")
+	var found []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		meta, path, ok := strings.Cut(e, "\t")
+		if !ok || !strings.HasPrefix(meta, "160000 ") {
+			continue
+		}
+		dotGit := filepath.Join(top, filepath.FromSlash(path), ".git")
+		b, err := os.ReadFile(dotGit)
+		if err != nil {
+			continue // not checked out, or a folder of its own (an old-style submodule)
+		}
+		to, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
+		if !ok {
+			continue
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(dotGit), to)
+		}
+		if !inside(canonical(to), canonical(modules)) {
+			found = append(found, textsafe.Line(path)+" → "+textsafe.Line(to))
+		}
+	}
+	return found, nil
 }

@@ -149,3 +149,41 @@ func TestStatusNamesARebaseInProgress(t *testing.T) {
 		t.Fatalf("merge: %q, %v", info.InProgress, err)
 	}
 }
+
+// A gitlink whose .git leads outside .git/modules is named: the human's
+// git status enters it and runs that folder's configuration (red team
+// 13d, finding 1); one git checked out itself (in .git/modules) is not.
+func TestForeignSubmodules(t *testing.T) {
+	repo := newRepo(t)
+	if got, err := ForeignSubmodules(repo); err != nil || got != nil {
+		t.Fatalf("no submodules: %v, %v", got, err)
+	}
+	evil := filepath.Join(t.TempDir(), "evilgd")
+	sub := filepath.Join(t.TempDir(), "sub")
+	run(t, filepath.Dir(sub), "init", "-q", "-b", "main", sub)
+	write(t, filepath.Join(sub, "f"), "x\n")
+	id := commit(t, sub, "s")
+	if err := os.Rename(filepath.Join(sub, ".git"), evil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "sm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(repo, "sm", ".git"), "gitdir: "+evil+"\n")
+	run(t, repo, "update-index", "--add", "--cacheinfo", "160000,"+id+",sm")
+	got, err := ForeignSubmodules(filepath.Join(repo, "sub", "dir"))
+	if err != nil || len(got) != 1 || !strings.HasPrefix(got[0], "sm → ") || !strings.HasSuffix(got[0], "evilgd") {
+		t.Fatalf("a gitlink leading outside: %v, %v", got, err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, ".git", "modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(repo, ".git", "modules", "sm")
+	if err := os.Rename(evil, inside); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(repo, "sm", ".git"), "gitdir: ../.git/modules/sm\n")
+	if got, err := ForeignSubmodules(repo); err != nil || got != nil {
+		t.Fatalf("a submodule in .git/modules: %v, %v", got, err)
+	}
+}
