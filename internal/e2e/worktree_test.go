@@ -364,12 +364,13 @@ did "echo $EVIL/wt/.git > $gd/gitdir"
 did "printf '[core]\n\tfsmonitor = $EVIL/fsmon.sh\n' > $gd/config.worktree"
 did "echo gitdir: $EVIL/wt > .git"
 did "echo $EVIL/common > $gd/commondir"
+did "echo 0000000000000000000000000000000000000000 > $gd/teamlead-base"
 echo done; exec sleep 600`
 	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", REPO: " + repo + ", EVIL: " + evil + ", RAN: " + ran + "}\n"
 	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 8, 1)
+	checkAttempts(t, c, out, 9, 1)
 	// The human looks at the agent's work with their own git, in the
 	// worktree and in the checkout.
 	wt := filepath.Join(tm.dir, "app-worktrees", "dev")

@@ -315,7 +315,14 @@ func (t Tree) links(common string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []string{dotGit, filepath.Join(t.GitDir, "commondir"), filepath.Join(t.GitDir, "gitdir"), extra}, nil
+	out := []string{dotGit, filepath.Join(t.GitDir, "commondir"), filepath.Join(t.GitDir, "gitdir"), extra}
+	// The commit the worktree was made from is teamlead's record, not the
+	// agent's: pointed elsewhere, it made teamlead diff fail (red team 13d,
+	// finding 4).
+	if st, err := os.Lstat(filepath.Join(t.GitDir, baseFile)); err == nil && st.Mode().IsRegular() {
+		out = append(out, filepath.Join(t.GitDir, baseFile))
+	}
+	return out, nil
 }
 
 // Inside reports whether p is dir or lies in it, links resolved.

@@ -300,7 +300,7 @@ func TestConfined(t *testing.T) {
 		{Path: filepath.Join(common, "objects", "info", "main"), From: filepath.Join(common, "objects")}, {Path: tr.GitDir, Writable: true},
 		{Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true}, {Path: filepath.Join(common, "logs", "refs", "heads", "teamlead"), Writable: true},
 		{Path: filepath.Join(tr.Path, ".git")}, {Path: filepath.Join(tr.GitDir, "commondir")}, {Path: filepath.Join(tr.GitDir, "gitdir")},
-		{Path: filepath.Join(tr.GitDir, "config.worktree")}}
+		{Path: filepath.Join(tr.GitDir, "config.worktree")}, {Path: filepath.Join(tr.GitDir, "teamlead-base")}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Confined:\n got %v\nwant %v", got, want)
 	}
@@ -310,8 +310,8 @@ func TestConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[len(got)-5] != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-6] != (Bind{Path: nested.GitDir, Writable: true}) ||
-		got[len(got)-4] != (Bind{Path: filepath.Join(nested.Path, ".git")}) {
+	if got[len(got)-6] != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-7] != (Bind{Path: nested.GitDir, Writable: true}) ||
+		got[len(got)-5] != (Bind{Path: filepath.Join(nested.Path, ".git")}) {
 		t.Errorf("a nested worktree on a branch without a folder: %v", got)
 	}
 }
