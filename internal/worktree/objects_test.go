@@ -16,15 +16,8 @@ import (
 // does: objects go to its own folder, the repository's read behind it.
 func agentCommit(t *testing.T, tr Tree, own, msg string) string {
 	t.Helper()
-	common := filepath.Dir(filepath.Dir(tr.GitDir))
-	env := append(os.Environ(), "GIT_OBJECT_DIRECTORY="+own, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(common, "objects"))
-	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", msg}} {
-		cmd := exec.Command("git", append([]string{"-C", tr.Path}, args...)...)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	agentRun(t, tr, own, "add", "-A")
+	agentRun(t, tr, own, "commit", "-q", "-m", msg)
 	return agentRun(t, tr, own, "rev-parse", "HEAD")
 }
 
@@ -145,11 +138,7 @@ func TestStatusCopiesTheAgentsObjects(t *testing.T) {
 	write(t, filepath.Join(tr.Path, "a.txt"), "committed\n")
 	agentCommit(t, tr, own, "a")
 	write(t, filepath.Join(tr.Path, "b.txt"), "staged\n")
-	cmd := exec.Command("git", "-C", tr.Path, "add", "b.txt")
-	cmd.Env = append(os.Environ(), "GIT_OBJECT_DIRECTORY="+own, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(common, "objects"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	agentRun(t, tr, own, "add", "b.txt")
 	staged := agentRun(t, tr, own, "ls-files", "-s", "b.txt")
 	if b, _ := os.ReadFile(filepath.Join(common, "objects", "info", "alternates")); strings.Contains(string(b), objectsFolder) {
 		t.Fatalf("the repository lists the agent's folder: %s", b)

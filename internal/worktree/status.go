@@ -204,18 +204,7 @@ func Head(dir string) (branch, commit string, err error) {
 // itself live in .git/modules; one elsewhere the human made by hand is
 // named too.
 func ForeignSubmodules(dir string) ([]string, error) {
-	top := ""
-	for d := canonical(dir); ; d = filepath.Dir(d) {
-		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			if fi.IsDir() {
-				top = d
-			}
-			break
-		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
+	top := checkoutTop(dir)
 	if top == "" {
 		return nil, nil
 	}

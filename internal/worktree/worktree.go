@@ -67,6 +67,22 @@ func (t Tree) Shared() ([]string, error) {
 	return append(out, links...), nil
 }
 
+// checkoutTop is the top of the checkout dir is in when its .git is a
+// folder (not a linked worktree's file), else "".
+func checkoutTop(dir string) string {
+	for d := canonical(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if fi.IsDir() {
+				return d
+			}
+			return ""
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
 // CheckoutGit returns what of the git folder of the checkout dir is in
 // makes git run programs or leads it elsewhere, for every agent's sandbox
 // to keep read-only, as Shared does for a worktree agent's repository:
@@ -78,18 +94,7 @@ func (t Tree) Shared() ([]string, error) {
 // folder itself, when missing. nil where dir is in no checkout with a
 // .git folder.
 func CheckoutGit(dir string) ([]string, error) {
-	top := ""
-	for d := canonical(dir); ; d = filepath.Dir(d) {
-		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			if fi.IsDir() {
-				top = d
-			}
-			break
-		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
+	top := checkoutTop(dir)
 	if top == "" {
 		return nil, nil
 	}
