@@ -277,8 +277,11 @@ type Agent struct {
 	stopCh   chan struct{} // closed by Stop
 	done     chan struct{} // closed when the agent will never run again
 
-	mu        sync.Mutex
-	more      []string // protected since the agent started (ProtectMore)
+	mu   sync.Mutex
+	more []string // protected since the agent started (ProtectMore)
+	// built is closed once the sandbox being made (it read more and
+	// KeepSecret) is the agent's process; nil when none is being made.
+	built     chan struct{}
 	state     State
 	pid       int
 	restarts  int
@@ -540,8 +543,18 @@ func (a *Agent) ProtectMore(protect, hide []string) error {
 	KeepSecret(hide...) // hidden in every sandbox started from now on
 	a.mu.Lock()
 	a.more = append(a.more, protect...)
-	p := a.cur
+	p, built := a.cur, a.built
 	a.mu.Unlock()
+	if built != nil {
+		// A sandbox being made read what to protect before this: it is
+		// asked once it is the agent's, and the asker told only then (red
+		// team 14c, finding 1: a hide that came meanwhile was lost, and
+		// one protect answered before the sandbox had it).
+		<-built
+		a.mu.Lock()
+		p = a.cur
+		a.mu.Unlock()
+	}
 	if p == nil || p.isExited() || p.sandbox == nil {
 		return nil
 	}
@@ -562,9 +575,21 @@ func guardedOf(guarded func(string) bool, paths []string) []string {
 	return out
 }
 
-// added is what ProtectMore made read-only so far.
-func (a *Agent) added() []string {
+// building marks a sandbox being made, which protects what ProtectMore
+// made read-only so far (added) and what KeepSecret names when it reads
+// them; built ends the mark, once the process is the agent's.
+func (a *Agent) building() (added []string, built func()) {
+	ch := make(chan struct{})
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.more...)
+	a.built = ch
+	added = append([]string(nil), a.more...)
+	a.mu.Unlock()
+	return added, func() {
+		a.mu.Lock()
+		if a.built == ch {
+			a.built = nil
+		}
+		a.mu.Unlock()
+		close(ch)
+	}
 }

@@ -25,19 +25,51 @@ func TestMain(m *testing.M) {
 		// Run as another user by TestUserNamespaceForAnUnprivilegedUser.
 		os.Exit(probeAsAnotherUser())
 	}
+	guardTestModes() // a mode of the connect guard's tests (Linux)
 	if path := os.Getenv("AGENTS_TEST_DIAL"); path != "" {
 		// Run by an agent of TestSandboxProtectsTeamleadsFiles: reach
-		// the control socket.
-		c, err := net.Dial("unix", path)
-		if err == nil {
-			_, err = c.Write([]byte("hello\n"))
-			c.Close()
+		// the control socket (or, as tcp:HOST:PORT, a TCP server).
+		network := "unix"
+		if addr, ok := strings.CutPrefix(path, "tcp:"); ok {
+			network, path = "tcp", addr
 		}
+		// From a thread other than the process's first, as a Go
+		// program's goroutines dial: the connect guard is told the
+		// thread's id.
+		runtime.LockOSThread()
+		done := make(chan error)
+		go func() {
+			c, err := net.Dial(network, path)
+			if err == nil {
+				_, err = c.Write([]byte("hello\n"))
+				c.Close()
+			}
+			done <- err
+		}()
+		err := <-done
 		if err != nil {
 			fmt.Println("dial:", err)
 			os.Exit(1)
 		}
 		os.Exit(0)
+	}
+	if path := os.Getenv("AGENTS_TEST_LISTEN"); path != "" {
+		// Run by an agent of TestSandboxHidesSocketsThatAppearLater: a
+		// server of the agent's own, outside its folder.
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			fmt.Println("listen:", err)
+			os.Exit(1)
+		}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				os.Exit(1)
+			}
+			fmt.Println("accepted")
+			_, _ = c.Read(make([]byte, 16))
+			c.Close()
+		}
 	}
 	if path := os.Getenv("AGENTS_TEST_PARK"); path != "" {
 		os.Exit(parkWriter(path))

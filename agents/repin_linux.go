@@ -538,15 +538,29 @@ func holds(pid int, dev, ino uint64) string {
 	base := "/proc/" + strconv.Itoa(pid)
 	fds, _ := os.ReadDir(base + "/fd")
 	var mounts map[string]bool // mount id → read-only, read when needed
-	for _, f := range fds {
+	isFile := func(fd string) bool {
 		var st unix.Stat_t
-		if unix.Stat(base+"/fd/"+f.Name(), &st) != nil || st.Dev != dev || st.Ino != ino {
+		return unix.Stat(fd, &st) == nil && st.Dev == dev && st.Ino == ino
+	}
+	for _, f := range fds {
+		fd := base + "/fd/" + f.Name()
+		if !isFile(fd) {
 			continue
 		}
 		if mounts == nil {
 			mounts = readOnlyByID(mountInfo(base + "/mountinfo"))
 		}
-		if !mounts[fdMount(base+"/fdinfo/"+f.Name())] {
+		betweenLooks()
+		mnt, fino, ok := fdInfo(base + "/fdinfo/" + f.Name())
+		// The process may have closed the descriptor meanwhile, or opened
+		// another file under its number (a git reading its config does,
+		// many times a second): the mount said is the file's only if the
+		// descriptor still holds the file after it was read (a git
+		// killed for its own config, CI under load).
+		if !ok || fino != "" && fino != strconv.FormatUint(ino, 10) || !isFile(fd) {
+			continue
+		}
+		if !mounts[mnt] {
 			return "open (descriptor " + f.Name() + ") through a writable mount"
 		}
 	}
@@ -559,22 +573,44 @@ func holds(pid int, dev, ino uint64) string {
 	for sc.Scan() {
 		// address perms offset dev inode path
 		f := strings.Fields(sc.Text())
-		if len(f) >= 5 && len(f[1]) == 4 && f[1][1] == 'w' && f[1][3] == 's' && f[4] == strconv.FormatUint(ino, 10) {
+		if len(f) >= 5 && len(f[1]) == 4 && f[1][1] == 'w' && f[1][3] == 's' && f[4] == strconv.FormatUint(ino, 10) && f[3] == mapsDev(dev) {
 			return "mapped for writing"
 		}
 	}
 	return ""
 }
 
+// mapsDev is dev as /proc/PID/maps writes it (major:minor in hex): an
+// inode number alone is also another file system's.
+func mapsDev(dev uint64) string {
+	return fmt.Sprintf("%02x:%02x", unix.Major(dev), unix.Minor(dev))
+}
+
+// betweenLooks runs between holds' first look at a descriptor and its
+// mount; a test makes the descriptor another file's there.
+var betweenLooks = func() {}
+
 // fdMount is the mount id of the descriptor fdinfo describes.
 func fdMount(fdinfo string) string {
-	b, _ := os.ReadFile(fdinfo)
+	mnt, _, _ := fdInfo(fdinfo)
+	return mnt
+}
+
+// fdInfo is the mount id and inode number (where the kernel says it) of
+// the descriptor fdinfo describes, read at once; false when it is gone.
+func fdInfo(fdinfo string) (mnt, ino string, ok bool) {
+	b, err := os.ReadFile(fdinfo)
+	if err != nil {
+		return "", "", false
+	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "mnt_id:"); ok {
-			return strings.TrimSpace(v)
+		if v, found := strings.CutPrefix(line, "mnt_id:"); found {
+			mnt = strings.TrimSpace(v)
+		} else if v, found := strings.CutPrefix(line, "ino:"); found {
+			ino = strings.TrimSpace(v)
 		}
 	}
-	return ""
+	return mnt, ino, mnt != ""
 }
 
 // procComm is pid's command name.
@@ -630,6 +666,12 @@ func (r *repinner) protect(req protectRequest) error {
 		if dir && unix.Statfs(p, &fs) == nil && fs.Type == unix.TMPFS_MAGIC && isMountRoot(p) {
 			continue // hidden already
 		}
+		if !dir && isDevNull(st) {
+			// Hidden already (asked twice, as a sandbox started in the
+			// meantime is): looked at again, the /dev/null over it would
+			// read as the file, reached, and every process killed.
+			continue
+		}
 		if err := mountOver(p, dir); err != nil {
 			return err
 		}
@@ -657,6 +699,12 @@ func (r *repinner) protect(req protectRequest) error {
 		r.evictTree(t.path, t.dev, t.ino, t.hidden)
 	}
 	return nil
+}
+
+// isDevNull reports whether st is /dev/null's (a hidden file shows it).
+func isDevNull(st unix.Stat_t) bool {
+	var null unix.Stat_t
+	return st.Mode&unix.S_IFMT == unix.S_IFCHR && unix.Stat("/dev/null", &null) == nil && st.Rdev == null.Rdev
 }
 
 // evictTree kills every process of the sandbox that could still reach

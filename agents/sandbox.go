@@ -2,6 +2,8 @@ package agents
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/teamlead/teamlead/internal/goenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,8 +36,39 @@ var sandboxDropEnv = []string{
 	"NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
 }
 
-// sandboxEnv returns env without sandboxDropEnv.
-func sandboxEnv(env []string) []string { return dropEnv(env, sandboxDropEnv...) }
+// sandboxEnv returns env without sandboxDropEnv, with Go caches of the
+// program's own (ownGoCaches).
+func sandboxEnv(env []string) []string { return ownGoCaches(dropEnv(env, sandboxDropEnv...)) }
+
+// ownGoCaches returns env with a build and a module cache of the agent's
+// own (GOCACHE, GOMODCACHE, in the user's cache folder, one pair per
+// console and agent; "programs" for the programs teamlead runs because a
+// file names them): a sandbox keeps the human's read-only (guard.GoCaches),
+// as code an agent put there ran at the human's next go run (red team 16a,
+// finding 7). GOPROXY looks in the human's module cache first, so that
+// what the human downloaded is copied, offline, then where the agent's go
+// would have looked. GOFLAGS gets -modcacherw after its own flags: the
+// agent's module cache is its own to remove.
+func ownGoCaches(env []string) []string {
+	getenv := func(name string) string { return envValue(env, name) }
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return env
+	}
+	who := getenv("TEAMLEAD_AGENT")
+	if who == "" {
+		who = "programs"
+	}
+	console := sha256.Sum256([]byte(getenv("TEAMLEAD_SOCKET")))
+	own := filepath.Join(base, "teamlead", "go", hex.EncodeToString(console[:6])+"-"+who)
+	proxy := goenv.Proxy(getenv)
+	if human := goenv.ModCache(getenv); filepath.IsAbs(human) {
+		proxy = "file://" + filepath.ToSlash(filepath.Join(human, "cache", "download")) + "," + proxy
+	}
+	flags := strings.TrimSpace(goenv.Value(getenv, "GOFLAGS") + " -modcacherw")
+	return append(dropEnv(env, "GOCACHE", "GOMODCACHE", "GOPROXY", "GOFLAGS"),
+		"GOCACHE="+filepath.Join(own, "build"), "GOMODCACHE="+filepath.Join(own, "mod"), "GOPROXY="+proxy, "GOFLAGS="+flags)
+}
 
 // dropEnv returns env without the variables named.
 func dropEnv(env []string, names ...string) []string {
@@ -68,6 +102,10 @@ type hidden struct {
 	pins []string
 	// left says what else was not hidden, for the running record.
 	left []string
+	// keep are the sockets, and folders of sockets, the agent must reach
+	// (the console's socket, its own folder): a socket that appears there
+	// later is not hidden either (lateSockets).
+	keep []string
 }
 
 // maxSockets bounds the sockets a sandbox covers one by one; the running
@@ -111,10 +149,15 @@ var socketFolders = []string{"/tmp/tmux-*", "/tmp/tmate-*", "/tmp/ssh-*"}
 //     /dev/console where your user owns them (a login on a VT);
 //   - /sys/fs/cgroup, read-only: a cgroup of yours writable by your user
 //     (systemd's delegation) could freeze or kill the console through
-//     cgroup.freeze or cgroup.kill.
+//     cgroup.freeze or cgroup.kill;
+//   - /dev/shm and /dev/mqueue, empty: POSIX shared memory and message
+//     queues of the human's (the sandbox has its own IPC namespace for
+//     System V's).
 //
-// Folders and sockets that appear after the agent started, other than
-// tmux's /tmp/tmux-UID, are hidden from its next start on.
+// A listening socket of uid's that appears after the agent started is
+// hidden by its sandbox's init within a second (lateSockets); folders
+// that appear later, other than tmux's /tmp/tmux-UID, from its next start
+// on.
 func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden {
 	var h hidden
 	u := strconv.Itoa(uid)
@@ -145,9 +188,13 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 	var cands []string
 	for _, base := range append([]string{"/tmp"}, vals("TMUX_TMPDIR")...) {
 		d := filepath.Join(base, "tmux-"+u)
-		if st, err := os.Stat(base); err == nil && st.IsDir() {
-			_ = os.Mkdir(d, 0o700) // as tmux does; an existing one is kept
-		}
+		// A $TMUX_TMPDIR that does not exist yet is made too: tmux makes
+		// it when you start it, after the agent, whose sandbox then showed
+		// the server's socket until it covered it a second later, and an
+		// agent polling for it had tmux run teamlead approve (red team 15a,
+		// finding 1).
+		_ = os.MkdirAll(base, 0o700)
+		_ = os.Mkdir(d, 0o700) // as tmux does; an existing one is kept
 		cands = append(cands, d)
 	}
 	cands = append(cands, vals("XDG_RUNTIME_DIR")...)
@@ -166,6 +213,9 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 		cands = append(cands, filepath.Join(home, ".screen"))
 	}
 	cands = append(cands, "/tmp/.X11-unix", "/tmp/emacs"+u, "/tmp/zellij-"+u)
+	// POSIX shared memory and message queues are files there: the
+	// sandbox's own IPC namespace gets empty ones (red team 17b, finding 2).
+	cands = append(cands, "/dev/shm", "/dev/mqueue")
 	homes := vals("HOME")
 	var socks []string
 	for _, sock := range vals("SSH_AUTH_SOCK") {
@@ -222,6 +272,7 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 	if len(needs) > 0 && needs[0] != "" && resolved(needs[0]) == filepath.Clean(needs[0]) {
 		own = []string{filepath.Clean(needs[0])}
 	}
+	h.keep = append(append([]string(nil), own...), realNeeds...)
 	more := 0
 	for _, s := range listeningSockets(uid) {
 		if within(s, h.dirs) || within(s, own) || seen[s] || slices.Contains(realNeeds, s) {
@@ -254,6 +305,9 @@ func sandboxHides(uid int, consoleEnv, agentEnv []string, needs []string) hidden
 // (__SO_ACCEPTCON).
 const soAcceptCon = 1 << 16
 
+// sockDgramType is how /proc/net/unix writes a datagram socket's type.
+const sockDgramType = "0002"
+
 // listeningSockets lists the listening Unix sockets the kernel names in
 // /proc/net/unix (those of this network namespace) whose file, the links
 // of its folder followed, is a socket uid owns. Abstract sockets are not
@@ -261,12 +315,27 @@ const soAcceptCon = 1 << 16
 // relative name, or whose file is gone, renamed or in another mount
 // namespace, is not found.
 func listeningSockets(uid int) []string {
+	var out []string
+	for _, s := range listening(uid) {
+		out = append(out, s.path)
+	}
+	return out
+}
+
+// socketFile is a listening socket's file and the socket's inode.
+type socketFile struct {
+	path  string
+	inode uint64
+}
+
+// listening is listeningSockets with each socket's inode.
+func listening(uid int) []socketFile {
 	f, err := os.Open("/proc/net/unix")
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var out []string
+	var out []socketFile
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -277,7 +346,11 @@ func listeningSockets(uid int) []string {
 		if len(fields) < 8 || i < 0 {
 			continue
 		}
-		if flags, err := strconv.ParseUint(fields[3], 16, 32); err != nil || flags&soAcceptCon == 0 {
+		// A listening socket, or a bound datagram one: a datagram server
+		// is sent to as a stream server is connected to (red team 17a,
+		// finding 2).
+		flags, err := strconv.ParseUint(fields[3], 16, 32)
+		if err != nil || flags&soAcceptCon == 0 && fields[4] != sockDgramType {
 			continue
 		}
 		p := line[i+1:]
@@ -290,7 +363,8 @@ func listeningSockets(uid int) []string {
 			continue
 		}
 		seen[p] = true
-		out = append(out, p)
+		inode, _ := strconv.ParseUint(fields[6], 10, 64)
+		out = append(out, socketFile{p, inode})
 	}
 	return out
 }

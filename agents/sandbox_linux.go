@@ -99,6 +99,10 @@ type shimConfig struct {
 	// WatchGuarded are those of Watch a console's guard checks by hash
 	// (Spec.Guarded).
 	WatchGuarded []string `json:"watch_guarded,omitempty"`
+	// KeepSockets are the sockets, and folders of sockets, the agent must
+	// reach: one that appears there later is not covered
+	// (watchLateSockets).
+	KeepSockets []string `json:"keep_sockets,omitempty"`
 	// Stdio: the program has the shim's standard streams (Isolate), not
 	// a terminal of its own passed to the console.
 	Stdio bool `json:"stdio,omitempty"`
@@ -222,7 +226,7 @@ func startSandbox(cfg shimConfig, heard func(string)) (cmd *exec.Cmd, ctl *sandb
 		ExtraFiles: []*os.File{theirs, cfgR}, Stderr: stderr,
 		SysProcAttr: &syscall.SysProcAttr{
 			Setsid:      true,
-			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+			Cloneflags:  sandboxNamespaces,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 			AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE}, // ptrace: to look into every process (repin_linux.go)
@@ -428,7 +432,8 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	if dir == "" {
 		dir = needs[0]
 	}
-	added := a.added()
+	added, built := a.building()
+	defer built() // once the process is the agent's (started)
 	allProtect := append(append(append([]string(nil), s.Protect...), s.Others...), added...)
 	protect, pins, unprotected := protectable(allProtect, dir)
 	// The agent's folder and program are never a reason to leave a
@@ -448,19 +453,11 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: parentsFirst(append(pins, h.pins...)),
-		Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others),
+		KeepSockets: h.keep, Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others),
 		WatchGuarded: guardedOf(s.Guarded, watchable(allProtect))}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {
 		return nil, fmt.Errorf("%w: agent %q: in its sandbox: %w", ErrSpawn, s.Name, err)
-	}
-	// ProtectMore while this sandbox was being made (it was not the
-	// agent's process yet): what it added is protected here too.
-	if more := a.added(); len(more) > len(added) {
-		secretDirs, secretFiles := keptSecrets()
-		if err := ctl.protect(protectRequest{Protect: more[len(added):], Hide: append(secretDirs, secretFiles...), Guarded: guardedOf(s.Guarded, more[len(added):])}); err != nil {
-			isolation += "; not protected: " + err.Error()
-		}
 	}
 	var notes []string
 	if left := append(append([]string(nil), h.kept...), h.left...); len(left) > 0 {
@@ -540,7 +537,7 @@ func shimMain() int {
 	signal.Notify(sigs)
 	note := landlockScope()
 	uid, gid := os.Getuid(), os.Getgid()
-	pid, err := syscall.ForkExec(cfg.Path, cfg.Args, &syscall.ProcAttr{
+	pid, gate, unguarded, err := startGuarded(cfg.Path, cfg.Args, &syscall.ProcAttr{
 		Dir: cfg.Dir, Env: cfg.Env, Files: []uintptr{uintptr(slave), uintptr(slave), uintptr(slave)},
 		Sys: &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
@@ -553,7 +550,7 @@ func shimMain() int {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
 	msg := "ready " + strconv.Itoa(pid)
-	if note != "" {
+	if note = joinNotes(note, unguardedNote(unguarded)); note != "" {
 		msg += " " + note
 	}
 	if _, _, err := ctl.WriteMsgUnix([]byte(msg), unix.UnixRights(master, slave), nil); err != nil {
@@ -562,7 +559,10 @@ func shimMain() int {
 	}
 	unix.Close(master)
 	unix.Close(slave)
-	rp.begin(cfg.Watch, cfg.WatchHidden, cfg.WatchOthers, cfg.WatchGuarded, func(s string) { _, _ = ctl.Write([]byte("note " + s)) })
+	tell := func(s string) { _, _ = ctl.Write([]byte("note " + s)) }
+	gate.start(envValue(cfg.Env, "TEAMLEAD_SOCKET"), tell)
+	rp.begin(cfg.Watch, cfg.WatchHidden, cfg.WatchOthers, cfg.WatchGuarded, tell)
+	go watchLateSockets(cfg.KeepSockets, cfg.Hide, tell)
 	go shimListen(ctl, rp)
 	ws := shimWait(pid, cfg.Grace, sigs, func(ws syscall.WaitStatus) {
 		_, _ = ctl.Write([]byte("exit " + strconv.FormatUint(uint64(ws), 10)))
@@ -605,7 +605,7 @@ func shimStdio(cfg shimConfig) int {
 	signal.Notify(sigs)
 	_ = landlockScope()
 	uid, gid := os.Getuid(), os.Getgid()
-	pid, err := syscall.ForkExec(cfg.Path, cfg.Args, &syscall.ProcAttr{
+	pid, gate, unguarded, err := startGuarded(cfg.Path, cfg.Args, &syscall.ProcAttr{
 		Dir: cfg.Dir, Env: cfg.Env, Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
@@ -618,7 +618,12 @@ func shimStdio(cfg shimConfig) int {
 		return fail(fmt.Errorf("start %s in %s: %w", cfg.Path, cfg.Dir, err))
 	}
 	tell := func(s string) { fmt.Fprintln(os.Stderr, "teamlead sandbox:", strings.ReplaceAll(s, "\t", " ")) }
+	if unguarded != "" {
+		tell(unguardedNote(unguarded))
+	}
+	gate.start(envValue(cfg.Env, "TEAMLEAD_SOCKET"), tell)
 	rp.begin(cfg.Watch, cfg.WatchHidden, nil, nil, tell)
+	go watchLateSockets(cfg.KeepSockets, cfg.Hide, tell)
 	return shimExitStatus(shimWait(pid, cfg.Grace, sigs, func(syscall.WaitStatus) {}))
 }
 
@@ -643,7 +648,7 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	secretDirs, secretFiles := hiddenSecrets(protect)
 	cfg := shimConfig{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(env), Dir: dir, Grace: time.Second,
 		Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: prot, Pin: parentsFirst(append(pins, h.pins...)), Stdio: true,
-		Watch: watchable(protect), WatchHidden: secretFiles}
+		KeepSockets: h.keep, Watch: watchable(protect), WatchHidden: secretFiles}
 	data, err := json.Marshal(cfg)
 	if err != nil {
 		return false
@@ -674,13 +679,19 @@ func isolateInSandbox(cmd *exec.Cmd, protect []string) bool {
 	cmd.ExtraFiles = []*os.File{null, r} // fd 3 unused here, fd 4 the configuration
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setsid:      true,
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		Cloneflags:  sandboxNamespaces,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE}, // ptrace: to look into every process (repin_linux.go)
 	}
 	return true
 }
+
+// sandboxNamespaces are the namespaces a sandbox's init starts in: its
+// own users, mounts and processes, and its own System V IPC and POSIX
+// message queues, which were the human's (red team 17b, finding 2: shared
+// memory a program of yours reads).
+const sandboxNamespaces = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
 
 // shimMounts makes the sandbox's view of the file system.
 func shimMounts(cfg shimConfig) error {
@@ -778,6 +789,18 @@ func mountOver(path string, dir bool) error {
 // user namespace then locks the mount and its flags (MNT_LOCKED,
 // MNT_LOCK_READONLY): it cannot unmount it or remount it writable.
 func bindOver(path string, readOnly bool) error {
+	// A file renamed over meanwhile (another agent writing its progress
+	// file as this sandbox starts) fails the bind or leaves it on the old
+	// file: the new one is protected instead.
+	for try := 0; ; try++ {
+		err := bindOverOnce(path, readOnly)
+		if err == nil || try == 5 || !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.EINVAL) {
+			return err
+		}
+	}
+}
+
+func bindOverOnce(path string, readOnly bool) error {
 	fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err == unix.ENOENT {
 		// Gone since the console listed it (another console's state
@@ -843,6 +866,13 @@ func bindLayers(binds []Bind) error {
 			}
 		}
 	}()
+	// Each source is copied (open_tree) before anything is bound, with the
+	// mounts it holds then: a bind made later on top of one (a pin of the
+	// repository's objects, then the agent's own objects over it) would
+	// otherwise come along with a recursive bind of it, and the repository's
+	// objects shown at info/main were the agent's own again. Kernels before
+	// 5.2 bind the source as it is when its turn comes.
+	trees := make([]bool, len(sorted))
 	for i, b := range sorted {
 		from := b.Path
 		if b.From != "" {
@@ -855,6 +885,13 @@ func bindLayers(binds []Bind) error {
 		if err != nil {
 			return fmt.Errorf("open %s to bind it: %w", from, err)
 		}
+		if tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH); err == nil {
+			unix.Close(fd)
+			fd, trees[i] = tree, true
+		} else if err != unix.ENOSYS {
+			unix.Close(fd)
+			return fmt.Errorf("copy %s to bind it: %w", from, err)
+		}
 		sources[i] = fd
 	}
 	for i, b := range sorted {
@@ -865,8 +902,12 @@ func bindLayers(binds []Bind) error {
 		if err != nil {
 			return fmt.Errorf("open %s to bind it: %w", b.Path, err)
 		}
-		src, dst := "/proc/self/fd/"+strconv.Itoa(sources[i]), "/proc/self/fd/"+strconv.Itoa(target)
-		err = unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, "")
+		if trees[i] {
+			err = unix.MoveMount(sources[i], "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
+		} else {
+			src, dst := "/proc/self/fd/"+strconv.Itoa(sources[i]), "/proc/self/fd/"+strconv.Itoa(target)
+			err = unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, "")
+		}
 		unix.Close(target)
 		if err != nil {
 			return fmt.Errorf("bind %s: %w", b.Path, err)

@@ -534,6 +534,10 @@ func waitCode(ws syscall.WaitStatus) (code int, sig string) {
 // isolation: TEAMLEAD_NATS may carry the token of the team's NATS server.
 var consoleOnlyEnv = []string{"TEAMLEAD_NATS"}
 
+// Environ is the environment an agent started with env gets (the
+// policy judges what prints a variable by its value there).
+func Environ(env map[string]string) []string { return buildEnv(env) }
+
 func buildEnv(env map[string]string) []string {
 	base := dedupEnv(os.Environ())
 	out := make([]string, 0, len(base)+len(env)+1)

@@ -16,6 +16,7 @@ import (
 	"github.com/teamlead/teamlead/bus/wire"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/readmodel"
+	"github.com/teamlead/teamlead/internal/report"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/textsafe"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -378,11 +379,7 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 			m.status, m.statusE = r.Body, true
 			cmds = append(cmds, m.notify(r))
 		case wire.KindImpersonation:
-			who := r.Agent
-			if who == "" {
-				who = "an agent's detached process"
-			}
-			m.status, m.statusE = fmt.Sprintf("%s (pid %s) tried to act as you — %s", who, r.Fields["pid"], r.Body), true
+			m.status, m.statusE = report.Impersonator(r.Agent, r.Fields)+" tried to act as you — "+r.Body, true
 			cmds = append(cmds, m.notify(r))
 		case wire.KindWarning:
 			// In Activity only: the machine's warnings repeat at every

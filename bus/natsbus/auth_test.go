@@ -103,7 +103,11 @@ func checkNodeLimits(t *testing.T, con *Console, url string) {
 		t.Fatal(err)
 	}
 	defer nodes.Close()
-	if err := con.Doors(ctx, func(node, agent string, req []byte) []byte { return []byte(node + "/" + agent + ": " + string(req)) }); err != nil {
+	answer := func(node, agent string, req []byte) []byte { return []byte(node + "/" + agent + ": " + string(req)) }
+	refuse := func(node, agent, reply string) {
+		t.Errorf("%s/%s's request on its own inbox refused: %s", node, agent, reply)
+	}
+	if err := con.Doors(ctx, answer, refuse); err != nil {
 		t.Fatal(err)
 	}
 	if err := con.Deliver(ctx, wire.Delivery{ID: 1, Agent: "far", Text: "hello"}); err != nil {
@@ -193,6 +197,9 @@ func checkNodeLimits(t *testing.T, con *Console, url string) {
 		"teamlead.t.ctl.other",       // … to another node's agent
 		"teamlead.t.door.box2.other", // box2's agent's request
 		"teamlead.t.node.box2",       // box2's presence
+		"teamlead.t.state",           // the store's journal, which a rebuild replays
+		"$KV.TEAMLEAD_Q_t.q-1",       // the bucket of questions the human reads
+		"teamlead.t.rec.human.send.far",
 	} {
 		_ = nc.Publish(subject, []byte(`{"op":"keys","keys":"eA=="}`))
 		waitFor(t, func() bool { _ = nc.Flush(); return refusals.seen(subject) }, "the server refusing a publish on "+subject)

@@ -188,12 +188,20 @@ func (n *Node) Door(ctx context.Context, agent string, req []byte) ([]byte, erro
 // Doors answers the requests of the nodes' agents with answer until ctx
 // ends, each in a goroutine of its own (a permission waits for the human).
 // answer gets the node and the agent as their subject tokens name them:
-// Token(name) is how a name is written there.
-func (c *Console) Doors(ctx context.Context, answer func(node, agent string, req []byte) []byte) error {
+// Token(name) is how a name is written there. A request whose reply
+// subject is not under its node's inbox is not answered, nor even read:
+// refuse is told of it (the console's user may publish the team's
+// records, journal, questions and deliveries, and a node could name any
+// of them; red team 14c, finding 3).
+func (c *Console) Doors(ctx context.Context, answer func(node, agent string, req []byte) []byte, refuse func(node, agent, reply string)) error {
 	prefix := "teamlead." + c.l.team + ".door."
 	sub, err := c.js.Conn().Subscribe(prefix+"*.*", func(m *nats.Msg) {
 		node, agent, ok := strings.Cut(strings.TrimPrefix(m.Subject, prefix), ".")
 		if !ok || m.Reply == "" {
+			return
+		}
+		if !underInbox(m.Reply, nodeInbox(c.l.team, node)) {
+			refuse(node, agent, m.Reply)
 			return
 		}
 		go func() { _ = m.Respond(answer(node, agent, m.Data)) }()
@@ -206,6 +214,21 @@ func (c *Console) Doors(ctx context.Context, answer func(node, agent string, req
 		_ = sub.Unsubscribe()
 	}()
 	return c.js.Conn().Flush()
+}
+
+// underInbox reports whether reply is a plain subject below inbox: one
+// the inbox's owner alone may read, and no wildcard.
+func underInbox(reply, inbox string) bool {
+	rest, ok := strings.CutPrefix(reply, inbox+".")
+	if !ok {
+		return false
+	}
+	for _, tok := range strings.Split(rest, ".") {
+		if tok == "" || tok == "*" || tok == ">" || strings.ContainsAny(tok, " \t\r\n") {
+			return false
+		}
+	}
+	return true
 }
 
 // Token is how name is written as one token of a subject.

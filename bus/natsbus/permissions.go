@@ -27,9 +27,13 @@ type Permissions struct {
 // NodeInbox is the inbox prefix of node's connection: the replies to its
 // requests (JetStream's included) come under it, and a node may subscribe
 // there only, not to the console's or another node's replies.
-func NodeInbox(team, node string) string {
-	return "_INBOX.teamlead." + token(team) + "." + token(node)
-}
+func NodeInbox(team, node string) string { return nodeInbox(token(team), token(node)) }
+
+// InboxOfToken is NodeInbox of a node named as a subject token names it.
+func InboxOfToken(team, nodeTok string) string { return nodeInbox(token(team), nodeTok) }
+
+// nodeInbox is NodeInbox of a team and a node already written as tokens.
+func nodeInbox(teamTok, nodeTok string) string { return "_INBOX.teamlead." + teamTok + "." + nodeTok }
 
 // NodePermissions are what node needs to run agents, and nothing more:
 // say it runs; report events about each of its agents and pass their

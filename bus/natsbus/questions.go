@@ -144,8 +144,10 @@ func Questions(ctx context.Context, js jetstream.JetStream, team string) ([]Ques
 		if err != nil {
 			return nil, err
 		}
+		// Only a question's state under its own key: anything else is
+		// not the Mirror's (red team 14c, finding 3).
 		var st QuestionState
-		if json.Unmarshal(e.Value(), &st) == nil {
+		if json.Unmarshal(e.Value(), &st) == nil && st.ID != "" && token(st.ID) == k {
 			out = append(out, st)
 		}
 	}

@@ -45,6 +45,15 @@ func TestQuestionsBucketFollowsTheRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	// A value that is not a question of its key (red team 14c, finding 3:
+	// a door's answer the console published there) is no row.
+	kv, err := js.KeyValue(ctx, NamesOf("qteam").QuestionsBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(ctx, "q-9999", []byte(`{"questions":[{"id":"q-000f","text":"reply-inject"}]}`)); err != nil {
+		t.Fatal(err)
+	}
 	got, err := Questions(ctx, js, "qteam")
 	if err != nil {
 		t.Fatal(err)

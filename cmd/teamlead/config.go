@@ -104,14 +104,7 @@ func configDiff(cmd *cobra.Command, g *globals, args []string) error {
 		return nil
 	}
 	for _, p := range files {
-		when := "while the last console ran (it did not end cleanly, so when is not known)"
-		if !s.Running {
-			when = "while no console of this team ran, and another team's console has run on this machine (its agents could have written it)"
-		}
-		if t, ok := s.Changed[p]; ok {
-			when = "while agents ran, seen at " + t.Format("2006-01-02 15:04:05")
-		}
-		fmt.Fprintf(out, "%s changed %s (content %s):\n%s\n", p, when, shortKey(now[p]), s.Diff(p, now[p]))
+		fmt.Fprintf(out, "%s (content %s):\n%s\n", whatChanged(s, p), shortKey(now[p]), s.Diff(p, now[p]))
 	}
 	// Accept takes the files only as shown here.
 	s.Show(now, files...)
@@ -120,6 +113,22 @@ func configDiff(cmd *cobra.Command, g *globals, args []string) error {
 	}
 	fmt.Fprintln(out, "If you made these changes, accept them: teamlead config accept (it takes the files only as shown here); if not, undo them (git checkout, or edit the file back).")
 	return nil
+}
+
+// whatChanged says of file p what the guard knows: when it changed, or
+// that what was accepted of it is not known.
+func whatChanged(s guard.State, p string) string {
+	if s.Forgot(p) {
+		return p + " is not on record as accepted: the store was rebuilt from the team's stream, which does not carry what you accepted, so it is shown whole"
+	}
+	when := "while the last console ran (it did not end cleanly, so when is not known)"
+	if !s.Running {
+		when = "while no console of this team ran, and another team's console has run on this machine (its agents could have written it)"
+	}
+	if t, ok := s.Changed[p]; ok {
+		when = "while agents ran, seen at " + t.Format("2006-01-02 15:04:05")
+	}
+	return p + " changed " + when
 }
 
 // shortKey names a file's content for the human: the start of its hash.

@@ -456,6 +456,22 @@ func (l *nodeLink) answerDoor(team *config.Team, nodeTok, agentTok string, req [
 	return fail("refused: no agent of the team runs on that node by that name")
 }
 
+// refuseDoorReply records a node's request that named a reply subject
+// outside the node's own inbox (the team's records, another agent's
+// deliveries…): not answered, and shown to the human as a refusal.
+func refuseDoorReply(eng *engine.Engine, team *config.Team, nodeTok, agentTok, reply string) {
+	agent := ""
+	for _, a := range team.Agents {
+		if a.Host != "" && natsbus.Token(a.Name) == agentTok && natsbus.Token(a.Host) == nodeTok {
+			agent = a.Name
+		}
+	}
+	inbox := natsbus.InboxOfToken(team.Bus.Name, nodeTok)
+	eng.Impersonation(agent, "answer a request through node "+nodeTok+" on "+reply,
+		"its reply subject is outside the node's inbox ("+inbox+".>): the console answers there only",
+		map[string]string{"node": nodeTok, "reply": reply})
+}
+
 func (l *nodeLink) Reachable(node string) bool {
 	l.mu.Lock()
 	ns := l.nodes
@@ -511,7 +527,9 @@ func followNodes(eng *engine.Engine, link *nodeLink, nc *nats.Conn, team *config
 		return err
 	}
 	go func() { <-done; nodes.Close() }()
-	if err := con.Doors(ctx, func(node, agent string, req []byte) []byte { return link.answerDoor(team, node, agent, req) }); err != nil {
+	answer := func(node, agent string, req []byte) []byte { return link.answerDoor(team, node, agent, req) }
+	refuse := func(node, agent, reply string) { refuseDoorReply(eng, team, node, agent, reply) }
+	if err := con.Doors(ctx, answer, refuse); err != nil {
 		cancel()
 		return err
 	}

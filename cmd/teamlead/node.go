@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	neturl "net/url"
 	"os"
 	"os/signal"
@@ -89,20 +91,21 @@ func newNodeCmd(g *globals) *cobra.Command {
 				return err
 			}
 			// No agent reads the node's secrets: its own (KeepSecret), and
-			// every console's of the user, running now (asked before the
-			// node connects) or started later (the registry); nor another
-			// console's or node's (red team 11a, finding 7).
+			// every console's and node's of the user, running now (asked)
+			// or started later (the registry, read under its lock by
+			// each: red team 14c, finding 1); nor another console's or
+			// node's (red team 11a, finding 7).
 			agents.KeepSecret(hide...)
-			agents.KeepSecret(control.Hidden()...)
-			// Recorded with its socket too: a console or node started later
-			// on this machine asks it to protect theirs from its agents.
 			cfg, _ := filepath.Abs(g.config)
-			if err := control.RegisterNode(control.NodeRecord{Name: name, Config: cfg, State: stateAbs, PID: os.Getpid(),
-				Socket: filepath.Join(stateAbs, control.SocketName), Hide: hide, Started: time.Now()}); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: %v: consoles started later do not hide the node's secrets from their agents, nor ask it to protect theirs\n", err)
-			}
-			if len(hide) > 0 {
-				askConsoles(stateAbs, nil, hide, "the node's secrets", cmd.ErrOrStderr())
+			rec := control.NodeRecord{Name: name, Config: cfg, State: stateAbs, PID: os.Getpid(),
+				Socket: filepath.Join(stateAbs, control.SocketName), Hide: hide, Started: time.Now()}
+			out := cmd.OutOrStdout()
+			enter := func() ([]string, error) {
+				protect, err := enterNode(g, team, rec, cmd.ErrOrStderr())
+				if err == nil { // said once every console and node running hides its secrets
+					fmt.Fprintf(out, "teamlead node %s: running the agents of %s whose host: is %s; Ctrl-C stops\n", name, team.File, name)
+				}
+				return protect, err
 			}
 			refused := onceEach(func(err string) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "teamlead node: NATS: %s (teamlead nats-permissions --node %s prints what the node's user needs)\n", err, name)
@@ -117,10 +120,8 @@ func newNodeCmd(g *globals) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			_ = agents.BecomeSubreaper()
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "teamlead node %s: running the agents of %s whose host: is %s; Ctrl-C stops\n", name, team.File, name)
 			err = node.Run(ctx, node.Options{Name: name, Team: team, TeamName: team.Bus.Name, Conn: nc, Epoch: natsbus.NewEpoch(),
-				Protect: control.Protected(g.state, team.OwnFiles()), State: stateAbs,
+				Protect: control.Protected(g.state, team.OwnFiles()), State: stateAbs, Enter: enter,
 				Warn: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "teamlead node:", s) }})
 			if err != nil {
 				return err
@@ -155,4 +156,33 @@ func nodeCreds(team *config.Team, url, own string) (string, error) {
 		}
 	}
 	return team.Bus.Creds, nil
+}
+
+// enterNode records the node in the registry, its socket serving protect
+// already, and reads there what its agents keep from the others', under
+// the registry's lock (control.Enter); then it asks every console and
+// node running to hide the node's secrets. It returns what its agents
+// keep read-only; an error means the lock could not be taken.
+func enterNode(g *globals, team *config.Team, rec control.NodeRecord, errOut io.Writer) ([]string, error) {
+	var protect []string
+	err := control.Enter(control.LockWait, func() error {
+		earlier, err := control.RegisterNode(rec)
+		if len(earlier) > 0 {
+			fmt.Fprintf(errOut, "teamlead node: %s, which earlier runs of this node used for its secrets, are still there: every sandbox hides them; remove the copies of the node's password in them once no node uses them\n", strings.Join(earlier, ", "))
+		}
+		return err
+	}, func() {
+		agents.KeepSecret(control.Hidden()...)
+		protect = control.Protected(g.state, team.OwnFiles())
+	})
+	if errors.Is(err, control.ErrRegistryLocked) {
+		return nil, err
+	}
+	if err != nil {
+		fmt.Fprintf(errOut, "teamlead node: %v: consoles started later do not hide the node's secrets from their agents, nor ask it to protect theirs\n", err)
+	}
+	if len(rec.Hide) > 0 {
+		askConsoles(rec.State, nil, rec.Hide, "the node's secrets", errOut, nil)
+	}
+	return protect, nil
 }

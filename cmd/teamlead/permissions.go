@@ -252,8 +252,16 @@ func (f *permFlags) env(g *globals) (permit.Env, error) {
 	home, _ := os.UserHomeDir()
 	dir := f.workdir
 	var own []string
+	environ := os.Environ() // the agent's is the console's, and its entry's
 	if team, err := g.team(); err == nil {
 		own = team.OwnFiles()
+		for _, a := range team.Agents {
+			if a.Name == f.agent {
+				for k, v := range a.Env {
+					environ = append(environ, k+"="+v)
+				}
+			}
+		}
 	}
 	if dir == "" && f.agent != "" {
 		team, err := g.team()
@@ -283,7 +291,8 @@ func (f *permFlags) env(g *globals) (permit.Env, error) {
 	// console's files and this program protected (the seventh red team's
 	// git replaced the teamlead program through the human's check).
 	protect := control.Protected(g.state, own)
-	return permit.Env{Workdir: abs, Home: home, FS: permit.OSFS{Isolate: func(cmd *exec.Cmd) { agents.Isolate(cmd, protect...) }}, Protected: own}, nil
+	return permit.Env{Workdir: abs, Home: home, FS: permit.OSFS{Isolate: func(cmd *exec.Cmd) { agents.Isolate(cmd, protect...) }}, Protected: own,
+		GoModCache: permit.GoModCacheOf(os.Getenv), Environ: environ}, nil
 }
 
 func printDecision(w io.Writer, d permit.Decision, agent string, env permit.Env) {

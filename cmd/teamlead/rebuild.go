@@ -9,13 +9,15 @@ import (
 
 	"github.com/teamlead/teamlead/bus/natsbus"
 	"github.com/teamlead/teamlead/internal/config"
+	"github.com/teamlead/teamlead/internal/guard"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
 // localMeta are the store's meta keys that stay on this machine, out of
 // the journal the console publishes and so out of a rebuild: the human's
 // acceptance of teamlead's files (guard/state: a stream must not vouch
-// for a policy file) and the store's own place on the bus (bus/epoch).
+// for a policy file, so a rebuilt store has every file wait for the
+// human) and the store's own place on the bus (bus/epoch).
 var localMeta = []string{"guard/", "bus/"}
 
 // rebuildingKey marks a store being rebuilt: one found with it was cut
@@ -103,7 +105,15 @@ func fromStream(c *natsConn, team *config.Team, st *store.Store, say func(string
 	if err := st.StartJournal(localMeta, res.LastChange); err != nil {
 		return nil, err
 	}
-	if err := st.Commit(&store.Batch{Meta: map[string]string{epochKey: res.Epoch}, MetaDel: []string{rebuildingKey}}); err != nil {
+	// What the human accepted of the team's files did not come back (it
+	// is not in the streams): each waits for the human's word, with the
+	// last step of the rebuild, so no rebuilt store is without that mark.
+	meta, err := guard.Forgotten(team.OwnFiles()).Meta()
+	if err != nil {
+		return nil, err
+	}
+	meta[epochKey] = res.Epoch
+	if err := st.Commit(&store.Batch{Meta: meta, MetaDel: []string{rebuildingKey}}); err != nil {
 		return nil, err
 	}
 	out, err := st.Outbox()
@@ -117,6 +127,7 @@ func fromStream(c *natsConn, team *config.Team, st *store.Store, say func(string
 	} else {
 		note += "; the stream holds no journal of that store (published by an older teamlead?): the pending deliveries, questions, consultations and tasks did not come back"
 	}
+	note += "; what you had accepted of the team's files is not in the stream: each waits for you (teamlead config diff, then teamlead config accept)"
 	say(note)
 	return []string{note}, nil
 }

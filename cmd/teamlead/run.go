@@ -80,7 +80,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// would be: their git dirs are any agent's to plant (red team 11a,
 	// finding 3).
 	worktree.Contain = func(cmd *exec.Cmd) { agents.Isolate(cmd, protected(g, team)...) }
-	sharedGit, err := placeAgents(team)
+	sharedGit, setAside, err := placeAgents(team)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 			return fmt.Errorf("%s is not a folder of its own (a link?): the console keeps its store and secrets only in a real folder; remove it, or pass another --state", d)
 		}
 	}
-	shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), team.SecretFolders(), f.natsListen != "" || team.Bus.Listen != "", errOut)
+	shield := shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), team.SecretFolders(), f.natsListen != "" || team.Bus.Listen != "", errOut)
 	if fresh {
 		// Made by this console and protected only now: what an agent
 		// wrote into it in between is not taken either.
@@ -145,6 +145,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return err
 	}
 
+	if err := unsandboxedFirstStart(g, st, team); err != nil {
+		return err
+	}
 	// Teamlead's own files changed while agents ran are not used before
 	// the human has looked at them: an agent could have written them.
 	files, unaccepted, err := guard.Open(st, team.OwnFiles(), otherConsoles(g))
@@ -152,7 +155,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 		return err
 	}
 	if len(unaccepted) > 0 {
-		return fmt.Errorf("%s changed while agents ran (or while a console that was killed ran), or appeared since the last console started (a new file of teamlead's could have been written by an agent), and no console uses a change made behind your back before you have looked at it: see it with `teamlead config diff%s`, then accept it with `teamlead config accept%s` (or undo it)",
+		return fmt.Errorf("%s changed while agents ran (or while a console that was killed ran), or appeared since the last console started (a new file of teamlead's could have been written by an agent), or the store was rebuilt from the team's stream (which does not carry what you accepted), and no console uses a change made behind your back before you have looked at it: see it with `teamlead config diff%s`, then accept it with `teamlead config accept%s` (or undo it)",
 			strings.Join(unaccepted, ", "), stateArg(g), stateArg(g))
 	}
 	// What was loaded must be what the guard accepted: a file that changed
@@ -185,9 +188,6 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	// rotation writes beside them first: their folders are hidden whole
 	// (config.CheckSecretFolder, red team 11a, finding 5).
 	agents.KeepSecret(team.SecretFolders()...)
-	// And those of every other console and node of the user (red team
-	// 11a, finding 7: a node's --nats-file).
-	agents.KeepSecret(control.Hidden()...)
 	var link *nodeLink
 	var remote engine.Remote
 	if r := remoteAgents(team); len(r) > 0 {
@@ -212,6 +212,19 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	// The socket serves protect from now on, and the console records
+	// itself and reads what its agents keep from every other console's
+	// and node's, before they start (enterRegistry).
+	srv, err := control.ListenStarting(g.state, eng)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	stopped, notRecorded, err := enterRegistry(g, eng, team, socket, sharedGit, shield, errOut)
+	if err != nil {
+		return err
+	}
+	defer stopped()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.headless {
@@ -229,8 +242,11 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err := eng.Start(engCtx); err != nil {
 		return err
 	}
-	for _, n := range rebuilt {
+	for _, n := range append(rebuilt, setAside...) {
 		eng.Warn(n)
+	}
+	if notRecorded != "" {
+		eng.Warn(notRecorded)
 	}
 	stopNATS, err := startNATS(natsc, team, st, eng, link)
 	natsc = nil // startNATS closes it
@@ -251,23 +267,9 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	go files.Run(engCtx, 2*time.Second, func(path string) {
 		eng.Warn(fmt.Sprintf("%s changed while agents run: this console does not use it, and the next start waits for you to look at it (teamlead config diff) and accept it (teamlead config accept)", path))
 	})
-	srv, err := control.Listen(g.state, eng)
-	if err != nil {
-		stopEngine()
-		<-eng.Done()
-		return err
-	}
-	defer srv.Close()
+	srv.Ready() // every request, now that the agents started
 	if link != nil {
 		link.setDoor(srv.Door) // the nodes' agents' requests (ask, hooks, tools) from now on
-	}
-	// Record where this console runs, so that teamlead commands run in
-	// this folder (or below it, or with this --config) find it without
-	// --state.
-	if stopped, err := register(g, socket, append(team.OwnFiles(), sharedGit...), team.OwnFiles(), team.SecretFolders()); err != nil {
-		eng.Warn(fmt.Sprintf("%v: teamlead commands need --state %s to find this console", err, g.state))
-	} else {
-		defer stopped()
 	}
 	if f.headless {
 		fmt.Fprintf(out, "teamlead: running %d agents from %s; state in %s; Ctrl-C stops\n", len(team.Agents), team.File, g.state)
@@ -375,7 +377,7 @@ func checkStillFresh(state string) error {
 // (red team 9a, finding 5: an older console's agent wrote a newer one's
 // files and read its NATS token). A console that cannot be asked is named
 // on errOut.
-func shieldFromOtherConsoles(g *globals, protect, secrets []string, listen bool, errOut io.Writer) {
+func shieldFromOtherConsoles(g *globals, protect, secrets []string, listen bool, errOut io.Writer) *shielding {
 	mine, _ := filepath.Abs(g.state)
 	// The store is made now if new, so that it is hidden from the start
 	// (its audit holds what the human types into agents).
@@ -388,13 +390,76 @@ func shieldFromOtherConsoles(g *globals, protect, secrets []string, listen bool,
 		_ = os.MkdirAll(nats, 0o700)
 		hide = append(hide, nats)
 	}
-	askConsoles(mine, protect, hide, "this team's files", errOut)
+	sh := &shielding{protect: protect, hide: hide, asked: map[string]bool{}}
+	askConsoles(mine, protect, hide, "this team's files", errOut, sh.asked)
+	return sh
+}
+
+// shielding is what a console asked the others to protect and hide
+// (shieldFromOtherConsoles), and the sockets that did it.
+type shielding struct {
+	protect, hide []string
+	asked         map[string]bool
+}
+
+// enterRegistry records the console in the registry, its socket serving
+// protect already (control.ListenStarting), reads there what its agents
+// keep read-only and hidden of every other console's and node's, under
+// the registry's lock (control.Enter), and then asks those started since
+// shield asked to protect its own: of a console and a node (or two
+// consoles) starting together, one always reads the other's record or is
+// asked by it (red team 14c, finding 1). The record tells teamlead
+// commands run in this folder (or below it, or with this --config) where
+// the console runs; stopped marks it stopped, and notRecorded says why it
+// could not be written.
+func enterRegistry(g *globals, eng *engine.Engine, team *config.Team, socket string, sharedGit []string, shield *shielding, errOut io.Writer) (stopped func(), notRecorded string, err error) {
+	stopped = func() {}
+	var protect []string
+	err = control.Enter(control.LockWait, func() error {
+		s, err := register(g, socket, append(team.OwnFiles(), sharedGit...), team.OwnFiles(), team.SecretFolders())
+		if err == nil {
+			stopped = s
+		}
+		return err
+	}, func() {
+		// Every other console's and node's secrets (red team 11a,
+		// finding 7: a node's --nats-file) and files.
+		agents.KeepSecret(control.Hidden()...)
+		protect = protected(g, team)
+	})
+	if errors.Is(err, control.ErrRegistryLocked) {
+		return nil, "", err
+	}
+	if err != nil {
+		notRecorded = fmt.Sprintf("%v: teamlead commands need --state %s to find this console, and consoles and nodes started later do not protect it from their agents", err, g.state)
+	}
+	if err := eng.ProtectMore(protect, nil); err != nil {
+		stopped()
+		return nil, "", err
+	}
+	mine, _ := filepath.Abs(g.state)
+	askConsoles(mine, shield.protect, shield.hide, "this team's files", errOut, shield.asked)
+	return stopped, notRecorded, nil
 }
 
 // askConsoles asks every console and node running now, but the one on state mine,
 // to keep protect read-only and hide hide in its agents' sandboxes, and
-// names on errOut any that could not (what says what for).
-func askConsoles(mine string, protect, hide []string, what string, errOut io.Writer) {
+// names on errOut any that could not (what says what for). Sockets in
+// asked are not asked again; those that did it are added (nil: none).
+func askConsoles(mine string, protect, hide []string, what string, errOut io.Writer, asked map[string]bool) {
+	ask := func(socket string) error {
+		if asked[socket] {
+			return nil
+		}
+		c, err := control.NewClientAt(socket)
+		if err == nil {
+			_, err = c.Protect(protect, hide)
+		}
+		if err == nil && asked != nil {
+			asked[socket] = true
+		}
+		return err
+	}
 	regs, err := control.Registrations()
 	if err != nil {
 		return
@@ -403,11 +468,7 @@ func askConsoles(mine string, protect, hide []string, what string, errOut io.Wri
 		if r.State == mine || !r.Live() {
 			continue
 		}
-		c, err := control.NewClientAt(r.Socket)
-		if err == nil {
-			_, err = c.Protect(protect, hide)
-		}
-		if err != nil {
+		if err := ask(r.Socket); err != nil {
 			fmt.Fprintf(errOut, "teamlead: the console of %s (%s) could not protect %s from its agents: %v\n", r.State, r.Config, what, err)
 		}
 	}
@@ -417,11 +478,7 @@ func askConsoles(mine string, protect, hide []string, what string, errOut io.Wri
 		if n.State == mine || n.Socket == "" || !n.Live() {
 			continue
 		}
-		c, err := control.NewClientAt(n.Socket)
-		if err == nil {
-			_, err = c.Protect(protect, hide)
-		}
-		if err != nil {
+		if err := ask(n.Socket); err != nil {
 			fmt.Fprintf(errOut, "teamlead: node %s (%s) could not protect %s from its agents: %v\n", n.Name, n.State, what, err)
 		}
 	}
@@ -479,4 +536,31 @@ func stateArg(g *globals) string {
 		return " --state " + g.state
 	}
 	return ""
+}
+
+// unsandboxedFirstStart refuses a first start on a team file found by
+// default (configs/team.yaml of the folder, not named with --config or
+// TEAMLEAD_CONFIG) that runs agents outside the sandbox, once another
+// console has run on this machine: an agent of that console working in
+// this folder could have written it, and a plain teamlead run there started
+// its isolation: none agent outside every sandbox (red team 14d, finding
+// 4). Naming the file says it is yours.
+func unsandboxedFirstStart(g *globals, st *store.Store, team *config.Team) error {
+	if g.configSet || g.found != nil || !otherConsoles(g) {
+		return nil
+	}
+	if _, seen, err := guard.Load(st); err != nil || seen {
+		return err
+	}
+	var outside []string
+	for _, a := range team.Agents {
+		if a.Isolation == "none" || a.Isolation == "userns" {
+			outside = append(outside, a.Name+" (isolation: "+a.Isolation+")")
+		}
+	}
+	if len(outside) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s, found by default and never started before, runs %s outside the sandbox; an agent of another console working in this folder could have written it: look at it, then start it by name (teamlead run --config %s)",
+		team.File, strings.Join(outside, ", "), team.File)
 }

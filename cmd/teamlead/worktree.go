@@ -25,9 +25,9 @@ import (
 // agent's dir becomes the worktree's (Repo keeps the folder the team file
 // names). A worktree that cannot be made stops the start with the reason.
 // It returns what of each repository's shared git dir the agents' sandboxes
-// keep read-only (worktree.Tree.Shared).
-func placeAgents(team *config.Team) ([]string, error) {
-	var shared []string
+// keep read-only (worktree.Tree.Shared), and what to tell in Activity: an
+// agent's objects set aside (worktree.ImportObjectsOrSetAside).
+func placeAgents(team *config.Team) (shared, notes []string, err error) {
 	var trees []worktree.Tree
 	own := map[string]string{} // agent → its worktree
 	seen := map[string]bool{}
@@ -38,21 +38,25 @@ func placeAgents(team *config.Team) ([]string, error) {
 		}
 		t, err := worktree.Ensure(team.WorktreeOf(*a))
 		if err != nil && !errors.Is(err, worktree.ErrSubmodule) {
-			return nil, fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
+			return nil, nil, fmt.Errorf("agent %s works in a worktree (worktree: in %s): %w", a.Name, team.File, err)
 		}
 		a.Repo, a.Dir = a.Dir, t.Dir
 		// What it committed before a console was killed, copied now.
-		if err := worktree.ImportObjects(t); err != nil {
-			return nil, fmt.Errorf("agent %s's worktree: %w", a.Name, err)
+		note, err := worktree.ImportObjectsOrSetAside(t)
+		if err != nil {
+			return nil, nil, fmt.Errorf("agent %s's worktree: %w", a.Name, err)
+		}
+		if note != "" {
+			notes = append(notes, note)
 		}
 		trees = append(trees, t)
 		own[a.Name] = t.Path
 		if a.Confined, err = t.Confined(); err != nil {
-			return nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
+			return nil, nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
 		}
 		files, err := t.Shared()
 		if err != nil {
-			return nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
+			return nil, nil, fmt.Errorf("agent %s's repository: %w", a.Name, err)
 		}
 		for _, f := range files {
 			if !seen[f] {
@@ -86,7 +90,7 @@ func placeAgents(team *config.Team) ([]string, error) {
 		if a := &team.Agents[i]; a.Branch == "" {
 			files, err := worktree.CheckoutGit(a.Dir)
 			if err != nil {
-				return nil, fmt.Errorf("agent %s's folder: %w", a.Name, err)
+				return nil, nil, fmt.Errorf("agent %s's folder: %w", a.Name, err)
 			}
 			for _, f := range files {
 				if !seen[f] {
@@ -94,6 +98,21 @@ func placeAgents(team *config.Team) ([]string, error) {
 					shared = append(shared, f)
 				}
 			}
+			// Its own object folder: the checkout's objects read-only
+			// (worktree.CheckoutObjects); what it wrote before a console
+			// was killed, copied now.
+			note, err := worktree.ImportCheckoutOrSetAside(a.Dir, a.Name)
+			if err != nil {
+				return nil, nil, fmt.Errorf("agent %s's folder: %w", a.Name, err)
+			}
+			if note != "" {
+				notes = append(notes, note)
+			}
+			objects, err := worktree.CheckoutObjects(a.Dir, a.Name)
+			if err != nil {
+				return nil, nil, fmt.Errorf("agent %s's folder: %w", a.Name, err)
+			}
+			a.Confined = append(a.Confined, objects...)
 			bound := map[string]bool{}
 			for _, t := range trees {
 				for _, b := range t.Outside(a.Dir) {
@@ -105,7 +124,7 @@ func placeAgents(team *config.Team) ([]string, error) {
 			}
 		}
 	}
-	return shared, nil
+	return shared, notes, nil
 }
 
 // agentTree finds the worktree of the team's agent name, never making one.
@@ -425,7 +444,14 @@ func newMergeCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(out, "%s has nothing %s does not have already\n", t.Branch, m.Into)
 				return nil
 			}
-			fmt.Fprintf(out, "merged %s into %s: %.12s, %d files\n", t.Branch, m.Into, m.Commit, m.Files)
+			done := fmt.Sprintf("merged %s into %s: %.12s, %d files", t.Branch, m.Into, m.Commit, m.Files)
+			fmt.Fprintln(out, done)
+			// In the running console's audit too, where there is one.
+			if c, err := g.running(); err == nil {
+				if _, err := c.Merged(args[0], done); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "teamlead: the merge is not in the console's audit: %v\n", err)
+				}
+			}
 			return nil
 		},
 	}

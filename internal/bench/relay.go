@@ -525,6 +525,8 @@ type teamAgent struct {
 	Preset  string            `yaml:"preset"`
 	Restart string            `yaml:"restart"`
 	Host    string            `yaml:"host,omitempty"`
+	// Isolation is the agent's (default: the team's, a sandbox).
+	Isolation string `yaml:"isolation,omitempty"`
 }
 
 // loadTeam writes the benchmark's team file and loads it the way the

@@ -87,17 +87,22 @@ func describe(req Request) string {
 	case "send":
 		return "send text as the human to " + req.Agent
 	case "answer":
-		verb := "answer"
-		if w := strings.Fields(req.Text); len(w) > 0 && strings.HasPrefix(req.ID, "p-") {
-			verb = w[0] // approve, always, deny
-		} else if len(w) > 0 && strings.HasPrefix(req.ID, "c-") {
-			verb = "give the verdict " + w[0] + " on"
+		// The first word is the agent's to choose (yes, ok, anything): it
+		// is quoted after the operation, never read as one.
+		w := strings.Fields(req.Text)
+		switch {
+		case len(w) > 0 && strings.HasPrefix(req.ID, "c-"):
+			return "give the verdict " + strconv.Quote(w[0]) + " on " + req.ID
+		case len(w) > 0:
+			return "answer " + req.ID + " with " + strconv.Quote(w[0])
 		}
-		return verb + " " + req.ID
+		return "answer " + req.ID
 	case "escalate", "reassign", "acknowledge":
 		return req.Cmd + " " + req.ID
 	case "protect":
 		return "change what the agents' sandboxes protect"
+	case "merged":
+		return "record a merge of " + req.Agent + "'s branch as the human's"
 	case "always-plan":
 		return "see what approving " + req.ID + " always would write"
 	}

@@ -98,6 +98,12 @@ func (c *Client) Send(agent, text string) (string, error) {
 	return c.act(Request{Cmd: "send", Agent: agent, Text: text})
 }
 
+// Merged records in the console's audit that the human merged agent's
+// branch (text says what: the branch, the commit, into what).
+func (c *Client) Merged(agent, text string) (string, error) {
+	return c.act(Request{Cmd: "merged", Agent: agent, Text: text})
+}
+
 // act sends an operation and returns what it changed (Reply.Done).
 func (c *Client) act(req Request) (string, error) {
 	var done string

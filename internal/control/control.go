@@ -23,8 +23,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/teamlead/teamlead/bus"
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/consult"
@@ -151,6 +149,8 @@ type Console interface {
 	// Impersonation records that a process the human's operations are
 	// refused to asked for one (op, in words), and shows it to the human.
 	Impersonation(agent, op, why string, fields map[string]string)
+	// Merged records that the human merged agent's branch (text: what).
+	Merged(agent, text string) error
 	// ProtectMore keeps protect read-only and hides hide in every agent's
 	// sandbox, from now on: another console's files, before it writes them.
 	ProtectMore(protect, hide []string) error
@@ -174,10 +174,27 @@ type Server struct {
 	// protect, on a node's socket, answers the human's protect: a console
 	// or node of the user starting on the node's machine asks it.
 	protect func(protect, hide []string) error
+	// ready is closed once the console serves every request (Ready);
+	// before, only protect is served, and the rest wait. quit is closed
+	// by Close.
+	ready, quit chan struct{}
+	readyOnce   sync.Once
 }
 
 // Listen creates the socket in stateDir and serves console on it.
 func Listen(stateDir string, console Console) (*Server, error) {
+	s, err := ListenStarting(stateDir, console)
+	if err == nil {
+		s.Ready()
+	}
+	return s, err
+}
+
+// ListenStarting is Listen for a console whose agents have not started
+// yet: until Ready, only the human's protect is served (a console or node
+// starting on this machine asks it, once this console is in the registry:
+// control.Enter), and every other request waits.
+func ListenStarting(stateDir string, console Console) (*Server, error) {
 	path := filepath.Join(stateDir, SocketName)
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		c.Close()
@@ -195,13 +212,17 @@ func Listen(stateDir string, console Console) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
 	}
+	if err := passCredentials(ln); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{ln: ln, console: console, path: path, conns: map[net.Conn]bool{}}
+	s := &Server{ln: ln, console: console, path: path, conns: map[net.Conn]bool{}, ready: make(chan struct{}), quit: make(chan struct{})}
 	if console != nil {
-		s.witness = trust.NewWitness(console.AgentOfSession)
+		s.witness = trust.NewWitness(s.agentOfSession)
 	}
 	s.wg.Add(1)
 	go s.accept()
@@ -224,12 +245,38 @@ func ListenDoor(stateDir string, agentOf func(sid int) string, forward func(agen
 	return s, nil
 }
 
+// Ready serves every request from now on (ListenStarting).
+func (s *Server) Ready() { s.readyOnce.Do(func() { close(s.ready) }) }
+
+// isReady reports whether Ready was called.
+func (s *Server) isReady() bool {
+	select {
+	case <-s.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// agentOfSession is the console's, once it is ready: its agents are
+// started by then, and the engine's list of them is not read while it
+// is made.
+func (s *Server) agentOfSession(sid int) string {
+	if !s.isReady() {
+		return ""
+	}
+	return s.console.AgentOfSession(sid)
+}
+
 // Path is the socket's path.
 func (s *Server) Path() string { return s.path }
 
 // Close stops serving, ends open connections and removes the socket.
 func (s *Server) Close() error {
 	s.mu.Lock()
+	if !s.closed {
+		close(s.quit)
+	}
 	s.closed = true
 	for c := range s.conns {
 		c.Close()
@@ -269,39 +316,16 @@ func (s *Server) accept() {
 }
 
 // caller tells who is on the other end of c, from the kernel (see
-// internal/trust): never from anything the client says.
-func (s *Server) caller(c net.Conn) trust.Caller {
+// internal/trust): never from anything the client says. writer is the
+// process that wrote the request (firstMessage; 0 when not known): an
+// agent's connection is made by its sandbox's init, the request written
+// by the agent's process.
+func (s *Server) caller(c net.Conn, writer int) trust.Caller {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return trust.Caller{Contained: true, Why: "not a unix connection"}
 	}
-	return s.witness.Identify(uc)
-}
-
-// peerIsOwner reports whether the connecting process runs as our user.
-func peerIsOwner(c net.Conn) error {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return errors.New("not a unix connection")
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return err
-	}
-	if credErr != nil {
-		return credErr
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("uid %d is not the console's owner", cred.Uid)
-	}
-	return nil
+	return s.witness.IdentifyWriter(uc, writer)
 }
 
 func (s *Server) serve(c net.Conn) {
@@ -310,13 +334,14 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{Error: "refused: " + err.Error(), End: true})
 		return
 	}
+	first, writer := firstMessage(c)
 	var raw json.RawMessage
-	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&raw); err != nil {
+	if err := json.NewDecoder(bufio.NewReader(io.MultiReader(bytes.NewReader(first), c))).Decode(&raw); err != nil {
 		_ = enc.Encode(Reply{Error: "bad request: " + err.Error(), End: true})
 		return
 	}
 	if s.forward != nil {
-		s.passOn(c, enc, raw)
+		s.passOn(c, writer, enc, raw)
 		return
 	}
 	var req Request
@@ -324,14 +349,40 @@ func (s *Server) serve(c net.Conn) {
 		_ = enc.Encode(Reply{Error: "bad request: " + err.Error(), End: true})
 		return
 	}
-	s.do(req, s.caller(c), enc, c)
+	if !s.isReady() && req.Cmd == "protect" {
+		s.protectStarting(req, s.caller(c, writer), enc)
+		return
+	}
+	select {
+	case <-s.ready:
+	case <-s.quit:
+		_ = enc.Encode(Reply{Error: "the console stopped while starting", End: true})
+		return
+	}
+	s.do(req, s.caller(c, writer), enc, c)
+}
+
+// protectStarting serves the human's protect while the console starts:
+// another console or node of the user that started meanwhile asks it
+// (control.Enter). A refusal is not recorded: the console's records
+// start with its engine.
+func (s *Server) protectStarting(req Request, who trust.Caller, enc *json.Encoder) {
+	if !who.Human() {
+		_ = enc.Encode(Reply{Error: "refused: only the human may protect a console's files (this process is not the human's: " + who.Why + ")", End: true})
+		return
+	}
+	if err := s.console.ProtectMore(req.Protect, req.Hide); err != nil {
+		_ = enc.Encode(Reply{Error: err.Error(), End: true})
+		return
+	}
+	_ = enc.Encode(Reply{Done: fmt.Sprintf("protected %d paths and hid %d in every agent's sandbox", len(req.Protect), len(req.Hide)), End: true})
 }
 
 // passOn forwards a request on a node's socket for the node's agent whose
 // process sent it; a process that is not one of the node's agents' is
 // refused.
-func (s *Server) passOn(c net.Conn, enc *json.Encoder, raw []byte) {
-	who := s.caller(c)
+func (s *Server) passOn(c net.Conn, writer int, enc *json.Encoder, raw []byte) {
+	who := s.caller(c, writer)
 	var req Request
 	if who.Human() && s.protect != nil && json.Unmarshal(raw, &req) == nil && req.Cmd == "protect" {
 		// A console or node of the user starting on this machine: its
@@ -441,6 +492,12 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 	case "consult-query":
 		s.consultQuery(enc, req)
 	case "permission":
+		if strings.TrimSpace(req.Text) == "" {
+			// Nothing to decide: an empty request reached the human's
+			// inbox as "no text" (red team 17b, finding 3).
+			fail(errors.New("a permission request names what it asks for, e.g. Bash(go test ./...)"))
+			return
+		}
 		s.console.AgentSession(who.Agent, req.Session)
 		s.console.AgentTranscript(who.Agent, req.Transcript)
 		r, err := s.console.HookPermission(who.Agent, req.Text)
@@ -530,6 +587,12 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 			return
 		}
 		_ = enc.Encode(Reply{End: true})
+	case "merged":
+		if err := s.console.Merged(req.Agent, req.Text); err != nil {
+			fail(err)
+			return
+		}
+		_ = enc.Encode(Reply{Done: "recorded: " + clip(req.Text, 80), End: true})
 	case "protect":
 		if err := s.console.ProtectMore(req.Protect, req.Hide); err != nil {
 			fail(err)
@@ -641,4 +704,28 @@ func routeEnvelope(r *RouteRequest) protocol.Envelope {
 	}
 	env.Body = r.Body
 	return env
+}
+
+// peerIsOwner reports whether the connecting process runs as our user
+// (peerUID: each system's way of asking the kernel).
+func peerIsOwner(c net.Conn) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return errors.New("not a unix connection")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	uid, credErr := -1, error(nil)
+	if err := raw.Control(func(fd uintptr) { uid, credErr = peerUID(int(fd)) }); err != nil {
+		return err
+	}
+	if credErr != nil {
+		return credErr
+	}
+	if uid != os.Getuid() {
+		return fmt.Errorf("uid %d is not the console's owner", uid)
+	}
+	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -92,6 +94,11 @@ func (f *fakeConsole) AgentSession(agent, id string) {
 
 func (f *fakeConsole) Impersonation(agent, op, why string, fields map[string]string) {
 	f.record("impersonation " + agent + " " + op + " pid=" + fields["pid"])
+}
+
+func (f *fakeConsole) Merged(agent, text string) error {
+	f.record("merged " + agent + ": " + text)
+	return nil
 }
 
 func (f *fakeConsole) ProtectMore(protect, hide []string) error {
@@ -437,7 +444,59 @@ func TestMain(m *testing.M) {
 		fmt.Print(string(b))
 		os.Exit(0)
 	}
+	if os.Getenv("TEAMLEAD_TEST_WRITE_FD") != "" {
+		// A connection handed to this process (fd 3): it writes the request.
+		c := os.NewFile(3, "conn")
+		fmt.Fprintln(c, os.Getenv("TEAMLEAD_TEST_REQ"))
+		b := make([]byte, 4096)
+		n, _ := c.Read(b)
+		fmt.Print(string(b[:n]))
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
+}
+
+// The process that writes the request is the caller, as much as the one
+// that connected: the console (here, the test) connects and hands the
+// connection to a process of its own (an agent's, as the sandbox's init
+// connects for its agent: agents/connectguard_linux.go), which writes a
+// human's operation: refused, and recorded with the writer's pid.
+func TestWriterOfAHandedConnectionIsTheCaller(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the writer is known from SCM_CREDENTIALS, on Linux")
+	}
+	con, dir := newConsole(t)
+	srv := listen(t, con, dir)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("unix", srv.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f, err := c.(*net.UnixConn).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TEAMLEAD_TEST_WRITE_FD=1", `TEAMLEAD_TEST_REQ={"cmd":"send","agent":"dev","text":"hi"}`)
+	cmd.ExtraFiles = []*os.File{f}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "refused: only the human may") || !strings.Contains(string(out), "descends from the console") {
+		t.Errorf("a human's operation written by a process of the console's on the console's connection: %q", out)
+	}
+	con.mu.Lock()
+	defer con.mu.Unlock()
+	want := "pid=" + strconv.Itoa(cmd.Process.Pid)
+	if len(con.sent) != 1 || !strings.HasPrefix(con.sent[0], "impersonation ") || !strings.Contains(con.sent[0], want) {
+		t.Errorf("recorded %q, want one impersonation with %s", con.sent, want)
+	}
 }
 
 // TestAgentProcessRefusedHumanOps: a process the console started (here:
@@ -466,6 +525,7 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 		`{"cmd":"reassign","id":"q-0001","text":"human/me"}`,
 		`{"cmd":"acknowledge","id":"c-1"}`,
 		`{"cmd":"drop","id":"q-0001"}`,
+		`{"cmd":"merged","agent":"dev","text":"merged teamlead/dev"}`,
 		`{"cmd":"no-such-command"}`,
 	} {
 		out := asChild(req)
@@ -501,8 +561,8 @@ func TestAgentProcessRefusedHumanOps(t *testing.T) {
 			t.Errorf("refusal without the process's pid: %q", c)
 		}
 	}
-	if refusals != 12 {
-		t.Errorf("%d refusals recorded, want 12: %q", refusals, con.sent)
+	if refusals != 13 {
+		t.Errorf("%d refusals recorded, want 13: %q", refusals, con.sent)
 	}
 }
 

@@ -360,39 +360,73 @@ func Nodes() []NodeRecord {
 // Registrations lists consoles only).
 const nodeSuffix = ".node"
 
-// RegisterNode records n.
-func RegisterNode(n NodeRecord) error {
+// RegisterNode records n, keeping in its Hide the folders an earlier run
+// of the node on the same state folder hid that are still there: a copy of
+// its password left in one stays hidden (red team 14c, finding 4). It
+// returns those folders, for the human to hear of.
+func RegisterNode(n NodeRecord) (earlier []string, err error) {
 	dir, err := RegistryDir()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("recording the node: %w", err)
-	}
-	b, err := json.Marshal(n)
-	if err != nil {
-		return err
+		return nil, fmt.Errorf("recording the node: %w", err)
 	}
 	path := strings.TrimSuffix(registrationFile(dir, "node\x00"+n.State), ".json") + nodeSuffix
+	earlier = earlierFolders(path, n.Hide)
+	n.Hide = append(n.Hide, earlier...)
+	b, err := json.Marshal(n)
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := os.CreateTemp(dir, ".reg-*")
 	if err != nil {
-		return fmt.Errorf("recording the node: %w", err)
+		return nil, fmt.Errorf("recording the node: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
 		tmp.Close()
-		return fmt.Errorf("recording the node: %w", err)
+		return nil, fmt.Errorf("recording the node: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("recording the node: %w", err)
+		return nil, fmt.Errorf("recording the node: %w", err)
 	}
-	return os.Rename(tmp.Name(), path)
+	return earlier, os.Rename(tmp.Name(), path)
+}
+
+// earlierFolders are the folders the node's record at path hides that
+// still exist and are not in now.
+func earlierFolders(path string, now []string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var old NodeRecord
+	if json.Unmarshal(b, &old) != nil {
+		return nil
+	}
+	var out []string
+	for _, h := range old.Hide {
+		if !filepath.IsAbs(h) || slices.Contains(now, h) || slices.Contains(out, h) {
+			continue
+		}
+		if _, err := os.Stat(h); err == nil {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Hidden lists what every sandbox of this user's consoles and nodes hides
-// for the others: the secret folders of each registered console and node.
+// for the others: the secret folders of each registered console and node,
+// the registry's lock (Enter), which an agent could hold to stop every
+// start, and the user's own credentials in the home (guard.UserSecrets:
+// ~/.netrc, red team 16a, finding 8).
 func Hidden() []string {
-	var out []string
+	out := guard.UserSecrets()
+	if lock, err := LockFile(); err == nil {
+		out = append(out, lock)
+	}
 	regs, _ := Registrations()
 	for _, r := range regs {
 		out = append(out, r.Hide...)

@@ -103,7 +103,7 @@ func TestGuardedAreTheTeamsFiles(t *testing.T) {
 func TestNodeRecordsAreHidden(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	secret := t.TempDir()
-	if err := RegisterNode(NodeRecord{Name: "gpu1", State: "/nowhere/node", Hide: []string{secret, "/", "relative"}}); err != nil {
+	if _, err := RegisterNode(NodeRecord{Name: "gpu1", State: "/nowhere/node", Hide: []string{secret, "/", "relative"}}); err != nil {
 		t.Fatal(err)
 	}
 	state := t.TempDir()

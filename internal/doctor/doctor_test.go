@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -421,5 +422,24 @@ func TestVersionProbeRunsMarkedAsAnAgent(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(team); string(b) != "agents: []\n" {
 		t.Errorf("team file now %q", b)
+	}
+}
+
+// teamlead doctor reads the Claude Code settings an agent writes: a FIFO
+// there holds it no longer.
+func TestFolderCheckReadsNoFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, ".claude", "settings.local.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Check, 1)
+	go func() { done <- folderCheck(&folder{dir: dir, agents: []string{"dev"}, claude: true}) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("teamlead doctor waits on a FIFO an agent put for its settings")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/teamlead/teamlead/internal/clihook"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/control"
+	"github.com/teamlead/teamlead/internal/fsutil"
 )
 
 // Free space below which the state folder is a warning, and below which
@@ -165,7 +166,8 @@ func folderCheck(f *folder) Check {
 	}
 	if f.claude {
 		settings := filepath.Join(f.dir, ".claude", "settings.local.json")
-		if data, err := os.ReadFile(settings); err == nil {
+		// The agent writes it: never a FIFO (it held doctor) nor gigabytes.
+		if data, err := fsutil.ReadHead(settings, 16<<20); err == nil {
 			var v map[string]any
 			if err := json.Unmarshal(data, &v); err != nil {
 				c.Status = Warning

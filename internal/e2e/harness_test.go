@@ -5,6 +5,8 @@ package e2e
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,19 @@ import (
 var bin struct{ teamlead, mockagent string }
 
 func TestMain(m *testing.M) {
+	if req := os.Getenv("E2E_RAW_REQUEST"); req != "" {
+		// Run by an agent of a test: one request, as written, to the
+		// console's socket, and what it answered.
+		c, err := net.Dial("unix", os.Getenv("TEAMLEAD_SOCKET"))
+		if err != nil {
+			fmt.Println("dial:", err)
+			os.Exit(1)
+		}
+		_, _ = c.Write([]byte(req + "\n"))
+		reply, _ := io.ReadAll(io.LimitReader(c, 1<<20))
+		fmt.Printf("reply: %s\n", reply)
+		os.Exit(0)
+	}
 	var b testbin.Bins
 	testbin.Main(func() int {
 		bin.teamlead, bin.mockagent = b.Teamlead, b.Mockagent
@@ -52,6 +67,23 @@ type team struct {
 	// stateHome, when set, is XDG_STATE_HOME (another team's: one user's
 	// consoles, one registry).
 	stateHome string
+	// launched are the consoles and nodes started, whose output a failed
+	// wait shows.
+	launched []*console
+}
+
+// outputs is the end of what each console and node launched printed, for
+// a failure message: a wait that timed out says what the console saw.
+func (tm *team) outputs() string {
+	var b strings.Builder
+	for i, c := range tm.launched {
+		out := c.out.String()
+		if len(out) > 6000 {
+			out = "…" + out[len(out)-6000:]
+		}
+		fmt.Fprintf(&b, "--- output of launch %d (%s):\n%s\n", i+1, strings.Join(c.cmd.Args[1:3], " "), out)
+	}
+	return b.String()
 }
 
 // env is the environment of the team's console and commands: no TEAMLEAD_*
@@ -151,7 +183,7 @@ func (tm *team) waitReceived(name, want string) string {
 	waitFor(tm.t, 20*time.Second, fmt.Sprintf("%s to receive %q", name, want), func() bool {
 		got = tm.received(name)
 		return strings.Contains(got, want)
-	})
+	}, func() string { return fmt.Sprintf("%s received %q\n%s", name, got, tm.outputs()) })
 	return got
 }
 
@@ -168,6 +200,29 @@ func (tm *team) start(extra ...string) *console {
 	tm.t.Helper()
 	args := append([]string{"run", "--headless", "--config", tm.config, "--state", tm.state, "--grace", "3s"}, extra...)
 	return tm.launch("the console", "teamlead: running", args...)
+}
+
+// startRefused runs the console as start does, expecting it to refuse to
+// start: it returns what the console printed before it exited, and fails
+// the test when it starts running instead.
+func (tm *team) startRefused(extra ...string) string {
+	tm.t.Helper()
+	args := append([]string{"run", "--headless", "--config", tm.config, "--state", tm.state, "--grace", "3s"}, extra...)
+	c := &console{t: tm.t, cmd: exec.Command(bin.teamlead, args...), out: &testbin.Buffer{}, done: make(chan struct{})}
+	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
+	c.cmd.Env, c.cmd.Dir = tm.env(), tm.cwd
+	if err := c.cmd.Start(); err != nil {
+		tm.t.Fatal(err)
+	}
+	go func() { c.err = c.cmd.Wait(); close(c.done) }()
+	defer c.kill()
+	waitFor(tm.t, 60*time.Second, "the console to exit or run", func() bool {
+		return strings.Contains(c.out.String(), "teamlead: running") || c.exited()
+	})
+	if !c.exited() || c.err == nil {
+		tm.t.Fatalf("the console started:\n%s", c.out)
+	}
+	return c.out.String()
 }
 
 // startNode starts `teamlead node --name name` for the team on the NATS
@@ -208,6 +263,7 @@ func (tm *team) launch(what, ready string, args ...string) *console {
 	}
 	go func() { c.err = c.cmd.Wait(); close(c.done) }()
 	tm.t.Cleanup(func() { c.kill() })
+	tm.launched = append(tm.launched, c)
 	waitFor(tm.t, 20*time.Second, what+" to start", func() bool {
 		return strings.Contains(c.out.String(), ready) || c.exited()
 	})

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/teamlead/teamlead/internal/testbin"
 )
 
@@ -586,5 +588,92 @@ func TestNodeAgentsDoorsReachTheConsole(t *testing.T) {
 	recv := tm.waitReceived("dev", "sent with the tool on box1")
 	if !strings.Contains(recv, "from: far") {
 		t.Errorf("dev received:\n%s", recv)
+	}
+}
+
+// A node's request names where the console's answer goes, and the
+// console publishes with its own user, which may write the team's
+// records: red team 14c (finding 3) had a node's password make it publish
+// into the records (as the human's), the journal, the bucket of questions
+// and other agents' subjects. The console answers only under the node's
+// inbox; any other reply subject gets nothing and is told as a refusal.
+func TestNodeDoorReplyOutsideItsInboxIsRefused(t *testing.T) {
+	tm := newTeamWith(t, "bus:\n  name: e2e\n",
+		agentDef{name: "dev", role: "developer", script: "idle\n"},
+		agentDef{name: "far", role: "reviewer", host: "box1", script: "idle\n"})
+	c := tm.start("--nats-listen", "127.0.0.1:0")
+	defer c.stop()
+	watch, err := nats.Connect(natsURLOf(t, tm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close()
+	var mu sync.Mutex
+	var landed []string
+	refusal := make(chan struct{}, 1)
+	for _, s := range []string{"teamlead.e2e.>", "$KV.>"} {
+		if _, err := watch.Subscribe(s, func(m *nats.Msg) {
+			switch {
+			case strings.HasPrefix(m.Subject, "teamlead.e2e.rec.lead.refusal."):
+				select {
+				case refusal <- struct{}{}:
+				default:
+				}
+			case strings.HasPrefix(m.Subject, "teamlead.e2e.door."):
+			case len(m.Header) == 0:
+				// The console's records, journal entries and deliveries
+				// carry headers; a door's answer has none.
+				mu.Lock()
+				landed = append(landed, m.Subject+" "+string(m.Data))
+				mu.Unlock()
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := watch.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	node, err := nats.Connect(nodeURL(t, tm, "box1"), nats.CustomInboxPrefix("_INBOX.teamlead.e2e.box1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	replies := []string{"teamlead.e2e.rec.human.send.far", "teamlead.e2e.state", "$KV.TEAMLEAD_Q_e2e.q-0001", "teamlead.e2e.deliver.dev", "teamlead.e2e.ctl.dev"}
+	for _, reply := range replies {
+		if err := node.PublishRequest("teamlead.e2e.door.box1.far", reply, []byte("{\"cmd\":\"agents\"}\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := node.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var refused []map[string]any
+	waitFor(t, 30*time.Second, "a refusal for each reply subject", func() bool {
+		refused = nil
+		for _, r := range auditJSON(t, tm, "--kind", "impersonation") {
+			if f, _ := r["fields"].(map[string]any); f["node"] == "box1" {
+				refused = append(refused, r)
+			}
+		}
+		return len(refused) == len(replies)
+	}, func() string { return tm.mustCLI("audit") })
+	for i, r := range refused {
+		if f, _ := r["fields"].(map[string]any); f["reply"] != replies[i] || r["agent"] != "far" {
+			t.Errorf("refusal %d: %v", i, r)
+		}
+	}
+	// The refusals' own records reached NATS after any answer would have.
+	select {
+	case <-refusal:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the refusal's record never reached NATS")
+	}
+	_ = watch.Flush()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(landed) > 0 {
+		t.Errorf("the console answered outside the node's inbox: %q", landed)
 	}
 }

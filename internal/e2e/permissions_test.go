@@ -197,3 +197,29 @@ func TestAgentsGetAnAbsoluteSocket(t *testing.T) {
 		t.Errorf("TEAMLEAD_SOCKET=%q, want %q", got, want)
 	}
 }
+
+// A permission request that names nothing is refused at the socket, not
+// put in the human's inbox as "no text" (red team 17b, finding 3).
+func TestEmptyPermissionRequestIsRefused(t *testing.T) {
+	work := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(work, "reply.txt")
+	script := "echo agent ready; E2E_RAW_REQUEST='{\"cmd\":\"permission\"}' " + self + " > " + out + " 2>&1; exec sleep 600"
+	tm := newTeam(t, agentDef{name: "a", dir: work, command: []string{"/bin/sh", "-c", script}})
+	c := tm.start()
+	defer c.stop()
+	var reply []byte
+	waitFor(t, 20e9, "the console's answer", func() bool {
+		reply, _ = os.ReadFile(out)
+		return strings.Contains(string(reply), "reply:")
+	})
+	if !strings.Contains(string(reply), "names what it asks for") {
+		t.Errorf("the empty request was not refused: %s", reply)
+	}
+	if inbox := tm.mustCLI("inbox"); strings.Contains(inbox, "p-1") {
+		t.Errorf("the empty request reached the inbox:\n%s", inbox)
+	}
+}

@@ -12,7 +12,8 @@ import (
 
 // A console whose store folder is lost (SIGKILL, then the folder
 // removed) while its NATS server's files survive rebuilds the store from
-// the team's stream at its next start: the audit trail, the pending
+// the team's stream at its next start (which then waits for the human to
+// accept the team's files again): the audit trail, the pending
 // question and the messages its recipient had not read yet come back;
 // those are typed once, new messages are numbered after the old ones, and
 // the stream goes on with every record once (issue 14).
@@ -78,12 +79,17 @@ idle
 	if err := os.WriteFile(filepath.Join(dir, "architect.sh"), []byte(run), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The rebuilt store has no record of what the human accepted of the
+	// team's files: the start waits for the human to look at them first.
+	refused := tm.startRefused("--nats-listen", strings.Split(url, "@")[1])
+	if !regexp.MustCompile(`rebuilt from the team's stream TEAMLEAD_e2e .*: \d+ records`).MatchString(refused) ||
+		!strings.Contains(refused, "3 pending deliveries") || !strings.Contains(refused, "teamlead config diff") {
+		t.Fatalf("the console did not say it rebuilt the store, and that the files wait for you:\n%s", refused)
+	}
+	tm.mustCLI("config", "diff")
+	tm.mustCLI("config", "accept")
 	c = tm.start("--nats-listen", strings.Split(url, "@")[1])
 	defer c.stop()
-	if !regexp.MustCompile(`rebuilt from the team's stream TEAMLEAD_e2e .*: \d+ records`).MatchString(c.out.String()) ||
-		!strings.Contains(c.out.String(), "3 pending deliveries") {
-		t.Fatalf("the console did not say it rebuilt the store:\n%s", c.out)
-	}
 
 	// The audit trail as it was, and more after it.
 	after := local()
@@ -135,5 +141,65 @@ idle
 		} else {
 			last = seq
 		}
+	}
+}
+
+// The record of teamlead's files the human accepted stays out of the
+// streams (a stream must not vouch for a policy file), so a rebuilt store
+// has none: red team 14c (finding 2) had an agent create the missing
+// permissions.yaml of a team on the built-in policy, and the console
+// rebuilt after a store loss started on it silently and allowed what it
+// listed. After a rebuild every file of the team waits for the human's
+// word, as one changed while agents ran.
+func TestRebuiltStoreWaitsForTheHumanOnTeamFiles(t *testing.T) {
+	tm := newTeamWith(t, "bus:\n  name: e2e\n", agentDef{name: "dev", role: "developer", script: "say dev ready\nidle\n"})
+	policy := filepath.Join(tm.dir, "permissions.yaml")
+	if _, err := os.Stat(policy); err == nil {
+		t.Fatal("the team has a policy file: this test needs the built-in policy")
+	}
+	c := tm.start("--nats-listen", "127.0.0.1:0")
+	url := natsURLOf(t, tm)
+	// What an agent running as the human's user could write.
+	planted := "default: ask\nrules:\n  - match: [Bash(curl:*)]\n    decide: allow\n    why: planted by an agent\n"
+	if err := os.WriteFile(policy, []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "the console to see the new policy file", func() bool {
+		return strings.Contains(c.out.String(), "permissions.yaml changed while agents run")
+	}, c.out.String)
+	waitFor(t, 20*time.Second, "every record on NATS", func() bool {
+		out, _ := tm.cli("audit", "--format", "json")
+		return len(natsRecords(t, tm, url)) == len(strings.Split(strings.TrimSpace(out), "\n"))
+	}, c.out.String)
+	c.stop()
+
+	// The store is lost; the next start rebuilds it from the stream, and
+	// waits for the human before it uses any file of the team.
+	if err := os.RemoveAll(filepath.Join(tm.state, "store")); err != nil {
+		t.Fatal(err)
+	}
+	out := tm.startRefused("--nats-listen", strings.Split(url, "@")[1])
+	if !strings.Contains(out, "rebuilt from the team's stream") || !strings.Contains(out, policy) || !strings.Contains(out, "teamlead config diff") {
+		t.Fatalf("the rebuilt console must wait for the human:\n%s", out)
+	}
+	diff := tm.mustCLI("config", "diff")
+	if !strings.Contains(diff, "+    why: planted by an agent") || !strings.Contains(diff, tm.config) || !strings.Contains(diff, "rebuilt") {
+		t.Fatalf("config diff after the rebuild:\n%s", diff)
+	}
+	// Not the human's: undone, and the files as they are now accepted.
+	if err := os.Remove(policy); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tm.cli("config", "accept"); err == nil {
+		t.Fatalf("config accept took a file not as diff showed it:\n%s", got)
+	}
+	tm.mustCLI("config", "diff")
+	if got := tm.mustCLI("config", "accept"); !strings.Contains(got, "accepted "+policy) || !strings.Contains(got, "accepted "+tm.config) {
+		t.Fatalf("config accept: %s", got)
+	}
+	c = tm.start("--nats-listen", strings.Split(url, "@")[1])
+	defer c.stop()
+	if strings.Contains(c.out.String(), "rebuilt") {
+		t.Fatalf("the store was rebuilt twice:\n%s", c.out)
 	}
 }

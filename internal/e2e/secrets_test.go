@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,147 @@ func TestNodeProtectsAConsoleStartedLater(t *testing.T) {
 	got := seen(t, tmB, node)
 	if strings.Contains(got, "WROTE") || strings.Contains(got, "nats-token") {
 		t.Fatalf("the node's agent reached a console started after the node:\n%s", got)
+	}
+}
+
+// seenIn is seen for a spy whose folder is dir.
+func seenIn(t *testing.T, dir string, explain func() string) string {
+	t.Helper()
+	for _, f := range []string{"go", "seen.txt", "done.txt"} {
+		_ = os.Remove(filepath.Join(dir, f))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "the spy to look", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "done.txt"))
+		return err == nil
+	}, explain)
+	b, _ := os.ReadFile(filepath.Join(dir, "seen.txt"))
+	return string(b)
+}
+
+// nodeFileIn writes node name's URL into a folder of its own, dir, as the
+// README says, and returns the file.
+func nodeFileIn(t *testing.T, dir, name, url string) string {
+	t.Helper()
+	file := filepath.Join(dir, name+".url")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(url+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// waitingNode starts node name with its --nats-file and waits until it
+// waits for the team's console: it has read what to hide and recorded
+// itself, and starts its agents once the console is there.
+func (tm *team) waitingNode(name, file string) *console {
+	tm.t.Helper()
+	return tm.launch("the node", "waiting for the team's console",
+		"node", "--name", name, "--nats-file", file, "--config", tm.config, "--state", filepath.Join(tm.dir, "node-"+name))
+}
+
+// Two nodes starting together each hide the other's --nats-file: the
+// second starts while the first has recorded itself and not yet started
+// its agents (it waits for the console), the order in which the first's
+// agents read the second's password (red team 14c, finding 1: the first
+// read the registry before the second was in it, and the second found
+// the first's socket not serving yet).
+func TestNodesStartedTogetherHideEachOthersFile(t *testing.T) {
+	needSandbox(t)
+	tm := newTeamWith(t, "bus:\n  name: e2e\n")
+	d1, d2 := filepath.Join(tm.dir, "spy1"), filepath.Join(tm.dir, "spy2")
+	f1, f2 := filepath.Join(tm.dir, "nats-box1", "box1.url"), filepath.Join(tm.dir, "nats-box2", "box2.url")
+	for _, d := range []string{d1, d2} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tm.write("team.yaml", []agentDef{{name: "dev", script: "idle\n"},
+		{name: "spy1", host: "box1", dir: d1, command: spyScript(f2)},
+		{name: "spy2", host: "box2", dir: d2, command: spyScript(f1)}})
+	listen := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	c := tm.start("--nats-listen", listen) // writes the nodes' URLs
+	u1, u2 := nodeURL(t, tm, "box1"), nodeURL(t, tm, "box2")
+	c.stop()
+	n1 := tm.waitingNode("box1", nodeFileIn(t, filepath.Dir(f1), "box1", u1))
+	defer n1.stop()
+	n2 := tm.waitingNode("box2", nodeFileIn(t, filepath.Dir(f2), "box2", u2))
+	defer n2.stop()
+	c = tm.start("--nats-listen", listen)
+	defer c.stop()
+	explain := func() string { return n1.out.String() + n2.out.String() + c.out.String() }
+	if got := seenIn(t, d1, explain); strings.Contains(got, "node-box2:") || strings.Contains("\n"+got, "\nbox2.url\n") {
+		t.Errorf("the first node's agent read the second node's --nats-file:\n%s", got)
+	}
+	if got := seenIn(t, d2, explain); strings.Contains(got, "node-box1:") || strings.Contains("\n"+got, "\nbox1.url\n") {
+		t.Errorf("the second node's agent read the first node's --nats-file:\n%s", got)
+	}
+}
+
+// A console started while a node is starting (recorded, its agents not
+// yet started) has its state and secrets kept from the node's agents: it
+// asks the node, whose socket serves protect before the node records
+// itself (red team 14c, finding 1, a console and a node started
+// together).
+func TestConsoleStartedWhileANodeStartsIsProtected(t *testing.T) {
+	needSandbox(t)
+	tmB := newTeamWith(t, "bus:\n  name: e2e\n", agentDef{name: "dev", script: "idle\n"})
+	tmA := newTeam(t, agentDef{name: "solo", script: "idle\n"})
+	tmA.stateHome = filepath.Join(tmB.dir, "xdg-state") // one user's consoles and nodes
+	spy := filepath.Join(tmB.dir, "spy")
+	if err := os.Mkdir(spy, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	script := "echo ready; until [ -e go ]; do sleep 0.05; done; : > seen.txt; " +
+		"if echo x > '" + filepath.Join(tmA.state, "planted") + "' 2>/dev/null; then echo WROTE-STATE >> seen.txt; fi; " +
+		"if echo x >> '" + tmA.config + "' 2>/dev/null; then echo WROTE-TEAM >> seen.txt; fi; " +
+		"ls -A '" + filepath.Join(tmA.state, "secrets") + "' >> seen.txt 2>&1; echo done > done.txt; exec sleep 600"
+	tmB.write("team.yaml", []agentDef{{name: "dev", script: "idle\n"}, {name: "far", host: "box1", dir: spy, command: []string{"/bin/sh", "-c", script}}})
+	listen := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cB := tmB.start("--nats-listen", listen)
+	url := nodeURL(t, tmB, "box1")
+	cB.stop()
+	node := tmB.waitingNode("box1", nodeFileIn(t, filepath.Join(tmB.dir, "nats-box1"), "box1", url))
+	defer node.stop()
+	cA := tmA.start("--nats-listen", "127.0.0.1:0") // its secrets hold a NATS token
+	defer cA.stop()
+	cB = tmB.start("--nats-listen", listen)
+	defer cB.stop()
+	got := seenIn(t, spy, func() string { return node.out.String() + cA.out.String() + cB.out.String() })
+	if strings.Contains(got, "WROTE") || strings.Contains(got, "nats-token") {
+		t.Fatalf("the node's agent reached a console started while the node was starting:\n%s", got)
+	}
+}
+
+// An agent cannot hold the registry's lock, which every console and node
+// takes for a moment as it starts: every sandbox hides it (the registry
+// is shown read-only, and a read-only descriptor takes a flock), so a
+// console started while the agent "holds" it starts at once.
+func TestAgentCannotHoldTheRegistryLock(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1) here")
+	}
+	tmA := newTeam(t)
+	lock := filepath.Join(tmA.dir, "xdg-state", "teamlead", "consoles", "start.lock")
+	tmA.write("team.yaml", []agentDef{{name: "holder", command: []string{"/bin/sh", "-c",
+		"flock -n '" + lock + "' sh -c 'echo took > took.txt; exec sleep 600'; echo refused > took.txt; exec sleep 600"}}})
+	cA := tmA.start()
+	defer cA.stop()
+	waitFor(t, 20*time.Second, "the agent to take the lock", func() bool {
+		b, _ := os.ReadFile(filepath.Join(tmA.dir, "took.txt"))
+		return len(b) > 0
+	}, cA.out.String)
+	tmB := newTeam(t, agentDef{name: "solo", script: "idle\n"})
+	tmB.stateHome = filepath.Join(tmA.dir, "xdg-state") // one user's consoles
+	started := time.Now()
+	cB := tmB.start()
+	defer cB.stop()
+	if d := time.Since(started); d > 10*time.Second {
+		t.Errorf("the second console took %v to start", d)
 	}
 }

@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,7 +32,11 @@ func TestAgentWorksInItsWorktree(t *testing.T) {
 	tm, repo := teamWithRepo(t)
 	// The agent reports where it runs, commits one file and leaves another
 	// uncommitted.
-	script := `pwd > "$OUT"; git branch --show-current >> "$OUT"; echo feature > feature.go; git add feature.go; ` +
+	// A restart finds the draft and only reports: it must not be written
+	// again while the test reads it.
+	script := `pwd > "$OUT"; git branch --show-current >> "$OUT"; ` +
+		`if [ -e draft.txt ]; then echo restarted >> "$OUT"; exec sleep 600; fi; ` +
+		`echo feature > feature.go; git add feature.go; ` +
 		`git commit -q -m feature; echo draft > draft.txt; ` +
 		// What of the shared git dir runs programs stays read-only (red team 9a).
 		`c=$(git rev-parse --git-common-dir); git config -f "$c/config" filter.x.smudge "touch pwned" 2>/dev/null && echo CONFIG-WRITTEN >> "$OUT"; ` +
@@ -99,6 +106,10 @@ func TestAgentWorksInItsWorktree(t *testing.T) {
 	if !strings.Contains(merged, "merged teamlead/dev into main") {
 		t.Errorf("teamlead merge:\n%s", merged)
 	}
+	// The console's audit has it, as the human's.
+	if audit := tm.mustCLI("audit", "--kind", "worktree"); !strings.Contains(audit, "merged teamlead/dev into main") || !strings.Contains(audit, "human") {
+		t.Errorf("the merge is not in the audit:\n%s", audit)
+	}
 	if _, err := os.Stat(filepath.Join(repo, "feature.go")); err != nil {
 		t.Errorf("feature.go not in the human's checkout: %v", err)
 	}
@@ -115,7 +126,7 @@ func TestAgentWorksInItsWorktree(t *testing.T) {
 	defer c.stop()
 	waitFor(t, 20*time.Second, "the agent to report again", func() bool {
 		b, _ := os.ReadFile(out)
-		return strings.Contains(string(b), "teamlead/dev")
+		return strings.Contains(string(b), "teamlead/dev\nrestarted")
 	}, func() string { return c.out.String() })
 	if d, err := os.ReadFile(filepath.Join(wantDir, "draft.txt")); err != nil || string(d) != "draft\n" {
 		t.Errorf("the draft after the restart: %q, %v", d, err)
@@ -256,6 +267,12 @@ echo done; exec sleep 600`
 	c := tm.start()
 	defer c.stop()
 	checkAttempts(t, c, out, 20, 0, 1, 19)
+	waitCommitted(t, c, repo, "teamlead/dev", "f")
+	// Its fetch went to its own remote-tracking refs (red team 14a,
+	// finding 7: it forged origin/main).
+	if out, err := exec.Command("git", "-C", repo, "rev-parse", "-q", "--verify", "refs/remotes/origin/main").CombinedOutput(); err == nil {
+		t.Errorf("the agent's fetch wrote the human's origin/main: %s", out)
+	}
 	// Its commit went to its own object folder (the console copies it,
 	// checked), and the human's objects are as they were (red team 12a,
 	// finding 2).
@@ -277,10 +294,6 @@ echo done; exec sleep 600`
 	}
 	if got := git(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); got != "main" {
 		t.Errorf("the human's HEAD: %s", got)
-	}
-	waitCopied(t, c, repo, "teamlead/dev")
-	if got := git(t, repo, "log", "-1", "--format=%s", "teamlead/dev"); got != "f" {
-		t.Errorf("the agent's own commit: %q", got)
 	}
 }
 
@@ -336,6 +349,78 @@ echo done; exec sleep 600`
 	}
 }
 
+// A running worktree agent still commits after the human's git gc packed
+// the teamlead/ refs: gc removes the folders it empties, and a folder
+// removed took the agent's writable bind with it (red team 13d, finding 5).
+func TestAgentCommitsAfterTheHumansGC(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "dev.out")
+	goOn := filepath.Join(tm.dir, "go-on")
+	script := `exec > "$OUT" 2>&1
+echo one > a.txt && git add a.txt && git commit -q -m one && echo DID: first || echo FAILED: first
+while [ ! -e "$GOON" ]; do sleep 0.1; done
+echo two > b.txt && git add b.txt && git commit -q -m two && echo DID: second || echo FAILED: second
+echo done; exec sleep 600`
+	tm.extra = "    worktree: true\n    env: {OUT: " + out + ", GOON: " + goOn + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 30*time.Second, "the first commit", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "first")
+	}, func() string { b, _ := os.ReadFile(out); return string(b) + c.out.String() })
+	waitCommitted(t, c, repo, "teamlead/dev", "one")
+	git(t, repo, "gc", "-q")
+	git(t, repo, "pack-refs", "--all", "--prune")
+	if err := os.WriteFile(goOn, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checkAttempts(t, c, out, 2, 0, 1)
+}
+
+// Each worktree agent's branch is its own: qa moves dev's branch in its
+// sandbox, and only its own copy changes; what the human merges as dev's
+// work is dev's (red team 12a, finding 7: the teamlead/ branches shared
+// one writable folder). qa still sees dev's commits on teamlead/dev.
+func TestAgentCannotMoveAnotherAgentsBranch(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "qa.out")
+	dev := `echo d > d.txt && git add d.txt && git commit -q -m d1 && exec sleep 600`
+	qa := `exec > "$OUT" 2>&1
+n=0; until [ "$(git log -1 --format=%s teamlead/dev 2>/dev/null)" = d1 ] || [ $n -ge 300 ]; do sleep 0.1; n=$((n+1)); done
+[ "$(git log -1 --format=%s teamlead/dev)" = d1 ] && echo "DID: saw dev's commit" || echo "FAILED: saw dev's commit"
+did() { if "$@" >/dev/null 2>&1; then echo "DID: $*"; else echo "FAILED: $*"; fi; }
+did sh -c 'echo q > q.txt && git add q.txt && git commit -q -m q1'
+did git update-ref refs/heads/teamlead/dev HEAD
+echo done; exec sleep 600`
+	tm.extra = "    worktree: true\n    env: {OUT: " + out + "}\n"
+	tm.write("team.yaml", []agentDef{
+		{name: "dev", dir: repo, command: []string{"/bin/sh", "-c", dev}, restart: "never\n    worktree: true"},
+		{name: "qa", dir: repo, command: []string{"/bin/sh", "-c", qa}}})
+	c := tm.start()
+	defer c.stop()
+	checkAttempts(t, c, out, 3, 0, 1, 2)
+	waitCommitted(t, c, repo, "teamlead/qa", "q1")
+	// The look that took q1 put the repository's teamlead/dev back in
+	// qa's folder.
+	copyOfDev := filepath.Join(repo, ".git", "teamlead-refs", "qa", "heads", "dev")
+	waitFor(t, 20*time.Second, "qa's copy of teamlead/dev put back", func() bool {
+		b, _ := os.ReadFile(copyOfDev)
+		return strings.TrimSpace(string(b)) == git(t, repo, "rev-parse", "teamlead/dev")
+	}, func() string { return c.out.String() })
+	if got := git(t, repo, "log", "-1", "--format=%s", "teamlead/dev"); got != "d1" {
+		t.Errorf("teamlead/dev after qa moved it: %q", got)
+	}
+	if o, err := tm.cli("merge", "dev", "--yes"); err != nil {
+		t.Fatalf("merge: %v\n%s", err, o)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "q.txt")); err == nil {
+		t.Error("qa's work was merged as dev's")
+	}
+}
+
 // A worktree agent cannot point the human's own git at a configuration of
 // its making: the files by which git finds the repository from its
 // worktree (the worktree's .git, its git dir's commondir and gitdir, and
@@ -374,7 +459,7 @@ echo done; exec sleep 600`
 	// The human looks at the agent's work with their own git, in the
 	// worktree and in the checkout.
 	wt := filepath.Join(tm.dir, "app-worktrees", "dev")
-	waitCopied(t, c, repo, "teamlead/dev")
+	waitCommitted(t, c, repo, "teamlead/dev", "f")
 	for _, dir := range []string{wt, repo} {
 		cmd := exec.Command("git", "status", "--short")
 		cmd.Dir = dir
@@ -470,12 +555,22 @@ did "rm -f .git/commondir"
 did "mv .git/commondir .git/cd.old"
 did "printf '[core]\n\tfsmonitor = $EVIL/fsmon.sh\n' >> .git/config"
 did "echo x > .git/hooks/pre-commit"
+did "printf '[core]\n\tfsmonitor = $EVIL/fsmon.sh\n' >> .git/config.worktree"
+did "git update-ref refs/replace/\$(git rev-parse HEAD) HEAD~1"
+did "git update-ref refs/remotes/origin/main HEAD"
+did "echo \$(git rev-parse HEAD) refs/replace/\$(git rev-parse HEAD) >> .git/packed-refs"
+did "git update-ref refs/heads/teamlead/dev HEAD"
 echo done; exec sleep 600`
 	tm.extra = "    env: {OUT: " + out + ", REPO: " + repo + ", EVIL: " + evil + ", RAN: " + ran + "}\n"
 	tm.write("team.yaml", []agentDef{{name: "docs", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 6, 0)
+	checkAttempts(t, c, out, 11, 0)
+	// Its commit reaches the human's git once the console copied it.
+	waitCommitted(t, c, repo, "main", "f")
+	// config.worktree counts once the human turns on worktree configs
+	// (git sparse-checkout init does).
+	git(t, repo, "config", "extensions.worktreeConfig", "true")
 	cmd := exec.Command("git", "status", "--short")
 	cmd.Dir = repo
 	if o, err := cmd.CombinedOutput(); err != nil {
@@ -516,32 +611,83 @@ echo done; exec sleep 600`, out, gd)
 	checkAttempts(t, c, out, 5, 4)
 }
 
+// An agent working in the checkout itself writes its objects to a folder
+// of its own, the checkout's read-only behind them, and the console copies
+// its commits, checked, within seconds: red team 14a (finding 1) swapped
+// the content behind a blob id between teamlead diff and teamlead merge.
+func TestCheckoutAgentWritesObjectsOfItsOwn(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "co.out")
+	readme := git(t, repo, "rev-parse", "HEAD:README")
+	script := `exec > "$OUT" 2>&1
+did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1"; }
+did "echo x > f.txt && git add f.txt && git commit -q -m co1"
+did "git cat-file -e $BLOB"
+did "chmod u+w .git/objects/info/main/$OBJ; echo x > .git/objects/info/main/$OBJ"
+did "echo x > .git/objects/info/main/pack/evil.pack"
+did "echo /elsewhere > .git/objects/info/alternates"
+did "mkdir -p .git/teamlead-objects/evil"
+echo done; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + ", BLOB: " + readme + ", OBJ: " + readme[:2] + "/" + readme[2:] + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "co", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	checkAttempts(t, c, out, 6, 0, 1)
+	waitCommitted(t, c, repo, "main", "co1")
+	if got := git(t, repo, "cat-file", "-p", readme); got != "app" {
+		t.Errorf("the human's README blob reads %q", got)
+	}
+	if o, err := exec.Command("git", "-C", repo, "fsck", "--no-progress", "--no-dangling").CombinedOutput(); err != nil || len(o) > 0 {
+		t.Errorf("git fsck: %v\n%s", err, o)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "teamlead-objects", "@checkout-co", readme[:2])); err == nil {
+		t.Logf("the agent's folder has objects of %s's fan-out (its own)", readme[:2])
+	}
+}
+
 // A submodule an agent working in the checkout makes, leading to a git
-// folder of its own, is told in Activity: the human's git status would run
-// its configuration (red team 13d, finding 1).
+// folder of its own (or a git folder made in place), is told in Activity:
+// the human's git status would run its configuration (red team 13d,
+// finding 1); so are a file it changed and hid from git status, and a
+// rebase todo it left that runs a command.
 func TestForeignSubmoduleIsTold(t *testing.T) {
 	needSandbox(t)
 	tm, repo := teamWithRepo(t)
 	evil := filepath.Join(tm.dir, "evilgd")
 	script := `git init -q sm && (cd sm && echo x > f && git add f && git commit -q -m s) && mv sm/.git "$EVIL" &&
 echo "gitdir: $EVIL" > sm/.git && git update-index --add --cacheinfo "160000,$(git --git-dir="$EVIL" rev-parse HEAD),sm"
+git init -q own && (cd own && echo x > f && git add f && git commit -q -m o) && git update-index --add --cacheinfo "160000,$(git -C own rev-parse HEAD),own"
+echo 'touch pwned' >> README && git update-index --assume-unchanged README
+mkdir -p .git/rebase-merge && printf 'pick 1234567 x\nexec make\n' > .git/rebase-merge/git-rebase-todo
+printf '.gitignore\nGNUmakefile\n' > .gitignore && printf 'all:\n\ttouch pwned\n' > GNUmakefile
+sleep 1; git update-ref refs/heads/release "$(git commit-tree 'HEAD^{tree}' -p HEAD -m forged)"
 exec sleep 600`
 	tm.extra = "    env: {EVIL: " + evil + "}\n"
+	git(t, repo, "branch", "release")
 	tm.write("team.yaml", []agentDef{{name: "docs", dir: repo, command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
 	waitFor(t, 30*time.Second, "the submodule told", func() bool {
-		return strings.Contains(c.out.String(), "submodule sm → "+evil+" lies outside the repository's .git/modules")
+		o := c.out.String()
+		return strings.Contains(o, "submodule sm → "+evil+" lies outside the repository's .git/modules") &&
+			strings.Contains(o, "submodule own → "+filepath.Join(repo, "own", ".git")+" lies outside") &&
+			strings.Contains(o, "file README is marked assume-unchanged or skip-worktree") &&
+			strings.Contains(o, "a rebase is in progress, its todo runs 1 command") &&
+			strings.Contains(o, "file GNUmakefile in the checkout of "+repo+" is ignored by git") &&
+			strings.Contains(o, "refs/heads/release in the checkout of "+repo+" moved from")
 	}, func() string { return c.out.String() })
 }
 
-// waitCopied waits until the console has copied what the agent committed
-// on rev into the repository's own objects (it does as it looks at the
-// worktree, every few seconds): before, the human's git cannot read it.
-func waitCopied(t *testing.T, c *console, repo, rev string) {
+// waitCommitted waits until the repository's branch holds the agent's
+// commit whose subject is subject: the console takes it from the agent's
+// own folders of refs and objects, copied and checked, as it looks at the
+// worktree (every few seconds); before, the human's git does not see it.
+func waitCommitted(t *testing.T, c *console, repo, branch, subject string) {
 	t.Helper()
-	waitFor(t, 20*time.Second, rev+" copied into the repository", func() bool {
-		return exec.Command("git", "-C", repo, "cat-file", "-e", rev+"^{commit}").Run() == nil
+	waitFor(t, 20*time.Second, branch+" at the agent's commit "+subject, func() bool {
+		out, err := exec.Command("git", "-C", repo, "log", "-1", "--format=%s", branch).Output()
+		return err == nil && strings.TrimSpace(string(out)) == subject
 	}, func() string { return c.out.String() })
 }
 
@@ -564,4 +710,94 @@ func checkAttempts(t *testing.T, c *console, out string, n int, done ...int) {
 			t.Errorf("attempt %d, want done=%v: %s", i+1, want, l)
 		}
 	}
+}
+
+// A file an agent in the checkout changed, whose index entry it wrote
+// back to the old content's id with the new file's stat (git status then
+// says the checkout is clean, and make runs the change), is told in
+// Activity (red team 14d, finding 2). The forgery is made here, as the
+// agent would make it.
+func TestForgedIndexIsTold(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	if err := os.WriteFile(filepath.Join(repo, "Makefile"), []byte("all:\n\ttrue\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", "Makefile")
+	git(t, repo, "commit", "-q", "-m", "make")
+	old := git(t, repo, "rev-parse", "HEAD:Makefile")
+	tm.write("team.yaml", []agentDef{{name: "co", dir: repo, command: []string{"/bin/sh", "-c", "exec sleep 600"}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 20*time.Second, "co running", func() bool { return strings.Contains(c.out.String(), "co running") }, c.out.String)
+	mk := filepath.Join(repo, "Makefile")
+	if err := os.WriteFile(mk, []byte("all:\n\ttouch pwned\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(mk, past, past); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", "Makefile")
+	index := filepath.Join(repo, ".git", "index")
+	b, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, _ := hex.DecodeString(git(t, repo, "rev-parse", ":Makefile"))
+	to, _ := hex.DecodeString(old)
+	body := bytes.Replace(b[:len(b)-sha1.Size], from, to, 1)
+	sum := sha1.Sum(body)
+	if err := os.WriteFile(index, append(body, sum[:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, repo, "status", "--porcelain"); got != "" {
+		t.Fatalf("git status after the forgery: %q", got)
+	}
+	waitFor(t, 20*time.Second, "the forged entry told", func() bool {
+		return strings.Contains(c.out.String(), "file Makefile in the checkout of "+repo+" is not what your index says")
+	}, c.out.String)
+}
+
+// What an agent working in the checkout does to the human's git is told:
+// a new tag and branch, a MERGE_MSG left for the human's next commit; and
+// each commit of its the console copies is recorded with its name (red
+// team 16a, finding 9).
+func TestCheckoutAgentsRefsStateAndCommitsAreTold(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	out := filepath.Join(tm.dir, "co.out")
+	script := `exec > "$OUT" 2>&1; sleep 2
+git tag v9.9; git branch release
+echo x > f.txt; git add f.txt; git -c user.name=human -c user.email=h@example.com commit -q -m 'agent work'
+echo 'agent says' > .git/MERGE_MSG
+echo done; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "co", dir: repo, command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	for _, want := range []string{"refs/tags/v9.9 in the checkout of " + repo + " appeared while agents ran",
+		"refs/heads/release in the checkout of " + repo + " appeared while agents ran",
+		filepath.Join(repo, ".git", "MERGE_MSG") + " appeared while agents ran"} {
+		waitFor(t, 30*time.Second, want, func() bool { return strings.Contains(c.out.String(), want) },
+			func() string { b, _ := os.ReadFile(out); return string(b) + c.out.String() })
+	}
+	waitFor(t, 20*time.Second, "the agent's commit recorded", func() bool {
+		o, _ := tm.cli("audit", "--kind", "worktree", "--format", "json")
+		return strings.Contains(o, "in the checkout of "+repo+": agent work") && strings.Contains(o, `"agent":"co"`)
+	}, func() string { o, _ := tm.cli("audit", "--kind", "worktree"); return o })
+}
+
+// A folder with a .git of its own below a worktree agent's top is told
+// (red team 16a, finding 10: its core.fsmonitor ran at the human's git
+// status there).
+func TestNestedGitInAWorktreeIsTold(t *testing.T) {
+	needSandbox(t)
+	tm, repo := teamWithRepo(t)
+	tm.extra = "    worktree: true\n"
+	tm.write("team.yaml", []agentDef{{name: "wt", dir: repo, command: []string{"/bin/sh", "-c", "git init -q docs; exec sleep 600"}}})
+	c := tm.start()
+	defer c.stop()
+	want := filepath.Join(tm.dir, "app-worktrees", "wt", "docs") + " in agent wt's worktree holds a .git of its own"
+	waitFor(t, 30*time.Second, "the nested .git told", func() bool { return strings.Contains(c.out.String(), want) }, c.out.String)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/consult"
+	"github.com/teamlead/teamlead/internal/guard"
 	"github.com/teamlead/teamlead/internal/launch"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/progress"
@@ -33,6 +34,7 @@ import (
 	"github.com/teamlead/teamlead/internal/readmodel"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/tasks"
+	"github.com/teamlead/teamlead/internal/textsafe"
 )
 
 // ErrStopped is returned by requests made after the engine stopped.
@@ -103,6 +105,12 @@ type Engine struct {
 	// since this one started (ProtectMore).
 	moreMu      sync.Mutex
 	moreProtect []string
+	// startMu is held by Start while it fills sinks and starts each agent,
+	// and by ProtectMore while it takes the agents to ask: a protect that
+	// arrives while the console starts (its socket serves protect before
+	// its agents start) reaches each agent in its spec or through its
+	// ProtectMore, and the map is not read while it is filled.
+	startMu sync.Mutex
 	// linked are the protected files whose second name the human was
 	// warned of (sink.Guarded): once each, not once per agent.
 	linkedMu sync.Mutex
@@ -263,6 +271,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the agents' usage: %w", err)
 	}
+	e.startMu.Lock()
 	for _, a := range e.opts.Team.Agents {
 		s := newSink(e, a)
 		// A conversation resumed is read from its start again: what the
@@ -270,10 +279,21 @@ func (e *Engine) Start(ctx context.Context) error {
 		s.spend.priorPath, s.spend.prior = seen[a.Name].Path, seen[a.Name].Tokens
 		e.sinks[a.Name] = s
 	}
+	e.startMu.Unlock()
 	if err := e.loadSessions(); err != nil {
 		return fmt.Errorf("reading the agents' conversations: %w", err)
 	}
-	go e.watchWorktrees()
+	e.watchWorktrees()
+	// The progress files are read before any agent starts: what is found
+	// then is the last run's (offered for resumption), and what an agent
+	// writes from its first moment is this run's (handed over). Read after
+	// the agents had started, a file the first agent wrote as the others
+	// were still starting was taken for the last run's, and its next step
+	// never handed over.
+	if err := e.watchProgress(); err != nil && e.opts.OnError != nil {
+		e.opts.OnError(fmt.Errorf("watching progress files: %w", err))
+	}
+	go e.watchHome(newHomeLook(guard.StartupMissing(), guard.HomeTold()))
 	go e.watchBudgets()
 	if e.opts.History != "" {
 		go e.saveHistory()
@@ -293,7 +313,9 @@ func (e *Engine) Start(ctx context.Context) error {
 			continue
 		}
 		e.launch.Prepare(a)
+		e.startMu.Lock()
 		s.started(agents.Start(e.spec(a, s), s))
+		e.startMu.Unlock()
 		if s.watches() {
 			go s.scanLoop()
 		}
@@ -321,8 +343,8 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.dispatch(d)
 	}
 	e.updateBlocked()
-	if err := e.watchProgress(); err != nil && e.opts.OnError != nil {
-		e.opts.OnError(fmt.Errorf("watching progress files: %w", err))
+	if afterAgentsStart != nil {
+		afterAgentsStart()
 	}
 	if err := e.watchQueries(); err != nil && e.opts.OnError != nil {
 		e.opts.OnError(fmt.Errorf("watching query files: %w", err))
@@ -330,6 +352,10 @@ func (e *Engine) Start(ctx context.Context) error {
 	go e.loop(ctx)
 	return nil
 }
+
+// afterAgentsStart, when set (by tests), runs in Start once every agent
+// has been started.
+var afterAgentsStart func()
 
 // Done is closed when the engine has stopped and every agent is gone.
 func (e *Engine) Done() <-chan struct{} { return e.done }
@@ -849,6 +875,17 @@ func (e *Engine) Answer(id, text string) error {
 
 // Drop closes inbox item or question id without answering it (the human
 // gives it up: its asker is gone, say). Nothing is typed into anyone.
+// Merged records that the human merged agent's branch into their
+// checkout (teamlead merge), with what text says, in the audit.
+func (e *Engine) Merged(agent, text string) error {
+	if _, ok := e.sinks[agent]; !ok {
+		return fmt.Errorf("no agent named %q", agent)
+	}
+	e.record(store.Record{Kind: wire.KindWorktree, Subject: "agent." + agent + ".merge", Agent: agent, From: "human",
+		Body: textsafe.Line(text), Fields: map[string]string{"action": "merge"}}, nil, nil)
+	return nil
+}
+
 func (e *Engine) Drop(id, reason string) error {
 	return e.do(func(now time.Time) (lead.Output, error) { return e.lead.Drop(id, reason, now) })
 }

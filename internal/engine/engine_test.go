@@ -34,7 +34,13 @@ type running struct {
 // loads it, and starts an engine on a fresh store in a temporary folder.
 func startEngine(t *testing.T, extra string, as ...testAgent) *running {
 	t.Helper()
-	dir := t.TempDir()
+	return startEngineIn(t, t.TempDir(), extra, as...)
+}
+
+// startEngineIn is startEngine with the team (its file, its agents'
+// folder) in dir.
+func startEngineIn(t *testing.T, dir, extra string, as ...testAgent) *running {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString("agents:\n")
 	for _, a := range as {
@@ -126,7 +132,7 @@ func (r *running) waitRecords(kind wire.Kind, what string, cond func([]store.Rec
 		if time.Now().After(deadline) {
 			var lines []string
 			for _, rec := range r.records("") {
-				lines = append(lines, fmt.Sprintf("%s %s %s %s %q", rec.Kind, rec.Agent, rec.MsgID, rec.Reason, rec.Body))
+				lines = append(lines, fmt.Sprintf("%s %s %s %s %q %v", rec.Kind, rec.Agent, rec.MsgID, rec.Reason, rec.Body, rec.Fields))
 			}
 			r.t.Fatalf("timed out waiting for %s; records:\n%s", what, strings.Join(lines, "\n"))
 		}

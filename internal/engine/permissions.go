@@ -88,7 +88,22 @@ func (e *Engine) env(agent string) permit.Env {
 	if e.opts.Team != nil {
 		own = e.opts.Team.OwnFiles()
 	}
-	return permit.Env{Workdir: e.perm.workdir[agent], Home: e.perm.home, FS: permit.OSFS{Isolate: e.isolate}, Protected: own}
+	return permit.Env{Workdir: e.perm.workdir[agent], Home: e.perm.home, FS: permit.OSFS{Isolate: e.isolate}, Protected: own,
+		GoModCache: permit.GoModCacheOf(os.Getenv), Environ: e.agentEnviron(agent)}
+}
+
+// agentEnviron is the environment the agent's programs start with: the
+// console's and its entry's (nil for an agent the team does not name).
+func (e *Engine) agentEnviron(agent string) []string {
+	if e.opts.Team == nil || e.launch == nil {
+		return nil
+	}
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == agent {
+			return agents.Environ(e.launch.Env(a))
+		}
+	}
+	return nil
 }
 
 // afterPermissions carries out what a committed batch decided: keys

@@ -94,7 +94,7 @@ func (e *Engine) othersProgress(name string) []string {
 		if agent == name || remote[agent] {
 			continue
 		}
-		if real, err := fsutil.Within(dirs[agent], filepath.Dir(file)); err == nil && os.MkdirAll(real, 0o755) == nil &&
+		if real, err := fsutil.Within(dirs[agent], filepath.Dir(file)); err == nil && makeProgressFolder(real) == nil &&
 			!inWorktree[agent] {
 			if f, err := os.OpenFile(filepath.Join(real, filepath.Base(file)), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644); err == nil {
 				f.Close()
@@ -103,4 +103,27 @@ func (e *Engine) othersProgress(name string) []string {
 		out = append(out, file)
 	}
 	return out
+}
+
+// makeProgressFolder makes the folder of a progress file (.claude/state)
+// when missing, with a .gitignore that ignores all it holds: otherwise
+// git status shows the folder teamlead made, ?? .claude/, and what an
+// agent adds beside it (a .claude/settings.json whose hooks the human's
+// claude runs) hides behind that line (red team 16a, finding 8). What is
+// added outside the folder shows as before.
+func makeProgressFolder(dir string) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
+	if err == nil {
+		_, err = f.WriteString("# made by teamlead with this folder: the progress files are not the project's\n*\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }

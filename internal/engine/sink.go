@@ -315,6 +315,12 @@ func (s *sink) Guarded(agent, what, path, detail string) {
 		if !warned {
 			s.e.Warn(fmt.Sprintf("%s has another name an agent may write (seen in %s's sandbox): %s", path, agent, detail))
 		}
+	case "connect", "send":
+		// A connection, or a datagram, to a server of the human's
+		// (agents/connectguard_linux.go, sendguard_linux.go).
+		s.e.Impersonation(agent, what+" to "+path, "refused: "+detail, map[string]string{"socket": path})
+	case "unhidden":
+		s.e.Warn(fmt.Sprintf("%s's sandbox could not hide %s, a socket of yours that appeared after it started: %s (it is hidden at the agent's next start)", agent, path, detail))
 	default:
 		s.e.Warn(fmt.Sprintf("%s's sandbox could not make %s read-only again: %s", agent, path, detail))
 	}

@@ -61,16 +61,23 @@ type protector interface {
 // secrets before it writes them (red team 9a, finding 5). It returns
 // once every running sandbox has done it, with what could not be.
 func (e *Engine) ProtectMore(protect, hide []string) error {
+	e.startMu.Lock()
 	e.moreMu.Lock()
 	e.moreProtect = append(e.moreProtect, protect...)
 	e.moreMu.Unlock()
 	agents.KeepSecret(hide...) // hidden in every sandbox started from now on (an agent on a node too, when it can)
-	var errs []error
+	// The agents started so far; those started after have it in their spec.
+	started := map[string]protector{}
 	for name, s := range e.sinks {
 		if p, ok := s.runner().(protector); ok {
-			if err := p.ProtectMore(protect, hide); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			}
+			started[name] = p
+		}
+	}
+	e.startMu.Unlock()
+	var errs []error
+	for name, p := range started {
+		if err := p.ProtectMore(protect, hide); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
 	}
 	return errors.Join(errs...)

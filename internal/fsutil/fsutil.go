@@ -169,3 +169,16 @@ func ReadRegular(path string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
+
+// ReadHead reads at most the first n bytes of path, a regular file
+// (OpenRegular, with flags: syscall.O_NOFOLLOW, say). For the files the
+// console reads where an agent writes: a sparse file of gigabytes, or a
+// link to /dev/zero, would otherwise fill the console's memory.
+func ReadHead(path string, n int64, flags ...int) ([]byte, error) {
+	f, err := OpenRegular(path, flags...)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
+}

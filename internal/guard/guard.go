@@ -46,6 +46,10 @@ type File struct {
 	Content string `json:"content,omitempty"`
 	Cut     bool   `json:"cut,omitempty"` // Content holds only the first maxKept bytes
 	Err     string `json:"err,omitempty"` // why it could not be read
+	// Unknown: nothing is known of the file's accepted content (the store
+	// was rebuilt from the streams, which do not carry it): no content is
+	// the same, a missing file's neither.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Snapshot is the files by their cleaned absolute paths.
@@ -96,7 +100,9 @@ func (l *limited) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (f File) same(o File) bool { return f.Missing == o.Missing && f.Hash == o.Hash }
+func (f File) same(o File) bool {
+	return !f.Unknown && !o.Unknown && f.Missing == o.Missing && f.Hash == o.Hash
+}
 
 // State is what the store keeps between consoles.
 type State struct {
@@ -147,6 +153,36 @@ func (s State) NotAsShown(now Snapshot, paths ...string) []string {
 // metaKey is where the store keeps the State.
 const metaKey = "guard/state"
 
+// Forgotten is the State of a store rebuilt from the team's streams: the
+// human's acceptance of paths did not come back with it (a stream must
+// not vouch for a policy file), so every one of them waits for the human,
+// whatever it holds, as one changed while agents ran (red team 14c,
+// finding 2: a rebuilt console started on a permissions.yaml an agent
+// had made).
+func Forgotten(paths []string) State {
+	s := State{Accepted: Snapshot{}}
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			s.Accepted[abs] = File{Unknown: true}
+		}
+	}
+	return s
+}
+
+// Meta is s as the store keeps it, for a commit of the caller's (a
+// rebuild writes it with its last step, so no rebuilt store is ever
+// without it).
+func (s State) Meta() (map[string]string, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{metaKey: string(b)}, nil
+}
+
+// Forgot reports whether path's accepted content was lost with the store.
+func (s State) Forgot(path string) bool { return s.Accepted[path].Unknown }
+
 // Load returns the State of st; found is false before any console ran.
 func Load(st *store.Store) (s State, found bool, err error) {
 	v, ok, err := st.Meta(metaKey)
@@ -161,11 +197,11 @@ func Load(st *store.Store) (s State, found bool, err error) {
 
 // Save writes s to st.
 func Save(st *store.Store, s State) error {
-	b, err := json.Marshal(s)
+	meta, err := s.Meta()
 	if err != nil {
 		return err
 	}
-	return st.Commit(&store.Batch{Meta: map[string]string{metaKey: string(b)}})
+	return st.Commit(&store.Batch{Meta: meta})
 }
 
 // Unaccepted returns the files of now that need the human's word before a
@@ -192,7 +228,7 @@ func (s State) Unaccepted(now Snapshot, strict bool) []string {
 		// whenever it appeared: a sandbox protects only files that exist,
 		// so an agent (of another console, or a program doctor probed)
 		// could have made it while no console of this team ran.
-		if _, seen := s.Changed[p]; seen || s.Running || acc.Missing && !f.Missing {
+		if _, seen := s.Changed[p]; seen || s.Running || acc.Unknown || acc.Missing && !f.Missing {
 			out = append(out, p)
 		}
 	}
@@ -222,6 +258,9 @@ func (s State) Diff(path string, f File) string {
 		return fmt.Sprintf("%s: cannot be read now: %s\n", path, f.Err)
 	}
 	label := func(x File, what string) string {
+		if x.Unknown {
+			return "/dev/null (" + what + ": nothing on record, the store was rebuilt)"
+		}
 		if x.Missing {
 			return "/dev/null (" + what + ": no file)"
 		}

@@ -44,6 +44,11 @@ type Options struct {
 	State string
 	// Warn receives what the node's operator should know.
 	Warn func(string)
+	// Enter, when set, records the node in the registry (control.Enter)
+	// once its socket serves protect, before it waits for the console and
+	// starts its agents; it returns more paths they keep read-only. Its
+	// error stops the node.
+	Enter func() ([]string, error)
 }
 
 // maxChunk bounds one output event.
@@ -63,30 +68,16 @@ func Run(ctx context.Context, o Options) error {
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
-	// The console makes the link: a node started first waits for it.
 	var n *natsbus.Node
-	for told := false; ; {
-		var err error
-		if n, err = natsbus.OpenNode(ctx, o.Conn, o.TeamName, o.Name, o.Epoch); err == nil {
-			break
-		}
-		if !told {
-			o.Warn(fmt.Sprintf("waiting for the team's console: %v", err))
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(2 * time.Second):
-		}
-	}
-	rep := &reporter{n: n}
+	var linked sync.Mutex // n, once the console made the link
 	var names []string
 	var running []*local
 	var runMu sync.Mutex
 	var more []string // protected since the node started (the door's protect)
 	var socket string
 	if o.State != "" {
+		// Serving protect before the node records itself: a console or
+		// node that reads the record asks it (control.Enter).
 		door, err := control.ListenDoor(o.State, func(sid int) string {
 			runMu.Lock()
 			defer runMu.Unlock()
@@ -96,7 +87,15 @@ func Run(ctx context.Context, o Options) error {
 				}
 			}
 			return ""
-		}, func(agent string, req []byte) ([]byte, error) { return n.Door(ctx, agent, req) }, func(protect, hide []string) error {
+		}, func(agent string, req []byte) ([]byte, error) {
+			linked.Lock()
+			link := n
+			linked.Unlock()
+			if link == nil {
+				return nil, errors.New("the node is not linked to the team's console yet")
+			}
+			return link.Door(ctx, agent, req)
+		}, func(protect, hide []string) error {
 			// As a console does (engine.ProtectMore): in every sandbox of
 			// the node's agents, running now or started later.
 			agents.KeepSecret(hide...)
@@ -117,6 +116,33 @@ func Run(ctx context.Context, o Options) error {
 		defer door.Close()
 		socket = door.Path()
 	}
+	if o.Enter != nil {
+		more, err := o.Enter()
+		if err != nil {
+			return err
+		}
+		o.Protect = append(append([]string(nil), o.Protect...), more...)
+	}
+	// The console makes the link: a node started first waits for it.
+	for told := false; ; {
+		link, err := natsbus.OpenNode(ctx, o.Conn, o.TeamName, o.Name, o.Epoch)
+		if err == nil {
+			linked.Lock()
+			n = link
+			linked.Unlock()
+			break
+		}
+		if !told {
+			o.Warn(fmt.Sprintf("waiting for the team's console: %v", err))
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(2 * time.Second):
+		}
+	}
+	rep := &reporter{n: n}
 	// Its agents get the doors they would have on the console's machine:
 	// their primer, hooks and teamlead's tools, through the node's socket.
 	launcher := &launch.Launcher{Team: o.Team, Socket: socket, Warn: o.Warn, OnError: func(err error) { o.Warn(err.Error()) }}

@@ -40,6 +40,10 @@ type bashCheck struct {
 	// its environment as variables, so a later make sees them.
 	assigns []Word
 	senv    scriptEnv // what the script puts into its commands' environment
+	// loops are the words each for loop's variable takes in turn.
+	loops map[string][]Word
+	// all are the request's commands, control lines and assignments too.
+	all []Command
 }
 
 func (p *Policy) checkBash(a Action, agent string, env Env) Decision {
@@ -119,6 +123,14 @@ func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
 func (b *bashCheck) noteAssigns(c Command) {
 	b.senv.note(c, lookThrough(c))
 	b.assigns = append(b.assigns, c.Assigns...)
+	b.all = append(b.all, c)
+	if c.Control && len(c.Assigns) == 1 {
+		if b.loops == nil {
+			b.loops = map[string][]Word{}
+		}
+		n, _, _ := strings.Cut(c.Assigns[0].Value, "=")
+		b.loops[n] = c.Loop
+	}
 	for _, a := range c.Args {
 		if isAssignment(a.Raw) {
 			b.assigns = append(b.assigns, a)
@@ -277,13 +289,30 @@ func (b *bashCheck) asEdit(d Decision, written []string) Decision {
 // or a relative word when a cd may have left the workdir, counts as
 // outside.
 func (b *bashCheck) pathsInside(pt part) bool {
-	if pt.view.extraArgs || pt.view.chdir || pt.view.opaque {
+	if pt.view.chdir || pt.view.opaque {
 		return false
 	}
+	if pt.view.extraArgs {
+		if _, ok := b.pipedListing(pt); !ok || feedsWriter(pt.view) {
+			return false // xargs appends words known only when it runs, unless a safe lister prints them to a reader
+		}
+	}
 	relOK := pt.cwds.allInside()
+	if !relOK && listsCwd(pt.view) {
+		return false // cd && find: the implicit . is the home folder
+	}
+	follow := b.env.FS != nil && followsLinks(pt.view)
 	words := allWords(pt.cmd)
 	if len(pt.cmd.Args) > 0 {
 		words = append(append([]Word{}, pt.cmd.Assigns...), pt.cmd.Args[1:]...)
+		if textOnly[cmdName(pt.cmd.Args[0])] && textOnly[pt.view.name] {
+			words = append([]Word{}, pt.cmd.Assigns...) // echo "$(date)": text, not paths
+			for _, a := range pt.cmd.Args[1:] {
+				if a.Glob {
+					words = append(words, a) // echo ../*: the shell lists that folder (red team 16b, finding 6)
+				}
+			}
+		}
 		for _, r := range pt.cmd.Redirects {
 			if r.Op != "<<" && r.Op != "<<-" && r.Op != "<<<" && !(r.Op == ">&" || r.Op == "<&") {
 				words = append(words, r.Target)
@@ -298,12 +327,25 @@ func (b *bashCheck) pathsInside(pt part) bool {
 			takesMessage = true
 		}
 	}
+	var bound []Word
 	for _, w := range words {
+		if lw, ok := b.loopWords(w, pt.cwds); ok && w.Dynamic {
+			bound = append(bound, lw...) // for f in *.go: $f is one of the glob's matches
+		} else {
+			bound = append(bound, w)
+		}
+	}
+	for _, w := range bound {
 		if takesMessage && textValue(w.Value, &message) {
 			continue // a commit or tag message is text, not a path: git commit -m "$(cat <<EOF ...)"
 		}
-		if w.Dynamic {
+		if w.Dynamic && !w.ProcSubst && !b.listedWord(w, pt.cwds) {
 			return false
+		}
+		if w.Dynamic || w.ProcSubst {
+			// $(git ls-files): names under its roots, looked at (listedWord);
+			// diff <(sort a) <(sort b): a pipe, its command judged as a part
+			continue
 		}
 		v := w.Value
 		if isAssignment(w.Raw) || strings.HasPrefix(v, "-") {
@@ -326,10 +368,37 @@ func (b *bashCheck) pathsInside(pt part) bool {
 			if !b.env.inside(a) && !isSafeDevice(a) {
 				return false
 			}
+			if follow {
+				if _, out := b.env.linkOutside(a, maxLinkWalk); out {
+					return false // grep -R follows a link under a out of the folder
+				}
+			}
 		}
 	}
 	return true
 }
+
+// cwdListers read the folder they run in when given no operand: after a
+// bare cd (the home folder) or cd - (not known), cd && find listed ~/.ssh
+// (red team 16b, finding 5).
+var cwdListers = setOf("ls", "dir", "vdir", "du", "find", "tree", "rg", "ag", "fd", "fdfind", "exa", "eza", "lsd")
+
+// listsCwd reports a cwdLister given options only.
+func listsCwd(v view) bool {
+	if !cwdListers[v.name] {
+		return false
+	}
+	for _, a := range v.args {
+		if a.Dynamic || !strings.HasPrefix(a.Value, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// textOnly are commands whose arguments are text they print, never files
+// they open.
+var textOnly = setOf("echo", "printf")
 
 // textValue reports a word that is git's -m/--message option or its value;
 // next carries "the value comes in the next word" between calls.

@@ -106,6 +106,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		}
 	}
 	hs = append(hs, b.envHits(pt)...)
+	hs = append(hs, b.envValueHits(pt)...)
 	hs = append(hs, b.extractHits(pt)...)
 	hs = append(hs, inlineCodeHits(v, cwds, env)...)
 	hs = append(hs, b.recursiveHits(pt)...)
@@ -118,6 +119,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, gitURLHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitSecretHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitHistoryHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, gitMessageHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitNoIndexHits(parseGit(v.args), cwds, env, b.hasNetwork)...)
 	}
 	if v.name == "make" || v.name == "gmake" || v.name == "bmake" {
@@ -129,6 +131,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	}
 	hs = append(hs, manifestHits(v, cwds, env)...)
 	hs = append(hs, outsideCodeHits(v, cwds, env)...)
+	hs = append(hs, indirectHits(pt, cwds, env)...)
 	if v.name == "go" {
 		for _, d := range targetsOutside(optionFiles(v.args, []string{"-C"}), cwds, env, false) {
 			hs = append(hs, hit{id: FloorCodeExec, detail: "go -C " + d + " builds and runs the code of a folder outside the working directory"})
@@ -139,6 +142,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	if v.name == "git" {
 		hs = append(hs, gitStageHits(parseGit(v.args), cwds, env)...)
 		hs = append(hs, gitScopeStageHits(parseGit(v.args), cwds, env)...)
+		hs = append(hs, b.commitShownHits(parseGit(v.args), cwds)...)
 	}
 	if v.name == "npx" || v.name == "pnpx" || v.name == "bunx" {
 		hs = append(hs, npxHits(v, cwds, env)...)
@@ -170,6 +174,12 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 // sent off the machine when the compound command uses the network.
 func (b *bashCheck) credentialHits(pt part) []hit {
 	words := append(allWords(pt.cmd), pt.view.reads...)
+	if metadataOnly(pt) {
+		words = append(append([]Word{}, pt.cmd.Assigns...), pt.view.reads...)
+		for _, r := range pt.cmd.Redirects {
+			words = append(words, r.Target)
+		}
+	}
 	read := readers[pt.view.name] || pt.view.name == "git" && gitPrintsFiles[parseGit(pt.view.args).sub]
 	for _, w := range append(words, pt.view.writes...) {
 		if p, ok := credentialInRead(w, pt.cwds, read); ok {
@@ -180,6 +190,55 @@ func (b *bashCheck) credentialHits(pt part) []hit {
 		}
 	}
 	return nil
+}
+
+// metadataOpts are the options of commands that print what the file
+// system says of their operands (size, counts, type), never a line of
+// them, and for each option whether the next word is its value. An
+// option not listed (wc --files0-from, file -m MAGIC, du -X FILE read a
+// file) keeps every word judged. cmp is not among them: the place of the
+// first difference against a file the agent writes tells the secret a
+// byte at a time.
+var metadataOpts = map[string]map[string]bool{
+	"stat": {"-L": false, "--dereference": false, "-f": false, "--file-system": false, "-t": false, "--terse": false,
+		"-c": true, "--format": true, "--printf": true},
+	"wc": {"-c": false, "-l": false, "-w": false, "-m": false, "-L": false, "--bytes": false, "--lines": false,
+		"--words": false, "--chars": false, "--max-line-length": false},
+	"du": {"-b": false, "-h": false, "-s": false, "-a": false, "-c": false, "-k": false, "-m": false, "-L": false,
+		"--apparent-size": false, "--bytes": false, "--human-readable": false, "--summarize": false, "--total": false,
+		"-d": true, "--max-depth": true},
+	"file": {"-b": false, "-i": false, "-L": false, "-h": false, "-k": false, "--brief": false, "--mime": false,
+		"--mime-type": false, "--mime-encoding": false, "--dereference": false, "--no-dereference": false},
+}
+
+// metadataOnly reports a part that runs one of those commands as written
+// (no wrapper) with only the options listed: its operands are not read.
+func metadataOnly(pt part) bool {
+	known, ok := metadataOpts[pt.view.name]
+	if !ok || len(pt.cmd.Args) == 0 || cmdName(pt.cmd.Args[0]) != pt.view.name {
+		return false
+	}
+	for i := 1; i < len(pt.cmd.Args); i++ {
+		a := pt.cmd.Args[i]
+		if a.Dynamic {
+			return false
+		}
+		if a.Value == "--" {
+			break
+		}
+		if !strings.HasPrefix(a.Value, "-") || a.Value == "-" {
+			continue
+		}
+		name, _, eq := strings.Cut(a.Value, "=")
+		takes, listed := known[name]
+		if !listed {
+			return false
+		}
+		if takes && !eq {
+			i++ // stat -c '%s %n': a format, not a file
+		}
+	}
+	return true
 }
 
 // gitPrintsFiles are git's subcommands that print (or stage, for a diff

@@ -1,6 +1,7 @@
 package permit
 
 import (
+	"path"
 	"strings"
 )
 
@@ -140,6 +141,8 @@ func gitMatchArgs(args []Word) []Word {
 		v := args[i].Value
 		switch {
 		case v == "--no-pager" || v == "-P":
+		case v == "-C" && i+1 < len(args) && !args[i+1].Dynamic && path.Clean(args[i+1].Value) == ".":
+			i++ // git -C . status is git status here (red team 16b)
 		case v == "-c" && i+1 < len(args) && !args[i+1].Dynamic && safeGitKey(strings.SplitN(args[i+1].Value, "=", 2)[0]):
 			i++
 		default:

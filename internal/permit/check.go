@@ -79,9 +79,12 @@ func (p *Policy) checkPath(a Action, agent string, env Env) Decision {
 		}
 		if isCredential(s.abs) || isCredential(arg) {
 			hits = append(hits, hit{id: FloorEditCredentials, detail: a.Tool + " of " + shown})
+		} else if why, secret := env.editSecret(s.abs); known && secret {
+			hits = append(hits, hit{id: FloorEditCredentials, detail: a.Tool + " of " + shown + why})
 		}
 		if known {
 			hits = append(hits, env.protectedHit(s.abs, a.Tool)...)
+			hits = append(hits, env.hardLinkHit(s.abs, a.Tool)...)
 			if env.strictlyInside(s.abs) {
 				hits = append(hits, env.dependencyHit(s.abs, a.Tool)...)
 			}

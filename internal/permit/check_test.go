@@ -36,7 +36,7 @@ func TestCompoundCommands(t *testing.T) {
 		{`go test ./... || curl https://x.example/fail`, Deny, 2, "Bash(curl:*)"},
 		{`git push && curl https://x.example`, Deny, 2, "Bash(curl:*)"},
 		{`echo $(whoami)`, Ask, 2, "default"},
-		{"echo `go vet ./...`", Ask, 2, "default"}, // echo's argument is computed: not provably inside
+		{"echo `go vet ./...`", Allow, 2, "Bash(echo:*)"}, // echo prints its computed argument: it names no file (red team 14b)
 		{`cd sub && go test ./...`, Allow, 2, "Bash(cd:*)"},
 		{`cd /etc && cat passwd`, Ask, 2, "default"},
 		{`(cd sub; ls) && echo done`, Allow, 3, "Bash(cd:*)"},

@@ -87,10 +87,7 @@ func TestPolicyVsClaudeCodeTable(t *testing.T) {
 			per[r.class] = c
 			order = append(order, r.class)
 		}
-		e := env
-		if r.cwd != "" {
-			e.Cwd = env.Workdir + "/" + r.cwd
-		}
+		e := rowEnv(env, r)
 		tl := p.Check(r.action, "dev", e).Decide == Allow
 		cc := claudeCodeAllows(p, e, r.action)
 		c.rows++

@@ -158,7 +158,7 @@ var outputOpts = map[string][]string{
 	"eslint": {"-o", "--output-file", "--cache-location", "--suppressions-location"}, "jest": {"--outputFile", "--coverageDirectory", "--cacheDirectory"},
 	"vitest": {"--outputFile", "--json?", "--coverage.reportsDirectory", "--cache.dir", "--attachmentsDir",
 		"--outputFile.json", "--outputFile.junit", "--outputFile.html", "--outputFile.blob", "--outputFile.tap", "--outputFile.tap-flat"},
-	"prettier": {"--cache-location"},
+	"prettier": {"--cache-location"}, "npm": {"--logs-dir", "--cache"}, // red team 16b, finding 9
 	"tsc": {"--outFile", "--outDir", "--out", "--declarationDir", "--tsBuildInfoFile", "--generateCpuProfile",
 		"--generateTrace"},
 	"tree": {"-o"}, "find": {"-fprint", "-fprint0", "-fprintf", "-fls"},

@@ -191,7 +191,10 @@ var jsCodeOpts = []string{"--config", "-c", "--globalSetup", "--globalTeardown",
 	"--reporter", "--testEnvironment", "--env", "--environment", "--snapshotResolver", "--watchPlugins",
 	"--preset", "--rulesdir", "--plugin", "--resolve-plugins-relative-to", "--parser", "--require", "-r",
 	"--loader", "--import", "--experimental-loader", "--node-options", "--script-shell", "--userconfig",
-	"--globalconfig", "--dir", "--setup", "--globalSetupFile", "--config-loader", "--configLoader"}
+	"--globalconfig", "--dir", "--setup", "--globalSetupFile", "--config-loader", "--configLoader",
+	// red team 16b: pnpm's hooks files, yarn's rc file (which names the
+	// yarn that runs), the scripts of a workspace root above the folder
+	"--pnpmfile", "--global-pnpmfile", "--use-yarnrc", "--workspace-root"}
 
 // jsRunners are the commands those options are looked for in.
 var jsRunners = map[string]bool{"npm": true, "npx": true, "pnpm": true, "pnpx": true, "yarn": true, "bun": true,
@@ -351,6 +354,12 @@ func jsTool(name string, args []string) (string, []string) {
 	return name, nil
 }
 
+// jsCheckFlag reports prettier's -c among its own arguments (from start):
+// --check there, not a configuration (red team 14b: npx prettier -c .).
+func jsCheckFlag(tool string, args []string, i, start int) bool {
+	return tool == "prettier" && i >= start && args[i] == "-c"
+}
+
 // yarnCommands are yarn's own commands (yarn jest runs a binary instead).
 var yarnCommands = setOf("add", "install", "remove", "run", "test", "build", "lint", "init", "info", "why", "upgrade",
 	"list", "link", "unlink", "publish", "pack", "config", "cache", "global", "workspace", "workspaces", "dlx", "exec",
@@ -476,12 +485,12 @@ func execHits(c Command, v view) []hit {
 			add("cargo … -- " + c)
 		}
 	case jsRunners[v.name]:
+		tool, targs := jsTool(v.name, args)
 		for i := range args {
-			if o, ok := jsOptIn(args, i, jsCodeOpts); ok {
+			if o, ok := jsOptIn(args, i, jsCodeOpts); ok && !jsCheckFlag(tool, args, i, len(args)-len(targs)) {
 				add(v.name + " " + o + " loads a module, plugin or configuration that runs code")
 			}
 		}
-		tool, targs := jsTool(v.name, args)
 		for i, a := range targs {
 			if a == "--" {
 				break

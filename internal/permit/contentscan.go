@@ -41,6 +41,9 @@ func (e Env) walkSecret(abs string, b *scanBudget) (why string, ok, over bool) {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
 		return "", false, false
 	}
+	if multiLinked(fi) && !inPackageDir(real) {
+		return hardLinkRead, true, false
+	}
 	if b != nil {
 		if b.left -= fi.Size(); b.left < 0 {
 			return " (the files there are too large to look through for keys and tokens)", true, true

@@ -16,11 +16,12 @@ import (
 type corpusRow struct {
 	line   int
 	class  string
-	want   string // allow, ask (not allowed) or deny
-	floor  bool   // ask!: not allowed even by a policy that allows every tool
-	cwd    string // folder of the workdir the row runs from
-	action string // with the placeholders replaced
-	raw    string // as written
+	want   string   // allow, ask (not allowed) or deny
+	floor  bool     // ask!: not allowed even by a policy that allows every tool
+	cwd    string   // folder of the workdir the row runs from
+	vars   []string // NAME=VALUE the row adds to the agent's environment
+	action string   // with the placeholders replaced
+	raw    string   // as written
 }
 
 // corpusFixture builds the folders the corpus names, with real files and
@@ -182,6 +183,16 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		home + "/.ssh/id_rsa":   "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",
 	}
+	more, moreLinks := round14bFiles(wd, home, out)
+	for p, body := range more {
+		files[p] = body
+	}
+	for p, body := range round16bFiles(wd, home, out) {
+		files[p] = body
+	}
+	for p, body := range round14bSecretFiles(wd, home, out) {
+		files[p] = body
+	}
 	for p, body := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -193,18 +204,29 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 	links := map[string]string{wd + "/link": "/etc/shadow", wd + "/outlink": out, wd + "/inlink": "src",
 		wd + "/keylink": home + "/.ssh/id_rsa", wd + "/c19/lnk": out + "/k19", wd + "/c19/loop": "..", wd + "/cfglink": ".git/config",
 		wd + "/a/b/c/d/m": "../../../../src", wd + "/cg/lib/k.h": home + "/.aws/credentials", wd + "/homelink": home, wd + "/plink": "/etc/passwd"}
+	for l, target := range moreLinks {
+		links[l] = target
+	}
 	for l, target := range links {
+		if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.Symlink(target, l); err != nil {
 			t.Fatal(err)
 		}
 	}
+	round14bLinks(t, wd, out)
 	hist := corpusHistory{OSFS{}, map[string][]string{
-		wd + "/.git": {"src/main.go", "README.md", "go.mod", ".env.example"}, wd + "/hist/.git": {"src/app.go", ".env.production"},
+		"messages:" + wd + "/msg/.git": {"a commit message or note"}, "messages:" + wd + "/tagmsg/.git": {"a tag message"},
+		"secrets:" + wd + "/stsh/.git": {"config.go"},
+		wd + "/.git":                   {"src/main.go", "README.md", "go.mod", ".env.example"}, wd + "/hist/.git": {"src/app.go", ".env.production"},
 		"pending:" + wd: {"src/new.go"}, "pending:" + wd + "/hist": {"src/app.go", ".env"},
 		wd + "/c13/.git": {"README.md", "settings.py", "d/notes.txt"}, "secrets:" + wd + "/c13/.git": {"settings.py"},
 		"pending:" + wd + "/c13": {"README.md", "settings.py", "d/notes.txt", "docs/a.md", "conf/server.txt"},
 		"staged:" + wd + "/c13":  {"conf/server.txt"}}}
-	env = Env{Workdir: wd, Home: home, FS: hist, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"}}
+	env = Env{Workdir: wd, Home: home, FS: hist, Protected: []string{home + "/.config/teamlead/team.yaml", wd + "/ops/myteam.yaml"},
+		Environ: []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "GOPATH=" + home + "/go", "GOENV=off",
+			"GOPROXY=https://proxy.golang.org,direct", "TERM=xterm-256color"}}
 	return env, strings.NewReplacer("%WD%", wd, "%HOME%", home, "%OUT%", out, "⏎", "\n")
 }
 
@@ -245,13 +267,14 @@ func readCorpus(t testing.TB, file string, repl *strings.Replacer) []corpusRow {
 			continue
 		}
 		head, action, ok := strings.Cut(line, " ")
+		head, vars, _ := strings.Cut(head, ";")
 		want, cwd, _ := strings.Cut(head, "@")
 		floor := strings.HasSuffix(want, "!")
 		want = strings.TrimSuffix(want, "!")
 		if !ok || (want != "allow" && want != "ask" && want != "deny") || class == "" {
 			t.Fatalf("%s:%d: write `allow|ask|deny[@dir] ACTION` under a [class] line, not %q", file, n, line)
 		}
-		rows = append(rows, corpusRow{line: n, class: class, want: want, floor: floor && want == "ask", cwd: cwd, action: repl.Replace(action), raw: action})
+		rows = append(rows, corpusRow{line: n, class: class, want: want, floor: floor && want == "ask", cwd: cwd, action: repl.Replace(action), raw: action, vars: splitVars(repl.Replace(vars))})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -259,11 +282,28 @@ func readCorpus(t testing.TB, file string, repl *strings.Replacer) []corpusRow {
 	return rows
 }
 
-// corpusOutcome checks one row and reports whether it got its decision.
-func corpusOutcome(p *Policy, env Env, r corpusRow) (Decision, bool) {
+// splitVars splits a row's ;NAME=VALUE;NAME=VALUE.
+func splitVars(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ";")
+}
+
+// rowEnv is the environment a row runs in: its folder, its variables.
+func rowEnv(env Env, r corpusRow) Env {
 	if r.cwd != "" {
 		env.Cwd = filepath.Join(env.Workdir, r.cwd)
 	}
+	if len(r.vars) > 0 {
+		env.Environ = append(append([]string{}, env.Environ...), r.vars...)
+	}
+	return env
+}
+
+// corpusOutcome checks one row and reports whether it got its decision.
+func corpusOutcome(p *Policy, env Env, r corpusRow) (Decision, bool) {
+	env = rowEnv(env, r)
 	d := p.Check(r.action, "dev", env)
 	switch r.want {
 	case "allow":
@@ -330,6 +370,14 @@ func (h corpusHistory) Pending(dir string, tracked bool, scope []string) ([]stri
 // (none unless the fixture says).
 func (h corpusHistory) HistorySecrets(gitDir string) ([]string, error) {
 	return h.m["secrets:"+gitDir], nil
+}
+
+// HistoryMessages: which message holds a key or token (none unless the fixture says).
+func (h corpusHistory) HistoryMessages(gitDir string) (string, error) {
+	if m := h.m["messages:"+gitDir]; len(m) > 0 {
+		return m[0], nil
+	}
+	return "", nil
 }
 
 // StagedSecrets: the staged paths holding one (none unless the fixture says).

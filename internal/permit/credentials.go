@@ -144,6 +144,9 @@ func isCredential(p string) bool {
 	if credentialFiles[base] || secretName(base) || dotlessCredentials[base] || credentialNamed(base) {
 		return true
 	}
+	if base == "settings-security.xml" || base == "settings.xml" && strings.Contains(p, "/.m2/") {
+		return true // Maven's server passwords and master password (red team 16b, finding 7)
+	}
 	if base == "gradle.properties" && strings.Contains(p, "/.gradle/") {
 		return true // ~/.gradle/gradle.properties: signing and repository passwords (the project's own is judged by content)
 	}
@@ -262,6 +265,21 @@ const readScan = 16 << 20
 // printed: secretFile, a token's shape anywhere in its first readScan
 // bytes, or a file larger than that. why says which.
 func (e Env) readSecret(abs string) (why string, ok bool) {
+	return e.heldSecret(abs, true)
+}
+
+// editSecret reports a file found to hold a credential, by name or
+// content, which Edit and Write would change as they would .env (red team
+// 16b, finding 8: Edit(db.ini) was allowed while cat db.ini asked). A
+// hard link and a large file are not reasons here: writing them is judged
+// on its own (hardLinkHit), and a large one is looked at up to readScan.
+func (e Env) editSecret(abs string) (why string, ok bool) {
+	return e.heldSecret(abs, false)
+}
+
+// heldSecret is readSecret; strict also counts a hard link (another
+// name's content) and a file too large to look through.
+func (e Env) heldSecret(abs string, strict bool) (why string, ok bool) {
 	if e.secretFile(abs) {
 		return "", true
 	}
@@ -273,7 +291,10 @@ func (e Env) readSecret(abs string) (why string, ok bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", false
 	}
-	if fi.Size() > readScan {
+	if strict && multiLinked(fi) && !inPackageDir(real) {
+		return hardLinkRead, true
+	}
+	if strict && fi.Size() > readScan {
 		return " (" + itoa(int(fi.Size()>>20)) + " MiB: too large to look through for keys and tokens)", true
 	}
 	body, err := e.readHead(real, readScan)
@@ -467,6 +488,16 @@ func gitSecretHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	for _, d := range cwds.dirs {
 		if cfg, ok := env.repoConfig(d); ok && env.gitConfigSecret(cfg) {
 			return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " prints " + cfg + ", which holds a credential (a token in a remote URL or a header)"}}
+		}
+	}
+	// the environment's own settings: a CI's extraheader in GIT_CONFIG_VALUE_0
+	// (red team 14b, finding 10)
+	if env.FS != nil {
+		switch why, found, known := env.gitEnvConfigSecret(); {
+		case found:
+			return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " prints what " + why}}
+		case !known:
+			return []hit{{id: FloorCredentialRead, detail: "git " + g.sub + " prints settings the agent's environment may give git (GIT_CONFIG_*), which is not known here"}}
 		}
 	}
 	// git reads the user's and the system's files too, and rewrites remote

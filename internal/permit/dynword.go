@@ -234,6 +234,9 @@ func (b *bashCheck) dynamicRead(pt part) (hit, bool) {
 		if !a.Dynamic || strings.HasPrefix(a.Value, "<(") || strings.HasPrefix(a.Value, "$((") {
 			continue // a process substitution is a pipe, its command judged on its own
 		}
+		if b.listedWord(a, pt.cwds) {
+			continue // $(git ls-files '*.go'): names looked at, none a credential (lister16b.go)
+		}
 		val, skip := a.Value, 0
 		for _, h := range []string{"$HOME/", "${HOME}/", "$PWD/", "${PWD}/"} {
 			if strings.HasPrefix(val, h) {

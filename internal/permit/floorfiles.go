@@ -322,6 +322,9 @@ func writeHits(w Word, cwds cwdSet, env Env, by string) []hit {
 			if hs := env.dependencyHit(a, by); hs != nil {
 				return hs
 			}
+			if hs := env.hardLinkHit(a, by); hs != nil {
+				return hs
+			}
 			continue
 		case isSystemPath(a):
 			return []hit{{id: FloorWriteSystem, detail: by + " writes " + describePath(w, a)}}

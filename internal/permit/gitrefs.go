@@ -21,6 +21,8 @@ func gitSwitchHits(v view, cwds cwdSet, env Env) []hit {
 		return gitBranchHits(g, v, cwds, env)
 	case "push":
 		return gitPushHereHits(g, v, cwds, env)
+	case "reset":
+		return gitKeepHits(g, v, cwds, env)
 	case "checkout", "switch":
 	default:
 		return nil
@@ -61,6 +63,22 @@ func gitSwitchHits(v view, cwds cwdSet, env Env) []hit {
 		}
 		return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " " + joinValues(g.args) + " writes the whole tree of " + what +
 			", which is not known to be a local branch: files the project did not write (agent and editor settings, CI, hooks, links out of the folder) land unseen, and untracked ignored files such as .env in its way are overwritten"}}
+	}
+	if ok {
+		return ignoredOverwriteHits(g, refs, dirs, env)
+	}
+	return nil
+}
+
+// gitKeepHits: git reset --keep REV writes REV's tree over the work tree
+// as a checkout does, ignored files in its way too.
+func gitKeepHits(g gitInfo, v view, cwds cwdSet, env Env) []hit {
+	ops, opts := operands(g.args)
+	if !hasLong(opts, "--keep") || len(ops) == 0 || ops[0].Value == "--" {
+		return nil
+	}
+	if dirs, ok := gitStartDirs(v.args, cwds, env); ok {
+		return ignoredOverwriteHits(g, ops[:1], dirs, env)
 	}
 	return nil
 }
@@ -208,6 +226,9 @@ func gitBringHits(g gitInfo, v view, cwds cwdSet, env Env) []hit {
 		}
 		return []hit{{id: FloorProtectedFile, detail: "git " + g.sub + " " + joinValues(g.args) + " brings in the tree of " + r.Raw +
 			", which is not a local branch: files the project did not write (agent and editor settings, CI, hooks) land unseen"}}
+	}
+	if ok && g.sub != "worktree" {
+		return ignoredOverwriteHits(g, refs, dirs, env)
 	}
 	return nil
 }

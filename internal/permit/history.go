@@ -3,13 +3,17 @@ package permit
 import (
 	"context"
 	"crypto/sha256"
-	"github.com/teamlead/teamlead/internal/worktree"
+	"io"
 	"os"
 	"os/exec"
 	"path"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/teamlead/teamlead/internal/fsutil"
+	"github.com/teamlead/teamlead/internal/worktree"
 )
 
 // A secret committed once stays in the repository's history after the
@@ -19,7 +23,8 @@ import (
 // name: .env.production, secrets.yaml, id_rsa …); git cat-file --batch…
 // and git grep of a revision always ask. git log, git log --oneline, git
 // show --stat, git diff of the working tree and git diff --cached, which
-// print no old content, stay allowed everywhere.
+// print no old content, stay allowed unless a message holds a token
+// (history14b.go).
 
 // historyLister is an FS that can list the files a repository's history
 // ever added (OSFS runs git, bounded; see historyNames).
@@ -128,18 +133,35 @@ func runGit(isolate func(*exec.Cmd), gitDir, workTree string, args ...string) (s
 }
 
 // refsFingerprint sums what moves when history changes: HEAD, packed-refs,
-// the loose refs and the size of the reflogs (bounded walk).
+// the loose refs and the size of the reflogs (bounded walk). It runs in the
+// console with no time limit, in a git folder an agent may have made: no
+// file is read through a link (its target is summed), nor a FIFO (which
+// held the policy, and every permission request behind it), nor past
+// 64 MiB (a link to /dev/zero would fill the console's memory).
 func refsFingerprint(gitDir string) [32]byte {
 	h := sha256.New()
-	for _, f := range []string{"HEAD", "packed-refs", "logs/HEAD"} {
-		if b, err := os.ReadFile(path.Join(gitDir, f)); err == nil {
-			h.Write([]byte(f))
-			if f == "logs/HEAD" {
-				h.Write([]byte(itoa(len(b))))
-			} else {
-				h.Write(b)
+	sum := func(p string) {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return
+		}
+		h.Write([]byte(p))
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			to, _ := os.Readlink(p)
+			h.Write([]byte("->" + to))
+		case fi.Mode().IsRegular():
+			h.Write([]byte(itoa(int(fi.Size()))))
+			if f, err := fsutil.OpenRegular(p, syscall.O_NOFOLLOW); err == nil {
+				_, _ = io.Copy(h, io.LimitReader(f, 64<<20))
+				f.Close()
 			}
 		}
+	}
+	sum(path.Join(gitDir, "HEAD"))
+	sum(path.Join(gitDir, "packed-refs"))
+	if fi, err := os.Lstat(path.Join(gitDir, "logs/HEAD")); err == nil {
+		h.Write([]byte("logs/HEAD" + itoa(int(fi.Size()))))
 	}
 	n := 0
 	var walk func(d string)
@@ -155,9 +177,8 @@ func refsFingerprint(gitDir string) [32]byte {
 			p := path.Join(d, e.Name())
 			if e.IsDir() {
 				walk(p)
-			} else if b, err := os.ReadFile(p); err == nil {
-				h.Write([]byte(p))
-				h.Write(b)
+			} else {
+				sum(p)
 			}
 		}
 	}
@@ -207,6 +228,9 @@ var (
 // gitHistoryHits: git commands that print old content of the repository
 // (see above).
 func gitHistoryHits(g gitInfo, cwds cwdSet, env Env) []hit {
+	if hs := objectIDHits(g, cwds, env); hs != nil {
+		return hs
+	}
 	ops, opts := operands(g.args)
 	paths, pathsGiven := gitPathspec(g.args)
 	always := func(why string) []hit {
@@ -216,6 +240,13 @@ func gitHistoryHits(g gitInfo, cwds cwdSet, env Env) []hit {
 	switch g.sub {
 	case "log", "whatchanged", "reflog":
 		content = hasShort(opts, gitContentShort) || hasLong(opts, gitContentLong...) || g.sub == "whatchanged" && hasShort(opts, "p")
+	case "stash":
+		// stash list -p and stash show -p print the stashes' changes
+		// (red team 14b, finding 8)
+		if len(ops) == 0 || ops[0].Value != "list" && ops[0].Value != "show" {
+			return nil
+		}
+		content = hasShort(opts, gitContentShort) || hasLong(opts, gitContentLong...)
 	case "show":
 		summary := hasShort(opts, "s") || hasLong(opts, gitSummaryOpts...) && !hasShort(opts, "p") && !hasLong(opts, "--patch")
 		if hasLong(opts, "--oneline", "--format", "--pretty") && !hasLong(opts, "--no-patch", "--stat", "--name-only", "--name-status", "--shortstat", "--numstat") && !hasShort(opts, "s") {
@@ -242,10 +273,7 @@ func gitHistoryHits(g gitInfo, cwds cwdSet, env Env) []hit {
 		if hs := diffContentHits(g, ops, opts, cwds, env); hs != nil {
 			return hs
 		}
-		for _, o := range ops {
-			if o.Value == "--" {
-				break
-			}
+		for _, o := range beforeDashDash(g.args) {
 			if strings.Contains(o.Value, ":") || pathExists(o, cwds, env) {
 				continue // REV:path is judged as a path; a file is the working tree's
 			}
@@ -477,6 +505,21 @@ func diffContentHits(g gitInfo, ops []Word, opts []string, cwds cwdSet, env Env)
 	return nil
 }
 
+// beforeDashDash are a git command's operands before --: what follows is
+// a pathspec, never a revision (git diff -- '*.go' is the work tree's).
+func beforeDashDash(args []Word) []Word {
+	var out []Word
+	for _, a := range args {
+		if a.Value == "--" {
+			break
+		}
+		if !strings.HasPrefix(a.Value, "-") || a.Dynamic {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // gitPathspecPattern reports a pathspec git expands itself: a glob
 // (git add '*.env' stages .env, quoted so that the shell leaves it) or
 // magic (:/, :(glob)…).
@@ -561,6 +604,14 @@ func gitScopeStageHits(g gitInfo, cwds cwdSet, env Env) []hit {
 			return nil
 		}
 		scope, tracked = []string{"."}, true
+	case "stash":
+		// git stash records the changes as commits, which stash list -p and
+		// show stash@{0} print: staging, as commit -a is (red team 14b, finding 8)
+		if len(ops) > 0 && ops[0].Value != "push" && ops[0].Value != "save" && ops[0].Value != "--" {
+			return nil
+		}
+		scope = []string{"."}
+		tracked = !hasShort(opts, "ua") && !hasLong(opts, "--include-untracked", "--all")
 	default:
 		return nil
 	}
@@ -621,9 +672,12 @@ var historySecretCache struct {
 	m map[string]historyEntry
 }
 
-// HistorySecrets runs git log --all --reflog -p -U0 (same guards and
+// HistorySecrets runs git log --all --reflog -p --cc -U0 (same guards and
 // time limit as HistoryNames: no pager, external diff, textconv) and
-// scans the lines each commit adds, per file, for keys and tokens; cached
+// scans the lines each commit adds, per file, for keys and tokens; --cc
+// adds what a merge brings that none of its parents has: a stash's
+// work-tree commit is a merge of HEAD and the index (red team 14b,
+// finding 8: git stash list -p printed a token git diff asked for); cached
 // until a ref or the reflog moves. A history too long to read in the
 // time limit, or larger than maxPatchScan, is an error (the caller asks).
 func (o OSFS) HistorySecrets(gitDir string) ([]string, error) {
@@ -634,7 +688,7 @@ func (o OSFS) HistorySecrets(gitDir string) ([]string, error) {
 		return e.names, nil
 	}
 	historySecretCache.Unlock()
-	out, err := runGit(o.Isolate, gitDir, "", "log", "--all", "--reflog", "-p", "-U0", "--format=", "--no-renames",
+	out, err := runGit(o.Isolate, gitDir, "", "log", "--all", "--reflog", "-p", "--cc", "-U0", "--format=", "--no-renames",
 		"--no-ext-diff", "--no-textconv", "--no-color")
 	if err != nil {
 		return nil, err
@@ -668,11 +722,15 @@ func (o OSFS) StagedSecrets(gitDir, workTree string) ([]string, error) {
 
 // patchSecrets returns the files of a patch whose added lines, taken
 // together per file and commit, hold a key or token (a literal binary
-// patch is taken as holding one: its lines are encoded).
+// patch is taken as holding one: its lines are encoded). A combined diff
+// (a merge's --cc: a stash's work-tree commit, an evil merge) has a column
+// per parent: a line is added when a column says + and none says -. The
+// --- and +++ lines are the header's only before a file's first hunk.
 func patchSecrets(patch string) []string {
 	var out []string
 	seen := map[string]bool{}
 	file := ""
+	header, cols := false, 1
 	var added strings.Builder
 	flush := func() {
 		if file != "" && added.Len() > 0 && !seen[file] {
@@ -686,22 +744,25 @@ func patchSecrets(patch string) []string {
 	}
 	for _, l := range strings.Split(patch, "\n") {
 		switch {
-		case strings.HasPrefix(l, "diff --git "):
+		case strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "diff --cc ") || strings.HasPrefix(l, "diff --combined "):
 			flush()
-			file = ""
-		case strings.HasPrefix(l, "+++ "):
+			file, header, cols = "", true, 1
+		case header && strings.HasPrefix(l, "+++ "):
 			file = unquoteGitPath(strings.TrimPrefix(l, "+++ "))
 			file = strings.TrimPrefix(file, "b/")
 			if file == "/dev/null" {
 				file = ""
 			}
-		case strings.HasPrefix(l, "GIT binary patch"):
+		case strings.HasPrefix(l, "@@"):
+			header = false
+			cols = max(1, len(l)-len(strings.TrimLeft(l, "@"))-1) // @@@ is two parents
+		case header && strings.HasPrefix(l, "GIT binary patch"):
 			if file != "" && !seen[file] {
 				seen[file] = true
 				out = append(out, file)
 			}
-		case strings.HasPrefix(l, "+"):
-			added.WriteString(l[1:])
+		case !header && len(l) >= cols && strings.Contains(l[:cols], "+") && !strings.Contains(l[:cols], "-"):
+			added.WriteString(l[cols:])
 			added.WriteByte('\n')
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestHistoryOnARealRepository: on a repository where .env.production
@@ -119,5 +121,46 @@ func gitIn(t *testing.T, dir string, args ...string) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// The policy sums the repository's refs to know when its history changed,
+// in the console and with no time limit: a FIFO an agent put among them
+// (or for a reflog) held every permission request behind it, and a link
+// to /dev/zero would fill the console's memory. git itself is bounded
+// (historyTimeout).
+func TestHistoryFingerprintWaitsOnNoFIFO(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "init", "-q", ".")
+	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	gitDir := filepath.Join(dir, ".git")
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(fifo, filepath.Join(gitDir, "refs", "heads", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(gitDir, "refs", "tags", "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(gitDir, "logs", "HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(gitDir, "logs", "HEAD"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan [32]byte, 1)
+	go func() { done <- refsFingerprint(gitDir) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the policy waits on a FIFO an agent put among the refs")
 	}
 }

@@ -106,6 +106,9 @@ func cargoHits(file, dir, body string, env Env) []hit {
 	if _, err := toml.Decode(body, &doc); err != nil {
 		return []hit{{id: FloorCodeExec, detail: file + " is not TOML the policy can read (" + firstLine(err.Error()) + "): what cargo fetches and builds from it is unknown"}}
 	}
+	if hs := cargoWorkspaceHits(file, dir, doc, env); hs != nil {
+		return hs
+	}
 	var hs []hit
 	var walk func(key string, v any)
 	walk = func(key string, v any) {
@@ -142,6 +145,28 @@ func cargoHits(file, dir, body string, env Env) []hit {
 	}
 	walk("", doc)
 	return hs
+}
+
+// cargoWorkspaceHits judges a workspace's members and default members:
+// cargo builds each (and runs its build.rs), so a glob or link among them
+// that reaches outside the working directory builds code nobody here
+// wrote (red team 14b, finding 4: members = ["../outside/evilcrate"]).
+func cargoWorkspaceHits(file, dir string, doc map[string]any, env Env) []hit {
+	ws, _ := doc["workspace"].(map[string]any)
+	for _, key := range []string{"members", "default-members"} {
+		list, _ := ws[key].([]any)
+		for _, m := range list {
+			s, ok := m.(string)
+			if !ok {
+				continue
+			}
+			if out, ok := globOutside(env, dir, s); ok {
+				return []hit{{id: FloorCodeExec, detail: file + " names the workspace member " + s + ", which reaches " + out +
+					", outside the working directory: cargo builds it and runs its build script as the project's"}}
+			}
+		}
+	}
+	return nil
 }
 
 // goModHits judges the module paths a go.mod makes go fetch (require,

@@ -79,6 +79,18 @@ func outsideCodeHits(v view, cwds cwdSet, env Env) []hit {
 // its path-like operands, not flag values, not a program's arguments
 // after go run's package or after go test's -args.
 func goTargets(args []Word) []Word {
+	var out []Word
+	for _, a := range goOperands(args) {
+		if pathLike(a.Value) || strings.HasSuffix(a.Value, ".go") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// goOperands are a go command line's operands (packages, patterns,
+// files), with goTargets' limits.
+func goOperands(args []Word) []Word {
 	i := 0
 	for i < len(args) && strings.HasPrefix(args[i].Value, "-") {
 		if args[i].Value == "-C" {
@@ -110,9 +122,7 @@ func goTargets(args []Word) []Word {
 			}
 			continue
 		}
-		if pathLike(a.Value) || strings.HasSuffix(a.Value, ".go") {
-			out = append(out, a)
-		}
+		out = append(out, a)
 		if sub == "run" && !strings.HasSuffix(a.Value, ".go") {
 			break // the package; what follows is the program's
 		}

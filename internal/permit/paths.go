@@ -1,6 +1,7 @@
 package permit
 
 import (
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -19,6 +20,16 @@ type Env struct {
 	// consultations and presets files, its state folder): writing them is
 	// editing what steers the agents.
 	Protected []string
+
+	// GoModCache is the go command's module cache (GoModCacheOf);
+	// empty means $HOME/go/pkg/mod.
+	GoModCache string
+
+	// Environ is the agent's environment as its programs start with it
+	// (KEY=VALUE; the console's plus its agent entry's): what prints a
+	// variable is judged by its value, and cd by its CDPATH. nil means
+	// unknown: only variables of harmless names are printed unasked.
+	Environ []string
 }
 
 func (e Env) clean() Env {
@@ -128,6 +139,13 @@ func (s cwdSet) with(cmds []Command) cwdSet {
 		default:
 			var next []string
 			for _, d := range s.dirs {
+				if to, handled, unknown := cdpathTarget(*target, d, env); unknown {
+					s.unknown = true
+					break
+				} else if handled {
+					next = append(next, to) // CDPATH=/elsewhere: cd lib may leave the folder
+					continue
+				}
 				abs, ok := resolveWord(*target, d, env)
 				if !ok {
 					s.unknown = true
@@ -232,6 +250,9 @@ static:
 		v = dir + "/" + v
 	}
 	if !w.Glob {
+		if c := path.Clean(v); isSafeDevice(c) {
+			return []string{c}, true // the command's own output: /dev/stderr links to the policy's (red team 16b)
+		}
 		return []string{env.realPath(v)}, true
 	}
 	// The directory before the first segment with a glob character.
@@ -243,11 +264,58 @@ static:
 			if strings.HasPrefix(seg, ".") || strings.HasPrefix(seg, "[") || strings.HasPrefix(seg, "?") {
 				out = append(out, path.Dir(base)) // .* may match ..
 			}
+			if env.FS != nil {
+				// And what it finds, each followed to where it leads: cat ./*
+				// reads what a link among them names, outside too.
+				found, all := expandGlobAll(env, "/", v, maxPathGlob)
+				if !all {
+					return nil, false
+				}
+				out = append(out, found...)
+			}
 			return out, true
 		}
 	}
 	return []string{env.realPath(v)}, true
 }
+
+// maxLinkWalk bounds the entries linkOutside looks through.
+const maxLinkWalk = 50000
+
+// linkOutside returns a symbolic link under dir (dir itself too) that
+// leads out of the working directory, for a walk that follows links
+// (grep -R, find -L); a tree with more than max entries counts as having
+// one. Links to folders inside are walked into where they lead.
+func (e Env) linkOutside(dir string, max int) (string, bool) {
+	walked := map[string]bool{dir: true}
+	var found string
+	complete := walkTree(e, dir, max, func(full string, ent fs.DirEntry) (string, bool) {
+		if ent.Type()&fs.ModeSymlink == 0 {
+			if ent.IsDir() {
+				return full, false
+			}
+			return "", false
+		}
+		r := e.realPath(full)
+		if !e.inside(r) {
+			found = full + " -> " + r
+			return "", true
+		}
+		if fi, err := e.FS.Lstat(r); err == nil && fi.IsDir() && !walked[r] {
+			walked[r] = true
+			return r, false
+		}
+		return "", false
+	})
+	if !complete {
+		return dir + " (more files than the policy looks through)", true
+	}
+	return found, found != ""
+}
+
+// maxPathGlob bounds the matches of a glob looked up for a path rule;
+// one with more is a path not known.
+const maxPathGlob = 2000
 
 // systemDirs are where a write or delete changes the machine, not a project.
 var systemDirs = []string{"/etc", "/dev", "/boot", "/sys", "/proc", "/usr", "/bin", "/sbin",

@@ -217,6 +217,9 @@ func (e Env) protectedFile(abs string) (string, bool) {
 			return why, true
 		}
 	}
+	if why, ok := e.rootProtected(abs); ok {
+		return why, true
+	}
 	return e.gitProgramFile(abs)
 }
 

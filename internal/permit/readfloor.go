@@ -15,6 +15,29 @@ const FloorLookAlike = "look-alike"
 // secretVar matches the names of variables that hold secrets.
 var secretVar = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|SESSION|COOKIE|_KEY$|^KEY$|DSN$|DATABASE_URL|PASS$|PASS_|_PASS|PASSPHRASE|WEBHOOK|CREDS|_SK$|^SK_|_PAT$|_PWD$)`)
 
+// usuallySecretVar matches names whose values usually carry a
+// credential in a URL, a header, a JAAS line or a git setting (red team
+// 16b, finding 4: MONGODB_URI, PIP_INDEX_URL, OTEL_EXPORTER_OTLP_HEADERS,
+// CI_JOB_JWT, HTTPS_PROXY printed user:password@ and tokens). Unlike
+// secretVar's, they pass when the agent's environment sets them to a
+// value with no credential in it (redis://localhost:6379).
+var usuallySecretVar = regexp.MustCompile(`(?i)(_UR[LI]$|_UR[LI]_|^UR[LI]$|DSN|CONNECTION_?STRING|JAAS|_PW$|^PW$|PASSWD|LOGIN|JWT|_HEADERS?$|^(HTTPS?|ALL|FTP)_PROXY$|^GIT_CONFIG_PARAMETERS$|^GIT_CONFIG_VALUE_)`)
+
+// secretVarName reports a variable whose printing asks: by its name, or
+// (usuallySecretVar) unless its value in the agent's environment is known
+// to hold no credential. Unset is not enough: the agent's shell may set
+// it from the user's startup files.
+func (e Env) secretVarName(n string) bool {
+	if secretVar.MatchString(n) {
+		return true
+	}
+	if !usuallySecretVar.MatchString(n) {
+		return false
+	}
+	val, set, _ := e.envValue(n)
+	return !set || valueSecret(val)
+}
+
 // jqEnv finds jq's environment ($ENV, $ ENV, env) and modules, which can
 // hold any program (include "lib", import "lib" as x).
 var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(\$\s*ENV|env)\b|\b(include|import)\s*"`)
@@ -23,7 +46,7 @@ var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(\$\s*ENV|env)\b|\b(include|i
 var expansionName = regexp.MustCompile(`\$\{?(!?)([A-Za-z_][A-Za-z0-9_]*)`)
 
 // envDumpers print the whole environment (or its secrets) when run as written.
-func envDump(v view) (string, bool) {
+func envDump(v view, env Env) (string, bool) {
 	args := v.args
 	switch v.name {
 	case "env", "printenv":
@@ -37,7 +60,7 @@ func envDump(v view) (string, bool) {
 				case n == "-0" || n == "--null" || n == "--":
 				case a.Dynamic || strings.HasPrefix(n, "-"):
 					return "printenv " + a.Raw + " may print any variable", true
-				case secretVar.MatchString(n):
+				case env.secretVarName(n):
 					return "printenv " + n + " prints a secret", true
 				default:
 					named = true
@@ -122,7 +145,7 @@ func (b *bashCheck) envHits(pt part) []hit {
 	if b.hasNetwork {
 		id = FloorCredentialExfil
 	}
-	if why, ok := envDump(pt.view); ok {
+	if why, ok := envDump(pt.view, b.env); ok {
 		return []hit{{id: id, detail: why}}
 	}
 	for _, w := range allWords(pt.cmd) {
@@ -133,7 +156,7 @@ func (b *bashCheck) envHits(pt part) []hit {
 			if m[1] == "!" {
 				return []hit{{id: id, detail: "${!" + m[2] + "...} lists variables by name"}}
 			}
-			if secretVar.MatchString(m[2]) {
+			if b.env.secretVarName(m[2]) {
 				return []hit{{id: id, detail: "$" + m[2] + " holds a secret"}}
 			}
 		}
@@ -268,6 +291,14 @@ func globMatch(pat, name string) bool {
 // expandGlob lists up to max files a glob pattern (relative to dir)
 // matches on env's FS.
 func expandGlob(env Env, dir, pat string, max int) []string {
+	out, _ := expandGlobAll(env, dir, pat, max)
+	return out
+}
+
+// expandGlobAll is expandGlob, with false when there were more than max
+// matches at some segment (those past max are not listed).
+func expandGlobAll(env Env, dir, pat string, max int) ([]string, bool) {
+	all := true
 	start := dir
 	if strings.HasPrefix(pat, "/") {
 		start = "/"
@@ -291,11 +322,11 @@ func expandGlob(env Env, dir, pat string, max int) []string {
 			}
 		}
 		if len(next) > max {
-			next = next[:max]
+			next, all = next[:max], false
 		}
 		cur = next
 	}
-	return cur
+	return cur, all
 }
 
 // treeCredentials returns a credential file under dir (hidden ones only
@@ -541,7 +572,9 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 	follow := followsLinks(v)    // links to folders are walked into
 	switch {
 	case v.extraArgs && readers[v.name]:
-		v.name = "xargs " + v.name // files known only when it runs
+		if _, ok := b.pipedListing(pt); !ok {
+			v.name = "xargs " + v.name // files known only when it runs
+		} // else find src -name '*.go' | xargs cat: names looked at, none a credential (lister16b.go)
 	}
 	if r, ok := prettierPrints(v); ok {
 		// prettier prints the files its patterns reach, dot files and
@@ -806,43 +839,62 @@ func followsLinks(v view) bool {
 // it runs, or a test after the -exec (find . -exec cat {} + -name x runs
 // cat on every file).
 func findNames(expr []Word) func(string) bool {
+	match, i, ok := findTests(expr)
+	if !ok || match == nil || i >= len(expr) {
+		return nil
+	}
+	switch expr[i].Value {
+	case "-exec", "-execdir", "-ok", "-okdir":
+		return match
+	}
+	return nil
+}
+
+// findTests reads find's -name, -iname, -type, -maxdepth and -mindepth
+// from the start of its expression: the test of the names they let
+// through (nil when there is none), and where the expression goes on;
+// false for a test that cannot be read (a pattern known only when it runs).
+func findTests(expr []Word) (match func(string) bool, next int, ok bool) {
 	var names []string
 	var fold []bool
-	for i := 0; i < len(expr); i++ {
+	i := 0
+loop:
+	for ; i < len(expr); i++ {
 		w := expr[i]
 		switch w.Value {
 		case "-name", "-iname":
 			if i+1 >= len(expr) || expr[i+1].Dynamic {
-				return nil
+				return nil, i, false
 			}
 			if _, err := path.Match(expr[i+1].Value, ""); err != nil {
-				return nil
+				return nil, i, false
 			}
 			names, fold = append(names, expr[i+1].Value), append(fold, w.Value == "-iname")
 			i++
 		case "-type", "-maxdepth", "-mindepth":
+			if i+1 >= len(expr) || expr[i+1].Dynamic {
+				return nil, i, false
+			}
 			i++
-		case "-exec", "-execdir", "-ok", "-okdir":
-			if len(names) == 0 {
-				return nil
-			}
-			return func(p string) bool {
-				base := path.Base(p)
-				for k, n := range names {
-					if fold[k] {
-						n, base = strings.ToLower(n), strings.ToLower(base)
-					}
-					if ok, _ := path.Match(n, base); !ok {
-						return false
-					}
-				}
-				return true
-			}
 		default:
-			return nil
+			break loop
 		}
 	}
-	return nil
+	if len(names) == 0 {
+		return nil, i, true
+	}
+	return func(p string) bool {
+		base := path.Base(p)
+		for k, n := range names {
+			if fold[k] {
+				n, base = strings.ToLower(n), strings.ToLower(base)
+			}
+			if ok, _ := path.Match(n, base); !ok {
+				return false
+			}
+		}
+		return true
+	}, i, true
 }
 
 // countOpt counts the times an option is given.

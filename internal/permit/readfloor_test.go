@@ -128,3 +128,76 @@ func TestFifoDoesNotHoldThePolicy(t *testing.T) {
 		t.Error("ReadFile of a FIFO gave no error")
 	}
 }
+
+// TestGlobMatchesAreFollowed: a glob's matches are followed to where they
+// lead before the workdir rule: cat ./* reads the file a link among them
+// names, outside the folder too, as cat link would (which asks).
+func TestGlobMatchesAreFollowed(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	for p, body := range map[string]string{root + "/main.go": "package main\n", out + "/notes.txt": "not a secret\n"} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := builtin(t)
+	check := func(action string) Decision {
+		return p.Check(action, "dev", Env{Workdir: root, FS: OSFS{}})
+	}
+	for _, a := range []string{"Bash(cat ./*)", "Bash(grep x *)", "Bash(cat *.go)"} {
+		if d := check(a); d.Decide != Allow {
+			t.Errorf("%s with no link: %s by %s: %s", a, d.Decide, d.Rule, d.Why)
+		}
+	}
+	if err := os.Symlink(out+"/notes.txt", root+"/plink"); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"Bash(cat plink)", "Bash(cat ./*)", "Bash(grep x *)", "Bash(head -n 5 p*)"} {
+		if d := check(a); d.Decide == Allow {
+			t.Errorf("%s with plink -> %s/notes.txt: allowed by %s", a, out, d.Rule)
+		}
+	}
+	if d := check("Bash(cat *.go)"); d.Decide != Allow {
+		t.Errorf("cat *.go (the link not among its matches): %s by %s: %s", d.Decide, d.Rule, d.Why)
+	}
+}
+
+// TestFollowingWalkStaysInside: grep -R and find -L follow a link under
+// the folder to where it leads: one that leads out of the working
+// directory makes the walk one outside it; grep -r, which does not
+// follow, stays allowed.
+func TestFollowingWalkStaysInside(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	for _, d := range []string{root + "/src", out + "/docs"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, body := range map[string]string{root + "/src/main.go": "package main\n", out + "/docs/notes.txt": "not a secret\n"} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := builtin(t)
+	check := func(action string) Decision {
+		return p.Check(action, "dev", Env{Workdir: root, FS: OSFS{}})
+	}
+	if err := os.Symlink(root+"/src", root+"/srclink"); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"Bash(grep -R x .)", "Bash(grep -r x .)", "Bash(grep -R x src)"} {
+		if d := check(a); d.Decide != Allow {
+			t.Errorf("%s with links inside only: %s by %s: %s", a, d.Decide, d.Rule, d.Why)
+		}
+	}
+	if err := os.Symlink(out+"/docs", root+"/src/outlink"); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"Bash(grep -R x .)", "Bash(grep -R x src)", "Bash(grep -R x srclink)"} {
+		if d := check(a); d.Decide == Allow {
+			t.Errorf("%s with src/outlink -> %s/docs: allowed by %s", a, out, d.Rule)
+		}
+	}
+	if d := check("Bash(grep -r x .)"); d.Decide != Allow {
+		t.Errorf("grep -r x . (it does not follow the link): %s by %s: %s", d.Decide, d.Rule, d.Why)
+	}
+}

@@ -391,11 +391,12 @@ func (r Rule) matchesLoose(s subject) bool {
 			return false
 		}
 	}
+	syn := optionSynonyms[strings.Join(rWords, " ")]
 	for _, o := range rOpts {
 		found := false
 		for _, c := range cOpts {
-			if c == o || len(o) == 2 && o[1] != '-' && len(c) > 1 && c[1] != '-' && strings.ContainsRune(c[1:], rune(o[1])) {
-				found = true
+			if c == o || syn[c] == o || len(o) == 2 && o[1] != '-' && len(c) > 1 && c[1] != '-' && strings.ContainsRune(c[1:], rune(o[1])) {
+				found = true // git branch --delete is -d
 				break
 			}
 		}
@@ -404,6 +405,25 @@ func (r Rule) matchesLoose(s subject) bool {
 		}
 	}
 	return true
+}
+
+// optionSynonyms are the long options of commands whose ask rules name
+// the short one: Bash(git branch -d:*) also holds git branch -v --delete x
+// (red team 14b, finding 13). Abbreviations are written out before
+// (longOptions), so --del is --delete here.
+var optionSynonyms = map[string]map[string]string{
+	"git branch": {"--delete": "-d", "--move": "-m", "--copy": "-c", "--force": "-f", "--list": "-l", "--all": "-a",
+		"--remotes": "-r", "--verbose": "-v", "--quiet": "-q", "--track": "-t", "--set-upstream-to": "-u"},
+	"git tag":      {"--delete": "-d", "--force": "-f", "--list": "-l", "--annotate": "-a", "--sign": "-s", "--message": "-m"},
+	"git stash":    {"--keep-index": "-k", "--include-untracked": "-u", "--all": "-a", "--patch": "-p"},
+	"git clean":    {"--force": "-f", "--dry-run": "-n", "--interactive": "-i", "--quiet": "-q"},
+	"git checkout": {"--force": "-f", "--merge": "-m", "--patch": "-p", "--track": "-t"},
+	"git switch":   {"--force-create": "-C", "--create": "-c", "--discard-changes": "-f", "--force": "-f", "--merge": "-m"},
+	"git reset":    {"--patch": "-p", "--quiet": "-q"},
+	"git commit":   {"--all": "-a", "--patch": "-p", "--message": "-m", "--file": "-F", "--reuse-message": "-C", "--reedit-message": "-c"},
+	"git push":     {"--force": "-f", "--delete": "-d"},
+	"git rm":       {"--force": "-f", "--recursive": "-r"},
+	"rm":           {"--force": "-f", "--recursive": "-r", "--interactive": "-i"},
 }
 
 // canonFields splits a canonical text into its words ('...' kept whole).

@@ -281,6 +281,25 @@ func walkFiles(env Env, dir string, max int, visit func(p, real string) bool) bo
 		}
 		return true
 	}
+	return walkTree(env, dir, max, func(full string, e fs.DirEntry) (string, bool) {
+		switch {
+		case e.IsDir() && dependencyDirs[e.Name()]:
+		case e.IsDir():
+			return full, false
+		case e.Type()&fs.ModeSymlink != 0:
+			return "", visit(full, env.realPath(full))
+		default:
+			return "", visit(full, full)
+		}
+		return "", false
+	})
+}
+
+// walkTree calls visit with each entry under dir, breadth first, until it
+// says stop; visit names the folder to walk into for the entry ("" for
+// none: a folder entry is not walked unless it is named). false when there
+// were more than max entries.
+func walkTree(env Env, dir string, max int, visit func(full string, e fs.DirEntry) (next string, stop bool)) bool {
 	seen := 0
 	queue := []string{dir}
 	for len(queue) > 0 {
@@ -294,19 +313,12 @@ func walkFiles(env Env, dir string, max int, visit func(p, real string) bool) bo
 			if seen++; seen > max {
 				return false
 			}
-			full := path.Join(d, e.Name())
-			switch {
-			case e.IsDir() && dependencyDirs[e.Name()]:
-			case e.IsDir():
-				queue = append(queue, full)
-			case e.Type()&fs.ModeSymlink != 0:
-				if visit(full, env.realPath(full)) {
-					return true
-				}
-			default:
-				if visit(full, full) {
-					return true
-				}
+			next, stop := visit(path.Join(d, e.Name()), e)
+			if stop {
+				return true
+			}
+			if next != "" {
+				queue = append(queue, next)
 			}
 		}
 	}

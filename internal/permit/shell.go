@@ -25,6 +25,8 @@ type Word struct {
 	Glob bool
 	// Tilde reports an unquoted ~ at the start, which the shell expands to a home directory.
 	Tilde bool
+	// ProcSubst reports a word that is one process substitution, <(…) or >(…): a /dev/fd pipe.
+	ProcSubst bool
 }
 
 // Redirect is one redirection of a simple command.
@@ -55,6 +57,12 @@ type Command struct {
 	Via string
 	// Control marks a line that runs nothing by itself: a for or select header, a function definition, [[ ]] or (( )).
 	Control bool
+	// Loop, on a for header, is the words its variable (Assigns) takes in turn.
+	Loop []Word
+	// Feed, on the command right of a pipe whose left side is one simple
+	// command with no redirection, is that command: its output alone is
+	// what this one reads (find . -name '*.go' | xargs grep TODO).
+	Feed *Command
 }
 
 // isFD reports a word that is a file descriptor number before a redirection.

@@ -164,8 +164,17 @@ func (c *converter) stmt(st *syntax.Stmt, op, via string) {
 		c.add(st, Command{Args: args, Op: op, Via: via, Text: c.span(nodes...)}, cmd)
 		return
 	case *syntax.BinaryCmd:
+		x := len(c.cmds)
 		c.stmt(cmd.X, op, via)
+		y := len(c.cmds)
 		c.stmt(cmd.Y, cmd.Op.String(), via)
+		if _, simple := cmd.X.Cmd.(*syntax.CallExpr); simple && cmd.Op == syntax.Pipe && len(cmd.X.Redirs) == 0 &&
+			!cmd.X.Background && !cmd.X.Negated && x < y && y < len(c.cmds) && c.cmds[x].Via == via &&
+			c.cmds[y].Op == "|" && c.cmds[y].Via == via && !c.cmds[y].Control {
+			// find . | xargs grep: what the right side reads is the left's output alone
+			feed := c.cmds[x]
+			c.cmds[y].Feed = &feed
+		}
 		c.redirOnly(st, op, via)
 		return
 	case *syntax.FuncDecl:
@@ -200,6 +209,9 @@ func (c *converter) stmt(st *syntax.Stmt, op, via string) {
 				// for HOME in …: the loop sets its variable as NAME=… would
 				n := wi.Name.Value
 				ctl.Assigns = []Word{{Raw: n + "=…", Value: n + "=…", Dynamic: true}}
+				for _, it := range wi.Items {
+					ctl.Loop = append(ctl.Loop, c.words(it)...)
+				}
 			}
 		}
 		c.cmds = append(c.cmds, ctl)
@@ -478,6 +490,9 @@ func (c *converter) word(w *syntax.Word) Word {
 		c.part(part, &b, &out, false, i == 0)
 	}
 	out.Value = b.String()
+	if len(w.Parts) == 1 {
+		_, out.ProcSubst = w.Parts[0].(*syntax.ProcSubst)
+	}
 	return out
 }
 

@@ -27,6 +27,9 @@ const (
 type fileRead struct {
 	kind readKind
 	path string
+	// names, for a folder a judgement looked into by name (python -m's
+	// modules), tells the entries whose writing changes that judgement.
+	names func(entry string) bool
 }
 
 // recorder is the policy's FS with every read it passes on noted.
@@ -36,7 +39,7 @@ type recorder struct {
 }
 
 func (r *recorder) note(k readKind, name string) {
-	r.reads = append(r.reads, fileRead{k, path.Clean(name)})
+	r.reads = append(r.reads, fileRead{kind: k, path: path.Clean(name)})
 }
 
 func (r *recorder) Readlink(name string) (string, error) {
@@ -99,6 +102,24 @@ func (r *recorder) StagedSecrets(gitDir, workTree string) ([]string, error) {
 	return hl.StagedSecrets(gitDir, workTree)
 }
 
+// noteNamed notes, when fsys records reads, that a judgement looked for
+// the entries of dir names accepts: an earlier part that writes one (or
+// below one) changes it.
+func noteNamed(fsys FS, dir string, names func(entry string) bool) {
+	if r, ok := fsys.(*recorder); ok {
+		r.reads = append(r.reads, fileRead{kind: readListing, path: path.Clean(dir), names: names})
+	}
+}
+
+func (r *recorder) HistoryMessages(gitDir string) (string, error) {
+	ml, ok := r.FS.(historyMessageLister)
+	if !ok {
+		return "", fs.ErrInvalid
+	}
+	r.note(readContent, gitDir)
+	return ml.HistoryMessages(gitDir)
+}
+
 // take returns the reads noted since the last take.
 func (r *recorder) take() []fileRead {
 	out := r.reads
@@ -158,6 +179,12 @@ func staleRead(reads []fileRead, c changes, text string) (string, bool) {
 			}
 		}
 		for _, f := range c.written {
+			if r.names != nil {
+				if rel, ok := strings.CutPrefix(f, r.path+"/"); ok && r.names(strings.Split(rel, "/")[0]) {
+					return f, true
+				}
+				continue
+			}
 			switch {
 			case r.kind == readPending && strings.HasPrefix(f, r.path+"/") && pendingMatters(f):
 				return f, true
@@ -185,4 +212,22 @@ func staleHits(j int, parts []part, reads [][]fileRead, changed []changes, text 
 		}
 	}
 	return nil
+}
+
+func (r *recorder) ObjectSecret(gitDir, rev string) (string, bool, error) {
+	ol, ok := r.FS.(objectLooker)
+	if !ok {
+		return "", false, fs.ErrInvalid
+	}
+	r.note(readContent, gitDir)
+	return ol.ObjectSecret(gitDir, rev)
+}
+
+func (r *recorder) IgnoredOverwritten(top, rev string) ([]string, bool, error) {
+	il, ok := r.FS.(ignoredLooker)
+	if !ok {
+		return nil, false, fs.ErrInvalid
+	}
+	r.note(readPending, top)
+	return il.IgnoredOverwritten(top, rev)
 }

@@ -75,6 +75,18 @@ var otherSecretShapes = []tokenShape{
 	{"machine", `machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+\S+`},
 	{"\"auth\"", `"auth"\s*:\s*"[A-Za-z0-9+/=]{12,}"`},
 	{"client-key-data", `client-key-data:\s*[A-Za-z0-9+/=]{40,}`}, // a kubeconfig's private key
+	// Red team 16b, finding 7: Maven's settings.xml, an Authorization
+	// header, curl -u and mysql -p with a password, chat webhooks, a
+	// Sentry DSN (a 32-hex key as the URL's user); -p alone, a $VAR or
+	// <placeholder> is not one.
+	{"<password>", `<password>[^<$\s{]{4,}</password>`},
+	{"Authorization", `Authorization["']?\s*:\s*(?i:basic|bearer|token)\s+[A-Za-z0-9._~+/=\-]{16,}`},
+	{"authorization", `authorization["']?\s*:\s*(?i:basic|bearer|token)\s+[A-Za-z0-9._~+/=\-]{16,}`},
+	{"curl", `curl\s(?:[^\n|;&]*\s)?(?:-u\s*|--user[=\s]\s*)["']?[^\s:"'$<-][^\s:"'$<]*:[^\s"'$<@]{4,}`},
+	{"mysql", `mysql[a-z]*\s(?:[^\n|;&]*\s)?-p[^\s"'$<-][^\s"'$<]{3,}`},
+	{"hooks.slack.com/", `hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,}/[A-Z0-9]{6,}/[A-Za-z0-9]{16,}`},
+	{"discord", `discord(?:app)?\.com/api/webhooks/[0-9]{10,}/[A-Za-z0-9_\-]{30,}`},
+	{"://", `[A-Za-z][A-Za-z0-9+.\-]*://[0-9a-f]{32}(?::[0-9a-f]{32})?@[A-Za-z0-9.\-]+/[0-9]+`},
 }
 
 // namedValueKeys are the names whose literal value is a secret wherever

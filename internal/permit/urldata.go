@@ -168,14 +168,7 @@ func gitURLHits(g gitInfo, cwds cwdSet, env Env) []hit {
 		case strings.Contains(v, "::"):
 			hs = append(hs, hit{id: FloorCodeExec, detail: "git " + g.sub + " " + v + ": a remote helper transport (ext::) runs a command"})
 		case strings.HasPrefix(v, "file://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, ".") || strings.HasPrefix(v, "~"):
-			p := strings.TrimPrefix(v, "file://")
-			abs, ok := cwds.resolve(pathWord(p))
-			for _, a := range abs {
-				ok = ok && env.inside(a)
-			}
-			if !ok {
-				hs = append(hs, hit{id: FloorCodeExec, detail: "git " + g.sub + " " + v + ": a repository outside the working directory, whose configuration can run programs"})
-			}
+			hs = append(hs, localRepoHits("git "+g.sub+" "+v, v, cwds, env)...)
 		case strings.Contains(v, "://"):
 			u, err := url.Parse(v)
 			if err != nil {
@@ -210,7 +203,21 @@ func gitURLHits(g gitInfo, cwds cwdSet, env Env) []hit {
 			}
 		}
 	}
-	return hs
+	return append(hs, remoteURLHits(g, cwds, env)...)
+}
+
+// localRepoHits judges a repository address that is a local path or a
+// file:// URL: one outside the working directory asks (its configuration
+// and hooks can run programs when git reads from or pushes to it).
+func localRepoHits(by, v string, cwds cwdSet, env Env) []hit {
+	abs, ok := cwds.resolve(pathWord(strings.TrimPrefix(v, "file://")))
+	for _, a := range abs {
+		ok = ok && env.inside(a)
+	}
+	if ok {
+		return nil
+	}
+	return []hit{{id: FloorCodeExec, detail: by + ": a repository outside the working directory, whose configuration can run programs"}}
 }
 
 // dnsTools resolve the names they are given: a name's labels reach the

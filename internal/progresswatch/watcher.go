@@ -246,9 +246,20 @@ func readState(agent, path string) (progress.State, []byte) {
 }
 
 // readFile reads a regular file of at most maxFileSize bytes, with its
-// modification time.
+// modification time. Opened without waiting: a FIFO an agent put at its
+// progress file held the watcher, and the console's next start.
+//
+// Nor through a link, at the file or its two folders (.claude/state): the
+// console reads what the agent's sandbox hides from it, and a file that
+// does not parse as a workflow says in its error what it starts with (red
+// team 14d, finding 8: a link to another agent's hidden screen).
 func readFile(path string) ([]byte, time.Time, error) {
-	f, err := os.Open(path)
+	for d, n := filepath.Dir(path), 0; n < 2; d, n = filepath.Dir(d), n+1 {
+		if st, err := os.Lstat(d); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			return nil, time.Time{}, fmt.Errorf("%s is a link: the progress file is read in the agent's own folder only", d)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

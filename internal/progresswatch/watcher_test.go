@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -431,5 +432,64 @@ func TestPathsInASharedFolder(t *testing.T) {
 		if got[agent] != w {
 			t.Errorf("%s: %q, want %q", agent, got[agent], w)
 		}
+	}
+}
+
+// A FIFO an agent put at its progress file holds neither the watcher nor
+// the console's start (Add reads the file at once): it is not a file.
+func TestWatcherWaitsOnNoFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude", "state", "progress.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan progress.State, 1)
+	go func() { done <- Read("dev", path) }()
+	select {
+	case s := <-done:
+		if s.Err == nil || s.Workflow != nil {
+			t.Errorf("a FIFO read as %+v", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading the progress file waits on the FIFO an agent put there")
+	}
+}
+
+// A progress file, or its folder, made a link is not read: the console
+// would read what the agent's sandbox hides, and a parse error shows what
+// the file starts with (red team 14d, finding 8).
+func TestProgressFileReadThroughNoLink(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "hidden.screen")
+	if err := os.WriteFile(secret, []byte("root password is ..."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "work", ".claude", "state")
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(state, "progress.json")); err != nil {
+		t.Fatal(err)
+	}
+	if s := Read("dev", filepath.Join(state, "progress.json")); s.Err == nil || strings.Contains(s.Err.Error(), "'r'") {
+		t.Errorf("a link to a file: %v", s.Err)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "progress.json"), []byte("root"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, state); err != nil {
+		t.Fatal(err)
+	}
+	if s := Read("dev", filepath.Join(state, "progress.json")); s.Err == nil || !strings.Contains(s.Err.Error(), "is a link") {
+		t.Errorf("a link to a folder: %v", s.Err)
 	}
 }

@@ -29,10 +29,15 @@ func defuseMarkers(s string) string {
 // what follows would read as a new envelope, from anyone — team-lead
 // included). The console defuses every envelope before it fingerprints
 // and types it.
+//
+// The markers are looked for in the text as the parser will read it, with
+// escape sequences and control characters removed (StripANSI): a NUL
+// inside "[rou\x00te]" hid the marker from the look, and the parser,
+// which drops the NUL, read it (FuzzDefuse).
 func Defuse(e *Envelope) {
 	for i, h := range e.Headers {
 		v := strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(h.Value)
-		e.Headers[i].Value = defuseMarkers(v)
+		e.Headers[i].Value = defuseMarkers(StripANSI(v))
 	}
-	e.Body = defuseMarkers(e.Body)
+	e.Body = defuseMarkers(StripANSI(e.Body))
 }

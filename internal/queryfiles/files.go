@@ -31,10 +31,8 @@ var ErrLinked = errors.New("is a symbolic link, or lies in a folder that is one;
 // ReadFile reads a regular file of at most maxFileSize bytes, with its
 // mode; never through a link (ErrLinked).
 func ReadFile(path string) ([]byte, fs.FileMode, error) {
-	for _, dir := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
-		if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			return nil, 0, &fs.PathError{Op: "open", Path: path, Err: ErrLinked}
-		}
+	if err := inLinkedFolder("open", path); err != nil {
+		return nil, 0, err
 	}
 	f, err := fsutil.OpenRegular(path, syscall.O_NOFOLLOW) // a FIFO in the queries folder must not hold the watcher
 	if errors.Is(err, syscall.ELOOP) {
@@ -55,11 +53,27 @@ func ReadFile(path string) ([]byte, fs.FileMode, error) {
 	return data, fi.Mode().Perm(), err
 }
 
+// inLinkedFolder is an error wrapping ErrLinked when path's folder, or the
+// folder above, is a link.
+func inLinkedFolder(op, path string) error {
+	for _, dir := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
+		if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return &fs.PathError{Op: op, Path: path, Err: ErrLinked}
+		}
+	}
+	return nil
+}
+
 // writeAtomic replaces path with data through a temporary file in the same
 // folder and a rename, so that a reader sees the old or the new file, never
 // part of one. When before is not nil, the file must still hold exactly
 // before just ahead of the rename, else errChanged and nothing is replaced.
 func writeAtomic(path string, data []byte, perm fs.FileMode, before []byte) error {
+	// A response comes long after its query was read: the agent may have
+	// made its folder a link since, to one its sandbox keeps read-only.
+	if err := inLinkedFolder("write", path); err != nil {
+		return err
+	}
 	if before == nil {
 		return fsutil.WriteFileAtomic(path, data, perm)
 	}

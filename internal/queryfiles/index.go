@@ -88,6 +88,11 @@ func LoadIndex(dir string) ([]IndexEntry, error) {
 // with the entries written. Calls for one folder must not run concurrently.
 func UpsertIndex(dir string, entries ...IndexEntry) ([]IndexEntry, error) {
 	path := IndexPath(dir)
+	// Not through a folder made a link since the query was read: the
+	// index there is not the agent's to keep aside and rebuild.
+	if err := inLinkedFolder("write", path); err != nil {
+		return nil, err
+	}
 	list, corrupt := LoadIndex(dir)
 	if corrupt != nil {
 		if err := os.Rename(path, path+".corrupt"); err != nil && !errors.Is(err, fs.ErrNotExist) {

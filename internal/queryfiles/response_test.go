@@ -147,3 +147,41 @@ func TestParseResponseErrors(t *testing.T) {
 		}
 	}
 }
+
+// An answer comes minutes after its query was read: by then the agent may
+// have put a link in place of its queries folder, to a folder its sandbox
+// keeps read-only (the human's checkout, for a worktree agent). The
+// console writes neither the response nor the index through it, nor moves
+// the index it finds there.
+func TestWritesFollowNoLinkedFolder(t *testing.T) {
+	root := t.TempDir()
+	human := filepath.Join(root, "checkout", "docs")
+	dir := filepath.Join(root, "agent", ".spc", "queries")
+	for _, d := range []string{human, dir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(human, "index.yaml"), "title: the human's site\n")
+	queryPath := filepath.Join(dir, seedQuery)
+	writeFile(t, queryPath, string(readTestdata(t, seedQuery)))
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(human, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteResponse(queryPath, seedAnswer(t)); !errors.Is(err, ErrLinked) {
+		t.Errorf("response through a linked folder: %v", err)
+	}
+	if _, err := UpsertIndex(dir, IndexEntry{ID: "q", File: seedQuery}); !errors.Is(err, ErrLinked) {
+		t.Errorf("index through a linked folder: %v", err)
+	}
+	entries, _ := os.ReadDir(human)
+	if len(entries) != 1 || entries[0].Name() != "index.yaml" {
+		t.Errorf("the human's folder holds %v", entries)
+	}
+	if b, _ := os.ReadFile(filepath.Join(human, "index.yaml")); string(b) != "title: the human's site\n" {
+		t.Errorf("the human's index.yaml: %q", b)
+	}
+}

@@ -132,11 +132,7 @@ func Summary(r store.Record) string {
 	case wire.KindHuman:
 		return "→ " + r.Agent + ": " + firstLine(r.Body)
 	case wire.KindImpersonation:
-		who := r.Agent
-		if who == "" {
-			who = "an agent's detached process"
-		}
-		return fmt.Sprintf("%s, pid %s (%s): %s — %s", who, r.Fields["pid"], r.Fields["cmdline"], firstLine(r.Body), firstLine(r.Reason))
+		return fmt.Sprintf("%s: %s — %s", Impersonator(r.Agent, r.Fields), firstLine(r.Body), firstLine(r.Reason))
 	case wire.KindWarning:
 		return firstLine(r.Body)
 	case wire.KindInbox, wire.KindGap:
@@ -220,4 +216,21 @@ func Age(d time.Duration) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// Impersonator names whose refusal a record is: the agent (or a detached
+// process of one), and the process when the record names it (a refusal
+// of the sandbox's, a connect to a server of yours, names it in its text).
+func Impersonator(agent string, fields map[string]string) string {
+	who := agent
+	if who == "" {
+		who = "an agent's detached process"
+	}
+	if pid := fields["pid"]; pid != "" && pid != "0" {
+		who += ", pid " + pid
+		if cmd := fields["cmdline"]; cmd != "" {
+			who += " (" + cmd + ")"
+		}
+	}
+	return who
 }

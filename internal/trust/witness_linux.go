@@ -50,6 +50,31 @@ func (w *Witness) Identify(c *net.UnixConn) Caller {
 	return w.identify(pid, alive)
 }
 
+// IdentifyWriter is Identify for a connection whose request was written
+// by the process writer (its pid from SCM_CREDENTIALS, the kernel's; 0
+// when not known): an agent's connection is made by its sandbox's init
+// (agents/connectguard_linux.go), its request written by the agent's own
+// process. The caller is contained when either is, and is described by
+// the writer, the process that asked.
+func (w *Witness) IdentifyWriter(c *net.UnixConn, writer int) Caller {
+	conn := w.Identify(c)
+	if writer <= 0 || writer == conn.Pid {
+		return conn
+	}
+	pidfd, err := unix.PidfdOpen(writer, 0)
+	if err == nil {
+		defer unix.Close(pidfd)
+	}
+	who := w.identify(writer, func() bool { return err == nil && unix.PidfdSendSignal(pidfd, 0, nil, 0) == nil })
+	if who.Agent == "" {
+		who.Agent = conn.Agent
+	}
+	if conn.Contained && !who.Contained {
+		who.Contained, who.Why = true, "it wrote on a connection made by a process that is not the human's ("+conn.Why+")"
+	}
+	return who
+}
+
 // peer reads the connecting process's pid and, where the kernel has it, a
 // pidfd for it (-1 otherwise).
 func peer(c *net.UnixConn) (pid, pidfd int) {

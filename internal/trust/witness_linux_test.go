@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "TRUST_TEST_SERVE="+path, "TRUST_TEST_SERVE_BELOW=")
 		cmd.Stdout = os.Stdout
+		// Gone with this process, which the test kills: the stand-in
+		// outlived every test run, listening.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		_ = cmd.Run()
 		os.Exit(0)
 	}

@@ -37,6 +37,9 @@ func (w *Witness) Identify(c *net.UnixConn) Caller {
 	return Caller{Pid: pid, Why: "it is in no agent's session (only sessions are checked on this system)"}
 }
 
+// IdentifyWriter is Identify: outside Linux the writer is not known.
+func (w *Witness) IdentifyWriter(c *net.UnixConn, _ int) Caller { return w.Identify(c) }
+
 // VerifyServer checks nothing outside Linux: there is no /proc to read
 // the server's ancestry from.
 func VerifyServer(*net.UnixConn) error { return nil }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // create adds the agent's worktree at p.path: on the existing branch when
@@ -51,7 +52,17 @@ func (p plan) create() (Tree, error) {
 		if err != nil {
 			return Tree{}, err
 		}
-		if err := os.WriteFile(filepath.Join(gitDir, baseFile), []byte(base+"\n"), 0o644); err != nil {
+		// Made new, never through a link: git made the folder just now,
+		// and an agent working in the checkout writes worktrees/ too.
+		f, err := os.OpenFile(filepath.Join(gitDir, baseFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		if err != nil {
+			return Tree{}, err
+		}
+		_, err = f.WriteString(base + "\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return Tree{}, err
 		}
 	}

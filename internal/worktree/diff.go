@@ -61,7 +61,11 @@ func Diff(t Tree) (Changes, error) {
 	if c.Base, err = baseOf(t); err != nil {
 		return Changes{}, err
 	}
-	if c.Committed, err = diffPart(r, nil, c.Base, c.Head); err != nil {
+	// Between two commits the diff needs no worktree: in the human's
+	// checkout it takes the human's attributes, not a .gitattributes the
+	// agent wrote into its own (red team 14a, finding 9: `* -diff` there
+	// showed every committed file as "Binary files differ").
+	if c.Committed, err = diffPart(runner{dir: t.Repo}, nil, c.Base, c.Head); err != nil {
 		return Changes{}, err
 	}
 	if c.Staged, err = diffPart(r, nil, "--cached", c.Head); err != nil {

@@ -180,3 +180,22 @@ func TestStatShowsOneLinePerFile(t *testing.T) {
 		t.Fatalf("stat:\n%s", stat)
 	}
 }
+
+// The committed part of teamlead diff takes the human's attributes, not a
+// .gitattributes the agent put in its worktree: `* -diff` there showed
+// every committed file as binary (red team 14a, finding 9).
+func TestCommittedDiffTakesNoAttributesOfTheAgents(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "dev"})
+	_, own := ownFolder(t, tr)
+	write(t, filepath.Join(tr.Path, "Makefile"), "all:\n\ttouch pwned\n")
+	agentCommit(t, tr, own, "make")
+	write(t, filepath.Join(tr.Path, ".gitattributes"), "* -diff\n")
+	c, err := Diff(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Committed.Patch, "+\ttouch pwned") || strings.Contains(c.Committed.Patch, "Binary files") {
+		t.Errorf("committed patch:\n%s", c.Committed.Patch)
+	}
+}

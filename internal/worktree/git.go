@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // safety is passed to every git invocation: no fsmonitor daemon or hook,
@@ -154,7 +155,7 @@ func (r runner) runOK(ok []int, args ...string) ([]byte, error) {
 	if r.stdin != nil {
 		cmd.Stdin = bytes.NewReader(r.stdin)
 	}
-	err := cmd.Run()
+	err := runBounded(cmd, timeoutOf(args))
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		for _, code := range ok {
@@ -167,6 +168,48 @@ func (r runner) runOK(ok []int, args ...string) ([]byte, error) {
 		return stdout.Bytes(), &GitError{Dir: r.dir, Args: args, Stderr: stderr.String(), Err: err}
 	}
 	return stdout.Bytes(), nil
+}
+
+// gitTimeout bounds a git command the console runs, and gitLongTimeout
+// one that copies or checks out a whole tree: an agent that put a FIFO in
+// a git folder it writes (its worktree's HEAD, a ref) held git, and with
+// it the console's look at every worktree, diff, merge and removal, until
+// someone killed that git by hand (red team 14d, finding 5).
+var gitTimeout, gitLongTimeout = 2 * time.Minute, 30 * time.Minute
+
+// timeoutOf is how long git args may run.
+func timeoutOf(args []string) time.Duration {
+	if len(args) > 0 {
+		switch args[0] {
+		case "worktree", "submodule", "merge", "merge-tree", "read-tree", "checkout", "fsck", "gc", "repack":
+			return gitLongTimeout
+		}
+	}
+	return gitTimeout
+}
+
+// ErrGitTimeout: a git command ran past its time and was killed.
+var ErrGitTimeout = errors.New("git did not end in time")
+
+// runBounded runs cmd, killing it (and, in a sandbox, everything in it)
+// once it has run for d.
+func runBounded(cmd *exec.Cmd, d time.Duration) error {
+	cmd.WaitDelay = 5 * time.Second // a child of git's holding its output
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		_ = cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("%w (%s): killed; a FIFO or another file an agent put in a git folder it writes can hold git: look at the repository's .git and the agents' worktrees", ErrGitTimeout, d)
+	}
 }
 
 func gitEnv() []string {

@@ -188,3 +188,167 @@ func TestOwnObjectsOutliveTheWorktree(t *testing.T) {
 		t.Fatalf("fsck: %s", out)
 	}
 }
+
+// The console writes into the agent's object folder at each start (its
+// alternates) without following what the agent put there: a link at the
+// temporary file's name, or an info folder that is a link, once had the
+// console write "info/main" into a file of the human's choosing, such as
+// ~/.bashrc, whose shell then ran ./info/main.
+func TestPrivateObjectsFollowNoLink(t *testing.T) {
+	repo := newRepo(t)
+	common := filepath.Join(repo, ".git")
+	dir, err := privateObjects(common, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	write(t, victim, "export PATH\n")
+	if err := os.Remove(filepath.Join(dir, "info", "alternates")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"alternates.teamlead-tmp", "alternates"} {
+		if err := os.Symlink(victim, filepath.Join(dir, "info", name)); err != nil && !errors.Is(err, os.ErrExist) {
+			t.Fatal(err)
+		}
+	}
+	if _, err := privateObjects(common, "dev"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, victim); got != "export PATH\n" {
+		t.Fatalf("the console wrote through the agent's link: %q", got)
+	}
+	if st, err := os.Lstat(filepath.Join(dir, "info", "alternates")); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("alternates: %v, %v", st, err)
+	}
+	// The info folder itself a link to another folder of the human's.
+	elsewhere := t.TempDir()
+	if err := os.RemoveAll(filepath.Join(dir, "info")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "info")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := privateObjects(common, "dev"); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("the console wrote into the folder the agent's link named: %v", ents)
+	}
+	if st, err := os.Lstat(filepath.Join(dir, "info")); err != nil || !st.IsDir() {
+		t.Errorf("info: %v, %v", st, err)
+	}
+}
+
+// Each worktree agent's branch is taken from its own folder of refs, as
+// its sandbox shows it at refs/heads/teamlead: an agent cannot move
+// another's branch (red team 12a, finding 7), sees the others' as the
+// repository has them, and a branch the human moves is put in the agent's
+// folder.
+func TestEachAgentsBranchIsItsOwn(t *testing.T) {
+	repo := newRepo(t)
+	common := filepath.Join(repo, ".git")
+	alice := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	bob := ensure(t, Spec{Repo: repo, Agent: "bob"})
+	for _, tr := range []Tree{alice, bob} {
+		if _, err := tr.Confined(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := run(t, repo, "rev-parse", "teamlead/alice")
+	heads := func(agent, branch string) string {
+		return filepath.Join(common, "teamlead-refs", agent, "heads", branch)
+	}
+	if got := read(t, heads("bob", "alice")); got != base+"\n" {
+		t.Fatalf("bob's copy of alice's branch: %q", got)
+	}
+	// alice commits in its sandbox: the objects go to its own folder, the
+	// ref to its own folder of refs (git here writes the repository's;
+	// put it back where the sandbox would have left it).
+	write(t, filepath.Join(alice.Path, "a.txt"), "a\n")
+	c1 := agentCommit(t, alice, filepath.Join(common, "teamlead-objects", "alice"), "a")
+	run(t, repo, "update-ref", "refs/heads/teamlead/alice", base)
+	write(t, heads("alice", "alice"), c1+"\n")
+	if err := ImportObjects(alice); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, repo, "rev-parse", "teamlead/alice"); got != c1 {
+		t.Fatalf("alice's branch after the look: %s, want %s", got, c1)
+	}
+	if got := read(t, heads("bob", "alice")); got != c1+"\n" {
+		t.Errorf("bob's copy of alice's branch after her commit: %q", got)
+	}
+	// bob moves alice's branch in its own folder: only its copy changes,
+	// and the next look puts the repository's back.
+	write(t, heads("bob", "alice"), base+"\n")
+	if err := ImportObjects(bob); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, repo, "rev-parse", "teamlead/alice"); got != c1 {
+		t.Errorf("bob moved alice's branch: %s", got)
+	}
+	if got := read(t, heads("bob", "alice")); got != c1+"\n" {
+		t.Errorf("bob's copy after the look: %q", got)
+	}
+	// The human resets alice's branch: her folder follows.
+	run(t, repo, "update-ref", "refs/heads/teamlead/alice", base)
+	if err := ImportObjects(alice); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, heads("alice", "alice")); got != base+"\n" {
+		t.Errorf("alice's folder after the human's reset: %q", got)
+	}
+	if got := run(t, repo, "rev-parse", "teamlead/alice"); got != base {
+		t.Errorf("the human's reset was undone: %s", got)
+	}
+	// A branch naming what is no commit of the repository's is refused.
+	blob := run(t, repo, "rev-parse", "HEAD:README")
+	write(t, heads("alice", "alice"), blob+"\n")
+	if err := ImportObjects(alice); !errors.Is(err, ErrObjectsChanged) {
+		t.Errorf("a branch naming a blob: %v", err)
+	}
+	if got := run(t, repo, "rev-parse", "teamlead/alice"); got != base {
+		t.Errorf("alice's branch moved to a blob: %s", got)
+	}
+}
+
+// A worktree agent's remote-tracking refs are its own copy of the
+// repository's, made anew at each start: it forged origin/main, and the
+// human's git merge --ff-only origin/main took its commit as upstream's
+// (red team 14a, finding 7).
+func TestRemotesAreTheAgentsOwn(t *testing.T) {
+	repo := newRepo(t)
+	main := run(t, repo, "rev-parse", "HEAD")
+	run(t, repo, "update-ref", "refs/remotes/origin/main", main)
+	alice := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	if _, err := alice.Confined(); err != nil {
+		t.Fatal(err)
+	}
+	remotes := filepath.Join(repo, ".git", "teamlead-refs", "alice", "remotes")
+	if got := read(t, filepath.Join(remotes, "origin", "main")); got != main+"\n" {
+		t.Fatalf("alice's origin/main: %q", got)
+	}
+	// What it does there stays there, and is gone at its next start.
+	elsewhere := t.TempDir()
+	write(t, filepath.Join(remotes, "origin", "main"), strings.Repeat("1", 40)+"\n")
+	if err := os.Symlink(elsewhere, filepath.Join(remotes, "upstream")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ImportObjects(alice); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, repo, "rev-parse", "origin/main"); got != main {
+		t.Errorf("the human's origin/main: %s", got)
+	}
+	if _, err := alice.Confined(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(remotes, "origin", "main")); got != main+"\n" {
+		t.Errorf("alice's origin/main after a restart: %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(remotes, "upstream")); err == nil {
+		t.Error("the link it left is still there")
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("written through its link: %v", ents)
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/textsafe"
 )
 
@@ -95,7 +97,9 @@ func inProgress(gitDir string) string {
 		}
 		n := 0
 		for _, todo := range []string{filepath.Join(p, "git-rebase-todo"), filepath.Join(p, "todo")} {
-			b, _ := os.ReadFile(todo)
+			// Never a FIFO (it held the console's look at every worktree)
+			// nor a file of gigabytes; through a link, as git reads it.
+			b, _ := fsutil.ReadHead(todo, 16<<20)
 			for _, l := range strings.Split(string(b), "\n") {
 				if f := strings.Fields(l); len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
 					n++
@@ -196,13 +200,14 @@ func Head(dir string) (branch, commit string, err error) {
 }
 
 // ForeignSubmodules lists the submodules of the checkout dir is in whose
-// .git file leads to a git folder outside the repository's .git/modules,
-// as "path → folder". git status enters a submodule and takes its git
+// git folder is not one git checked out in the repository's .git/modules,
+// as "path → folder": a .git file leading elsewhere, or a .git folder of
+// the submodule's own, or a link. git status enters a submodule and takes its git
 // folder's configuration: an agent that works in the checkout added a
 // gitlink leading to a folder of its own, and the human's git status ran
-// its fsmonitor (red team 13d, finding 1). Submodules git checked out
-// itself live in .git/modules; one elsewhere the human made by hand is
-// named too.
+// its fsmonitor (red team 13d, finding 1); a repository made in place
+// (git init, then its commit added as a gitlink) does the same. One the
+// human made by hand is named too.
 func ForeignSubmodules(dir string) ([]string, error) {
 	top := checkoutTop(dir)
 	if top == "" {
@@ -220,9 +225,23 @@ func ForeignSubmodules(dir string) ([]string, error) {
 			continue
 		}
 		dotGit := filepath.Join(top, filepath.FromSlash(path), ".git")
-		b, err := os.ReadFile(dotGit)
+		st, err := os.Lstat(dotGit)
 		if err != nil {
-			continue // not checked out, or a folder of its own (an old-style submodule)
+			continue // not checked out
+		}
+		if st.IsDir() {
+			found = append(found, textsafe.Line(path)+" → "+textsafe.Line(dotGit))
+			continue
+		}
+		if st.Mode()&os.ModeSymlink != 0 { // git follows it (red team 14a, finding 3)
+			to, _ := filepath.EvalSymlinks(dotGit)
+			found = append(found, textsafe.Line(path)+" → "+textsafe.Line(to))
+			continue
+		}
+		// Never a FIFO nor past what such a file holds.
+		b, err := fsutil.ReadHead(dotGit, 64<<10)
+		if err != nil {
+			continue
 		}
 		to, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
 		if !ok {
@@ -233,6 +252,156 @@ func ForeignSubmodules(dir string) ([]string, error) {
 		}
 		if !inside(canonical(to), canonical(modules)) {
 			found = append(found, textsafe.Line(path)+" → "+textsafe.Line(to))
+		}
+	}
+	return found, nil
+}
+
+// CheckoutTodo names an operation under way in the checkout dir is in
+// whose todo runs commands (exec lines), "" when there is none: an agent
+// that works in the checkout can leave a rebase's todo in its .git, and
+// the human's git rebase --continue runs those commands outside every
+// sandbox (red team 12a, finding 5, for a worktree).
+func CheckoutTodo(dir string) string {
+	top := checkoutTop(dir)
+	if top == "" {
+		return ""
+	}
+	if what := inProgress(filepath.Join(top, ".git")); strings.Contains(what, "its todo runs") {
+		return what
+	}
+	return ""
+}
+
+// OtherTips maps the checkout's branches and tags, but the branch checked
+// out and the teamlead/ ones the console moves, to their commits: an agent
+// working in the checkout can move any of them (red team 15a, finding 5:
+// it pointed release at a commit of its own, with another's name).
+func OtherTips(dir string) (map[string]string, error) {
+	top := checkoutTop(dir)
+	if top == "" {
+		return nil, nil
+	}
+	out, err := git(top, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/", "refs/tags/")
+	if err != nil {
+		return nil, err
+	}
+	head, _ := (runner{dir: top}).runOK([]int{1}, "symbolic-ref", "--quiet", "HEAD")
+	tips := map[string]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		name, id, ok := strings.Cut(l, " ")
+		if ok && name != line(head) && !strings.HasPrefix(name, "refs/heads/teamlead/") {
+			tips[name] = id
+		}
+	}
+	return tips, nil
+}
+
+// hiddenBuildNames are files git status must not hide: a .gitignore that
+// ignores itself hides what it lists, and make reads GNUmakefile and
+// makefile before Makefile (red team 15a, finding 3: git status was clean
+// while make ran an ignored GNUmakefile).
+var hiddenBuildNames = map[string]bool{".gitignore": true, "GNUmakefile": true, "makefile": true, "Makefile": true}
+
+// IgnoredBuildFiles lists the files of the checkout dir is in that git
+// ignores though they change what the human's git status or make does.
+func IgnoredBuildFiles(dir string) ([]string, error) {
+	top := checkoutTop(dir)
+	if top == "" {
+		return nil, nil
+	}
+	out, err := git(top, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z", "--",
+		":(glob)**/.gitignore", ":(glob)**/GNUmakefile", ":(glob)**/makefile", ":(glob)**/Makefile")
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if hiddenBuildNames[path.Base(p)] {
+			found = append(found, textsafe.Line(p))
+		}
+	}
+	return found, nil
+}
+
+// HiddenChanges lists the files of the checkout dir is in that git status
+// and git diff do not look at: marked assume-unchanged, or skip-worktree
+// outside a sparse checkout. An agent that works in the checkout can set
+// either bit on a file it changed (git update-index), and the human's git
+// status then says the checkout is clean while make runs the change.
+func HiddenChanges(dir string) ([]string, error) {
+	top := checkoutTop(dir)
+	if top == "" {
+		return nil, nil
+	}
+	out, err := git(top, "ls-files", "-v", "-z")
+	if err != nil {
+		return nil, err
+	}
+	sparse := false
+	if b, err := git(top, "config", "--type=bool", "core.sparseCheckout"); err == nil {
+		sparse = line(b) == "true"
+	}
+	var found []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		tag, path, ok := strings.Cut(e, " ")
+		if !ok || tag == "" {
+			continue
+		}
+		assumed := tag != strings.ToUpper(tag) // lower case: assume-unchanged
+		if assumed || (strings.EqualFold(tag, "S") && !sparse) {
+			found = append(found, textsafe.Line(path))
+		}
+	}
+	return found, nil
+}
+
+// checkoutStateFiles are the files of a checkout's git dir that the
+// human's next git commit, log or pull takes in, named with what each
+// does: an agent in the checkout that left one has the human commit its
+// merge, message or cut history (red team 16a, finding 9).
+var checkoutStateFiles = []struct{ file, what string }{
+	{"MERGE_HEAD", "your next git commit makes a merge with the commit it names"},
+	{"CHERRY_PICK_HEAD", "your next git commit records a cherry-pick of the commit it names"},
+	{"REVERT_HEAD", "your next git commit records a revert of the commit it names"},
+	{"MERGE_MSG", "your next git commit starts with its message"},
+	{"shallow", "it cuts your history at the commits it names: git log and blame stop there"},
+}
+
+// CheckoutStateFiles returns the checkoutStateFiles of the checkout dir
+// is in that exist, as paths, each with what it does.
+func CheckoutStateFiles(dir string) map[string]string {
+	top := checkoutTop(dir)
+	if top == "" {
+		return nil
+	}
+	out := map[string]string{}
+	for _, f := range checkoutStateFiles {
+		if p := filepath.Join(top, ".git", f.file); fileThere(p) {
+			out[p] = f.what
+		}
+	}
+	return out
+}
+
+func fileThere(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// NestedGits returns the folders below the top of the worktree (or
+// checkout) dir is in that hold a .git of their own: git status shows
+// such a folder as untracked at most, and the human's git in it runs its
+// configuration (red team 16a, finding 10: an agent's git init docs with
+// core.fsmonitor ran at the human's git status there). Folders git lists
+// collapsed (an ignored node_modules/) are not looked into.
+func NestedGits(dir string) ([]string, error) {
+	top := canonical(dir)
+	out, err := git(top, "ls-files", "--others", "--directory", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if strings.HasSuffix(p, "/") && fileThere(filepath.Join(top, filepath.FromSlash(p), ".git")) {
+			found = append(found, strings.TrimSuffix(p, "/"))
 		}
 	}
 	return found, nil

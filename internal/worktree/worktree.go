@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/teamlead/teamlead/internal/fsutil"
 )
 
 // baseFile, in a worktree's own git dir, holds the commit the worktree was
@@ -86,7 +88,8 @@ func checkoutTop(dir string) string {
 // CheckoutGit returns what of the git folder of the checkout dir is in
 // makes git run programs or leads it elsewhere, for every agent's sandbox
 // to keep read-only, as Shared does for a worktree agent's repository:
-// its config, info, hooks and modules, its commondir, and the files that
+// its config and config.worktree, info, hooks and modules, its commondir,
+// its objects' alternates, and the files that
 // lead git from each of its linked worktrees to it. An agent that works
 // in the checkout itself (no worktree) wrote .git/commondir, pointing it
 // at a folder whose config set core.fsmonitor, and the human's git status
@@ -96,9 +99,69 @@ func checkoutTop(dir string) string {
 func CheckoutGit(dir string) ([]string, error) {
 	top := checkoutTop(dir)
 	if top == "" {
-		return nil, nil
+		return linkedCheckoutGit(dir)
 	}
-	gitDir := filepath.Join(top, ".git")
+	return gitDirFiles(filepath.Join(top, ".git"))
+}
+
+// linkedCheckoutGit is CheckoutGit for a checkout whose .git is a file: a
+// linked worktree of the human's own (git worktree add), or a submodule.
+// The file is in the agent's folder: pointed at a git folder of the
+// agent's, the human's git status there ran its core.fsmonitor. So the
+// file is kept read-only, with what leads git from that git folder to the
+// repository's, and the repository's own (gitDirFiles). One that does not
+// lead back (an agent that ran outside a sandbox) stops the start. nil
+// where dir is in no checkout.
+func linkedCheckoutGit(dir string) ([]string, error) {
+	var dotGit string
+	for d := canonical(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if !fi.Mode().IsRegular() {
+				return nil, nil
+			}
+			dotGit = filepath.Join(d, ".git")
+			break
+		}
+		if d == filepath.Dir(d) {
+			return nil, nil
+		}
+	}
+	gitDir := recordedPath(dotGit, "gitdir: ", filepath.Dir(dotGit))
+	tampered := func(why string) error {
+		return fmt.Errorf("%s %s: git would take the configuration of another folder there; look at it, then `git worktree repair` there or remove the checkout (%w)", dotGit, why, ErrTampered)
+	}
+	if gitDir == "" {
+		return nil, tampered("names no git folder")
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); errors.Is(err, fs.ErrNotExist) {
+		// A submodule's: its git folder is in the repository's .git/modules.
+		if !strings.Contains(canonical(gitDir)+string(filepath.Separator), string(filepath.Separator)+filepath.Join(".git", "modules")+string(filepath.Separator)) {
+			return nil, tampered("names " + gitDir + ", which is neither a linked worktree's git folder nor a submodule's")
+		}
+		files, err := gitDirFiles(gitDir)
+		return append([]string{dotGit}, files...), err
+	}
+	if back := recordedPath(filepath.Join(gitDir, "gitdir"), "", gitDir); back == "" || canonical(back) != canonical(dotGit) {
+		return nil, tampered("names " + gitDir + ", whose gitdir does not name it back")
+	}
+	common := recordedPath(filepath.Join(gitDir, "commondir"), "", gitDir)
+	if common == "" {
+		return nil, tampered("names " + gitDir + ", whose commondir names no folder")
+	}
+	extra := filepath.Join(gitDir, "config.worktree")
+	if f, err := os.OpenFile(extra, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err == nil {
+		_ = f.Close()
+	}
+	files, err := gitDirFiles(common)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{dotGit, filepath.Join(gitDir, "commondir"), filepath.Join(gitDir, "gitdir"), extra}, files...), nil
+}
+
+// gitDirFiles is what CheckoutGit keeps read-only of gitDir, a
+// repository's own git folder.
+func gitDirFiles(gitDir string) ([]string, error) {
 	cd := filepath.Join(gitDir, "commondir")
 	if _, err := os.Lstat(cd); errors.Is(err, fs.ErrNotExist) {
 		f, err := os.OpenFile(cd, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
@@ -127,11 +190,41 @@ func CheckoutGit(dir string) ([]string, error) {
 	if f, err := os.OpenFile(alt, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err == nil {
 		_ = f.Close()
 	}
-	out := []string{filepath.Join(gitDir, "config"), cd, alt}
-	for _, d := range []string{"info", "hooks", "modules"} {
-		p := filepath.Join(gitDir, d)
+	// config.worktree: read once extensions.worktreeConfig is on, which
+	// the human's git sparse-checkout init turns on (made empty, as a
+	// worktree's is).
+	extra := filepath.Join(gitDir, "config.worktree")
+	if f, err := os.OpenFile(extra, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err == nil {
+		_ = f.Close()
+	}
+	// packed-refs holds refs of every kind, replace and remote-tracking
+	// ones too (red team 14d, finding 1): made empty when missing. An
+	// agent in the checkout cannot delete a branch it lists (git rewrites
+	// the file for that), only a loose one.
+	packed := filepath.Join(gitDir, "packed-refs")
+	if f, err := os.OpenFile(packed, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err == nil {
+		_ = f.Close()
+	}
+	out := []string{filepath.Join(gitDir, "config"), extra, cd, alt, packed}
+	// refs/replace shows your git one object for another, which git push
+	// does not send (red team 14a, finding 5), and a remote-tracking ref
+	// is what you take as upstream's (finding 7): an agent in the checkout
+	// cannot fetch into them (fetch yourself).
+	// And the teamlead/ branches: the worktree agents' (red team 14d,
+	// finding 6: an agent in the checkout moved one, and the console took
+	// it for the human's move).
+	for _, d := range []string{"info", "hooks", "modules", "refs/replace", "refs/remotes", "logs/refs/remotes", "refs/heads/teamlead", "logs/refs/heads/teamlead"} {
+		p := filepath.Join(gitDir, filepath.FromSlash(d))
+		if err := noLinkOnTheWay(gitDir, p); err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return nil, err
+		}
+		if strings.HasPrefix(d, "refs/") || strings.HasPrefix(d, "logs/") {
+			if err := keepFolder(p); err != nil { // git gc removes an empty one
+				return nil, err
+			}
 		}
 		out = append(out, p)
 	}
@@ -142,8 +235,10 @@ func CheckoutGit(dir string) ([]string, error) {
 			continue
 		}
 		out = append(out, filepath.Join(wd, "commondir"), filepath.Join(wd, "gitdir"))
-		if b, err := os.ReadFile(filepath.Join(wd, "gitdir")); err == nil {
-			out = append(out, strings.TrimRight(string(b), "\r\n")) // the worktree's .git file
+		// The worktree's .git file. An agent in the checkout writes
+		// worktrees/: a FIFO there held the console's start.
+		if to := recordedPath(filepath.Join(wd, "gitdir"), "", wd); filepath.Base(to) == ".git" {
+			out = append(out, to)
 		}
 		if f, err := os.OpenFile(filepath.Join(wd, "config.worktree"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err == nil {
 			_ = f.Close()
@@ -183,6 +278,12 @@ func (t Tree) Confined() ([]Bind, error) {
 		out = append(out, Bind{Path: common})
 	}
 	writable := func(p string, make bool) error {
+		// No link on the way inside the git dir: an agent working in the
+		// checkout can write its refs, and a .git/refs/heads made a link
+		// would have this bind make a folder of its choosing writable.
+		if err := noLinkOnTheWay(common, p); err != nil {
+			return err
+		}
 		if make {
 			if err := os.MkdirAll(p, 0o755); err != nil {
 				return err
@@ -196,7 +297,7 @@ func (t Tree) Confined() ([]Bind, error) {
 	for _, w := range []struct {
 		name string
 		make bool
-	}{{"refs/remotes", true}, {"logs/refs/remotes", true}, {"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
+	}{{"reftable", false}, {"rr-cache", false}, {"lfs", false}} {
 		if err := writable(filepath.Join(common, filepath.FromSlash(w.name)), w.make); err != nil {
 			return nil, err
 		}
@@ -207,8 +308,7 @@ func (t Tree) Confined() ([]Bind, error) {
 	if err != nil {
 		return nil, err
 	}
-	objects := filepath.Join(common, "objects")
-	out = append(out, Bind{Path: objects, From: own, Writable: true}, Bind{Path: filepath.Join(objects, "info", "main"), From: objects})
+	out = append(out, objectBinds(common, own)...)
 	if err := writable(t.GitDir, false); err != nil {
 		return nil, err
 	}
@@ -216,19 +316,41 @@ func (t Tree) Confined() ([]Bind, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Of the refs and their logs only its branch's folder (and the
-	// remote-tracking refs a fetch moves) is writable. The rest steers
-	// your own git: refs/replace shows you one object for another (red
-	// team 12a, finding 2), refs/stash is the stash you pop, refs/main
-	// comes before refs/heads/main when git looks up "main", and
-	// logs/HEAD is where `git checkout -` goes (red team 13a, finding 4).
+	// Of the refs and their logs only its branch's folder and the
+	// remote-tracking refs are writable, each a folder of the agent's own
+	// (refs.go). The rest steers your own git: refs/replace shows you one
+	// object for another (red team 12a, finding 2), refs/stash is the
+	// stash you pop, refs/main comes before refs/heads/main when git looks
+	// up "main", and logs/HEAD is where `git checkout -` goes (red team
+	// 13a, finding 4). The repository's folders at those names hold a keep
+	// file, so that they outlive your git gc.
 	if st, err := os.Lstat(filepath.Join(common, "reftable")); err != nil || !st.IsDir() {
-		if dir := filepath.Dir(t.Branch); dir != "." {
-			for _, top := range []string{"refs/heads", "logs/refs/heads"} {
-				if err := writable(filepath.Join(common, filepath.FromSlash(top), filepath.FromSlash(dir)), true); err != nil {
-					return nil, err
-				}
+		a, err := privateRefs(common, filepath.Base(t.GitDir), t.Branch)
+		if err != nil {
+			return nil, err
+		}
+		if err := copyRemotes(t.Repo, a.remotes, a.remoteLogs); err != nil {
+			return nil, err
+		}
+		binds := [][2]string{{"refs/remotes", a.remotes}, {"logs/refs/remotes", a.remoteLogs}}
+		if dir := filepath.ToSlash(filepath.Dir(t.Branch)); dir != "." {
+			binds = append(binds, [2]string{"refs/heads/" + dir, a.heads}, [2]string{"logs/refs/heads/" + dir, a.logs})
+		}
+		for _, b := range binds {
+			p := filepath.Join(common, filepath.FromSlash(b[0]))
+			if err := noLinkOnTheWay(common, p); err != nil {
+				return nil, err
 			}
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return nil, err
+			}
+			if err := keepFolder(p); err != nil {
+				return nil, err
+			}
+			out = append(out, Bind{Path: p, From: b[1], Writable: true})
+		}
+		if err := syncRefs(t); err != nil {
+			return nil, err
 		}
 	}
 	if inside(t.Path, t.Repo) {
@@ -238,6 +360,63 @@ func (t Tree) Confined() ([]Bind, error) {
 		out = append(out, Bind{Path: l})
 	}
 	return out, nil
+}
+
+// noLinkOnTheWay refuses p when a folder on the way from below top down to
+// it is a link (to a folder an agent may have chosen): teamlead makes or
+// binds nothing writable through one.
+func noLinkOnTheWay(top, p string) error {
+	if l := linkOnTheWay(top, p); l != "" {
+		return fmt.Errorf("%s is a link (to a folder an agent may have chosen): teamlead makes no folder through it writable to the agent; look at it, then remove it (%w)", l, ErrTampered)
+	}
+	return nil
+}
+
+// linkOnTheWay returns the first link among the folders from below top
+// down to p, "" when there is none (or p is not below top).
+func linkOnTheWay(top, p string) string {
+	rel, err := filepath.Rel(top, p)
+	if err != nil || !inside(p, top) {
+		return ""
+	}
+	d := top
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == "." {
+			continue
+		}
+		d = filepath.Join(d, part)
+		if st, err := os.Lstat(d); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			return d
+		} else if err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// keepName is a file that keeps a folder of refs from being removed when
+// it holds no ref: git reads no ref whose name starts with a dot.
+const keepName = ".teamlead-keep"
+
+// keepFolder keeps the folder p, bound writable in a sandbox, from being
+// removed by the human's git: git gc packs the refs and removes their
+// empty folders, and a folder removed takes its bind out of every mount
+// namespace, so the running agent could no longer commit (red team 13d,
+// finding 5). Anything else an agent left at that name is replaced.
+func keepFolder(p string) error {
+	keep := filepath.Join(p, keepName)
+	if st, err := os.Lstat(keep); err == nil && st.Mode().IsRegular() {
+		return nil
+	} else if err == nil {
+		if err := os.RemoveAll(keep); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(keep, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // Private returns what of the repository is the worktree agent's alone,
@@ -251,7 +430,11 @@ func (t Tree) Private() []Bind {
 	// the checkout cannot rename and put a folder of its own in place of
 	// (red team 13d, finding 6).
 	common := filepath.Dir(filepath.Dir(t.GitDir))
-	return []Bind{{Path: t.GitDir}, {Path: filepath.Join(common, objectsFolder)}}
+	out := []Bind{{Path: t.GitDir}, {Path: filepath.Join(common, objectsFolder)}}
+	if st, err := os.Lstat(filepath.Join(common, refsFolder)); err == nil && st.IsDir() {
+		out = append(out, Bind{Path: filepath.Join(common, refsFolder)})
+	}
+	return out
 }
 
 // Outside returns what an agent working in dir, outside the repository
@@ -540,18 +723,59 @@ func (p plan) tree() (Tree, error) {
 
 // gitDir finds the worktree's own git dir from the shared one's records
 // (worktrees/<id>/gitdir holds <path>/.git), not from the .git file in
-// the worktree, which the agent can rewrite.
+// the worktree, which the agent can rewrite. An agent that works in the
+// checkout writes worktrees/ too: a record of its own there, whose gitdir
+// named a file in the worktree's folder (which git takes for no
+// worktree's), was taken for the worktree's, and the console wrote the
+// base through its link at teamlead-base into a file of the agent's
+// choosing. So the record must name <path>/.git itself, is read through
+// no link nor FIFO, and where two do, the worktree's .git file (read-only
+// to every agent once the worktree is made) tells which.
 func (p plan) gitDir() (string, error) {
 	dirs, err := os.ReadDir(filepath.Join(p.common, "worktrees"))
 	if err != nil {
 		return "", err
 	}
+	dotGit := filepath.Join(p.path, ".git")
+	var found []string
 	for _, d := range dirs {
 		dir := filepath.Join(p.common, "worktrees", d.Name())
-		b, err := os.ReadFile(filepath.Join(dir, "gitdir"))
-		if err == nil && canonical(filepath.Dir(strings.TrimSuffix(string(b), "\n"))) == p.path {
-			return dir, nil
+		if to := recordedPath(filepath.Join(dir, "gitdir"), "", dir); d.IsDir() && to != "" &&
+			filepath.Base(to) == ".git" && canonical(filepath.Dir(to)) == p.path {
+			found = append(found, dir)
 		}
 	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		if to := recordedPath(dotGit, "gitdir: ", p.path); to != "" {
+			for _, dir := range found {
+				if canonical(to) == canonical(dir) {
+					return dir, nil
+				}
+			}
+		}
+		return "", fmt.Errorf("%w: %s each say they are the git folder of %s, and its .git file names none of them: an agent working in the checkout may have made one; look at them, then remove the one that is not the worktree's", ErrTampered, strings.Join(found, " and "), p.path)
+	}
 	return "", fmt.Errorf("%w: %s is listed by git but %s/worktrees has no record of it", ErrNoWorktree, p.path, p.common)
+}
+
+// recordedPath is the path a file git keeps to find a folder holds (after
+// prefix, relative to base), "" when it holds none. Read through no link
+// nor FIFO, and no more than such a file holds: an agent may have put
+// either there, or a file of gigabytes.
+func recordedPath(file, prefix, base string) string {
+	b, err := fsutil.ReadHead(file, 64<<10, syscall.O_NOFOLLOW)
+	if err != nil {
+		return ""
+	}
+	to, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), prefix)
+	if !ok || to == "" {
+		return ""
+	}
+	if !filepath.IsAbs(to) {
+		to = filepath.Join(base, to)
+	}
+	return filepath.Clean(to)
 }

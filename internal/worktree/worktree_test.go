@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestEnsureCreates(t *testing.T) {
@@ -295,10 +297,14 @@ func TestConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Bind{{Path: repo},
-		{Path: filepath.Join(common, "refs", "remotes"), Writable: true}, {Path: filepath.Join(common, "logs", "refs", "remotes"), Writable: true},
 		{Path: filepath.Join(common, "objects"), From: filepath.Join(common, "teamlead-objects", "alice"), Writable: true},
-		{Path: filepath.Join(common, "objects", "info", "main"), From: filepath.Join(common, "objects")}, {Path: tr.GitDir, Writable: true},
-		{Path: filepath.Join(common, "refs", "heads", "teamlead"), Writable: true}, {Path: filepath.Join(common, "logs", "refs", "heads", "teamlead"), Writable: true},
+		{Path: filepath.Join(common, "objects", "info", "main"), From: filepath.Join(common, "objects")},
+		{Path: filepath.Join(common, "objects", "info", "alternates"), From: filepath.Join(common, "teamlead-objects", "alice", "info", "alternates")},
+		{Path: tr.GitDir, Writable: true},
+		{Path: filepath.Join(common, "refs", "remotes"), From: filepath.Join(common, "teamlead-refs", "alice", "remotes"), Writable: true},
+		{Path: filepath.Join(common, "logs", "refs", "remotes"), From: filepath.Join(common, "teamlead-refs", "alice", "remote-logs"), Writable: true},
+		{Path: filepath.Join(common, "refs", "heads", "teamlead"), From: filepath.Join(common, "teamlead-refs", "alice", "heads"), Writable: true},
+		{Path: filepath.Join(common, "logs", "refs", "heads", "teamlead"), From: filepath.Join(common, "teamlead-refs", "alice", "logs"), Writable: true},
 		{Path: filepath.Join(tr.Path, ".git")}, {Path: filepath.Join(tr.GitDir, "commondir")}, {Path: filepath.Join(tr.GitDir, "gitdir")},
 		{Path: filepath.Join(tr.GitDir, "config.worktree")}, {Path: filepath.Join(tr.GitDir, "teamlead-base")}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -310,9 +316,51 @@ func TestConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[len(got)-6] != (Bind{Path: nested.Path, Writable: true}) || got[len(got)-7] != (Bind{Path: nested.GitDir, Writable: true}) ||
+	if got[len(got)-6] != (Bind{Path: nested.Path, Writable: true}) || !slices.Contains(got, Bind{Path: nested.GitDir, Writable: true}) ||
 		got[len(got)-5] != (Bind{Path: filepath.Join(nested.Path, ".git")}) {
 		t.Errorf("a nested worktree on a branch without a folder: %v", got)
+	}
+}
+
+// The folders of the branch's refs and logs, bound writable in the
+// agent's sandbox, outlive the human's git gc, which packs the refs and
+// removes the folders it emptied: a folder removed takes its bind out of
+// the agent's mount namespace, and the agent could no longer commit (red
+// team 13d, finding 5).
+func TestBranchFoldersOutliveGC(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	if _, err := tr.Confined(); err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, "gc", "-q")
+	run(t, repo, "worktree", "remove", "--force", tr.Path)
+	run(t, repo, "branch", "-D", tr.Branch)
+	run(t, repo, "pack-refs", "--all", "--prune")
+	for _, d := range []string{"refs/heads/teamlead", "logs/refs/heads/teamlead"} {
+		if st, err := os.Stat(filepath.Join(repo, ".git", filepath.FromSlash(d))); err != nil || !st.IsDir() {
+			t.Errorf("%s after gc and the branch's removal: %v", d, err)
+		}
+	}
+	if got := run(t, repo, "for-each-ref", "refs/heads/teamlead/"); got != "" {
+		t.Errorf("the keep file read as a ref: %q", got)
+	}
+	if got := run(t, repo, "fsck", "--no-progress"); got != "" {
+		t.Errorf("git fsck: %q", got)
+	}
+	// One an agent replaced by a link is made a file again.
+	keep := filepath.Join(repo, ".git", "refs", "heads", "teamlead", keepName)
+	if err := os.Remove(keep); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "x"), keep); err != nil {
+		t.Fatal(err)
+	}
+	if err := keepFolder(filepath.Dir(keep)); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(keep); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("keep file after a link: %v, %v", st, err)
 	}
 }
 
@@ -454,7 +502,7 @@ func TestCheckoutGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	gd := filepath.Join(repo, ".git")
-	for _, want := range []string{filepath.Join(gd, "config"), filepath.Join(gd, "commondir"), filepath.Join(gd, "hooks"),
+	for _, want := range []string{filepath.Join(gd, "config"), filepath.Join(gd, "config.worktree"), filepath.Join(gd, "commondir"), filepath.Join(gd, "hooks"),
 		filepath.Join(gd, "worktrees", "dev", "commondir"), filepath.Join(gd, "worktrees", "dev", "gitdir"), filepath.Join(tr.Path, ".git"),
 		filepath.Join(gd, "worktrees", "dev", "config.worktree")} {
 		if !slices.Contains(files, want) {
@@ -479,5 +527,109 @@ func TestCheckoutGit(t *testing.T) {
 	}
 	if got, err := CheckoutGit(t.TempDir()); got != nil || err != nil {
 		t.Errorf("no checkout: %v, %v", got, err)
+	}
+}
+
+// A folder made a link inside the shared git dir (an agent working in the
+// checkout writes its refs) is not bound writable for a worktree agent:
+// the bind would make the folder the link names writable in its sandbox.
+func TestConfinedRefusesALinkOnTheWay(t *testing.T) {
+	repo := newRepo(t)
+	tr := ensure(t, Spec{Repo: repo, Agent: "alice"})
+	heads := filepath.Join(repo, ".git", "refs", "heads")
+	elsewhere := filepath.Join(t.TempDir(), "heads")
+	if err := os.Rename(heads, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, heads); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Confined(); !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), heads+" is a link") {
+		t.Fatalf("Confined with refs/heads a link: %v", err)
+	}
+}
+
+// An agent that works in the checkout writes its .git, worktrees/ too: a
+// git dir of its own there whose gitdir names a worktree's folder was
+// taken for that worktree's (the first in the folder's order), and the
+// console wrote the worktree's base through the agent's link at
+// teamlead-base into a file of the agent's choosing.
+func TestPlantedWorktreeGitDirIsNotTaken(t *testing.T) {
+	repo := newRepo(t)
+	path := filepath.Join(filepath.Dir(repo), "repo-worktrees", "qa")
+	planted := filepath.Join(repo, ".git", "worktrees", "a")
+	victim := filepath.Join(t.TempDir(), "pre-commit")
+	write(t, victim, "#!/bin/sh\nexit 0\n")
+	// git does not take it for the worktree (its gitdir does not end in
+	// /.git), teamlead did.
+	write(t, filepath.Join(planted, "gitdir"), filepath.Join(path, "x")+"\n")
+	write(t, filepath.Join(planted, "HEAD"), run(t, repo, "rev-parse", "HEAD")+"\n")
+	if err := os.Symlink(victim, filepath.Join(planted, baseFile)); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Ensure(Spec{Repo: repo, Agent: "qa"})
+	if got := read(t, victim); got != "#!/bin/sh\nexit 0\n" {
+		t.Fatalf("the console wrote through the agent's link: %q", got)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(repo, ".git", "worktrees", "qa"); tr.GitDir != want {
+		t.Errorf("git dir %s, want %s", tr.GitDir, want)
+	}
+	// With a gitdir naming the worktree's .git exactly, as git's own does.
+	write(t, filepath.Join(planted, "gitdir"), filepath.Join(path, ".git")+"\n")
+	if tr, err := Open(Spec{Repo: repo, Agent: "qa"}); err != nil || tr.GitDir != filepath.Join(repo, ".git", "worktrees", "qa") {
+		t.Errorf("Open: %s, %v", tr.GitDir, err)
+	}
+}
+
+// A FIFO an agent in the checkout put in .git/worktrees holds no start.
+func TestCheckoutGitWaitsOnNoFIFO(t *testing.T) {
+	repo := newRepo(t)
+	wd := filepath.Join(repo, ".git", "worktrees", "x")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(wd, "gitdir"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := CheckoutGit(repo); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("CheckoutGit waits on a FIFO for a worktree's gitdir")
+	}
+}
+
+// An agent may work, without a worktree of teamlead's, in a checkout that
+// is a linked worktree of the human's own (git worktree add): its .git is
+// a file, in the agent's folder. Nothing of its git was kept read-only:
+// the agent could point that file at a git folder of its own, whose
+// core.fsmonitor the human's git status there ran, or write the
+// repository's config and hooks.
+func TestCheckoutGitOfALinkedWorktree(t *testing.T) {
+	repo := newRepo(t)
+	wt := filepath.Join(filepath.Dir(repo), "feature")
+	run(t, repo, "worktree", "add", "-q", "-b", "feature", wt)
+	files, err := CheckoutGit(filepath.Join(wt, "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd, own := filepath.Join(repo, ".git"), filepath.Join(repo, ".git", "worktrees", "feature")
+	for _, want := range []string{filepath.Join(wt, ".git"), filepath.Join(own, "commondir"), filepath.Join(own, "gitdir"), filepath.Join(own, "config.worktree"),
+		filepath.Join(gd, "config"), filepath.Join(gd, "config.worktree"), filepath.Join(gd, "hooks"), filepath.Join(gd, "info"), filepath.Join(gd, "objects", "info", "alternates")} {
+		if !slices.Contains(files, want) {
+			t.Errorf("%s not among %v", want, files)
+		}
+	}
+	// One that already leads elsewhere stops the start.
+	write(t, filepath.Join(wt, ".git"), "gitdir: "+t.TempDir()+"\n")
+	if _, err := CheckoutGit(wt); !errors.Is(err, ErrTampered) {
+		t.Errorf("a .git file leading elsewhere: %v", err)
 	}
 }

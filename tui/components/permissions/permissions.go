@@ -7,6 +7,7 @@ package permissions
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -282,8 +283,16 @@ func (m Model) narrowRow(r approvals.Request, mark string, w int, selected bool)
 }
 
 // Flat is an action on one line: every line break shown as ↵, tabs as a
-// space, and nothing else changed (what is approved is what is shown).
+// space, and a run of more than three spaces as ␣×N, so that no padding
+// pushes the rest of a command past where a line is cut (red team 14a,
+// finding 8: `go test ./...` and 300 spaces filled the status line's
+// badge, whose y would have approved what followed them).
 func Flat(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\t", " ")
-	return strings.ReplaceAll(s, "\n", "↵")
+	s = strings.ReplaceAll(s, "\n", "↵")
+	return spaceRuns.ReplaceAllStringFunc(s, func(run string) string {
+		return fmt.Sprintf(" ␣×%d ", len(run))
+	})
 }
+
+var spaceRuns = regexp.MustCompile(` {4,}`)

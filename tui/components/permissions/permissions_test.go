@@ -133,3 +133,14 @@ func TestFlatShowsLineBreaks(t *testing.T) {
 		t.Errorf("Flat = %q", got)
 	}
 }
+
+// Padding cannot push the rest of a command out of sight: a run of spaces
+// is counted (red team 14a, finding 8).
+func TestFlatCountsSpaceRuns(t *testing.T) {
+	if got := Flat("Bash(go test ./..." + strings.Repeat(" ", 300) + "; rm -rf ~)"); got != "Bash(go test ./... ␣×300 ; rm -rf ~)" {
+		t.Errorf("Flat = %q", got)
+	}
+	if got := Flat("Bash(echo 'a   b')"); got != "Bash(echo 'a   b')" {
+		t.Errorf("three spaces: %q", got)
+	}
+}
