@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/teamlead/teamlead/internal/testbin"
+	"golang.org/x/sys/unix"
 )
 
 // An agent's own processes — run directly, in the background, or detached
@@ -689,4 +691,58 @@ func TestPlantedTeamFileFoundByDefaultIsRefused(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the planted agent ran")
 	}
+}
+
+// The system's folders, other users' homes, the start-up files of the home
+// the system names for you when $HOME is elsewhere, and the toolchains
+// your shims and go run are read-only to agents (red team 18b: as root
+// an agent left a program in /usr/local/bin that the human ran (finding
+// 4), and a python under ~/.pyenv/versions that the pyenv shim ran (3);
+// /root/.bashrc was open with HOME elsewhere (5)). Each attempt is an
+// access check, which writes nothing if it passes. The agent's own folder
+// stays writable.
+func TestAgentCannotWriteTheSystemOrYourToolchains(t *testing.T) {
+	needSandbox(t)
+	tm := newTeam(t)
+	home := filepath.Join(tm.dir, "home")
+	goroot := filepath.Join(tm.dir, "sdk", "go")
+	for _, d := range []string{".pyenv/versions", ".rustup/toolchains"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(goroot, "src", "runtime"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("GOROOT", goroot)
+	t.Setenv("PYENV_ROOT", "")
+	t.Setenv("RUSTUP_HOME", "")
+	// The home the system names for this user, with a start-up file there.
+	sysHome := ""
+	if u, err := user.Current(); err == nil && u.HomeDir != "" && u.HomeDir != home {
+		for _, f := range []string{".bashrc", ".profile"} {
+			if p := filepath.Join(u.HomeDir, f); unix.Access(p, unix.W_OK) == nil {
+				sysHome = p
+				break
+			}
+		}
+	}
+	out := filepath.Join(tm.dir, "dev.out")
+	script := `exec > "$OUT" 2>&1
+did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1"; }
+did "test -w /usr/local/bin"
+did "test -w /usr/bin"
+did "test -w /etc"
+did "test -w $HOME/.pyenv/versions"
+did "test -w $HOME/.rustup/toolchains"
+did "test -w $GOROOT/src"
+did "test -w ${SYSHOME:-/nonexistent}"
+did "echo x > ./mine"
+echo done; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + ", SYSHOME: '" + sysHome + "'}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	checkAttempts(t, c, out, 8, 7)
 }

@@ -309,6 +309,8 @@ func TestUserStartup(t *testing.T) {
 	}
 	defer func(was []string) { pythonLibs = was }(pythonLibs)
 	pythonLibs = []string{filepath.Join(libs, "python3.*")}
+	defer func(was func() string) { systemHome = was }(systemHome)
+	systemHome = func() string { return "" }
 	got := UserStartup()
 	want := []string{filepath.Join(home, ".bashrc"), filepath.Join(home, ".profile"), filepath.Join(home, ".ssh/authorized_keys"),
 		filepath.Join(home, ".config/systemd/user"), filepath.Join(home, ".local/lib/python3.12/site-packages"),
@@ -524,5 +526,60 @@ func TestHomeToldAndSecrets(t *testing.T) {
 		if slices.Contains(told, p) {
 			t.Errorf("%s is both told and protected", p)
 		}
+	}
+}
+
+// With $HOME elsewhere, the start-up files and git configuration of the
+// home the system names are protected too (red team 18b, finding 5: a
+// login or su reads /root/.bashrc whatever $HOME the console had).
+func TestSystemHomeIsProtectedToo(t *testing.T) {
+	home, sys := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	if err := os.WriteFile(filepath.Join(sys, ".bashrc"), []byte("# yours\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer func(was func() string) { systemHome = was }(systemHome)
+	systemHome = func() string { return sys }
+	if got := UserStartup(); !slices.Contains(got, filepath.Join(sys, ".bashrc")) {
+		t.Errorf("UserStartup has not the system home's .bashrc: %v", got)
+	}
+	if got := UserGitConfig(); !slices.Contains(got, filepath.Join(sys, ".gitconfig")) {
+		t.Errorf("UserGitConfig has not the system home's .gitconfig: %v", got)
+	}
+	// Neither home is a system tree.
+	for _, p := range SystemTrees() {
+		if p == home || p == sys {
+			t.Errorf("SystemTrees holds an own home: %s", p)
+		}
+	}
+}
+
+// Toolchains names the version managers' folders in the home and the Go
+// the PATH names, found by its src/runtime (red team 18b, finding 3).
+func TestToolchains(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("PYENV_ROOT", "")
+	t.Setenv("GOROOT", "")
+	goroot := filepath.Join(home, "sdk", "go")
+	for _, d := range []string{".pyenv/versions", "sdk/go/bin", "sdk/go/src/runtime"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(goroot, "bin", "go"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(goroot, "bin"))
+	got := Toolchains()
+	for _, want := range []string{filepath.Join(home, ".pyenv"), goroot} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Toolchains: %v, want %s among them", got, want)
+		}
+	}
+	if slices.Contains(got, filepath.Join(home, ".rustup")) {
+		t.Errorf("Toolchains names a folder that does not exist: %v", got)
 	}
 }

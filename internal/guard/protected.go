@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/teamlead/teamlead/internal/goenv"
@@ -50,7 +52,139 @@ func Protected(state, registry string, ownFiles []string) []string {
 	for _, p := range GoCaches() {
 		add(p)
 	}
+	for _, p := range Toolchains() {
+		add(p)
+	}
+	for _, p := range SystemTrees() {
+		add(p)
+	}
 	return out
+}
+
+// systemTrees are the system's folders of programs, libraries, settings
+// and scheduled jobs. A console that runs as root has its agents' sandbox
+// map root to root, which can write them: an agent left a program in
+// /usr/local/bin that the human then ran, and /etc/profile, /usr/bin/git
+// and /etc/ld.so.preload were as open (red team 18b, finding 4). A user
+// may own some of them too (a /usr/local of one's own).
+var systemTrees = []string{
+	"/usr", "/usr/local", "/usr/local/bin", "/usr/local/sbin", "/usr/local/lib",
+	"/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/boot", "/srv",
+	"/var/spool", "/var/lib",
+}
+
+// SystemTrees returns the folders of systemTrees this user can write, and
+// the homes of other users (/home/*, /root) it can: every sandbox keeps
+// them read-only. The user's own homes ($HOME and the one the system
+// names) are not among them.
+func SystemTrees() []string {
+	own := map[string]bool{}
+	for _, h := range ownHomes() {
+		own[resolvedPath(h)] = true
+	}
+	others, _ := filepath.Glob("/home/*")
+	var out []string
+	for _, p := range append(append(slices.Clone(systemTrees), others...), "/root") {
+		if own[resolvedPath(p)] {
+			continue
+		}
+		if st, err := os.Stat(p); err != nil || !st.IsDir() || unix.Access(p, unix.W_OK) != nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// toolchainHomes are where version managers keep the toolchains their
+// shims run, relative to the home, with the variable that moves each.
+// The shims' folder on PATH is read-only (pathFolders), but what a shim
+// runs was not: an agent made ~/.pyenv/versions/x/bin/python3 and a
+// .python-version naming it, and the human's python3 ran it (red team
+// 18b, finding 3).
+var toolchainHomes = []struct{ env, dir string }{
+	{"PYENV_ROOT", ".pyenv"}, {"RUSTUP_HOME", ".rustup"}, {"RBENV_ROOT", ".rbenv"}, {"NODENV_ROOT", ".nodenv"},
+	{"", ".nvm/versions"}, {"", ".sdkman/candidates"}, {"ASDF_DATA_DIR", ".asdf"}, {"", ".local/share/mise/installs"},
+	{"", ".volta/tools"}, {"", ".bun/bin"}, {"", ".deno/bin"}, {"", ".local/share/pnpm"}, {"", ".goenv"},
+}
+
+// Toolchains returns the toolchain folders of toolchainHomes that exist
+// and the user can write, and the Go the PATH names (its GOROOT: its
+// pkg/tool compiles and links every build, its go.env sets GOFLAGS).
+func Toolchains() []string {
+	var cands []string
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		for _, t := range toolchainHomes {
+			if v := os.Getenv(t.env); t.env != "" && filepath.IsAbs(v) {
+				cands = append(cands, filepath.Clean(v))
+				continue
+			}
+			cands = append(cands, filepath.Join(home, filepath.FromSlash(t.dir)))
+		}
+	}
+	cands = append(cands, goRoot())
+	var out []string
+	for _, p := range cands {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() && unix.Access(p, unix.W_OK) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// goRoot returns $GOROOT, else the folder two above the go the PATH names
+// (its links followed) when that holds a Go (src/runtime); go is not run.
+func goRoot() string {
+	if r := os.Getenv("GOROOT"); filepath.IsAbs(r) {
+		return filepath.Clean(r)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(goBin)
+	if err != nil || !filepath.IsAbs(real) {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(real))
+	if st, err := os.Stat(filepath.Join(root, "src", "runtime")); err != nil || !st.IsDir() {
+		return ""
+	}
+	return root
+}
+
+// ownHomes returns $HOME and, when it differs, the home the system names
+// for this user: a login, su or ssh reads the start-up files of the
+// latter whatever $HOME the console ran with (red team 18b, finding 5).
+func ownHomes() []string {
+	var out []string
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		out = append(out, filepath.Clean(home))
+	}
+	if h := systemHome(); filepath.IsAbs(h) && !slices.Contains(out, filepath.Clean(h)) {
+		out = append(out, filepath.Clean(h))
+	}
+	return out
+}
+
+// systemHome is the home the system's user database names for this user
+// (a variable: tests keep the real one out of theirs).
+var systemHome = func() string {
+	if u, err := user.Current(); err == nil {
+		return u.HomeDir
+	}
+	return ""
+}
+
+// resolvedPath is p with its links followed, or p when that fails.
+func resolvedPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }
 
 // GoCaches returns the human's Go module and build caches (as go env
@@ -154,6 +288,8 @@ var systemBin = map[string]bool{"/usr/local/sbin": true, "/usr/local/bin": true,
 // missing cannot be bound, and making one (a .bash_profile) would change
 // what the human's shell reads.
 //
+// Each of the user's homes (ownHomes: $HOME and the system's) counts.
+//
 // A folder of PATH that does not exist yet is made, empty, so that it can
 // be bound too (red team 14d, finding 3: ~/bin came before /usr/bin and
 // did not exist; an agent made ~/bin/git). A start-up file that does not
@@ -185,24 +321,22 @@ func StartupMissing() []string {
 // startupCandidates are the start-up files and the folders of PATH before
 // the system's, the folders made when missing.
 func startupCandidates() []string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return nil
-	}
 	var out []string
-	for _, f := range startupFiles {
-		out = append(out, filepath.Join(home, filepath.FromSlash(f)))
+	for _, home := range ownHomes() {
+		for _, f := range startupFiles {
+			out = append(out, filepath.Join(home, filepath.FromSlash(f)))
+		}
+		makePythonUserSites(home)
+		for _, g := range startupGlobs {
+			found, _ := filepath.Glob(filepath.Join(home, filepath.FromSlash(g)))
+			out = append(out, found...)
+		}
+		var shells []string
+		for _, f := range shellStartup {
+			shells = append(shells, filepath.Join(home, f))
+		}
+		out = append(out, sourcedBy(home, shells)...)
 	}
-	makePythonUserSites(home)
-	for _, g := range startupGlobs {
-		found, _ := filepath.Glob(filepath.Join(home, filepath.FromSlash(g)))
-		out = append(out, found...)
-	}
-	var shells []string
-	for _, f := range shellStartup {
-		shells = append(shells, filepath.Join(home, f))
-	}
-	out = append(out, sourcedBy(home, shells)...)
 	out = append(out, pathFolders()...)
 	return withoutRepeats(out)
 }
@@ -364,21 +498,23 @@ func fileExists(p string) bool { _, err := os.Lstat(p); return err == nil }
 // core.fsmonitor ran at the human's next git status, and approved the
 // pending requests as the human (red team 12a, finding 4).
 func UserGitConfig() []string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
+	homes := ownHomes()
+	if len(homes) == 0 {
 		return nil
 	}
 	var out []string
-	rc := filepath.Join(home, ".gitconfig")
-	if f, err := os.OpenFile(rc, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
-		f.Close()
-	}
-	if st, err := os.Lstat(rc); err == nil && st.Mode().IsRegular() {
-		out = append(out, rc)
+	for _, home := range homes {
+		rc := filepath.Join(home, ".gitconfig")
+		if f, err := os.OpenFile(rc, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			f.Close()
+		}
+		if st, err := os.Lstat(rc); err == nil && st.Mode().IsRegular() {
+			out = append(out, rc)
+		}
 	}
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" {
-		xdg = filepath.Join(home, ".config")
+		xdg = filepath.Join(homes[0], ".config")
 	}
 	if dir := filepath.Join(xdg, "git"); os.MkdirAll(dir, 0o755) == nil {
 		out = append(out, dir)
