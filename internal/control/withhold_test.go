@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/approvals"
+	"github.com/teamlead/teamlead/internal/consult"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
@@ -140,5 +141,28 @@ func TestDenyMessageWithheldFromOtherAgents(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(bodies, "\n"), secret) {
 		t.Errorf("the human's audit lost their own words: %q", bodies)
+	}
+}
+
+// The human's verdict on a consultation reaches its two parties, and no
+// third agent's consults or consult-query.
+func TestVerdictWithheldFromOtherAgents(t *testing.T) {
+	con, dir := newConsole(t)
+	const secret = "VERDICT-SECRET-rotate-key-42"
+	now := time.Now()
+	commitMeta(t, con, lead.MetaConsult+"c-1", consult.Consultation{ID: "c-1", Requester: "dev", Consulted: "sec", Decision: "auth.tokens",
+		Body: "may I keep tokens in env?", Status: consult.Rejected, Created: now,
+		Verdicts: []consult.Verdict{{By: consult.Human, Verdict: consult.Rejected, Body: secret, At: now}}})
+	srv := listen(t, con, dir)
+	for _, req := range []string{`{"cmd":"consults"}`, `{"cmd":"consult-query"}`} {
+		out := readAs(t, con, srv, "qa", req)
+		if strings.Contains(out, "VERDICT-SECRET") || !strings.Contains(out, "withheld") || !strings.Contains(out, "may I keep tokens") {
+			t.Errorf("agent qa read %s as: %s", req, out)
+		}
+		for _, party := range []string{"dev", "sec"} {
+			if out := readAs(t, con, srv, party, req); !strings.Contains(out, secret) {
+				t.Errorf("%s, party to c-1, lost the verdict in %s: %s", party, req, out)
+			}
+		}
 	}
 }
