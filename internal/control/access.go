@@ -5,6 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/teamlead/teamlead/internal/approvals"
+	"github.com/teamlead/teamlead/internal/consult"
+	"github.com/teamlead/teamlead/internal/lead"
+	"github.com/teamlead/teamlead/internal/questions"
 	"github.com/teamlead/teamlead/internal/store"
 	"github.com/teamlead/teamlead/internal/trust"
 )
@@ -116,23 +120,134 @@ func cut(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// shownTo returns r as the caller may read it: what the human wrote to one
-// agent (a send, an answer, a decision's note) is shown to the human and
-// to that agent, and to no other agent's process, which gets the record
-// without its text. The human types secrets into agents; red team 10a
-// (finding 5) read one typed into qa from dev through the audit.
-func shownTo(who trust.Caller, r store.Record) store.Record {
-	if who.Human() || r.From != "human" || who.Agent != "" && (r.Agent == who.Agent || contains(r.To, who.Agent)) {
-		return r
-	}
-	to := r.Agent
-	if to == "" {
-		to = strings.Join(r.To, ", ")
-	}
+// mayRead is the one rule of what the human wrote for agents (a send, an
+// answer, a deny message or approve note, a verdict): the human reads it,
+// and of the agents only those it was written for (audience), never
+// another agent's process, nor one the console cannot name. The human
+// types secrets into agents; red team 10a (finding 5) read one typed into
+// qa from dev through the audit, red team 18b (finding 2) b's answer and
+// a's deny message from the other agent.
+func mayRead(who trust.Caller, audience []string) bool {
+	return who.Human() || who.Agent != "" && contains(audience, who.Agent)
+}
+
+// withheldNote says whose words were left out, and who reads them.
+func withheldNote(audience []string) string {
+	to := strings.Join(audience, ", ")
 	if to == "" {
 		to = "an agent"
 	}
-	r.Body, r.Reason = "", ""
-	r.Fields = map[string]string{"withheld": "what the human wrote to " + to + " is shown to the human and to " + to + " only"}
+	return "what the human wrote to " + to + " is shown to the human and to " + to + " only"
+}
+
+// withheldText stands in the place of a text field left out.
+func withheldText(audience []string) string { return "[withheld: " + withheldNote(audience) + "]" }
+
+// recordAudience names the agents record r's text was written for, and
+// whether it is such a text: the human's sends and answers (From human),
+// a question's answer (for its asker, and the agent that answered it), a
+// question dropped with the human's reason (for its asker), a permission
+// request the human decided (the note is for the requester), and an inbox
+// item that carries back a send or an answer its agent could not be given.
+func recordAudience(r store.Record) ([]string, bool) {
+	var aud []string
+	add := func(names ...string) {
+		for _, n := range names {
+			if n != "" && n != "human" && !contains(aud, n) {
+				aud = append(aud, n)
+			}
+		}
+	}
+	switch {
+	case r.From == "human":
+		add(r.Agent)
+		add(r.To...)
+	case r.Kind == "question-answer", r.Kind == "question-dropped":
+		by := r.Fields["answered_by"] // "" in records written before it was kept
+		if by == "" {
+			by = r.Fields["answerer"]
+		}
+		add(r.Agent, agentOf(by))
+	case r.Kind == "permission" && r.Fields["decided_by"] == "human",
+		r.Type == "undelivered" && (r.Fields["delivery"] == "human" || r.Fields["delivery"] == "answer"):
+		add(r.Agent)
+	default:
+		return nil, false
+	}
+	return aud, true
+}
+
+// agentOf is the agent's name in answerer (agent/<name>), or "".
+func agentOf(answerer string) string {
+	if kind, name, ok := strings.Cut(answerer, "/"); ok && kind == "agent" {
+		return name
+	}
+	return ""
+}
+
+// shownTo returns r as the caller may read it (mayRead): a record whose
+// text was written for other agents comes without it, marked withheld in
+// its body (what every view of the audit shows) and its fields.
+func shownTo(who trust.Caller, r store.Record) store.Record {
+	aud, private := recordAudience(r)
+	if !private || mayRead(who, aud) || r.Body == "" && r.Reason == "" {
+		return r
+	}
+	f := map[string]string{}
+	for k, v := range r.Fields {
+		f[k] = v
+	}
+	r.Body, r.Reason = withheldText(aud), ""
+	f["withheld"] = withheldNote(aud)
+	r.Fields = f
 	return r
+}
+
+// inboxShownTo returns it as the caller may read it: an item is read as
+// the record it came from (shownTo).
+func inboxShownTo(who trust.Caller, it lead.InboxItem) lead.InboxItem {
+	r := shownTo(who, store.Record{Kind: "inbox", Agent: it.From, From: it.From, Type: it.Type, Body: it.Body, Fields: it.Extra})
+	it.Body, it.Extra = r.Body, r.Fields
+	return it
+}
+
+// questionShownTo returns q as the caller may read it: its answer is for
+// the asker, and for the agent that answered it.
+func questionShownTo(who trust.Caller, q questions.Question) questions.Question {
+	aud := []string{q.Asker}
+	if a := agentOf(q.AnsweredBy); a != "" {
+		aud = append(aud, a)
+	}
+	if q.Answer != "" && !mayRead(who, aud) {
+		q.Answer = withheldText(aud)
+	}
+	return q
+}
+
+// permissionShownTo returns p as the caller may read it: the human's note
+// (a deny message, an approve note) is for the requesting agent.
+func permissionShownTo(who trust.Caller, p approvals.Request) approvals.Request {
+	aud := []string{p.Agent}
+	if p.Note != "" && p.DecidedBy == "human" && !mayRead(who, aud) {
+		p.Note = withheldText(aud)
+	}
+	return p
+}
+
+// consultShownTo returns c as the caller may read it: the human's verdict
+// texts are for the agents party to it.
+func consultShownTo(who trust.Caller, c consult.Consultation) consult.Consultation {
+	aud := []string{c.Requester, c.Consulted}
+	if mayRead(who, aud) {
+		return c
+	}
+	vs := make([]consult.Verdict, len(c.Verdicts))
+	for i, v := range c.Verdicts {
+		if v.By == consult.Human && v.Body != "" {
+			v.Body = withheldText(aud)
+		}
+		vs[i] = v
+	}
+	c.Verdicts = vs
+	return c
 }

@@ -448,7 +448,11 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 		}
 		_ = enc.Encode(Reply{Done: fmt.Sprintf("sent to %s: %s", req.Agent, clip(req.Text, 60)), End: true})
 	case "inbox":
-		_ = enc.Encode(Reply{Inbox: s.console.Inbox(), End: true})
+		items := s.console.Inbox()
+		for i := range items {
+			items[i] = inboxShownTo(who, items[i])
+		}
+		_ = enc.Encode(Reply{Inbox: items, End: true})
 	case "ask":
 		if req.Ask == nil {
 			fail(fmt.Errorf("ask: no question"))
@@ -488,9 +492,12 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 			fail(err)
 			return
 		}
+		for i := range cs {
+			cs[i] = consultShownTo(who, cs[i])
+		}
 		_ = enc.Encode(Reply{Consults: cs, End: true})
 	case "consult-query":
-		s.consultQuery(enc, req)
+		s.consultQuery(enc, req, who)
 	case "permission":
 		if strings.TrimSpace(req.Text) == "" {
 			// Nothing to decide: an empty request reached the human's
@@ -517,6 +524,9 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 			fail(err)
 			return
 		}
+		for i := range rs {
+			rs[i] = permissionShownTo(who, rs[i])
+		}
 		_ = enc.Encode(Reply{Permissions: rs, End: true})
 	case "tasks":
 		ts, err := readmodel.StoredTasks(s.console.Store())
@@ -530,6 +540,9 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 		if err != nil {
 			fail(err)
 			return
+		}
+		for i := range qs {
+			qs[i] = questionShownTo(who, qs[i])
 		}
 		_ = enc.Encode(Reply{Questions: qs, End: true})
 	case "escalate", "reassign", "acknowledge", "drop":
@@ -611,14 +624,28 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 }
 
 // consultQuery streams the consultations matching req.Consult, newest
-// first, in lines of docsPerReply, then their statistics.
-func (s *Server) consultQuery(enc *json.Encoder, req Request) {
+// first, in lines of docsPerReply, then their statistics; a human's
+// verdict text comes only to the agents party to it (consultShownTo).
+func (s *Server) consultQuery(enc *json.Encoder, req Request, who trust.Caller) {
 	var f readmodel.ConsultFilter
 	if req.Consult != nil {
 		f = *req.Consult
 	}
 	var docs []json.RawMessage
 	stats, err := readmodel.ScanConsultations(s.console.Store(), f, func(doc []byte) error {
+		if !who.Human() {
+			var c consult.Consultation
+			if err := json.Unmarshal(doc, &c); err != nil {
+				return fmt.Errorf("a stored consultation is unreadable: %w", err)
+			}
+			if shown := consultShownTo(who, c); !sameVerdicts(shown.Verdicts, c.Verdicts) {
+				b, err := json.Marshal(shown)
+				if err != nil {
+					return err
+				}
+				doc = b
+			}
+		}
 		if docs = append(docs, doc); len(docs) == docsPerReply {
 			err := enc.Encode(Reply{Docs: docs})
 			docs = nil
@@ -675,6 +702,16 @@ func matches(q store.Query, r store.Record) bool {
 	}
 	if q.Agent != "" && r.Agent != q.Agent && r.From != q.Agent && !contains(r.To, q.Agent) {
 		return false
+	}
+	return true
+}
+
+// sameVerdicts reports whether a and b have the same verdict texts.
+func sameVerdicts(a, b []consult.Verdict) bool {
+	for i := range a {
+		if a[i].Body != b[i].Body {
+			return false
+		}
 	}
 	return true
 }

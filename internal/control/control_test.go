@@ -31,10 +31,12 @@ import (
 
 // fakeConsole is a console with a real store and bus but no agents.
 type fakeConsole struct {
-	st   *store.Store
-	b    *bus.Embedded
-	mu   sync.Mutex
-	sent []string
+	st *store.Store
+	b  *bus.Embedded
+	mu sync.Mutex
+	// asAgent is the agent the console's children belong to ("": none).
+	asAgent string
+	sent    []string
 }
 
 func (f *fakeConsole) Agents() []readmodel.AgentInfo {
@@ -60,7 +62,14 @@ func (f *fakeConsole) Ask(a questions.Ask) (questions.Question, error) {
 	return questions.Question{ID: "q-0001", Asker: a.Asker, Topic: a.Topic, Text: a.Text}, nil
 }
 
-func (f *fakeConsole) AgentOfSession(int) string { return "" }
+// AgentOfSession names every process of the console's (the test's
+// children) as agent asAgent, when set: the kernel's word, as the
+// witness reads it.
+func (f *fakeConsole) AgentOfSession(int) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.asAgent
+}
 
 func (f *fakeConsole) Route(agent string, env protocol.Envelope) ([]string, bool, error) {
 	f.record("route " + agent + " " + env.Get("to") + " " + env.Body)

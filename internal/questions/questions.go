@@ -348,7 +348,11 @@ func (m *Machine) Answer(id, by, text string, now time.Time) (Question, Effects,
 	q.Deadline = time.Time{}
 	delete(m.pending, id)
 	eff.Questions = append(eff.Questions, *q)
-	eff.Records = append(eff.Records, m.record(q, wire.KindQuestionAnswer, "question.answer."+q.ID, now, q.Answer))
+	rec := m.record(q, wire.KindQuestionAnswer, "question.answer."+q.ID, now, q.Answer)
+	// Who wrote the answer: with the asker, the one agent that may read
+	// it besides the human (internal/control).
+	rec.Fields["answered_by"] = by
+	eff.Records = append(eff.Records, rec)
 	if q.Asker != "" && q.Asker != "human" {
 		eff.Deliveries = append(eff.Deliveries, wire.Delivery{Agent: q.Asker, Kind: "answer", MsgID: q.ID, From: "team-lead",
 			Task: q.Task, Type: "answer", Text: AnswerText(q), Time: now})
