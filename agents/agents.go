@@ -299,6 +299,7 @@ type Agent struct {
 	busySince time.Time     // the program's turn began then (zero: between turns); see Busy
 	ackWait   atomic.Bool   // the writer waits with only acknowledgements queued (AcksWithNext)
 	turnWait  atomic.Bool   // the writer waits for the end of the program's turn (Busy)
+	keyWait   atomic.Int32  // dialog keys typed and not yet read or taken back (PressKey)
 	// afterTurn: messages waited for the end of the program's turn; the
 	// ones waiting when it ends go in as one prompt (a.mu).
 	afterTurn bool

@@ -71,6 +71,9 @@ func (a *Agent) waitFor(p *proc, ch <-chan struct{}) bool {
 }
 
 func (a *Agent) isHeld() bool {
+	if a.keyWait.Load() > 0 {
+		return true // a dialog key waits to be read: nothing goes after it
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.held

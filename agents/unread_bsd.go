@@ -13,3 +13,6 @@ const ioctlGetTermios = unix.TIOCGETA
 
 // ioctlSetTermios sets a terminal's termios at once.
 const ioctlSetTermios = unix.TIOCSETA
+
+// flushInput discards the unread input of the terminal fd (TIOCFLUSH, FREAD).
+func flushInput(fd int) error { return unix.IoctlSetPointerInt(fd, unix.TIOCFLUSH, 1) } // 1: FREAD

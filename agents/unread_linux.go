@@ -12,3 +12,6 @@ const ioctlGetTermios = unix.TCGETS
 
 // ioctlSetTermios sets a terminal's termios at once.
 const ioctlSetTermios = unix.TCSETS
+
+// flushInput discards the unread input of the terminal fd (TCFLSH, TCIFLUSH).
+func flushInput(fd int) error { return unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }

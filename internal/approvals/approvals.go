@@ -181,6 +181,21 @@ func (m *Machine) Withdraw(id, why string, now time.Time) (*Request, error) {
 	return r, nil
 }
 
+// Reopen puts a decided dialog request back to pending: the key that
+// carried the decision was not read by the CLI and was taken back, so
+// nothing was answered (red team 18b, finding 1).
+func (m *Machine) Reopen(id string, now time.Time) (*Request, error) {
+	r := m.byID[id]
+	if r == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoRequest, id)
+	}
+	r.Status, r.DecidedBy, r.Note, r.Decided = Pending, "", "", time.Time{}
+	if m.escalate > 0 {
+		r.Deadline = now.Add(m.escalate)
+	}
+	return r, nil
+}
+
 // Get returns request id.
 func (m *Machine) Get(id string) (*Request, bool) {
 	r, ok := m.byID[id]

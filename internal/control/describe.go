@@ -92,6 +92,33 @@ func (s *Server) question(id string) (questions.Question, bool) {
 	return q, ok && err == nil
 }
 
+// permissionAnswered says what answering permission r with word did.
+func (s *Server) permissionAnswered(subject, word string, r approvals.Request) string {
+	switch {
+	case r.Status == approvals.Denied && r.Note != "":
+		return fmt.Sprintf("denied %s; %s is told: %s", subject, r.Agent, clip(r.Note, 80))
+	case r.Status == approvals.Denied:
+		return "denied " + subject
+	case r.Status == approvals.Approved && word == "always" && strings.HasPrefix(r.Note, approvals.NoRuleNote):
+		return fmt.Sprintf("approved %s once; no rule added: %s", subject, strings.TrimPrefix(r.Note, approvals.NoRuleNote))
+	case r.Status == approvals.Approved && word == "always":
+		return fmt.Sprintf("approved %s always: %s", subject, strings.TrimPrefix(r.Note, approvals.AlwaysNote))
+	case r.Status == approvals.Approved:
+		return "approved " + subject + " once"
+	}
+	return fmt.Sprintf("answered %s (now %s)", subject, r.Status)
+}
+
+// keyNote says what is known of a dialog's key: typed, and read only once
+// the CLI took it (red team 18b, finding 1: "approved" said before the key
+// was read claimed more than was known).
+func keyNote(r approvals.Request) string {
+	if r.Source != approvals.FromDialog || r.DecidedBy != "human" {
+		return ""
+	}
+	return "; key typed, waiting for the agent to read it (taken back and asked again if it does not)"
+}
+
 // answered says what answering item id (it, as it was before) with text
 // did.
 func (s *Server) answered(id string, it item, text string) string {
@@ -104,19 +131,7 @@ func (s *Server) answered(id string, it item, text string) string {
 		if !ok {
 			return "answered " + subject
 		}
-		switch {
-		case r.Status == approvals.Denied && r.Note != "":
-			return fmt.Sprintf("denied %s; %s is told: %s", subject, r.Agent, clip(r.Note, 80))
-		case r.Status == approvals.Denied:
-			return "denied " + subject
-		case r.Status == approvals.Approved && word == "always" && strings.HasPrefix(r.Note, approvals.NoRuleNote):
-			return fmt.Sprintf("approved %s once; no rule added: %s", subject, strings.TrimPrefix(r.Note, approvals.NoRuleNote))
-		case r.Status == approvals.Approved && word == "always":
-			return fmt.Sprintf("approved %s always: %s", subject, strings.TrimPrefix(r.Note, approvals.AlwaysNote))
-		case r.Status == approvals.Approved:
-			return "approved " + subject + " once"
-		}
-		return fmt.Sprintf("answered %s (now %s)", subject, r.Status)
+		return s.permissionAnswered(subject, word, r) + keyNote(r)
 	case strings.HasPrefix(id, "c-"):
 		switch word {
 		case "approve", "approved", "yes", "ok":

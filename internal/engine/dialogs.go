@@ -96,6 +96,23 @@ func (s *sink) dialogShown() bool {
 	return ok
 }
 
+// dialogShows reports whether the agent's screen shows its CLI's
+// permission dialog for action now.
+func (s *sink) dialogShows(action string) bool {
+	if s.dialogs == nil {
+		return false
+	}
+	m, ok := s.dialogs.det.Check(detect.Rows(s.term.SnapshotTail(0)))
+	if !ok {
+		return false
+	}
+	got := m.Action
+	if m.Tool != "" {
+		got = m.Tool + "(" + m.Action + ")"
+	}
+	return got == action
+}
+
 // hold stops or resumes typing into the agent.
 func (s *sink) hold(on bool) {
 	if a := s.runner(); a != nil {

@@ -162,6 +162,7 @@ const (
 	inQuery    // a query file appeared or changed
 	inDialog   // a permission dialog appeared on an agent's screen
 	inDialogGone
+	inKeyUnread // a dialog key the CLI did not read was taken back (reason: the request)
 	inReleased  // a block that waited for its agent's relay rate
 	inFloodOver // an agent's held blocks were all taken
 )
@@ -539,6 +540,8 @@ func (e *Engine) step(batch []input) error {
 			out = e.lead.PermissionDialog(in.agent, in.reason, in.keys, now)
 		case inDialogGone:
 			out = e.lead.DialogGone(in.agent, now)
+		case inKeyUnread:
+			out = e.lead.KeyUnread(in.reason, in.n > 0, now)
 		case inCall:
 			if e.stopping {
 				in.reply <- ErrStopped

@@ -115,6 +115,10 @@ func (e *Engine) afterPermissions(keys []lead.KeyPress, resolved []approvals.Req
 			continue
 		}
 		press := func() {
+			if pk, ok := a.(keyPresser); ok {
+				e.pressKey(pk, k)
+				return
+			}
 			if _, err := a.Write([]byte(k.Keys)); err != nil && e.opts.OnError != nil {
 				e.opts.OnError(fmt.Errorf("answering %s's dialog for %s: %w", k.Agent, k.Permission, err))
 			}
@@ -136,6 +140,32 @@ func (e *Engine) afterPermissions(keys []lead.KeyPress, resolved []approvals.Req
 		}
 		delete(e.perm.waiters, r.ID)
 	}
+}
+
+// keyPresser types a dialog key and tells whether the program read it
+// (agents.Agent.PressKey).
+type keyPresser interface {
+	PressKey(keys string, wait time.Duration, shown func() bool, done func(agents.KeyOutcome))
+}
+
+// pressKey types k's key into its dialog. It answers the dialog only once
+// the CLI read it while that dialog was on screen: a key left unread when
+// the dialog leaves or changes, or after agents.KeyReadWait, is taken back
+// and the request is open again (or withdrawn, its dialog gone), so that no
+// stale key answers a later, different dialog (red team 18b, finding 1).
+func (e *Engine) pressKey(pk keyPresser, k lead.KeyPress) {
+	s := e.sinks[k.Agent]
+	shown := func() bool { return s == nil || s.dialogShows(k.Action) }
+	pk.PressKey(k.Keys, 0, shown, func(o agents.KeyOutcome) {
+		if o != agents.KeyTakenBack {
+			return
+		}
+		open := 0
+		if shown() {
+			open = 1
+		}
+		e.send(input{kind: inKeyUnread, agent: k.Agent, reason: k.Permission, n: open})
+	})
 }
 
 // HookPermission is a request from agent's CLI hook for action. It returns

@@ -21,6 +21,8 @@ type KeyPress struct {
 	Agent      string
 	Keys       string
 	Permission string // p-<n>
+	// Action is the dialog's action: the key answers that dialog only.
+	Action string
 	// NotBefore is when the dialog has been on screen long enough for its
 	// CLI to take the key (the preset's settle).
 	NotBefore time.Time
@@ -193,7 +195,7 @@ func (l *Lead) answerPermission(out *Output, r *approvals.Request, now time.Time
 		if approved {
 			keys = r.Keys.Approve
 		}
-		out.Keys = append(out.Keys, KeyPress{Agent: r.Agent, Keys: keys, Permission: r.ID, NotBefore: r.Created.Add(r.Keys.Settle)})
+		out.Keys = append(out.Keys, KeyPress{Agent: r.Agent, Keys: keys, Permission: r.ID, Action: r.Action, NotBefore: r.Created.Add(r.Keys.Settle)})
 	}
 	out.Resolved = append(out.Resolved, *r) // a hook's caller may be waiting
 }
@@ -212,6 +214,37 @@ func (l *Lead) DecidePermission(id string, approve bool, note string, now time.T
 	l.closeItem(&out, r.ID, "human", string(r.Status), now)
 	l.answerPermission(&out, r, now)
 	return out, nil
+}
+
+// KeyUnread is the key for dialog request id not read by the CLI and taken
+// back (red team 18b, finding 1): the decision answered nothing. With its
+// dialog still on screen (open) the request is open again and back in the
+// inbox; with the dialog gone it is withdrawn.
+func (l *Lead) KeyUnread(id string, open bool, now time.Time) Output {
+	var out Output
+	if l.approvals == nil {
+		return out
+	}
+	r, ok := l.approvals.Get(id)
+	if !ok || r.Status == approvals.Pending || r.Status == approvals.Withdrawn {
+		return out
+	}
+	was := r.Status
+	if r, _ = l.approvals.Reopen(id, now); r == nil {
+		return out
+	}
+	if !open {
+		why := fmt.Sprintf("the key for %s (%s) was not read; taken back, and its dialog is gone: withdrawn", id, was)
+		if w, err := l.approvals.Withdraw(id, why, now); err == nil {
+			l.recordPermission(&out, w, why, now)
+		}
+		return out
+	}
+	l.recordPermission(&out, r, fmt.Sprintf("the key for %s (%s) was not read; taken back, the request is open again", id, was), now)
+	text := fmt.Sprintf("%s wants %s — risk %s — %s: %s (asked again: the key of the last decision was not read)", r.Agent, r.Action, r.Risk, r.Rule, r.Why)
+	l.toInbox(&out, wire.Record{Time: now, Agent: r.Agent, From: r.Agent, Type: protocol.TypePermission, Task: r.Task, MsgID: r.ID, Body: text,
+		Fields: map[string]string{"permission": r.ID, "action": r.Action, "risk": r.Risk, "rule": r.Rule, "source": string(r.Source)}})
+	return out
 }
 
 // HookGaveUp withdraws a hook's request its caller stopped waiting for,

@@ -135,3 +135,27 @@ func TestActionOf(t *testing.T) {
 		}
 	}
 }
+
+// Red team 18b, finding 1: the key of a decision the CLI did not read was
+// taken back: the request is open again (in the inbox, decided again) while
+// its dialog shows, withdrawn once it is gone; the audit says which.
+func TestPermissionKeyUnread(t *testing.T) {
+	l := permTeam(t)
+	keys := approvals.Keys{Approve: "1", Deny: "\x1b"}
+	l.PermissionDialog("dev", "Bash(git push --force origin main)", keys, t0)
+	if _, err := l.DecidePermission("p-1", true, "", t0); err != nil {
+		t.Fatal(err)
+	}
+	out := l.KeyUnread("p-1", true, t0)
+	if r, _ := l.Permission("p-1"); r.Status != approvals.Pending || len(l.Inbox()) != 1 || len(out.Records) == 0 ||
+		!strings.Contains(out.Records[0].Body, "the key for p-1 (approved) was not read; taken back, the request is open again") {
+		t.Fatalf("%+v %+v %+v", r, l.Inbox(), out.Records)
+	}
+	if out, err := l.DecidePermission("p-1", false, "", t0); err != nil || len(out.Keys) != 1 {
+		t.Fatalf("decided again: %v %+v", err, out.Keys)
+	}
+	out = l.KeyUnread("p-1", false, t0)
+	if r, _ := l.Permission("p-1"); r.Status != approvals.Withdrawn || len(out.Records) == 0 || !strings.Contains(out.Records[0].Body, "its dialog is gone: withdrawn") {
+		t.Fatalf("%+v %+v", r, out.Records)
+	}
+}

@@ -1,0 +1,105 @@
+package agents
+
+import "time"
+
+// A key typed into a permission dialog answers that dialog only once the
+// program has read it (the same "delivered means read" as messages,
+// confirm.go). A key nobody reads stays in the terminal's input queue and
+// would answer whatever reads it next: a later, different dialog (red team
+// 18b, finding 1). So PressKey watches the key until it is read, and takes
+// it back — flushes the unread input — when the dialog leaves or changes
+// first, or when KeyReadWait passes.
+
+// KeyReadWait is how long a dialog key may wait unread before it is taken
+// back.
+const KeyReadWait = 3 * time.Second
+
+// KeyOutcome is what became of a dialog key.
+type KeyOutcome int
+
+// The outcomes of PressKey.
+const (
+	KeyRead      KeyOutcome = iota // the program read it
+	KeyTakenBack                   // unread: flushed from the input queue
+	KeyLost                        // not typed, or the process ended before it was read
+)
+
+// PressKey types keys into the running process for a dialog and calls done
+// (on another goroutine) with what became of them: read by the program,
+// or taken back unread once shown reports the dialog is no longer the one
+// the keys answer, or after wait (KeyReadWait when 0). While the keys wait,
+// the writer types nothing.
+func (a *Agent) PressKey(keys string, wait time.Duration, shown func() bool, done func(KeyOutcome)) {
+	if wait <= 0 {
+		wait = KeyReadWait
+	}
+	a.mu.Lock()
+	p := a.cur
+	a.mu.Unlock()
+	if p == nil || p.isExited() {
+		go done(KeyLost)
+		return
+	}
+	a.keyWait.Add(1)
+	p.wmu.Lock()
+	_, err := p.writeLocked([]byte(keys))
+	end := p.written.Load()
+	p.wmu.Unlock()
+	if err != nil {
+		a.keyWait.Add(-1)
+		a.wake()
+		go done(KeyLost)
+		return
+	}
+	go func() {
+		out := a.watchKey(p, end, wait, shown)
+		a.keyWait.Add(-1)
+		a.wake()
+		done(out)
+	}()
+}
+
+// watchKey waits until p has read its input up to end, or takes it back.
+func (a *Agent) watchKey(p *proc, end int64, wait time.Duration, shown func() bool) KeyOutcome {
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(confirmPoll)
+	defer tick.Stop()
+	for {
+		if n, ok, err := p.consumed(); err == nil && ok && n >= end {
+			return KeyRead
+		}
+		if p.isExited() {
+			return KeyLost
+		}
+		if time.Now().After(deadline) || (shown != nil && !shown()) {
+			if p.takeBack(end) {
+				return KeyTakenBack
+			}
+			return KeyRead // read at the last moment
+		}
+		select {
+		case <-tick.C:
+		case <-p.exited:
+		}
+	}
+}
+
+// takeBack flushes the input p has not read, unless it read up to end
+// meanwhile (false then). Under the write lock, so nothing is typed
+// between the look and the flush. On Linux, TCFLSH with TCIFLUSH on the
+// slave side discards what the master wrote and the program did not read
+// (the flip buffer and the line discipline's buffer); on the master it
+// leaves them waiting (checked: TestDialogKeyUnreadIsTakenBack fails with
+// the flush on the master, and without it).
+func (p *proc) takeBack(end int64) bool {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if n, ok, err := p.consumed(); err == nil && ok && n >= end {
+		return false
+	}
+	p.withTTY(func(fd int) { _ = flushInput(fd) })
+	// Everything written so far is read or gone: nothing is left waiting,
+	// not even an unfinished line.
+	p.lineEnd.Store(p.written.Load())
+	return true
+}

@@ -1,0 +1,66 @@
+package agents
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pressed runs PressKey and returns its outcome.
+func pressed(t *testing.T, a *Agent, keys string, wait time.Duration, shown func() bool) KeyOutcome {
+	t.Helper()
+	ch := make(chan KeyOutcome, 1)
+	a.PressKey(keys, wait, shown, func(o KeyOutcome) { ch <- o })
+	select {
+	case o := <-ch:
+		return o
+	case <-time.After(10 * time.Second):
+		t.Fatal("PressKey never told what became of the key")
+		return KeyLost
+	}
+}
+
+// Red team 18b, finding 1: a dialog key nothing reads must not stay in the
+// input queue for the next program (the next dialog) to read. It is taken
+// back; what the next program reads is only what is typed after.
+func TestDialogKeyUnreadIsTakenBack(t *testing.T) {
+	dir := t.TempDir()
+	recFile := filepath.Join(dir, "input")
+	script := `echo ready; while [ ! -e go ]; do sleep 0.01; done; exec ` + mockPath + ` --raw --record ` + recFile + ` -e 'say second
+timeout 5s
+expectkey 2
+say GOT-2'`
+	a, rec := start(t, Spec{Command: []string{"sh", "-c", script}, Dir: dir})
+	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
+	if o := pressed(t, a, "1", 300*time.Millisecond, nil); o != KeyTakenBack {
+		t.Fatalf("a key nothing read: outcome %v, want taken back", o)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "second program", rec.diag, func() bool { return strings.Contains(rec.output(), "second") })
+	if o := pressed(t, a, "2", 5*time.Second, nil); o != KeyRead {
+		t.Fatalf("a key the program reads: outcome %v, want read", o)
+	}
+	eventually(t, "GOT-2", rec.diag, func() bool { return strings.Contains(rec.output(), "GOT-2") })
+	fileIs(t, recFile, "2", rec)
+}
+
+// A key whose dialog leaves the screen before it is read is taken back at
+// once, not at the deadline.
+func TestDialogKeyTakenBackWhenDialogLeaves(t *testing.T) {
+	a, rec := start(t, Spec{Command: []string{"sh", "-c", "echo ready; sleep 100"}})
+	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
+	begin := time.Now()
+	if o := pressed(t, a, "\x1b", time.Minute, func() bool { return time.Since(begin) < 100*time.Millisecond }); o != KeyTakenBack {
+		t.Fatalf("outcome %v, want taken back", o)
+	}
+	if time.Since(begin) > 30*time.Second {
+		t.Fatal("taken back only at the deadline")
+	}
+	if a.isHeld() {
+		t.Fatal("the writer is still held after the key was taken back")
+	}
+}
