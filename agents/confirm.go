@@ -43,8 +43,9 @@ const confirmPoll = 2 * time.Millisecond
 
 // sent is a message fully typed into a process, awaiting confirmation.
 type sent struct {
-	m   *message
-	end int64 // p.written after its last byte
+	m     *message
+	end   int64         // p.written after its last byte
+	taken chan struct{} // closed when it was flushed unread with a dialog key (dialogkey.go)
 }
 
 // confirmer tracks one process's typed-but-unconfirmed messages.
@@ -58,20 +59,22 @@ type confirmer struct {
 func newConfirmer() *confirmer { return &confirmer{wake: make(chan struct{}, 1)} }
 
 // add queues m, typed up to byte offset end, for confirmation; false if
-// the process already ended.
-func (c *confirmer) add(m *message, end int64) bool {
+// the process already ended. taken is closed if m is flushed unread
+// instead (it is then to be typed again).
+func (c *confirmer) add(m *message, end int64) (taken <-chan struct{}, ok bool) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return false
+		return nil, false
 	}
-	c.pending = append(c.pending, sent{m: m, end: end})
+	ch := make(chan struct{})
+	c.pending = append(c.pending, sent{m: m, end: end, taken: ch})
 	c.mu.Unlock()
 	select {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	return true
+	return ch, true
 }
 
 // consumed returns how many bytes typed into p the program has certainly
@@ -187,6 +190,13 @@ func (a *Agent) endConfirm(p *proc) {
 	c.closed = true
 	c.mu.Unlock()
 	closeTTY(p.tty)
+	a.retype(left)
+}
+
+// retype puts messages typed but not read back at the front of the queue,
+// in order, to be typed again (resubmitted ones are not: their text was
+// taken).
+func (a *Agent) retype(left []sent) {
 	if len(left) == 0 {
 		return
 	}

@@ -102,7 +102,7 @@ func TestTypeNotConfirmedWhileBehindAFullLineDiscipline(t *testing.T) {
 		if err := a.write(p, fmt.Sprintf("%02d", i)+strings.Repeat("x", size-2)+"\r"); err != nil {
 			t.Fatal(err)
 		}
-		if !p.confirm.add(&message{done: d.fn}, p.written.Load()) {
+		if _, ok := p.confirm.add(&message{done: d.fn}, p.written.Load()); !ok {
 			t.Fatal("process gone")
 		}
 	}

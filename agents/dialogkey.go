@@ -72,7 +72,7 @@ func (a *Agent) watchKey(p *proc, end int64, wait time.Duration, shown func() bo
 			return KeyLost
 		}
 		if time.Now().After(deadline) || (shown != nil && !shown()) {
-			if p.takeBack(end) {
+			if a.takeBack(p, end) {
 				return KeyTakenBack
 			}
 			return KeyRead // read at the last moment
@@ -90,16 +90,45 @@ func (a *Agent) watchKey(p *proc, end int64, wait time.Duration, shown func() bo
 // slave side discards what the master wrote and the program did not read
 // (the flip buffer and the line discipline's buffer); on the master it
 // leaves them waiting (checked: TestDialogKeyUnreadIsTakenBack fails with
-// the flush on the master, and without it).
-func (p *proc) takeBack(end int64) bool {
+// the flush on the master, and without it). A message typed before the
+// key and not read yet goes with it: it is taken from the confirmer under
+// its lock before the flush (else the next look would find everything
+// read and confirm it), and its writer types it again; one that cannot be
+// told read is typed again too, a duplicate rather than a loss.
+func (a *Agent) takeBack(p *proc, end int64) bool {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	if n, ok, err := p.consumed(); err == nil && ok && n >= end {
+	n, ok, err := p.consumed()
+	if err == nil && ok && n >= end {
 		return false
 	}
+	c := p.confirm
+	c.mu.Lock()
+	var read, left []sent
+	for _, s := range c.pending {
+		if err == nil && ok && s.end <= n {
+			read = append(read, s)
+		} else {
+			left = append(left, s)
+		}
+	}
+	c.pending = nil
 	p.withTTY(func(fd int) { _ = flushInput(fd) })
 	// Everything written so far is read or gone: nothing is left waiting,
 	// not even an unfinished line.
 	p.lineEnd.Store(p.written.Load())
+	c.mu.Unlock()
+	for _, s := range read {
+		s.m.done(nil)
+		if s.m.settled != nil {
+			close(s.m.settled)
+		}
+	}
+	for _, s := range left {
+		if a.spec.OnRetype != nil && !s.m.resubmit {
+			a.spec.OnRetype(s.m.text)
+		}
+		close(s.taken)
+	}
 	return true
 }

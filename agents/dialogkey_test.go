@@ -64,3 +64,41 @@ func TestDialogKeyTakenBackWhenDialogLeaves(t *testing.T) {
 		t.Fatal("the writer is still held after the key was taken back")
 	}
 }
+
+// A message typed before a key that is taken back, and not read yet, is
+// flushed with it: it is typed again, and confirmed only once the program
+// read it (it was confirmed read, and lost, when the flush emptied the
+// queue the confirmer looks at).
+func TestMessageFlushedWithAKeyIsTypedAgain(t *testing.T) {
+	dir := t.TempDir()
+	recFile := filepath.Join(dir, "input")
+	script := `echo ready; while [ ! -e go ]; do sleep 0.01; done; stty raw -echo; exec cat > ` + recFile
+	a, rec := start(t, Spec{Command: []string{"sh", "-c", script}, Dir: dir})
+	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
+	d := newDone()
+	a.Type("hello", d.fn)
+	eventually(t, "the message typed, unread", rec.diag, func() bool {
+		a.mu.Lock()
+		p := a.cur
+		a.mu.Unlock()
+		p.confirm.mu.Lock()
+		defer p.confirm.mu.Unlock()
+		return len(p.confirm.pending) == 1
+	})
+	if o := pressed(t, a, "1", 300*time.Millisecond, nil); o != KeyTakenBack {
+		t.Fatalf("a key nothing read: outcome %v, want taken back", o)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.wait(t, rec); err != nil {
+		t.Fatalf("the message: %v", err)
+	}
+	eventually(t, "the message read", rec.diag, func() bool {
+		b, _ := os.ReadFile(recFile)
+		return strings.Contains(string(b), "hello")
+	})
+	if b, _ := os.ReadFile(recFile); strings.Contains(string(b), "1") {
+		t.Errorf("the key taken back was read: %q", b)
+	}
+}

@@ -29,10 +29,11 @@ func (a *Agent) watchRead(m *message) <-chan struct{} {
 
 // checkSubmit waits until p has read the message (read, from watchRead),
 // then presses the submit key again while the text waits in the input box,
-// up to the preset's SubmitRetries times.
-func (a *Agent) checkSubmit(p *proc, raw string, read <-chan struct{}) {
+// up to the preset's SubmitRetries times. It gives up when taken closes:
+// the message was flushed unread with a dialog key (dialogkey.go).
+func (a *Agent) checkSubmit(p *proc, raw string, read, taken <-chan struct{}) {
 	text := strings.TrimRight(Sanitize(raw), "\n")
-	if read == nil || strings.TrimSpace(text) == "" || !a.waitFor(p, read) {
+	if read == nil || strings.TrimSpace(text) == "" || !a.waitFor(p, read, taken) {
 		return
 	}
 	presses := 0
@@ -48,7 +49,8 @@ func (a *Agent) checkSubmit(p *proc, raw string, read <-chan struct{}) {
 		}
 		presses++
 		keyRead := make(chan struct{})
-		if !p.confirm.add(&message{resubmit: true, done: func(error) { close(keyRead) }}, p.written.Load()) || !a.waitFor(p, keyRead) {
+		keyTaken, ok := p.confirm.add(&message{resubmit: true, done: func(error) { close(keyRead) }}, p.written.Load())
+		if !ok || !a.waitFor(p, keyRead, keyTaken) {
 			return
 		}
 	}
@@ -57,12 +59,14 @@ func (a *Agent) checkSubmit(p *proc, raw string, read <-chan struct{}) {
 	}
 }
 
-// waitFor waits until ch is closed; false if p exits or the agent stops
-// first.
-func (a *Agent) waitFor(p *proc, ch <-chan struct{}) bool {
+// waitFor waits until ch is closed; false if abort (nil: never) is closed,
+// p exits or the agent stops first.
+func (a *Agent) waitFor(p *proc, ch, abort <-chan struct{}) bool {
 	select {
 	case <-ch:
 		return true
+	case <-abort:
+		return false
 	case <-p.exited:
 		return false
 	case <-a.stopCh:

@@ -138,17 +138,27 @@ func (a *Agent) writer() {
 				break
 			}
 			// done is called once the program has read the message.
-			if p.confirm.add(m, p.written.Load()) {
-				a.checkSubmit(p, m.text, read)
+			if taken, ok := p.confirm.add(m, p.written.Load()); ok {
+				a.checkSubmit(p, m.text, read, taken)
 				// One message in flight: the next is typed only once this
 				// one was read and its done returned (the engine returns
 				// once the delivery is on disk). So a crash finds at most
 				// one message per agent read but not recorded delivered.
-				a.waitFor(p, m.settled)
+				flushed := false
+				select {
+				case <-m.settled:
+				case <-taken:
+					flushed = true // flushed unread with a dialog key: again
+				case <-p.exited:
+				case <-a.stopCh:
+				}
 				// Read, so every byte of it went through the terminal
 				// with echo off: the program's own echo comes back.
 				p.restoreEcho()
-				break
+				if !flushed {
+					break
+				}
+				continue
 			}
 			p.restoreEcho()
 			// The process ended before the message could be tracked:
