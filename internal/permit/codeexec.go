@@ -935,6 +935,7 @@ func gitRepoHits(v view, cwds cwdSet, env Env) []hit {
 	}
 	if len(gitDirs) == 0 {
 		for _, s := range starts {
+			noteRepoSearch(env.FS, s)
 			if r, ok := env.foundRepo(s); ok && !underDotGit(r) {
 				return []hit{{id: FloorCodeExec, detail: "git would use " + r + " as its repository (a bare repository inside the working directory): its config and hooks are ordinary files the agent can write"}}
 			}

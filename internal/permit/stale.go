@@ -30,6 +30,10 @@ type fileRead struct {
 	// names, for a folder a judgement looked into by name (python -m's
 	// modules), tells the entries whose writing changes that judgement.
 	names func(entry string) bool
+	// tree, with names, marks a folder git looks in to find its
+	// repository: a part that writes the folder itself or one above it
+	// (mkdir, cp -r, mv, an unpacked archive) makes the repository too.
+	tree bool
 }
 
 // recorder is the policy's FS with every read it passes on noted.
@@ -111,6 +115,36 @@ func noteNamed(fsys FS, dir string, names func(entry string) bool) {
 	}
 }
 
+// noteRepoSearch notes, when fsys records reads, the folders git looks
+// in to find its repository when it starts in dir: each from dir up, for
+// HEAD, objects and refs (a bare repository), .git and commondir, in any
+// case. An earlier part that makes one of those, or a folder at or above
+// them, makes the repository the later git part uses, which its floor did
+// not see (red team 18a, finding 1: mkdir -p ev/objects ev/refs && echo
+// 'ref: ...' > ev/HEAD && printf '[diff]...' > ev/config && cd ev && git
+// diff ran diff.external).
+func noteRepoSearch(fsys FS, dir string) {
+	r, ok := fsys.(*recorder)
+	if !ok {
+		return
+	}
+	for d := path.Clean(dir); ; d = path.Dir(d) {
+		r.reads = append(r.reads, fileRead{kind: readListing, path: d, names: repoSearchName, tree: true})
+		if d == "/" || d == "." || path.Dir(d) == d {
+			return
+		}
+	}
+}
+
+func repoSearchName(entry string) bool {
+	for _, n := range []string{"HEAD", "objects", "refs", ".git", "commondir", "gitdir", "config"} {
+		if strings.EqualFold(entry, n) {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *recorder) HistoryMessages(gitDir string) (string, error) {
 	ml, ok := r.FS.(historyMessageLister)
 	if !ok {
@@ -172,6 +206,15 @@ var parsedFiles = setOf(".gitignore", ".ignore", ".rgignore", ".gitattributes", 
 func staleRead(reads []fileRead, c changes, text string) (string, bool) {
 	cgo := strings.Contains(text, `"C"`) || strings.Contains(text, "#include") || strings.Contains(text, "#cgo")
 	for _, r := range reads {
+		if r.tree {
+			for _, f := range append(append([]string(nil), c.written...), c.removed...) {
+				rel, under := strings.CutPrefix(f, r.path+"/")
+				if f == r.path || strings.HasPrefix(r.path, f+"/") || under && r.names(strings.Split(rel, "/")[0]) {
+					return f, true
+				}
+			}
+			continue
+		}
 		for _, f := range c.removed {
 			if f == r.path || strings.HasPrefix(r.path, f+"/") || r.kind == readListing && path.Dir(f) == r.path ||
 				r.kind == readPending && strings.HasPrefix(f, r.path+"/") {
