@@ -143,7 +143,12 @@ func (a *Agent) confirmRead(p *proc, final bool) {
 	done := append([]sent(nil), c.pending[:n]...)
 	c.pending = c.pending[n:]
 	c.mu.Unlock()
-	for _, s := range done {
+	confirmed(done)
+}
+
+// confirmed tells each of read that the program read it.
+func confirmed(read []sent) {
+	for _, s := range read {
 		s.m.done(nil)
 		if s.m.settled != nil {
 			close(s.m.settled)

@@ -118,12 +118,7 @@ func (a *Agent) takeBack(p *proc, end int64) bool {
 	// not even an unfinished line.
 	p.lineEnd.Store(p.written.Load())
 	c.mu.Unlock()
-	for _, s := range read {
-		s.m.done(nil)
-		if s.m.settled != nil {
-			close(s.m.settled)
-		}
-	}
+	confirmed(read)
 	for _, s := range left {
 		if a.spec.OnRetype != nil && !s.m.resubmit {
 			a.spec.OnRetype(s.m.text)
