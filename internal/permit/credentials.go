@@ -433,32 +433,40 @@ func (e Env) isRepoDirSafe(d string) bool { return e.FS != nil && e.isRepoDir(d)
 // repoConfig returns the configuration file of the repository git finds
 // from dir, walking up inside the working directory.
 func (e Env) repoConfig(dir string) (string, bool) {
+	_, cfg, ok := e.repoAt(dir)
+	return cfg, ok
+}
+
+// repoAt returns the work tree (empty for a bare repository) and the
+// configuration file of the repository git finds from dir, walking up
+// inside the working directory.
+func (e Env) repoAt(dir string) (top, cfg string, ok bool) {
 	if e.FS == nil {
-		return "", false
+		return "", "", false
 	}
 	for d := dir; e.inside(d); d = path.Dir(d) {
 		dot := path.Join(d, ".git")
 		if fi, err := e.FS.Lstat(dot); err == nil {
 			if fi.IsDir() {
-				return path.Join(dot, "config"), true
+				return d, path.Join(dot, "config"), true
 			}
 			body, err := e.FS.ReadFile(dot) // a worktree's or submodule's "gitdir: X"
 			if g, ok := strings.CutPrefix(strings.TrimSpace(string(body)), "gitdir: "); err == nil && ok {
 				if !path.IsAbs(g) {
 					g = path.Join(d, g)
 				}
-				return path.Join(path.Clean(g), "config"), true
+				return d, path.Join(path.Clean(g), "config"), true
 			}
-			return "", false
+			return "", "", false
 		}
 		if e.isRepoDir(d) {
-			return path.Join(d, "config"), true
+			return "", path.Join(d, "config"), true
 		}
 		if d == e.Workdir || d == "/" {
 			break
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
 // gitSecretHits: git commands that print the remote URLs or the whole

@@ -178,9 +178,11 @@ func changedBy(pt part, written []string) changes {
 	case removers[v.name]:
 		ops, _ = operands(v.args)
 	case v.name == "git" && len(v.args) > 0:
-		if g := parseGit(v.args); g.sub == "rm" || g.sub == "mv" {
+		g := parseGit(v.args)
+		if g.sub == "rm" || g.sub == "mv" {
 			ops, _ = operands(g.args)
 		}
+		c.removed = append(c.removed, gitChanges(v, g, pt.cwds)...)
 	}
 	for _, w := range ops {
 		if got, ok := pt.cwds.resolve(w); ok {
@@ -188,6 +190,86 @@ func changedBy(pt part, written []string) changes {
 		}
 	}
 	return c
+}
+
+// gitChanges are what a git part changes besides the operands of git rm
+// and git mv, as folders everything below which may change: a checkout,
+// switch, stash, hard reset, merge or pull puts other files in the work
+// tree, .gitignore among them, so a later git add -A stages the .env the
+// ignore file no longer hides (red team 18a, finding 2: git checkout -q b1
+// && git add -A && git commit && git show HEAD printed it); a reset,
+// update-ref, symbolic-ref or replace moves what HEAD and the refs name,
+// so a later git show prints a commit it was not judged on. A git told
+// where its repository is (-C, --git-dir, --work-tree) may change anything
+// in the working directory.
+func gitChanges(v view, g gitInfo, cwds cwdSet) []string {
+	tree, refs := gitChangeKind(g)
+	if !tree && !refs {
+		return nil
+	}
+	env := cwds.env
+	for _, a := range v.args {
+		if n, _, _ := strings.Cut(a.Value, "="); n == "-C" || n == "--git-dir" || n == "--work-tree" || a.Dynamic {
+			return []string{env.Workdir}
+		}
+		if !strings.HasPrefix(a.Value, "-") {
+			break
+		}
+	}
+	var out []string
+	for _, d := range cwds.dirs {
+		top, cfg, ok := env.repoAt(d)
+		switch {
+		case !ok: // a repository above the working directory, or none: git fails
+			out = append(out, env.Workdir)
+		case tree && top != "":
+			out = append(out, top)
+		default:
+			out = append(out, path.Dir(cfg))
+		}
+	}
+	if cwds.unknown {
+		out = append(out, env.Workdir)
+	}
+	return out
+}
+
+// gitChangeKind says whether a git command changes files of the work
+// tree (and with them the index and refs), or only what the refs and the
+// index name. Making a branch at HEAD (checkout -b x, switch -c x, branch
+// x) changes neither: what HEAD shows is the same.
+func gitChangeKind(g gitInfo) (tree, refs bool) {
+	ops, opts := operands(g.args)
+	switch g.sub {
+	case "checkout", "switch":
+		creates := hasShort(opts, "bBcC") || hasLong(opts, "--orphan", "--create", "--force-create")
+		return len(ops) > 1 || len(ops) == 1 && !creates || hasShort(opts, "f") || hasLong(opts, "--force", "--discard-changes", "--merge"), false
+	case "stash":
+		if len(g.args) == 0 || strings.HasPrefix(g.args[0].Value, "-") {
+			return true, true
+		}
+		switch g.args[0].Value {
+		case "list", "show", "create":
+			return false, false
+		case "drop", "clear", "store":
+			return false, true
+		}
+		return true, true
+	case "reset":
+		return hasLong(opts, "--hard", "--merge", "--keep"), true
+	case "restore":
+		return !hasShort(opts, "S") && !hasLong(opts, "--staged") || hasShort(opts, "W") || hasLong(opts, "--worktree"), true
+	case "apply":
+		return !hasLong(opts, "--cached", "--check", "--stat", "--numstat", "--summary") || hasLong(opts, "--index"), true
+	case "merge", "rebase", "pull", "cherry-pick", "revert", "am", "bisect", "mergetool", "clean", "read-tree",
+		"checkout-index", "sparse-checkout", "submodule", "worktree", "filter-branch", "merge-file", "rerere":
+		return true, true
+	case "update-ref", "symbolic-ref", "replace", "update-index", "notes":
+		return false, true
+	case "branch", "tag":
+		return false, hasShort(opts, "fmMcCdD") || hasLong(opts, "--force", "--move", "--copy", "--delete")
+	}
+	return false, false
 }
 
 // parsedFiles are files whose content a floor interprets when it judges
