@@ -110,7 +110,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	hs = append(hs, b.extractHits(pt)...)
 	hs = append(hs, inlineCodeHits(v, cwds, env)...)
 	hs = append(hs, b.recursiveHits(pt)...)
-	hs = append(hs, blackHits(v, cwds, env, b.hasNetwork)...)
+	hs = append(hs, selectionHits(v, cwds, env, b.hasNetwork)...)
 	hs = append(hs, shellStateHits(v)...)
 	if v.name == "git" {
 		hs = append(hs, gitRepoHits(v, cwds, env)...)

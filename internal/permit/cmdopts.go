@@ -146,7 +146,7 @@ var outputOpts = map[string][]string{
 		"-test.mutexprofile", "-test.trace", "-test.outputdir", "-test.testlogfile", "-test.gocoverdir", "-test.fuzzcachedir",
 		"-pkgdir"},
 	"gofmt": {"-cpuprofile"}, "staticcheck": {"-debug.cpuprofile", "-debug.memprofile", "-debug.trace",
-		"-debug.measure-analyzers", "-debug.cpu-profile", "-debug.mem-profile"},
+		"-debug.measure-analyzers", "-debug.cpu-profile", "-debug.mem-profile", "-debug.unused-graph"},
 	"golangci-lint": {"--cpu-profile-path", "--mem-profile-path", "--trace-path"},
 	"cargo":         {"--target-dir", "--artifact-dir", "--out-dir", "--logfile", "--lockfile-path"},
 	"pytest": {"--junitxml", "--junit-xml", "--log-file", "--resultlog", "--result-log", "--html",
@@ -164,11 +164,46 @@ var outputOpts = map[string][]string{
 	"tree": {"-o"}, "find": {"-fprint", "-fprint0", "-fprintf", "-fls"},
 }
 
+// pytestPluginFiles are the values of the long options pytest's core
+// does not have: a plugin's, whose meaning is not known, so taken as a
+// file it may write (pytest-benchmark's --benchmark-json, allure's
+// --alluredir, pytest-md-report's --md-report-output wrote into .git:
+// red team 18a, finding 5). A value that is no path only names a file
+// that is not protected.
+func pytestPluginFiles(args []Word) []Word {
+	var out []Word
+	for i, a := range args {
+		if a.Value == "--" {
+			break
+		}
+		k, val, eq := strings.Cut(a.Value, "=")
+		if a.Dynamic || !strings.HasPrefix(k, "--") || pytestValueFlags[k] || pytestSwitches[k] {
+			continue
+		}
+		if eq {
+			out = append(out, pathWord(val))
+		} else if i+1 < len(args) && !strings.HasPrefix(args[i+1].Value, "-") {
+			out = append(out, args[i+1])
+		}
+	}
+	return out
+}
+
+// pytestSwitches are pytest's own options that take no value.
+var pytestSwitches = setOf("--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first", "--sw",
+	"--stepwise", "--sw-skip", "--stepwise-skip", "--co", "--collect-only", "--collectonly", "--exitfirst",
+	"--verbose", "--quiet", "--pdb", "--trace", "--setup-show", "--setup-only", "--setup-plan", "--runxfail",
+	"--strict-markers", "--strict-config", "--strict", "--no-header", "--no-summary", "--showlocals", "--fixtures",
+	"--markers", "--help", "--version", "--cache-show", "--cache-clear", "--lsof", "--full-trace", "--disable-warnings",
+	"--disable-pytest-warnings", "--noconftest", "--keep-duplicates", "--doctest-modules", "--doctest-continue-on-collection-errors",
+	"--continue-on-collection-errors", "--no-cov", "--cov-branch", "--cov-append", "--looponfail",
+	"--pyargs", "--fixtures-per-test", "--debug", "--last-failed-no-failures", "--benchmark-disable", "--benchmark-skip", "--benchmark-only")
+
 // outputFiles returns the files a command writes through its options
 // (and uniq's second operand); name is the command a wrapper runs.
 func outputFiles(name string, args []Word) []Word {
 	switch {
-	case name == "python" && pyTool(args) != "":
+	case isPython(name) && pyTool(args) != "": // python3 -m pytest too
 		name = pyTool(args)
 	case name == "py.test":
 		name = "pytest"
@@ -220,6 +255,7 @@ func outputFiles(name string, args []Word) []Word {
 				out = append(out, pathWord(p))
 			}
 		}
+		out = append(out, pytestPluginFiles(args)...)
 	case "uniq": // uniq [IN [OUT]]
 		if ops, _ := operands(args); len(ops) > 1 {
 			out = append(out, ops[1])

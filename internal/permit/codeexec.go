@@ -368,8 +368,22 @@ var yarnCommands = setOf("add", "install", "remove", "run", "test", "build", "li
 // lintConfigOpts name a linter's configuration on the command line: it
 // can load plugins (golangci-lint's Go plugins, flake8's local-plugins) or
 // move its cache and reports (ruff's inline --config 'cache-dir = …').
+// black's include = '.*' in a --config file makes it print (--diff) and
+// rewrite every file, .env among them (red team 18a, finding 3).
 var lintConfigOpts = map[string][]string{"golangci-lint": {"-c", "--config"},
-	"flake8": {"--config", "--append-config"}, "ruff": {"--config"}}
+	"flake8": {"--config", "--append-config"}, "ruff": {"--config"}, "black": {"--config"}}
+
+// lintTool is the linter of lintConfigOpts a part runs, by name or as
+// python -m.
+func lintTool(v view) string {
+	if lintConfigOpts[v.name] != nil {
+		return v.name
+	}
+	if t := pyTool(v.args); lintConfigOpts[t] != nil {
+		return t
+	}
+	return ""
+}
 
 // pytestCodeOpts load plugins, configuration or a debugger class.
 var pytestCodeOpts = []string{"-c", "--config-file", "-o", "--override-ini", "--pdbcls", "--rootdir-plugin", "--cov-config"}
@@ -561,13 +575,14 @@ func execHits(c Command, v view) []hit {
 				add("mypy " + o + " runs another program, installs packages or loads a configuration (whose plugins are code)")
 			}
 		}
-	case lintConfigOpts[v.name] != nil:
-		if v.name == "golangci-lint" && sub == "custom" {
+	case lintConfigOpts[lintTool(v)] != nil:
+		tool := lintTool(v)
+		if tool == "golangci-lint" && sub == "custom" {
 			add("golangci-lint custom builds a golangci-lint with the plugin modules .custom-gcl.yml names, fetched from the network")
 		}
 		for i := range args {
-			if o, ok := optIn(args, i, lintConfigOpts[v.name]); ok {
-				add(v.name + " " + o + " loads a configuration the project does not hold where the tool looks, which can load plugins (code) or send its files elsewhere")
+			if o, ok := optIn(args, i, lintConfigOpts[tool]); ok {
+				add(tool + " " + o + " loads a configuration the project does not hold where the tool looks, which can load plugins (code), send its files elsewhere or widen what it reads")
 			}
 		}
 	case v.name == "git":

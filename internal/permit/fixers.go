@@ -30,7 +30,7 @@ var fixers = map[string]fixer{
 	"ruff": {values: setOf("--config", "--select", "--ignore", "--extend-select", "--extend-ignore", "--per-file-ignores",
 		"--extend-per-file-ignores", "--fixable", "--unfixable", "--extend-fixable", "--exclude", "--extend-exclude",
 		"--line-length", "--target-version", "--output-format", "-o", "--output-file", "--cache-dir", "--stdin-filename",
-		"--dummy-variable-rgx", "--extension", "--range"), subs: setOf("check", "format")},
+		"--dummy-variable-rgx", "--extension", "--range", "--include", "--extend-include"), subs: setOf("check", "format")},
 	"gofmt":         {writes: []string{"-w"}, values: setOf("-r", "-cpuprofile")},
 	"goimports":     {writes: []string{"-w"}, values: setOf("-local", "-srcdir", "-cpuprofile", "-memprofile", "-memrate", "-trace")},
 	"isort":         {checks: []string{"--check", "--check-only", "-c", "--diff", "--df"}, values: setOf("--settings-path", "--settings-file", "--sp", "--profile", "-l", "--line-length", "--src", "-p", "--project", "--skip", "-s", "--skip-glob", "--sg", "-j", "--jobs")},
@@ -44,7 +44,9 @@ var fixers = map[string]fixer{
 }
 
 // fixerWrites returns the files and folders a formatter or linter named
-// name rewrites in place: its operands, when it runs in a writing mode.
+// name rewrites in place: its operands, when it runs in a writing mode
+// (an empty list, not nil, when it writes and names none); nil when it
+// does not write.
 func fixerWrites(name string, args []Word) []Word {
 	f, ok := fixers[name]
 	if !ok {

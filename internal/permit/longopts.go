@@ -126,7 +126,7 @@ var longOptions = map[string][]string{
 // own, so the rules see the full names too.
 func expandLongOptions(name string, args []Word) {
 	key := name
-	if name == "python" && pyTool(args) != "" {
+	if isPython(name) && pyTool(args) != "" {
 		key = pyTool(args)
 	}
 	if name == "py.test" {

@@ -576,6 +576,9 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 			v.name = "xargs " + v.name // files known only when it runs
 		} // else find src -name '*.go' | xargs cat: names looked at, none a credential (lister16b.go)
 	}
+	if isPython(v.name) {
+		v.name = "python" // python3.12 -m flake8 is python -m flake8
+	}
 	if r, ok := prettierPrints(v); ok {
 		// prettier prints the files its patterns reach, dot files and
 		// git-ignored ones as they are (red team 11b, finding 4)
@@ -626,7 +629,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 				}
 			}
 		}
-	case "flake8", "python", "python3":
+	case "flake8", "python":
 		args := v.args
 		if v.name != "flake8" {
 			if !isPyModule(args, "flake8") || len(args) < 2 {

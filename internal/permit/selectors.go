@@ -142,6 +142,28 @@ func flake8Selects(args []Word) (func(string) bool, []Word, bool) {
 	return globSelector(pats, false), ops, true
 }
 
+// ruffSelects returns ruff's --include and --extend-include patterns as
+// a test of the files they select, and its operands, the files and
+// folders it walks (its subcommand left out; none is ".").
+func ruffSelects(args []Word) (func(string) bool, []Word, bool) {
+	var pats []string
+	ops := walkOptions(args, fixers["ruff"].values, func(k, val string) {
+		if k == "--include" || k == "--extend-include" {
+			pats = append(pats, strings.Split(val, ",")...)
+		}
+	})
+	if len(pats) == 0 {
+		return nil, nil, false
+	}
+	if len(ops) > 0 && fixers["ruff"].subs[ops[0].Value] {
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		ops = []Word{pathWord(".")}
+	}
+	return globSelector(pats, false), ops, true
+}
+
 // walkOptions calls opt with each long or short option of args and its
 // value (glued after "=", or the next word for an option takesValue
 // names), and returns the operands: words that are no option, "-", and
@@ -181,16 +203,21 @@ var blackDefaultExcludes = setOf(".direnv", ".eggs", ".git", ".hg", ".ipynb_chec
 	".pytest_cache", ".ruff_cache", ".tox", ".svn", ".venv", ".vscode", "__pypackages__", "_build", "buck-out",
 	"build", "dist", "venv")
 
-// blackHits: black given --include, --exclude, --extend-exclude or
-// --force-exclude reads, and unless --check or --diff rewrites, every
-// file under its folders its --include matches (--exclude is taken to
-// leave nothing out): a credential file among them asks, and so does a
-// protected file black would not have touched by default (.git/HEAD,
-// .claude/settings.json parse as Python).
-func blackHits(v view, cwds cwdSet, env Env, network bool) []hit {
-	args := v.args
-	if v.name != "black" {
-		if !isPyModule(args, "black") || len(args) < 2 {
+// selectionHits: black given --include, --exclude, --extend-exclude or
+// --force-exclude, or ruff given --include or --extend-include, reads,
+// and when it writes (black unless --check or --diff, ruff format unless
+// --check or --diff, ruff check --fix) rewrites, every file under its
+// folders its selection matches (black's --exclude is taken to leave
+// nothing out, ruff's ignore files too, as --no-respect-gitignore makes
+// them): a credential file among them asks, and so does a protected file
+// the tool would not have touched by default (.git/HEAD and
+// .claude/settings.json parse as Python). ruff --extend-include='*'
+// lints .env, and an undefined name prints its token (red team 18a,
+// finding 4).
+func selectionHits(v view, cwds cwdSet, env Env, network bool) []hit {
+	tool, args := v.name, v.args
+	if tool != "black" && tool != "ruff" {
+		if tool = pyTool(args); !isPython(v.name) || tool != "black" && tool != "ruff" || len(args) < 2 {
 			return nil
 		}
 		args = args[2:]
@@ -198,25 +225,33 @@ func blackHits(v view, cwds cwdSet, env Env, network bool) []hit {
 	if env.FS == nil {
 		return nil
 	}
-	f := fixers["black"]
-	include := blackDefaultInclude
-	overridden, writes := false, true
-	ops := walkOptions(args, f.values, func(k, val string) {
-		switch k {
-		case "--include":
-			var err error
-			if include, err = regexp.Compile(val); err != nil {
-				include = matchAll // a Python regex Go cannot read includes every file
+	var selects func(rel, p string) bool
+	var ops []Word
+	writes := fixerWrites(tool, args) != nil
+	if tool == "black" {
+		include, overridden := blackDefaultInclude, false
+		ops = walkOptions(args, fixers["black"].values, func(k, val string) {
+			switch k {
+			case "--include":
+				var err error
+				if include, err = regexp.Compile(val); err != nil {
+					include = matchAll // a Python regex Go cannot read includes every file
+				}
+				overridden = true
+			case "--exclude", "--extend-exclude", "--force-exclude":
+				overridden = true
 			}
-			overridden = true
-		case "--exclude", "--extend-exclude", "--force-exclude":
-			overridden = true
-		case "--check", "--diff":
-			writes = false
+		})
+		if !overridden {
+			return nil
 		}
-	})
-	if !overridden {
-		return nil
+		selects = func(rel, p string) bool { return include.MatchString(rel) || include.MatchString(p) }
+	} else {
+		sel, rops, ok := ruffSelects(args)
+		if !ok {
+			return nil
+		}
+		ops, selects = rops, func(_, p string) bool { return sel(p) }
 	}
 	readID := FloorCredentialRead
 	if network {
@@ -232,24 +267,24 @@ func blackHits(v view, cwds cwdSet, env Env, network bool) []hit {
 			var found []hit
 			complete := walkFiles(env, root, 20000, func(p, real string) bool {
 				rel := "/" + strings.TrimPrefix(p, root+"/")
-				if !include.MatchString(rel) && !include.MatchString(p) {
+				if !selects(rel, p) {
 					return false
 				}
 				if env.secretFileScan(real, keyScanWalk) {
-					found = []hit{{id: readID, detail: "black with --include/--exclude reads every file they select, " + p + " among them"}}
+					found = []hit{{id: readID, detail: tool + " with its own file selection reads every file it selects, " + p + " among them"}}
 					return true
 				}
 				if !writes || blackDefaultInclude.MatchString(p) && !blackExcluded(rel) {
-					return false // formatting Python is black's work
+					return false // formatting Python is its work
 				}
 				if why, ok := env.protectedFile(real); ok {
-					found = []hit{{id: FloorProtectedFile, detail: "black with --include/--exclude rewrites every file they select that parses as Python, " + p + " among them (" + why + ")"}}
+					found = []hit{{id: FloorProtectedFile, detail: tool + " with its own file selection rewrites every file it selects that parses as Python, " + p + " among them (" + why + ")"}}
 					return true
 				}
 				return false
 			})
 			if !complete {
-				return []hit{{id: readID, detail: "black with --include/--exclude reads every file under " + root + ": too many files to look through"}}
+				return []hit{{id: readID, detail: tool + " with its own file selection reads every file under " + root + ": too many files to look through"}}
 			}
 			if found != nil {
 				return found

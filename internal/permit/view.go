@@ -48,6 +48,12 @@ var codeFlags = map[string][]string{"python": {"-c"}, "perl": {"-e", "-E"}, "rub
 	"lua": {"-e"}, "pwsh": {"-c", "-command"}, "powershell": {"-c", "-command"}, "osascript": {"-e"},
 	"deno": {"eval"}, "bun": {"-e", "--eval"}, "tclsh": {}, "rscript": {"-e"}}
 
+// isPython reports a Python interpreter's name (python3, python3.12, pypy3).
+func isPython(name string) bool {
+	n, _ := interpreter(name)
+	return n == "python"
+}
+
 // interpreter returns the codeFlags key for a command name (python3.12 is python).
 func interpreter(name string) (string, bool) {
 	if strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy") {
