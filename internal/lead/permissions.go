@@ -233,6 +233,12 @@ func (l *Lead) KeyUnread(id string, open bool, now time.Time) Output {
 	if r, _ = l.approvals.Reopen(id, now); r == nil {
 		return out
 	}
+	if was == approvals.Denied {
+		// A refused dialog's verdict follows the key as a notice
+		// (answerPermission): it is on its way, and would tell the
+		// agent of a refusal its dialog never got.
+		l.keyNotReadNotice(&out, r, open, now)
+	}
 	if !open {
 		why := fmt.Sprintf("the key for %s (%s) was not read; taken back, and its dialog is gone: withdrawn", id, was)
 		if w, err := l.approvals.Withdraw(id, why, now); err == nil {
@@ -245,6 +251,20 @@ func (l *Lead) KeyUnread(id string, open bool, now time.Time) Output {
 	l.toInbox(&out, wire.Record{Time: now, Agent: r.Agent, From: r.Agent, Type: protocol.TypePermission, Task: r.Task, MsgID: r.ID, Body: text,
 		Fields: map[string]string{"permission": r.ID, "action": r.Action, "risk": r.Risk, "rule": r.Rule, "source": string(r.Source)}})
 	return out
+}
+
+// keyNotReadNotice tells the agent that the refusal of r it is told of
+// did not reach its dialog.
+func (l *Lead) keyNotReadNotice(out *Output, r *approvals.Request, open bool, now time.Time) {
+	state := "it is withdrawn (its dialog is gone)"
+	if open {
+		state = "the request is open again, for the human to decide"
+	}
+	v := protocol.Envelope{Headers: []protocol.Header{
+		{Key: "from", Value: protocol.TeamLead}, {Key: "to", Value: r.Agent}, {Key: "type", Value: protocol.TypeStatus},
+		{Key: "task", Value: orDash(r.Task)}, {Key: "permission", Value: r.ID}},
+		Body: fmt.Sprintf("disregard the refusal of %s (%s): your dialog did not read its key; %s", r.ID, r.Action, state)}
+	l.deliver(out, r.Agent, DeliverNotice, r.ID+"-unread", &v, now)
 }
 
 // HookGaveUp withdraws a hook's request its caller stopped waiting for,

@@ -155,7 +155,18 @@ func TestPermissionKeyUnread(t *testing.T) {
 		t.Fatalf("decided again: %v %+v", err, out.Keys)
 	}
 	out = l.KeyUnread("p-1", false, t0)
-	if r, _ := l.Permission("p-1"); r.Status != approvals.Withdrawn || len(out.Records) == 0 || !strings.Contains(out.Records[0].Body, "its dialog is gone: withdrawn") {
+	if r, _ := l.Permission("p-1"); r.Status != approvals.Withdrawn || len(out.Records) == 0 || !strings.Contains(out.Records[len(out.Records)-1].Body, "its dialog is gone: withdrawn") {
 		t.Fatalf("%+v %+v", r, out.Records)
+	}
+	// The refusal's verdict was sent after the deny key: the agent is
+	// told it did not count (the approval's key had no notice to undo).
+	var told []string
+	for _, d := range out.Deliveries {
+		if d.Agent == "dev" {
+			told = append(told, d.Text)
+		}
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "disregard the refusal of p-1") || !strings.Contains(told[0], "withdrawn") {
+		t.Fatalf("the agent was told %q", told)
 	}
 }
