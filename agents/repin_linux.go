@@ -200,6 +200,24 @@ func (r *repinner) killHolders(p string) {
 	}
 }
 
+// onReadOnlyMount reports whether the file fd names is on a read-only
+// mount here.
+func onReadOnlyMount(fd int) bool {
+	var fs unix.Statfs_t
+	return unix.Fstatfs(fd, &fs) == nil && fs.Flags&unix.ST_RDONLY != 0
+}
+
+// pinnedHere reports whether the regular file at p is read-only in this
+// init's mount namespace, where the pins are made.
+func pinnedHere(p string) bool {
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	return onReadOnlyMount(fd)
+}
+
 // pinFile binds the file (or folder, with what is mounted inside it) at p
 // read-only over itself, unless p is missing, a link (the guard sees a
 // link put in a protected file's place), or read-only already. The bind
@@ -221,8 +239,7 @@ func pinFile(p string) error {
 	if sx.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return nil
 	}
-	var fs unix.Statfs_t
-	if err := unix.Fstatfs(fd, &fs); err == nil && fs.Flags&unix.ST_RDONLY != 0 {
+	if onReadOnlyMount(fd) {
 		return nil // on a read-only mount already (pinned, or inside a protected folder)
 	}
 	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH|unix.AT_RECURSIVE)
@@ -252,6 +269,21 @@ func pinFile(p string) error {
 func (r *repinner) evict(p string) {
 	var st unix.Stat_t
 	if err := unix.Stat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	// still says the file looked at is the one at p, pinned here. One
+	// replaced since it was pinned (or found pinned), or while it is
+	// looked at, is a new file, writable in every namespace until its
+	// pin, which comes with the event of its arrival and evicts again.
+	// Looked at on, it would have the whole sandbox killed for a file
+	// nobody there touched (TestSandboxPinsAReplacedFile, when the
+	// replacement came during the start's first look; the old file's
+	// inode number was then taken by the next file made).
+	still := func() bool {
+		var now unix.Stat_t
+		return unix.Stat(p, &now) == nil && now.Dev == st.Dev && now.Ino == st.Ino && pinnedHere(p)
+	}
+	if !still() {
 		return
 	}
 	spared := r.spared(p)
@@ -297,6 +329,9 @@ func (r *repinner) evict(p string) {
 			if _, ok := why[pid]; !ok && holdsNamespace(pid, looked, open) {
 				kill, why[pid] = append(kill, pid), "held a mount namespace where it is writable"
 			}
+		}
+		if len(kill) > 0 && !still() {
+			return
 		}
 		for _, pid := range kill {
 			r.tell(fmt.Sprintf("killed\t%s\tprocess %d (%s) %s", p, pid, procComm(pid), why[pid]))
