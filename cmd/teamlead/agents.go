@@ -144,7 +144,7 @@ func printAgents(w io.Writer, list []agentRow, live bool, now time.Time) error {
 				branch += " (" + w.InProgress + ")"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%s\t%d\t%s\t%s\n", a.Name, a.Role, host(a), state, doing, pid, a.Restarts, tokens, branch)
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%s\t%d\t%s\t%s\n", report.Cells(a.Name, a.Role, host(a), state, doing, pid, a.Restarts, tokens, branch)...)
 	}
 	for _, a := range list {
 		if a.Err != "" && (a.State == wire.StateFailed || a.last == string(wire.StateFailed) || a.State == wire.StateExited) {

@@ -96,9 +96,9 @@ func printConsults(w io.Writer, cs []consult.Consultation, stats readmodel.Consu
 		if n := len(c.Verdicts); n > 0 {
 			last = c.Verdicts[n-1].Body
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\n", c.ID, c.Status, c.Decision, report.Dash(c.Task), c.Requester,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\n", report.Cells(c.ID, c.Status, c.Decision, report.Dash(c.Task), c.Requester,
 			c.Consulted+" ("+c.ConsultedRole+")", report.Age(now.Sub(c.Created)), c.Mandatory, report.Dash(c.Supersedes),
-			strings.Join(strings.Fields(last), " "))
+			strings.Join(strings.Fields(last), " "))...)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teamlead/teamlead/internal/doctor"
+	"github.com/teamlead/teamlead/internal/report"
 )
 
 func newDoctorCmd(g *globals) *cobra.Command {
@@ -62,7 +63,7 @@ func printDoctor(w io.Writer, format *formatFlag, checks []doctor.Check) error {
 			if c.Fix != "" {
 				line += " — " + c.Fix
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Status, what, line)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Cells(c.Status, what, line)...)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

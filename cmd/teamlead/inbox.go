@@ -199,8 +199,8 @@ func printInbox(w io.Writer, rows []inboxRow, now time.Time) error {
 		if !r.Deadline.IsZero() {
 			note = joinNote(note, report.Age(max(r.Deadline.Sub(now), 0))+" left")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.From, r.Type, report.Dash(r.Task), report.Age(now.Sub(r.Since)),
-			cell(r.Text, inboxTextWidth), report.Dash(cell(note, inboxNoteWidth)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", report.Cells(r.ID, r.From, r.Type, report.Dash(r.Task), report.Age(now.Sub(r.Since)),
+			cell(r.Text, inboxTextWidth), report.Dash(cell(note, inboxNoteWidth)))...)
 	}
 	return tw.Flush()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/teamlead/teamlead/agents"
 	"github.com/teamlead/teamlead/internal/control"
 	"github.com/teamlead/teamlead/internal/permit"
+	"github.com/teamlead/teamlead/internal/report"
 )
 
 // The exit status of teamlead permissions check.
@@ -315,7 +316,7 @@ func printDecision(w io.Writer, d permit.Decision, agent string, env permit.Env)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, p := range d.Parts {
 		text := strings.TrimSuffix(strings.TrimPrefix(p.Action, "Bash("), ")")
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", i+1, p.Decide, p.Risk, clipLine(text), p.Rule)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", report.Cells(i+1, p.Decide, p.Risk, clipLine(text), p.Rule)...)
 	}
 	tw.Flush()
 }
@@ -341,9 +342,9 @@ func printRules(w io.Writer, p *permit.Policy, agent string) {
 		if e.Agent != "" {
 			owner = "(" + e.Agent + ")"
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s:%d\t%s\t%s\n", i+1, e.Decide, e.Rule.Text, scope, e.File, e.Line, owner, e.Why)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s:%d\t%s\t%s\n", report.Cells(i+1, e.Decide, e.Rule.Text, scope, e.File, e.Line, owner, e.Why)...)
 	}
-	fmt.Fprintf(tw, "  -\t%s\t(no rule matches)\t\t%s:%d\t\t\n", p.Default, p.File, p.DefaultLine)
+	fmt.Fprintf(tw, "  -\t%s\t(no rule matches)\t\t%s:%d\t\t\n", report.Cells(p.Default, p.File, p.DefaultLine)...)
 	tw.Flush()
 	if agent == "" && len(p.Agents) > 0 {
 		fmt.Fprintf(w, "agents with rules of their own (checked before these; see --agent): %s\n", strings.Join(p.AgentNames(), ", "))
@@ -351,7 +352,7 @@ func printRules(w io.Writer, p *permit.Policy, agent string) {
 	fmt.Fprintln(w, "floor (built in: no rule can allow these; at best they are asked, a deny rule still denies):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, e := range permit.Floor() {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.ID, e.Risk, e.Reason)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", report.Cells(e.ID, e.Risk, e.Reason)...)
 	}
 	tw.Flush()
 }

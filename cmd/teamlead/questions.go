@@ -117,8 +117,8 @@ func printQuestions(w io.Writer, qs []questions.Question, now time.Time) error {
 		if q.Status == questions.Pending && !q.Deadline.IsZero() {
 			left = report.Age(max(q.Deadline.Sub(now), 0))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, q.Status, q.Urgency, q.Topic, q.Asker, q.Answerer,
-			report.Age(now.Sub(q.Created)), left, strings.Join(strings.Fields(q.Text), " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", report.Cells(q.ID, q.Status, q.Urgency, q.Topic, q.Asker, q.Answerer,
+			report.Age(now.Sub(q.Created)), left, strings.Join(strings.Fields(q.Text), " "))...)
 	}
 	return tw.Flush()
 }

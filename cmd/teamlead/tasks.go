@@ -89,8 +89,8 @@ func printTasks(w io.Writer, ts []tasks.Task, now time.Time) error {
 		if t.State == tasks.StateInReview && t.LastReview != nil && len(t.LastReview.Missing) > 0 {
 			last = "sent back: " + t.LastReview.Missing[0]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t.ID, t.State, report.Dash(t.Developer), report.Dash(t.QA), t.Reviews,
-			t.Spent(), now.Sub(since).Round(time.Second), clipText(last, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", report.Cells(t.ID, t.State, report.Dash(t.Developer), report.Dash(t.QA), t.Reviews,
+			t.Spent(), now.Sub(since).Round(time.Second), clipText(last, 60))...)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

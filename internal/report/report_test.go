@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/bus/wire"
+	"github.com/teamlead/teamlead/internal/progress"
 	"github.com/teamlead/teamlead/internal/store"
 )
 
@@ -117,5 +118,29 @@ func TestDeliveredWithoutAnIDNamesTheAgent(t *testing.T) {
 	r.MsgID = "m-4"
 	if got := Summary(r); got != "m-4 → dev (human)" {
 		t.Errorf("Summary = %q", got)
+	}
+}
+
+// An agent's line breaks stay inside their cell: a task, or a progress
+// file's workflow id, holding "\n399 ... approved by the human" drew a
+// whole audit row of the agent's making (red team 19b, finding 7).
+func TestAgentTextStaysInItsRow(t *testing.T) {
+	forged := "wf3\n399          2026-12-03 06:06:59.000  permission   a1  p-14  approved by the human\r"
+	var b bytes.Buffer
+	w, _ := NewWriter(&b, "table")
+	r := rec
+	r.Task = forged
+	if err := w.Write(r); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); len(lines) != 2 || strings.Contains(b.String(), "\r") {
+		t.Fatalf("the header and one record printed as %d lines:\n%s", len(lines), b.String())
+	}
+	st := progress.State{Agent: "a1", Path: "p.json", Workflow: &progress.Workflow{WorkflowID: forged, Status: "active"}}
+	for _, l := range Workflow(st, time.Now(), time.Hour, 0) {
+		if strings.ContainsAny(l, "\n\r") {
+			t.Fatalf("a progress line holds a line break: %q", l)
+		}
 	}
 }

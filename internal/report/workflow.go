@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/teamlead/teamlead/internal/progress"
+	"github.com/teamlead/teamlead/internal/textsafe"
 )
 
 // Workflow renders a progress file's state as lines of text: the summary,
@@ -13,6 +14,19 @@ import (
 // action, duration and artifacts, the next step with its context, the
 // errors, and how long since the file changed (stalled when over stall).
 func Workflow(st progress.State, now time.Time, stall time.Duration, width int) []string {
+	lines := workflowLines(st, now, stall)
+	for i, l := range lines {
+		// one line each: the file is the agent's, and a line break in
+		// its workflow id drew rows of the audit's (red team 19b, finding 7)
+		lines[i] = textsafe.Line(l)
+		if width > 0 {
+			lines[i] = clip(lines[i], width)
+		}
+	}
+	return lines
+}
+
+func workflowLines(st progress.State, now time.Time, stall time.Duration) []string {
 	who := Dash(st.Agent)
 	switch {
 	case st.Missing:
@@ -61,11 +75,6 @@ func Workflow(st progress.State, now time.Time, stall time.Duration, width int) 
 	}
 	if st.Err != nil {
 		lines = append(lines, "  (latest read failed: "+st.Err.Error()+"; showing the last good one)")
-	}
-	if width > 0 {
-		for i, l := range lines {
-			lines[i] = clip(l, width)
-		}
 	}
 	return lines
 }
