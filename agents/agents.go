@@ -172,6 +172,11 @@ type Spec struct {
 	// too), a writable one inside it writable again. Without a sandbox they
 	// are left as they are.
 	Binds []Bind
+	// Hide are folders of other agents' the sandbox shows empty (their
+	// query folders): what is there is theirs to read, and what would be
+	// written there would be taken as theirs. Missing ones are left as
+	// they are. Without a sandbox they are left as they are.
+	Hide []string
 	// Others are files other agents write (their progress files): read-only
 	// here as Protect makes them, but a descriptor for writing one that no
 	// process of this sandbox shows is taken for its owner's, and does not

@@ -603,6 +603,17 @@ func hiddenSecrets(protect []string) (dirs, files []string) {
 	return append(secretDirs(protect, os.Getuid()), dirs...), files
 }
 
+// existingDirs are the folders of dirs that exist, their links followed.
+func existingDirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			out = append(out, resolved(d))
+		}
+	}
+	return out
+}
+
 // outermost returns paths without those inside another of them (a bind
 // inside a folder bound read-only is read-only with it), shortest first.
 func outermost(paths []string) []string {

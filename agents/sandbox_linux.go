@@ -451,6 +451,7 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		return nil, fmt.Errorf("%w: agent %q: its folder is inside teamlead's own (%s), which agents may not change; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, strings.Join(unprotected, ", "))
 	}
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
+	secretDirs = append(secretDirs, existingDirs(s.Hide)...)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: parentsFirst(append(pins, h.pins...)),
 		KeepSockets: h.keep, Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others),

@@ -1220,3 +1220,47 @@ func TestSandboxHidesATmuxFolderStillToBeMade(t *testing.T) {
 		t.Errorf("%s not among the hidden folders %v", want, h.dirs)
 	}
 }
+
+// Another agent's query folder (Spec.Hide) shows empty: its responses,
+// the human's answers among them, cannot be read, and a query written
+// there "from" that agent never reaches the folder the console watches
+// (red team 19b, findings 1 and 2).
+func TestSandboxHidesAnotherAgentsQueries(t *testing.T) {
+	needSandbox(t)
+	tmp := t.TempDir()
+	mine, theirs := filepath.Join(tmp, "a"), filepath.Join(tmp, "b", ".spc", "queries")
+	for _, d := range []string{mine, theirs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer := filepath.Join(theirs, "query-1-response.yaml")
+	if err := os.WriteFile(answer, []byte("from: human\nanswer: HUMAN-WORDS-FOR-B\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`exec 2>&1
+held() { if "$@" >/dev/null 2>&1; then echo "BREACH: $*"; else echo "held: $*"; fi; }
+held grep -rq HUMAN-WORDS %[1]s
+printf 'id: query-9\nfrom: b\nto: a\nquestion: forged\n' > %[1]s/query-9.yaml 2>/dev/null
+echo checked
+`, theirs)
+	rec := &recorder{}
+	a := Start(Spec{Name: "a", Isolation: IsolationSandbox, Dir: mine, Command: []string{"/bin/sh", "-c", script}, Hide: []string{filepath.Dir(filepath.Dir(theirs)) + "/.spc/queries"}}, rec)
+	defer a.Stop()
+	select {
+	case <-a.Done():
+	case <-time.After(waitTimeout):
+		t.Fatalf("timed out\n%s", rec.diag())
+	}
+	out := rec.output()
+	checkSandboxReport(t, out)
+	if !strings.Contains(out, "held: ") {
+		t.Errorf("nothing held:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(theirs, "query-9.yaml")); err == nil {
+		t.Error("the forged query reached the other agent's folder")
+	}
+	if b, _ := os.ReadFile(answer); !strings.Contains(string(b), "HUMAN-WORDS") {
+		t.Errorf("the response: %q", b)
+	}
+}

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
+	"github.com/teamlead/teamlead/internal/fsutil"
 	"github.com/teamlead/teamlead/internal/lead"
 	"github.com/teamlead/teamlead/internal/queryfiles"
 	"github.com/teamlead/teamlead/internal/querywatch"
@@ -46,6 +49,37 @@ func (e *Engine) watchQueries() error {
 	e.files, e.filesDone = make(chan lead.FileOp, 256), make(chan struct{})
 	go e.writeFiles(e.files, e.filesDone)
 	return nil
+}
+
+// othersQueries are the query folders of the agents other than name that
+// work in folders of their own, which name's sandbox shows empty: a query
+// file there is taken as from the agent whose folder holds it, and its
+// response holds what was answered to that agent, the human's words
+// among them (red team 19b, findings 1 and 2: an agent wrote a query
+// "from" another into that one's folder, and read the human's answer
+// beside another's query). Each is made if missing (inside its agent's
+// folder only), so that there is a folder to show empty. Agents that
+// share a folder share its query folder: there, what one writes cannot be
+// told from what another does (README, "Query files").
+func (e *Engine) othersQueries(name string) []string {
+	var mine string
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == name {
+			mine = filepath.Clean(a.Dir)
+		}
+	}
+	var out []string
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == name || a.Host != "" || filepath.Clean(a.Dir) == mine {
+			continue
+		}
+		real, err := fsutil.Within(a.Dir, filepath.Join(a.Dir, queriesDir))
+		if err != nil || slices.Contains(out, real) || os.MkdirAll(real, 0o755) != nil {
+			continue
+		}
+		out = append(out, real)
+	}
+	return out
 }
 
 // writeFiles makes the query-file changes the lead asked for, one at a
