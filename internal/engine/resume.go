@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -176,10 +178,10 @@ func (e *Engine) findSession(agent string) {
 		id, path string
 		mod      time.Time
 	}
-	var best found
+	var all []found
 	for _, f := range files {
 		fi, err := os.Lstat(f)
-		if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since) || !fi.ModTime().After(best.mod) {
+		if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
 			continue
 		}
 		id, cwd := sessionFileFields(f, sf.ID, sf.Cwd)
@@ -190,7 +192,20 @@ func (e *Engine) findSession(agent string) {
 			cwd = r
 		}
 		if cwd == dir {
-			best = found{id: id, path: f, mod: fi.ModTime()}
+			all = append(all, found{id: id, path: f, mod: fi.ModTime()})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].mod.After(all[j].mod) })
+	var best found
+	for _, c := range all {
+		held, known := holdsSession(s.runner(), c.path, files)
+		if !known {
+			best = c // the newest: who wrote it cannot be told here
+			break
+		}
+		if held {
+			best = c
+			break
 		}
 	}
 	if best.id != "" {
@@ -204,6 +219,28 @@ func (e *Engine) findSession(agent string) {
 			s.spend.read(best.path, transcriptCopilot) // the session's usage records
 		}
 	}
+}
+
+// holdsSession reports whether the agent's processes hold the session
+// file path open, or a file in its folder that is no session file of
+// files (Copilot CLI holds session-state/<id>/inuse.<pid>.hold, Codex its
+// rollout itself). The files are in the home every agent shares: another
+// agent wrote a rollout naming this agent's folder, with "user" turns of
+// its making, and the console resumed it as this agent's conversation
+// (red team 19b, finding 4). A file none of its processes holds is not
+// taken (the conversation found before stays); known is false where the
+// kernel cannot be asked (a remote agent, not Linux).
+func holdsSession(r runner, path string, files []string) (held, known bool) {
+	h, ok := r.(interface {
+		HoldsOpen(match func(string) bool) (bool, bool)
+	})
+	if !ok || r == nil {
+		return false, false
+	}
+	dir := filepath.Dir(path)
+	return h.HoldsOpen(func(open string) bool {
+		return open == path || filepath.Dir(open) == dir && !slices.Contains(files, open)
+	})
 }
 
 // findOpenCodeSession finds an OpenCode agent's conversation in OpenCode's

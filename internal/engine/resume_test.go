@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teamlead/teamlead/internal/config"
 	"github.com/teamlead/teamlead/internal/usage"
@@ -24,8 +25,13 @@ func TestCopilotSessionFound(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	const id = "fd2ff0c0-eabd-4969-8dd2-2bb41a7c7e56"
+	// The CLI holds a file of its session's folder open, as Copilot CLI
+	// holds inuse.<pid>.hold: that is how the console knows the folder is
+	// this agent's.
+	hold := filepath.Join(home, ".copilot", "session-state", id, "inuse.1.hold")
 	script := filepath.Join(dir, "dev.sh")
-	if err := os.WriteFile(script, []byte("sleep 600\n"), 0o600); err != nil {
+	if err := os.WriteFile(script, []byte(fmt.Sprintf("until [ -e %q ]; do sleep 0.02; done\nexec 3< %q\nsleep 600\n", hold, hold)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	team := fmt.Sprintf("agents:\n  - name: dev\n    role: dev\n    preset: copilot\n    restart: never\n    dir: %q\n    command: [bash, %q]\n    env: {HOME: %q}\n", project, script, home)
@@ -38,30 +44,44 @@ func TestCopilotSessionFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := startLoaded(t, dir, tm)
-	const id = "fd2ff0c0-eabd-4969-8dd2-2bb41a7c7e56"
 	b, err := os.ReadFile("../usage/testdata/copilot-1.0.102-events.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b = []byte(strings.ReplaceAll(string(b), `"cwd":"/tmp/x16/cpproj"`, `"cwd":"`+project+`"`))
-	// Another folder's conversation, written later, is not the agent's.
+	// Another folder's conversation, written later, is not the agent's;
+	// nor is one naming its folder that its CLI does not hold (another
+	// agent wrote it in the home they share: red team 19b, finding 4).
 	other := []byte(strings.ReplaceAll(string(b), id, "0ther"))
 	other = []byte(strings.ReplaceAll(string(other), `"cwd":"`+project+`"`, `"cwd":"/elsewhere"`))
-	for name, text := range map[string][]byte{id: b, "0ther": other} {
-		path := filepath.Join(home, ".copilot", "session-state", name, "events.jsonl")
+	forged := []byte(strings.ReplaceAll(string(b), id, "f0rged"))
+	for _, f := range []struct {
+		name string
+		text []byte
+	}{{id, b}, {"0ther", other}, {"f0rged", forged}} {
+		path := filepath.Join(home, ".copilot", "session-state", f.name, "events.jsonl")
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, text, 0o600); err != nil {
+		if err := os.WriteFile(path, f.text, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r.e.findSession("dev")
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	s := r.e.sinks["dev"]
-	s.session.mu.Lock()
-	got := s.session.id
-	s.session.mu.Unlock()
-	if got != id {
+	found := func() string {
+		r.e.findSession("dev")
+		s.session.mu.Lock()
+		defer s.session.mu.Unlock()
+		return s.session.id
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for found() == "" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond) // until the CLI holds its file
+	}
+	if got := found(); got != id {
 		t.Fatalf("the conversation found: %q, want %q", got, id)
 	}
 	if tk := s.spend.total(); tk != (usage.Tokens{Input: 40, Output: 32}) {
