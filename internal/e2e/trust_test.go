@@ -746,3 +746,56 @@ echo done; exec sleep 600`
 	defer c.stop()
 	checkAttempts(t, c, out, 8, 7)
 }
+
+// The start-up files of pagers, debuggers and interpreters are read-only
+// in the sandbox (red team 19b, finding 9: ~/.config/lesskey's LESSOPEN
+// ran an agent's program at the human's next less and git log), and a
+// toolchain home the human's own tool makes while agents run becomes
+// read-only once it appears (finding 8: the human's cargo made ~/.rustup,
+// an agent then put a cargo of its own in it).
+func TestAgentCannotWriteYourStartupFilesNorToolchainsMadeLater(t *testing.T) {
+	needSandbox(t)
+	tm := newTeam(t)
+	home := filepath.Join(tm.dir, "home")
+	for _, f := range []string{".config/lesskey", ".pdbrc", ".perldb", ".lesskey"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# the human's\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("RUSTUP_HOME", "")
+	rustup := filepath.Join(home, ".rustup")
+	out := filepath.Join(tm.dir, "dev.out")
+	script := `exec > "$OUT" 2>&1
+did() { if sh -c "$1" >/dev/null 2>&1; then r=DID; else r=FAILED; fi; echo "$r: $1"; }
+did "echo '#env' >> $HOME/.config/lesskey"
+did "echo x >> $HOME/.lesskey"
+did "echo x >> $HOME/.pdbrc"
+did "echo x >> $HOME/.perldb"
+until [ -e $HOME/.rustup/settings.toml ]; do sleep 0.05; done
+n=0; while [ -w $HOME/.rustup ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done
+did "mkdir -p $HOME/.rustup/toolchains/evil/bin"
+did "echo x > ./mine"
+echo done; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", command: []string{"/bin/sh", "-c", script}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 30*time.Second, "the agent's first attempts", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Count(string(b), "\n") >= 4
+	}, func() string { return c.out.String() })
+	// The human's own cargo makes its home while the agent runs.
+	if err := os.MkdirAll(rustup, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rustup, "settings.toml"), []byte("version = \"12\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checkAttempts(t, c, out, 6, 5)
+}

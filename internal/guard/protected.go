@@ -55,6 +55,18 @@ func Protected(state, registry string, ownFiles []string) []string {
 	for _, p := range Toolchains() {
 		add(p)
 	}
+	// Start-up files and toolchain homes still to be made are watched by
+	// each sandbox and made read-only there once they appear: the human's
+	// own cargo made ~/.rustup and go made ~/.config/go while agents ran,
+	// and an agent then put a toolchain and a GOFLAGS=-toolexec of its own
+	// in them (red team 19b, finding 8). One an agent makes first is told
+	// to the human (StartupMissing).
+	for _, p := range StartupMissing() {
+		add(p)
+	}
+	for _, p := range missingToolchains() {
+		add(p)
+	}
 	for _, p := range SystemTrees() {
 		add(p)
 	}
@@ -129,6 +141,26 @@ func Toolchains() []string {
 			continue
 		}
 		if st, err := os.Stat(p); err == nil && st.IsDir() && unix.Access(p, unix.W_OK) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// missingToolchains are the toolchain folders of toolchainHomes in the
+// home that do not exist yet.
+func missingToolchains() []string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return nil
+	}
+	var out []string
+	for _, t := range toolchainHomes {
+		p := filepath.Join(home, filepath.FromSlash(t.dir))
+		if v := os.Getenv(t.env); t.env != "" && filepath.IsAbs(v) {
+			p = filepath.Clean(v)
+		}
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
 			out = append(out, p)
 		}
 	}
@@ -241,6 +273,20 @@ var startupFiles = []string{
 	".gdbinit", ".config/gdb", ".psqlrc", ".sqliterc", ".hgrc", ".curlrc", ".wgetrc", ".Rprofile", ".condarc",
 	".config/uv/uv.toml", ".config/pypoetry", ".rustup/settings.toml", ".terraformrc", ".config/Code/User/settings.json",
 	".local/share/applications", ".local/share/bash-completion/completions",
+	// Start-up files of pagers, debuggers, interpreters, editors, linters
+	// and shells' helpers that name a program to run or code to run at
+	// once (red team 19b, finding 9: ~/.config/lesskey's LESSOPEN ran an
+	// agent's program at the human's next less and git log; ~/.pdbrc and
+	// ~/.perldb at python -m pdb and perl -d).
+	".lesskey", ".config/lesskey", ".lessfilter", ".pdbrc", ".perldb", ".pythonrc", ".pythonrc.py", ".irbrc", ".pryrc",
+	".config/ipython", ".gemrc", ".bundle/config", ".my.cnf", ".nanorc", ".config/nano", ".selected_editor", ".mailcap",
+	".config/mimeapps.list", ".config/procps", ".config/containers", ".bash_completion", ".bash_completion.d",
+	".terminfo", ".dircolors", ".pylintrc", ".config/pylintrc", ".lldbinit", ".valgrindrc", ".config/ruff",
+	".config/flake8", ".config/pycodestyle", ".config/matplotlib", ".XCompose", ".config/user-dirs.dirs",
+	".config/fontconfig", ".config/readline", ".editrc", ".config/bat", ".gnupg/gpg.conf", ".gnupg/gpg-agent.conf",
+	".tool-versions", ".python-version", ".ruby-version", ".node-version", ".nvmrc", ".config/mise", ".mise.toml",
+	".config/jj", ".config/htop", ".editorconfig", ".exrc", ".nexrc", ".config/vim", ".config/helix", ".config/micro",
+	".config/kak", ".config/zed", ".config/lazygit", ".gitconfig.local",
 }
 
 // toolWrites are the home files the agent CLIs write themselves while
@@ -322,9 +368,14 @@ func StartupMissing() []string {
 // the system's, the folders made when missing.
 func startupCandidates() []string {
 	var out []string
+	xdg := os.Getenv("XDG_CONFIG_HOME")
 	for _, home := range ownHomes() {
 		for _, f := range startupFiles {
 			out = append(out, filepath.Join(home, filepath.FromSlash(f)))
+			if rest, ok := strings.CutPrefix(f, ".config/"); ok && filepath.IsAbs(xdg) {
+				// less, git and the rest read $XDG_CONFIG_HOME first
+				out = append(out, filepath.Join(xdg, filepath.FromSlash(rest)))
+			}
 		}
 		makePythonUserSites(home)
 		for _, g := range startupGlobs {
