@@ -110,6 +110,14 @@ func (s cwdSet) with(cmds []Command) cwdSet {
 	env := s.env
 	for _, c := range cmds {
 		args := c.Args
+		// command cd and builtin cd are the shell's cd (red team 19a,
+		// finding 12: command cd .git/hooks && cp x pre-commit wrote a hook)
+		for len(args) > 1 && (args[0].Value == "command" || args[0].Value == "builtin") &&
+			(!strings.HasPrefix(args[1].Value, "-") || args[1].Value == "--") {
+			if args = args[1:]; args[0].Value == "--" && len(args) > 1 {
+				args = args[1:]
+			}
+		}
 		if len(args) == 0 {
 			continue
 		}
