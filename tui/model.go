@@ -132,6 +132,16 @@ type Model struct {
 	// (within confirmCritical), anything else disarms it.
 	armed   string
 	armedAt time.Time
+	// shownPerm is the request the decision keys act on as last drawn
+	// (the one under the cursor, or in the badge), and shownPermAt when
+	// something other than the human's own keys last changed it: an
+	// agent's request arriving or leaving. A decision key within
+	// shownGuard of that is not taken (noteShown, shownTooShort).
+	shownPerm   string
+	shownPermAt time.Time
+	// humanDecided is the request the records last said the human
+	// decided (here, or in another console): its leaving is no news.
+	humanDecided string
 	// statusSeen and statusSince tell how long the status line has said
 	// the same thing: an old message gives way to the key help.
 	statusSeen  string
@@ -199,6 +209,7 @@ func New(con Console, st *style.Styles, opts Options) Model {
 	// New returns: taken in Init (on a copy) they would share it with the
 	// first reading records trigger, and an older one could then win.
 	m.initial = []tea.Cmd{m.fetchConsults(), m.fetchTasks(), m.fetchPermissions()}
+	m.shownPerm = m.shownPermission()
 	return m
 }
 
@@ -285,8 +296,19 @@ func safeCopy[T any](v T) T {
 	return out
 }
 
-// Update dispatches a message to the handler of its kind.
+// Update dispatches a message to the handler of its kind, then notes
+// whether it changed the request the decision keys act on.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	mm, cmd := m.update(msg)
+	if next, ok := mm.(Model); ok {
+		_, byKey := msg.(tea.KeyMsg)
+		next.noteShown(byKey)
+		return next, cmd
+	}
+	return mm, cmd
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	msg = defang(msg)
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -364,6 +386,9 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 		case wire.KindAnswered:
 			m.queue.Remove(r.MsgID)
 		case wire.KindPermission:
+			if r.Fields["decided_by"] == "human" {
+				m.humanDecided = r.MsgID
+			}
 			if r.Fields["escalated"] == "true" && r.Fields["status"] == "pending" && strings.HasSuffix(r.Body, "escalated") {
 				m.status, m.statusE = fmt.Sprintf("%s still waits for you: %s wants %s", r.MsgID, r.Agent, r.Fields["action"]), true
 				cmds = append(cmds, m.notifyPermission(r))
@@ -709,6 +734,9 @@ func (m Model) onPaneKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.activeQueue().Move(1)
 		case key.Matches(k, ks.Answer), key.Matches(k, ks.Focus):
 			if it := m.activeQueue().Selected(); it.IsPermission() && !m.qmode {
+				if mm, refused := m.shownTooShort(); refused {
+					return mm, nil
+				}
 				return m.answerPermission(m.targetOfItem(it))
 			}
 			return m.answerSelected()

@@ -26,6 +26,13 @@ import (
 // view under the person's finger, and must be seen before it is decided.
 const decideGuard = time.Second
 
+// shownGuard is how long the request under the cursor or in the badge
+// must have been there, since something other than the human's keys put
+// it there, for a decision key to act on it. Agents decide when their
+// requests arrive and leave: one leaving above the cursor, or the badge's
+// request withdrawn, slides another under a key already on its way.
+const shownGuard = time.Second
+
 // permsMsg carries a fresh list of permission requests (gen as for
 // consultsMsg); ok is false when the console cannot list them.
 type permsMsg struct {
@@ -175,6 +182,75 @@ func (m Model) permissionTarget() (t permTarget, why string) {
 	return t, "no permission request is waiting"
 }
 
+// shownPermission is the id of the request the decision keys would act
+// on now ("" for none).
+func (m Model) shownPermission() string {
+	t, _ := m.permissionTarget()
+	return t.id
+}
+
+// noteShown follows the request the decision keys act on after a
+// message: when it is another one and the message was not the human's
+// key (moving the cursor, changing pane), the change is timed for
+// shownTooShort. A key moving onto a request changed by an agent just
+// before keeps that time.
+func (m *Model) noteShown(byKey bool) {
+	id := m.shownPermission()
+	if id == m.shownPerm {
+		return
+	}
+	left := m.shownPerm
+	m.shownPerm = id
+	if byKey {
+		return
+	}
+	m.shownPermAt = m.opts.Now()
+	if left != "" && left != m.lastDecided && left != m.humanDecided && m.pane == paneInbox && !m.qmode && !m.hasPermission(left) && id != "" {
+		// The request the human was looking at went; the cursor is on
+		// another one now, which the status line says.
+		m.status, m.statusE = fmt.Sprintf("%s left the inbox; the cursor is on %s now", left, id), true
+	}
+}
+
+// hasPermission reports whether request id is still in the inbox.
+func (m Model) hasPermission(id string) bool {
+	for _, it := range m.queue.Items() {
+		if it.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// shownTooShort refuses a decision key when the request it would act on
+// changed less than shownGuard ago: the status line says so and shows
+// the request now there.
+func (m Model) shownTooShort() (Model, bool) {
+	t, why := m.permissionTarget()
+	if why != "" || m.opts.Now().Sub(m.shownPermAt) >= shownGuard {
+		return m, false
+	}
+	where := "under the cursor"
+	if m.targetIsBadge() {
+		where = "in the badge"
+	}
+	m.status, m.statusE = fmt.Sprintf("the request %s just changed: look again — %s: %s wants %s",
+		where, t.id, t.agent, permboard.Flat(t.action)), true
+	return m, true
+}
+
+// targetIsBadge reports whether the decision keys act on the badge's
+// request, no cursor being on one.
+func (m Model) targetIsBadge() bool {
+	switch {
+	case m.pane == paneScreen && m.right == viewPermissions:
+		return false
+	case m.pane == paneInbox && !m.qmode:
+		return !m.queue.Selected().IsPermission()
+	}
+	return true
+}
+
 // onPermissionKey handles y, A, n and N: approve once, approve always
 // (the chooser), deny, deny with a message.
 func (m Model) onPermissionKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
@@ -182,6 +258,9 @@ func (m Model) onPermissionKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if why != "" {
 		m.status, m.statusE = why, false
 		return m, nil
+	}
+	if mm, refused := m.shownTooShort(); refused {
+		return mm, nil
 	}
 	now := m.opts.Now()
 	if m.lastDecided != "" && m.lastDecided != t.id && now.Sub(m.lastDecidedAt) < decideGuard {
@@ -383,6 +462,9 @@ func (m Model) onPermsBoardKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if r.Done() {
 			m.status, m.statusE = fmt.Sprintf("%s was %s by %s; nothing to decide", r.ID, r.Status, layout.OrDash(r.DecidedBy)), false
 			return m, nil
+		}
+		if mm, refused := m.shownTooShort(); refused {
+			return mm, nil
 		}
 		return m.answerPermission(targetOfRequest(r))
 	}

@@ -179,7 +179,8 @@ func TestPermissionsGolden(t *testing.T) {
 
 func TestApproveOnceFromTheBadge(t *testing.T) {
 	f := newPermFake()
-	tm := startModel(t, newModel(f), 160, 45)
+	c := newClock()
+	tm := startModel(t, newModelAt(f, c.Now), 160, 45)
 	waitOutput(t, tm, "⚠ 2 permissions: dev wants Bash(rm -rf /srv/data) — y/n")
 	// p-3 is critical: one press only asks for the second.
 	tm.Send(runes("y"))
@@ -193,12 +194,13 @@ func TestApproveOnceFromTheBadge(t *testing.T) {
 	waitOutput(t, tm, "⚠ permission: qa wants Bash(npm install left-pad) — y/n")
 	// Pressed again at once: the next request is shown, not decided.
 	tm.Send(runes("y"))
-	waitOutput(t, tm, "p-4 is next: qa wants Bash(npm install left-pad) — y again decides it")
+	waitOutput(t, tm, "the request in the badge just changed: look again — p-4: qa wants Bash(npm install left-pad)")
 	for _, c := range f.Calls() {
 		if strings.HasPrefix(c, "answer p-4") {
 			t.Fatalf("p-4 decided by the second press: %q", f.Calls())
 		}
 	}
+	c.Advance(shownGuard)
 	tm.Send(runes("y"))
 	waitCall(t, f, "answer p-4 approve")
 	waitOutput(t, tm, "● 2 waiting for you") // the blocker and the question are left
@@ -309,7 +311,8 @@ func TestApproveAlwaysForEveryAgentAndCancel(t *testing.T) {
 
 func TestDenyWithMessage(t *testing.T) {
 	f := newPermFake()
-	tm := startModel(t, newModel(f), 160, 45)
+	c := newClock()
+	tm := startModel(t, newModelAt(f, c.Now), 160, 45)
 	tm.Send(runes("2"))
 	tm.Send(runes("j"))
 	tm.Send(runes("N"))
@@ -320,7 +323,8 @@ func TestDenyWithMessage(t *testing.T) {
 	waitOutput(t, tm, "denied p-3 with your message to dev")
 	// n denies without one.
 	tm.Send(runes("n"))
-	waitOutput(t, tm, "p-4 is next")
+	waitOutput(t, tm, "just changed: look again — p-4") // the cursor went to the question after p-3: the badge's
+	c.Advance(shownGuard)
 	tm.Send(runes("n"))
 	waitCall(t, f, "answer p-4 deny")
 	waitOutput(t, tm, "denied p-4: qa may not Bash(npm install left-pad)")
@@ -514,4 +518,177 @@ func TestCriticalApprovalDisarmedByAnotherKey(t *testing.T) {
 	}
 	tm.Send(runes("y"))
 	waitCall(t, f, "answer p-3 approve")
+}
+
+// slideFake is a fake console whose inbox holds only the pending requests
+// rs (red team 19b's fixtures).
+func slideFake(rs ...approvals.Request) *fakeConsole {
+	f := newFake()
+	f.inbox = nil
+	for _, r := range rs {
+		f.perms = append(f.perms, r)
+		f.inbox = append(f.inbox, inboxOf(r))
+	}
+	return f
+}
+
+// arrive records a new pending request r as the engine does.
+func arrive(f *fakeConsole, r approvals.Request) []store.Record {
+	f.mu.Lock()
+	f.perms = append(f.perms, r)
+	f.mu.Unlock()
+	it := inboxOf(r)
+	return []store.Record{
+		{Kind: wire.KindPermission, Subject: "permission.request." + r.Agent, Agent: r.Agent, From: r.Agent, MsgID: r.ID, Time: r.Created,
+			Fields: map[string]string{"status": "pending", "action": r.Action, "risk": r.Risk, "rule": r.Rule}},
+		{Kind: wire.KindInbox, Subject: "human.inbox", Agent: r.Agent, From: r.Agent, Type: "permission", Task: r.Task,
+			MsgID: r.ID, Body: it.Body, Time: r.Created, Fields: it.Extra},
+	}
+}
+
+// withdraw records request id withdrawn (its dialog left the screen).
+func withdraw(f *fakeConsole, id string) []store.Record {
+	f.mu.Lock()
+	agent := ""
+	for i := range f.perms {
+		if f.perms[i].ID == id {
+			f.perms[i].Status, f.perms[i].Note, agent = approvals.Withdrawn, "the dialog left the screen before anyone here decided", f.perms[i].Agent
+		}
+	}
+	f.mu.Unlock()
+	return []store.Record{
+		{Kind: wire.KindPermission, Subject: "permission.request." + agent, Agent: agent, From: agent, MsgID: id, Time: t0,
+			Body: "the dialog left the screen before anyone here decided", Fields: map[string]string{"status": "withdrawn"}},
+		{Kind: wire.KindAnswered, Subject: "human.answer." + agent, MsgID: id, Time: t0},
+	}
+}
+
+// deliver hands m records as the bus would, in one batch.
+func deliver(m Model, recs ...[]store.Record) Model {
+	var all []store.Record
+	for _, rs := range recs {
+		all = append(all, rs...)
+	}
+	mm, _ := m.Update(recordsMsg{recs: all, sub: m.sub})
+	return mm.(Model)
+}
+
+func sized(m Model) Model {
+	mm, _ := m.Update(tea.WindowSizeMsg{Width: 160, Height: 45})
+	return mm.(Model)
+}
+
+func answered(f *fakeConsole) []string {
+	var out []string
+	for _, c := range f.Calls() {
+		if strings.HasPrefix(c, "answer ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// The red team's p-2, p-3 and p-4: a dialog of cc's, a2's delete of its
+// cache, and a2's delete of something else, in the inbox after the fake's
+// question (q-0001).
+var (
+	slideP2 = approvals.Request{ID: "p-2", Agent: "cc", Source: approvals.FromDialog, Action: "Edit(main.go)", Rule: "dialog", Risk: "medium",
+		Status: approvals.Pending, Created: t0.Add(-50 * time.Second)}
+	slideP3 = approvals.Request{ID: "p-3", Agent: "a2", Source: approvals.FromRoute, Action: "Bash(rm -rf /w/a2/cache)", Rule: "Bash(rm:*) at /x/permissions.yaml:40",
+		Risk: "high", Status: approvals.Pending, Created: t0.Add(-40 * time.Second)}
+	slideP4 = approvals.Request{ID: "p-4", Agent: "a2", Source: approvals.FromRoute, Action: "Bash(rm -rf /w/DANGER)", Rule: "Bash(rm:*) at /x/permissions.yaml:40",
+		Risk: "high", Status: approvals.Pending, Created: t0}
+)
+
+// TestInboxSelectionFollowsTheRequest (red team 19b): the cursor is on
+// p-3, the row after p-2; p-4 arrives and p-2 is withdrawn. The cursor
+// stays on p-3 (now a row up) and y approves p-3, never p-4.
+func TestInboxSelectionFollowsTheRequest(t *testing.T) {
+	c := newClock()
+	f := slideFake(slideP2, slideP3)
+	m := press(sized(newModelAt(f, c.Now)), "2jj")
+	if got := m.queue.Selected().ID; got != "p-3" {
+		t.Fatalf("cursor on %s, want p-3", got)
+	}
+	c.Advance(5 * time.Second) // the human reads it
+	m = deliver(m, arrive(f, slideP4), withdraw(f, "p-2"))
+	if got := m.queue.Selected().ID; got != "p-3" {
+		t.Fatalf("after p-2 left and p-4 came: cursor on %s, want p-3", got)
+	}
+	m = press(m, "y")
+	if got := answered(f); len(got) != 1 || got[0] != "answer p-3 approve" {
+		t.Fatalf("y on p-3 answered %q, want only p-3 approved", got)
+	}
+}
+
+// TestSelectedRequestLeavingIsNotDecided: the request under the cursor is
+// withdrawn and another slides under it; a decision key right after
+// decides nothing and says why, until the new one has been in view for
+// shownGuard.
+func TestSelectedRequestLeavingIsNotDecided(t *testing.T) {
+	c := newClock()
+	f := slideFake(slideP2, slideP3)
+	m := press(sized(newModelAt(f, c.Now)), "2jj")
+	c.Advance(5 * time.Second)
+	m = deliver(m, arrive(f, slideP4), withdraw(f, "p-3"))
+	if got := m.queue.Selected().ID; got != "p-4" {
+		t.Fatalf("after p-3 left: cursor on %s, want p-4", got)
+	}
+	if want := "p-3 left the inbox; the cursor is on p-4 now"; m.status != want {
+		t.Errorf("status %q, want %q", m.status, want)
+	}
+	c.Advance(shownGuard - time.Millisecond)
+	for _, k := range []string{"y", "n", "A", "N", "a", "\r"} {
+		m = press(m, k)
+		if got := answered(f); len(got) != 0 {
+			t.Fatalf("%q right after p-4 slid under the cursor answered %q", k, got)
+		}
+		if m.mode != modeNormal {
+			t.Fatalf("%q right after p-4 slid under the cursor opened mode %d", k, m.mode)
+		}
+		if want := "the request under the cursor just changed: look again — p-4: a2 wants Bash(rm -rf /w/DANGER)"; m.status != want {
+			t.Fatalf("after %q: status %q, want %q", k, m.status, want)
+		}
+	}
+	// In view for the guard time: the key decides what it shows.
+	c.Advance(time.Millisecond)
+	m = press(m, "n")
+	if got := answered(f); len(got) != 1 || got[0] != "answer p-4 deny" {
+		t.Fatalf("n after the guard time answered %q, want p-4 denied", got)
+	}
+}
+
+// TestBadgeRequestWithdrawnBeforeTheKey (red team 19b): the badge shows
+// cc's p-15; cc withdraws it 26ms before the human's y, and the badge now
+// shows another agent's p-16. The y decides nothing; a y after the guard
+// time decides p-16, the request then shown.
+func TestBadgeRequestWithdrawnBeforeTheKey(t *testing.T) {
+	c := newClock()
+	p15 := approvals.Request{ID: "p-15", Agent: "cc", Source: approvals.FromDialog, Action: `Bash("ls build")`, Rule: "dialog", Risk: "low",
+		Status: approvals.Pending, Created: t0.Add(-2 * time.Minute)}
+	p16 := approvals.Request{ID: "p-16", Agent: "a2", Source: approvals.FromRoute, Action: "Bash(rm -rf /w/DANGER)", Rule: "Bash(rm:*) at /x/permissions.yaml:40",
+		Risk: "high", Status: approvals.Pending, Created: t0.Add(-time.Minute)}
+	f := slideFake(p15, p16)
+	m := sized(newModelAt(f, c.Now))
+	if v := m.View(); !strings.Contains(v, `⚠ 2 permissions: cc wants Bash("ls build") — y/n`) {
+		t.Fatalf("badge not on p-15:\n%s", v)
+	}
+	c.Advance(10 * time.Second)
+	m = deliver(m, withdraw(f, "p-15"))
+	c.Advance(26 * time.Millisecond)
+	m = press(m, "y")
+	if got := answered(f); len(got) != 0 {
+		t.Fatalf("y 26ms after p-15 left the badge answered %q", got)
+	}
+	if want := "the request in the badge just changed: look again — p-16: a2 wants Bash(rm -rf /w/DANGER)"; m.status != want {
+		t.Errorf("status %q, want %q", m.status, want)
+	}
+	if v := m.View(); !strings.Contains(v, "⚠ permission: a2 wants Bash(rm -rf") {
+		t.Errorf("badge not on p-16:\n%s", v)
+	}
+	c.Advance(shownGuard - 26*time.Millisecond)
+	m = press(m, "y")
+	if got := answered(f); len(got) != 1 || got[0] != "answer p-16 approve" {
+		t.Fatalf("y after the guard time answered %q, want p-16 approved", got)
+	}
 }

@@ -261,9 +261,35 @@ func (f *fakeConsole) publish(r store.Record) {
 }
 
 func newModel(f *fakeConsole) Model {
+	return newModelAt(f, func() time.Time { return t0.Add(time.Second) })
+}
+
+// newModelAt is newModel on the clock now.
+func newModelAt(f *fakeConsole, now func() time.Time) Model {
 	th, _ := themes.Load("dark")
-	return New(f, style.New(th, true), Options{Keys: DefaultKeyMap(), Now: func() time.Time { return t0.Add(time.Second) },
+	return New(f, style.New(th, true), Options{Keys: DefaultKeyMap(), Now: now,
 		Notify: func(title, body string) { f.record("notify " + title + ": " + body) }})
+}
+
+// clock is a test clock that moves only when told (safe to read from the
+// program's goroutine).
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: t0.Add(time.Second)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
 }
 
 // harness keeps everything the program drew: the renderer only repaints

@@ -303,7 +303,7 @@ func (m Model) helpView() string {
 		"Permissions (" + m.keys.Permissions.Help().Key + ", /permissions [pending|all|<agent>|p-id]): " + m.keys.Approve.Help().Key + " approve once (" + m.keys.Approve.Help().Key + " twice for a critical request) · " +
 		m.keys.ApproveAlways.Help().Key + " approve always · " + m.keys.Deny.Help().Key + " deny · " + m.keys.DenyMessage.Help().Key +
 		" deny with a message · " + m.keys.Answer.Help().Key + " type it (approve [note], always <scope> [all], deny [message])\n" +
-		"  on the request selected in the inbox or the board, else the one in the badge; approve always asks how far: exact, prefix, dir or tool, " +
+		"  on the request selected in the inbox or the board, else the one in the badge, not in its first " + shownGuard.String() + " there; approve always asks how far: exact, prefix, dir or tool, " +
 		"for this agent or every agent (" + m.keys.AllAgents.Help().Key + "); the destructive floor is never approved always")
 	extra = lipgloss.NewStyle().Width(width).Render(extra)
 	lines := strings.Split(lipgloss.JoinVertical(lipgloss.Left, title, "", body, "", extra), "\n")

@@ -94,8 +94,12 @@ func (m *Model) Add(it Item) {
 	m.Set(append(m.items, it))
 }
 
-// Remove drops the item with id.
+// Remove drops the item with id. The selection stays on the item it was
+// on: an item leaving above it does not slide the next one under it. When
+// the selected item itself leaves, the one after it (else the one before)
+// is selected.
 func (m *Model) Remove(id string) {
+	cur := m.Selected().ID
 	out := m.items[:0]
 	for _, it := range m.items {
 		if it.ID != id {
@@ -103,6 +107,11 @@ func (m *Model) Remove(id string) {
 		}
 	}
 	m.items = out
+	for i, it := range m.items {
+		if it.ID == cur {
+			m.sel = i
+		}
+	}
 	if m.sel >= len(m.items) {
 		m.sel = max(len(m.items)-1, 0)
 	}

@@ -69,3 +69,28 @@ func TestPermissionItems(t *testing.T) {
 		t.Errorf("scrolled view:\n%s", v)
 	}
 }
+
+// TestRemoveKeepsTheSelectedItem: an item leaving above the selection
+// does not slide the one below under it; the selected one leaving selects
+// the next.
+func TestRemoveKeepsTheSelectedItem(t *testing.T) {
+	th, _ := themes.Load("dark")
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	m := New(style.New(th, true), func() time.Time { return now })
+	for i, id := range []string{"p-2", "p-3", "p-4"} {
+		m.Add(Item{Kind: "permission", ID: id, From: "a2", Since: now.Add(time.Duration(i) * time.Minute)})
+	}
+	m.Move(1)
+	m.Remove("p-2")
+	if got := m.Selected().ID; got != "p-3" {
+		t.Fatalf("p-2 left above the selection: %s selected, want p-3", got)
+	}
+	m.Remove("p-3")
+	if got := m.Selected().ID; got != "p-4" {
+		t.Fatalf("the selected p-3 left: %s selected, want p-4", got)
+	}
+	m.Remove("p-4")
+	if got := m.Selected().ID; got != "" || m.Len() != 0 {
+		t.Fatalf("empty queue: %q selected, %d items", got, m.Len())
+	}
+}
