@@ -55,7 +55,7 @@ func runHook(g *globals, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return nil // no console: stay out of the way, Claude Code asks as usual
 	}
-	info := control.HookInfo{Session: h.SessionID, Transcript: h.TranscriptPath}
+	info := control.HookInfo{Session: h.SessionID, Transcript: h.TranscriptPath, Cwd: h.Cwd}
 	switch h.Event {
 	case "PreToolUse", "PermissionRequest":
 		r, err := c.Permission(clihook.ClaudeAction(h.ToolName, h.ToolInput), info)

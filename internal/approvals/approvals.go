@@ -84,6 +84,9 @@ type Request struct {
 	Escalated bool      `json:"escalated,omitempty"`
 	// Keys are the dialog's keys (FromDialog).
 	Keys Keys `json:"keys,omitzero"`
+	// Cwd is the folder the agent's shell was in, as its CLI's hook said
+	// (FromHook; "" when none said): relative paths start there.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // The notes an approve-always leaves on its request.
@@ -100,8 +103,9 @@ const (
 func (r *Request) Done() bool { return r.Status != Pending }
 
 // Checker decides an action for an agent: the policy with the agent's
-// working folder.
-type Checker func(action, agent string) permit.Decision
+// working folder, and the folder the agent's shell is in when its CLI's
+// hook says so (cwd; "" for the working folder).
+type Checker func(action, agent, cwd string) permit.Decision
 
 // Machine holds the requests.
 type Machine struct {
@@ -131,8 +135,13 @@ func (m *Machine) SetChecker(check Checker) { m.check = check }
 // Ask records a request and decides it by the policy: allowed and denied
 // ones are done at once; asked ones are pending for the human.
 func (m *Machine) Ask(agent string, src Source, action, task string, keys Keys, now time.Time) *Request {
-	d := m.check(action, agent)
-	r := &Request{ID: fmt.Sprintf("p-%d", m.next), Agent: agent, Source: src, Action: action, Task: task,
+	return m.AskIn(agent, src, action, task, "", keys, now)
+}
+
+// AskIn is Ask for an action run in the folder cwd (a hook's).
+func (m *Machine) AskIn(agent string, src Source, action, task, cwd string, keys Keys, now time.Time) *Request {
+	d := m.check(action, agent, cwd)
+	r := &Request{ID: fmt.Sprintf("p-%d", m.next), Agent: agent, Source: src, Action: action, Task: task, Cwd: cwd,
 		Policy: d.Decide.String(), Rule: d.Rule.String(), Risk: d.Risk.String(), Why: d.Why, Floor: d.Floor,
 		Status: Pending, Created: now, Keys: keys}
 	m.next++

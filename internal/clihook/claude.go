@@ -31,6 +31,9 @@ type Input struct {
 	// TranscriptPath is Claude Code's transcript of the conversation,
 	// from which the console reads what it used.
 	TranscriptPath string `json:"transcript_path"`
+	// Cwd is the folder the CLI's shell is in (Claude Code keeps the cd
+	// of one Bash call for the next).
+	Cwd string `json:"cwd"`
 }
 
 // ClaudeAction writes a Claude Code tool call as the policy reads actions:

@@ -159,7 +159,7 @@ func (c *Client) Questions(status, id string) ([]questions.Question, error) {
 // runs in (its CLI's hook); it may wait for the human.
 func (c *Client) Permission(action string, info HookInfo) (approvals.Request, error) {
 	var out approvals.Request
-	err := c.do(Request{Cmd: "permission", Text: action, Session: info.Session, Transcript: info.Transcript}, func(r Reply) error {
+	err := c.do(Request{Cmd: "permission", Text: action, Session: info.Session, Transcript: info.Transcript, Cwd: info.Cwd}, func(r Reply) error {
 		if len(r.Permissions) > 0 {
 			out = r.Permissions[0]
 		}
@@ -169,9 +169,10 @@ func (c *Client) Permission(action string, info HookInfo) (approvals.Request, er
 }
 
 // HookState tells the console what the agent this process runs in is doing.
-// HookInfo is what a CLI's hook event says of its conversation: its id
-// and its transcript's path ("" when the CLI gives none).
-type HookInfo struct{ Session, Transcript string }
+// HookInfo is what a CLI's hook event says of its conversation: its id,
+// its transcript's path and the folder its shell is in ("" when the CLI
+// gives none).
+type HookInfo struct{ Session, Transcript, Cwd string }
 
 // info is what the hook said of its conversation.
 func (c *Client) HookState(state string, info HookInfo) error {

@@ -61,9 +61,12 @@ type Request struct {
 	// (permission, hook-state).
 	Session string `json:"session,omitempty"`
 	// Transcript is the agent CLI's transcript file, from its hook.
-	Transcript string      `json:"transcript,omitempty"`
-	Query      store.Query `json:"query,omitempty"`
-	Pattern    string      `json:"pattern,omitempty"` // watch: subject pattern
+	Transcript string `json:"transcript,omitempty"`
+	// Cwd is the folder the agent CLI's shell is in, from its hook
+	// (permission): the action's relative paths start there.
+	Cwd     string      `json:"cwd,omitempty"`
+	Query   store.Query `json:"query,omitempty"`
+	Pattern string      `json:"pattern,omitempty"` // watch: subject pattern
 	// Consult is the filter of a consult-query.
 	Consult *readmodel.ConsultFilter `json:"consult,omitempty"`
 	// Route is an envelope an agent's tool sends (route): its headers
@@ -139,7 +142,7 @@ type Console interface {
 	PlanAlways(id, scope string) (permit.AlwaysPlan, error)
 	// HookPermission decides an agent hook's permission request, waiting
 	// for the human up to the configured time.
-	HookPermission(agent, action string) (approvals.Request, error)
+	HookPermission(agent, action, cwd string) (approvals.Request, error)
 	// HookState records what an agent's hook says it is doing.
 	HookState(agent, state string)
 	// AgentSession records the agent CLI's conversation id, from its hook.
@@ -507,7 +510,7 @@ func (s *Server) do(req Request, who trust.Caller, enc *json.Encoder, c net.Conn
 		}
 		s.console.AgentSession(who.Agent, req.Session)
 		s.console.AgentTranscript(who.Agent, req.Transcript)
-		r, err := s.console.HookPermission(who.Agent, req.Text)
+		r, err := s.console.HookPermission(who.Agent, req.Text, req.Cwd)
 		if err != nil {
 			fail(err)
 			return

@@ -87,7 +87,7 @@ func (f *fakeConsole) Reassign(id, answerer string) error {
 	return nil
 }
 
-func (f *fakeConsole) HookPermission(agent, action string) (approvals.Request, error) {
+func (f *fakeConsole) HookPermission(agent, action, _ string) (approvals.Request, error) {
 	f.record("permission " + agent + " " + action)
 	return approvals.Request{ID: "p-1", Agent: agent, Action: action, Status: approvals.Approved}, nil
 }

@@ -25,7 +25,7 @@ func TestApproveAlwaysWithNothingToAdd(t *testing.T) {
 	r := startEngine(t, "permissions:\n  policy: "+policy+"\n  hook_wait: 60s\n", testAgent{name: "dev", script: "sleep 60\n"})
 	r.waitState("dev", "running")
 	for _, action := range []string{"Bash(npm install left-pad)", "Bash(npm install 'left-pad')"} {
-		go func() { _, _ = r.e.HookPermission("dev", action) }()
+		go func() { _, _ = r.e.HookPermission("dev", action, "") }()
 	}
 	ids := map[string]string{}
 	deadline := time.Now().Add(30 * time.Second)

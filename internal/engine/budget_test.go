@@ -21,7 +21,7 @@ func TestBudgetPausesPermissions(t *testing.T) {
 	r := startEngine(t, "    budget: {tokens: 1000}\n",
 		testAgent{name: "qa", script: "sleep 600\n"}, testAgent{name: "dev", script: "sleep 600\n"})
 	check := r.e.checker()
-	if d := check("Bash(go test ./...)", "dev"); d.Decide != permit.Allow {
+	if d := check("Bash(go test ./...)", "dev", ""); d.Decide != permit.Allow {
 		t.Fatalf("within its budget: %+v", d)
 	}
 	transcript := filepath.Join(r.dir, "t.jsonl")
@@ -30,14 +30,14 @@ func TestBudgetPausesPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.e.sinks["dev"].spend.read(transcript, transcriptClaude)
-	d := check("Bash(go test ./...)", "dev")
+	d := check("Bash(go test ./...)", "dev", "")
 	if d.Decide != permit.Ask || d.Rule.Text != "budget" || !strings.Contains(d.Why, "dev used 1.1k tokens this run, its budget is 1.0k") {
 		t.Fatalf("over its budget: %+v", d)
 	}
-	if d := check("Bash(rm -rf /)", "dev"); d.Rule.Text == "budget" {
+	if d := check("Bash(rm -rf /)", "dev", ""); d.Rule.Text == "budget" {
 		t.Fatalf("a floor action is the floor's, not the budget's: %+v", d)
 	}
-	if d := check("Bash(go test ./...)", "qa"); d.Decide != permit.Allow {
+	if d := check("Bash(go test ./...)", "qa", ""); d.Decide != permit.Allow {
 		t.Fatalf("qa has no budget: %+v", d)
 	}
 }
@@ -137,14 +137,14 @@ func TestPricedSpending(t *testing.T) {
 	if got := costOf(); got < 0.00569 || got > 0.00571 {
 		t.Fatalf("dev's cost at the team's price: %v, want 0.0057", got)
 	}
-	if d := r.e.checker()("Bash(go test ./...)", "dev"); d.Decide != permit.Allow {
+	if d := r.e.checker()("Bash(go test ./...)", "dev", ""); d.Decide != permit.Allow {
 		t.Fatalf("within its budget of $0.01: %+v", d)
 	}
 	write(first + `{"type":"assistant","message":{"id":"m2","usage":{"input_tokens":2000,"output_tokens":300}}}` + "\n")
 	if got := costOf(); got < 0.01619 || got > 0.01621 {
 		t.Fatalf("dev's cost: %v, want 0.0162", got)
 	}
-	d := r.e.checker()("Bash(go test ./...)", "dev")
+	d := r.e.checker()("Bash(go test ./...)", "dev", "")
 	if d.Decide != permit.Ask || d.Rule.Text != "budget" || !strings.Contains(d.Why, "dev spent $0.02 this run, its budget is $0.01") {
 		t.Fatalf("over its budget: %+v", d)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -75,8 +76,16 @@ func (e *Engine) newApprovals() (*approvals.Machine, error) {
 
 // checker decides with the policy in force, in the agent's working folder.
 func (e *Engine) checker() approvals.Checker {
-	return func(action, agent string) permit.Decision {
-		return e.budgetFloor(agent, e.perm.policy.Check(action, agent, e.env(agent)))
+	return func(action, agent, cwd string) permit.Decision {
+		env := e.env(agent)
+		if filepath.IsAbs(cwd) {
+			// The CLI's shell keeps its cd between calls: after cd
+			// .git/hooks, cp x pre-commit writes a hook (red team 19a,
+			// finding 7). A folder outside the working one makes every
+			// relative path outside it.
+			env.Cwd = filepath.Clean(cwd)
+		}
+		return e.budgetFloor(agent, e.perm.policy.Check(action, agent, env))
 	}
 }
 
@@ -172,11 +181,11 @@ func (e *Engine) pressKey(pk keyPresser, k lead.KeyPress) {
 // the decision, waiting up to permissions.hook_wait for the human; a
 // request still pending then is returned pending (the CLI asks in its own
 // dialog, which continues the same request).
-func (e *Engine) HookPermission(agent, action string) (approvals.Request, error) {
+func (e *Engine) HookPermission(agent, action, cwd string) (approvals.Request, error) {
 	var r approvals.Request
 	ch := make(chan approvals.Request, 1)
 	err := e.do(func(now time.Time) (lead.Output, error) {
-		req, out, err := e.lead.PermissionHook(agent, action, now)
+		req, out, err := e.lead.PermissionHook(agent, action, cwd, now)
 		r = req
 		if err == nil && !req.Done() {
 			e.perm.mu.Lock()

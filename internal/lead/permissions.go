@@ -132,7 +132,8 @@ func (l *Lead) DialogGone(agent string, now time.Time) Output {
 
 // PermissionHook is a request from agent's CLI hook; the request returned
 // may be decided already (policy) or pending (the caller waits for it).
-func (l *Lead) PermissionHook(agent, action string, now time.Time) (approvals.Request, Output, error) {
+// cwd is the folder the agent's shell is in, as the hook said.
+func (l *Lead) PermissionHook(agent, action, cwd string, now time.Time) (approvals.Request, Output, error) {
 	var out Output
 	if l.approvals == nil {
 		return approvals.Request{}, out, fmt.Errorf("%w: permission requests are not handled by this console", ErrUnknownAgent)
@@ -140,10 +141,10 @@ func (l *Lead) PermissionHook(agent, action string, now time.Time) (approvals.Re
 	if l.members[agent] == nil {
 		return approvals.Request{}, out, fmt.Errorf("%w: %q", ErrUnknownAgent, agent)
 	}
-	if r := l.approvals.PendingFor(agent, action); r != nil {
+	if r := l.approvals.PendingFor(agent, action); r != nil && r.Cwd == cwd {
 		return *r, out, nil // asked again while the first still waits
 	}
-	r := l.approvals.Ask(agent, approvals.FromHook, action, "-", approvals.Keys{}, now)
+	r := l.approvals.AskIn(agent, approvals.FromHook, action, "-", cwd, approvals.Keys{}, now)
 	l.permissionAsked(&out, r, "", now)
 	return *r, out, nil
 }

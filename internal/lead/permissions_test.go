@@ -16,7 +16,7 @@ func permTeam(t *testing.T) *Lead {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := func(action, agent string) permit.Decision {
+	check := func(action, agent, _ string) permit.Decision {
 		return pol.Check(action, agent, permit.Env{Workdir: "/work/dev", Home: "/home/u"})
 	}
 	l := New(Config{Members: []Member{{Name: "dev", Role: "developer"}}, Approvals: approvals.New(check, 10*time.Minute),
@@ -95,11 +95,11 @@ func TestPermissionByDialog(t *testing.T) {
 // asked one escalates once after its deadline.
 func TestPermissionByHookAndEscalation(t *testing.T) {
 	l := permTeam(t)
-	r, _, err := l.PermissionHook("dev", "Read(/work/dev/main.go)", t0)
+	r, _, err := l.PermissionHook("dev", "Read(/work/dev/main.go)", "", t0)
 	if err != nil || r.Status != approvals.Approved {
 		t.Fatalf("%+v %v", r, err)
 	}
-	r, out, _ := l.PermissionHook("dev", "Bash(dd if=/dev/zero of=/dev/sda)", t0)
+	r, out, _ := l.PermissionHook("dev", "Bash(dd if=/dev/zero of=/dev/sda)", "", t0)
 	if r.Status != approvals.Pending || len(out.Resolved) != 0 {
 		t.Fatalf("%+v", r)
 	}
