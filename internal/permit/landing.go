@@ -41,7 +41,7 @@ func landingHits(v view, srcs []Word, dest *Word, opts []string, cwds cwdSet, en
 				}
 			}
 			for _, d := range destAbs {
-				for _, root := range landingRoots(s.Value, src, d, env) {
+				for _, root := range landingRoots(v.name, s.Value, src, d, env) {
 					if h := env.landed(src, root, keepLinks, v.name); h != nil {
 						hs = append(hs, *h)
 					}
@@ -53,10 +53,12 @@ func landingHits(v view, srcs []Word, dest *Word, opts []string, cwds cwdSet, en
 }
 
 // landingRoots returns where a source lands: in the destination folder
-// under its own name, or as the destination itself (cp -r kit/. dst, or a
-// destination that is not a folder yet). Both are judged when unsure.
-func landingRoots(raw, src, dest string, env Env) []string {
-	if strings.HasSuffix(raw, "/.") || strings.HasSuffix(raw, "/") && raw != "/" {
+// under its own name, or as the destination itself (cp -r kit/. dst,
+// rsync's kit/ dst, or a destination that is not a folder yet). Both are
+// judged when unsure. Only rsync reads a trailing slash as "what is in
+// it": cp -r kit/.vscode/ . made ./.vscode (red team 19a, finding 11).
+func landingRoots(by, raw, src, dest string, env Env) []string {
+	if strings.HasSuffix(raw, "/.") || by == "rsync" && strings.HasSuffix(raw, "/") && raw != "/" {
 		return []string{dest}
 	}
 	if env.FS != nil {

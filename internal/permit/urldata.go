@@ -3,6 +3,7 @@ package permit
 import (
 	"net"
 	"net/url"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -80,7 +81,20 @@ func goModuleHost(u *url.URL) (string, bool) {
 	if strings.ToLower(u.Hostname()) != "pkg.go.dev" {
 		return "", false
 	}
-	first, _, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	// Read the path as the fetcher will (dot segments removed, doubled
+	// slashes and %2F folded) and past pkg.go.dev's own page prefixes:
+	// /mod/evil.example.com/x, /github.com/../evil.example.com/x,
+	// //evil.example.com/x and /badge/evil.example.com/x.svg named a module
+	// on another host as well (red team 19a, finding 9).
+	p := strings.TrimSuffix(u.Path, "/")
+	if clean := path.Clean("/" + p); clean != "/"+strings.TrimPrefix(p, "/") {
+		return "its path has dot segments or doubled slashes, which the fetcher folds into another page", true
+	}
+	rest := strings.TrimPrefix(p, "/")
+	if pre, after, ok := strings.Cut(rest, "/"); ok && (pre == "mod" || pre == "badge") {
+		rest = after
+	}
+	first, _, _ := strings.Cut(rest, "/")
 	first, _, _ = strings.Cut(strings.ToLower(first), "@")
 	if !strings.Contains(first, ".") || goModuleHosts[first] {
 		return "", false
