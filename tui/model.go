@@ -920,10 +920,31 @@ func (m Model) onFocusKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.mode = modeNormal
 		return m, nil
 	}
+	agent := m.agents.Selected()
+	if id, ok := m.dialogWaiting(agent); ok {
+		// The keys would answer the dialog the agent drew under them:
+		// text typed on (Claude Code's dialog takes Enter as "1. Yes")
+		// approved it, outside y/n, and was recorded as withdrawn (red
+		// team 19b, finding 6). Held until it is decided.
+		m.status, m.statusE = fmt.Sprintf("%s shows a permission dialog (%s): keys are held — %s to leave, then y or n", agent, id, m.keys.Unfocus.Help().Key), true
+		return m, nil
+	}
 	if b := KeyBytes(k); len(b) > 0 {
-		m.keyOut.send(m.agents.Selected(), b)
+		m.keyOut.send(agent, b)
 	}
 	return m, nil
+}
+
+// dialogWaiting is a permission request of agent's waiting in the inbox,
+// if there is one: its dialog is on the agent's screen, or about to be
+// (a hook's request left waiting becomes the CLI's own dialog).
+func (m Model) dialogWaiting(agent string) (string, bool) {
+	for _, it := range m.queue.Items() {
+		if it.IsPermission() && it.From == agent {
+			return it.ID, true
+		}
+	}
+	return "", false
 }
 
 func (m Model) activityHeight() int {

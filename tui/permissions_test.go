@@ -692,3 +692,23 @@ func TestBadgeRequestWithdrawnBeforeTheKey(t *testing.T) {
 		t.Fatalf("y after the guard time answered %q, want p-16 approved", got)
 	}
 }
+
+// In focus mode, an agent with a permission request waiting gets none of
+// the human's keys: typing on would answer the dialog it drew under them
+// (red team 19b, finding 6: "1" and Enter typed as text approved a git
+// push --force, recorded as withdrawn).
+func TestFocusModeHoldsKeysWhileADialogWaits(t *testing.T) {
+	f := newPermFake()
+	tm := startModel(t, newModel(f), 160, 45)
+	waitOutput(t, tm, "⚠ 2 permissions")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitOutput(t, tm, "keys go to dev")
+	tm.Send(runes("1"))
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitOutput(t, tm, "dev shows a permission dialog (p-3): keys are held")
+	for _, c := range f.Calls() {
+		if strings.HasPrefix(c, "keys dev") {
+			t.Fatalf("a key reached dev's dialog: %q", f.Calls())
+		}
+	}
+}
