@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The agent CLIs' own permission dialogs, imitated by mockagent as their
@@ -113,5 +115,34 @@ func TestPrimerTypedAsFirstMessage(t *testing.T) {
 		if recs := auditJSON(t, tm, "--kind", kind); len(recs) != 0 {
 			t.Errorf("the primer's echo was read as the agent's %s: %v", kind, recs)
 		}
+	}
+}
+
+// A screen that looks like a dialog its preset's detector cannot read
+// gets no typing either: a relayed message's "1" answered such a dialog
+// (red team 19b, finding 5). The message is typed once it is gone.
+func TestNothingTypedIntoADialogTheDetectorCannotRead(t *testing.T) {
+	tm := newTeam(t)
+	cleared := filepath.Join(tm.dir, "cleared")
+	tm.write("team.yaml", []agentDef{{name: "cx", role: "developer", preset: "codex", flags: []string{"--raw"}, script: `
+say ready
+dialog claude-code rm -rf /srv/data
+sleep 2s
+writefile ` + cleared + ` x
+write \e[2J\e[H
+say cleared
+expect 1 hello
+say got it
+idle
+`}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 20*time.Second, "the unreadable dialog told", func() bool {
+		return strings.Contains(c.out.String(), "matched nothing on a screen that looks like a dialog")
+	}, func() string { return c.out.String() })
+	tm.mustCLI("send", "cx", "1 hello")
+	tm.waitReceived("cx", "1 hello")
+	if _, err := os.Stat(cleared); err != nil {
+		t.Fatalf("the message was typed while the dialog was up: %q", tm.received("cx"))
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/teamlead/teamlead/internal/approvals"
 	"github.com/teamlead/teamlead/internal/config"
@@ -88,12 +89,33 @@ func (s *sink) look() {
 // permission dialog now: the writer asks right before it types and before
 // it presses the submit key, as a dialog drawn since the last look would
 // take the keys as its answer (agents.Spec.DialogShown).
+//
+// A screen whose last rows look like a dialog the detector cannot read
+// counts too: typing into it on trust let a relayed message's "1" answer
+// it (red team 19b, finding 5); the message waits until it is gone, and
+// the human is told the preset needs fixing (look).
 func (s *sink) dialogShown() bool {
 	if s.dialogs == nil {
 		return false
 	}
-	_, ok := s.dialogs.det.Check(detect.Rows(s.term.SnapshotTail(0)))
-	return ok
+	rows := detect.Rows(s.term.SnapshotTail(0))
+	if _, ok := s.dialogs.det.Check(rows); ok {
+		return true
+	}
+	return detect.LooksLikeDialog(lastRows(rows, dialogTail))
+}
+
+// dialogTail is how many of the screen's last rows a dialog still to be
+// answered is looked for in: an old one scrolled up no longer holds.
+const dialogTail = 16
+
+// lastRows are the last n rows of rows that are not blank at the end.
+func lastRows(rows []string, n int) []string {
+	end := len(rows)
+	for end > 0 && strings.TrimSpace(rows[end-1]) == "" {
+		end--
+	}
+	return rows[max(0, end-n):end]
 }
 
 // dialogShows reports whether the agent's screen shows its CLI's
