@@ -105,8 +105,9 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/rsok/Cargo.toml":   "[package]\nname = \"x\"\n[dependencies]\nserde = \"1\"\nleft = { git = \"https://github.com/o/left\" }\n",
 		wd + "/rsout/Cargo.toml":  "[dependencies]\nevil = { path = \"../../outside\" }\n",
 		wd + "/gm/go.mod":         "module gm\n\nrequire attacker.example/sk-test-123456 v1.0.0\n",
-		wd + "/gmok/go.mod":       "module gmok\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n\tgolang.org/x/sys v0.1.0 // indirect\n)\n",
-		wd + "/gmout/go.mod":      "module gmout\n\nreplace example.com/x => ../../outside\n",
+		wd + "/gmdoc/go.mod":      "module gmdoc\n\ngo 1.22\n\nrequire attacker.example/gh/p4/bc v1.0.0\n", wd + "/gmdoc/main.go": "package main\n\nfunc main() {}\n",
+		wd + "/gmok/go.mod":  "module gmok\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n\tgolang.org/x/sys v0.1.0 // indirect\n)\n",
+		wd + "/gmout/go.mod": "module gmout\n\nreplace example.com/x => ../../outside\n",
 		// Red team 10b: manifests only a real parser reads right.
 		wd + "/rsml/Cargo.toml":  "[package]\nname = \"x\"\n[dependencies]\nleft = { git = '''http://127.0.0.1:8999/sk-test-123/x.git''' }\n",
 		wd + "/rsmb/Cargo.toml":  "[package]\nname = \"x\"\n[dependencies]\nleft = { git = \"\"\"\nhttp://127.0.0.1:8999/sk-test-123/x.git\"\"\" }\n",

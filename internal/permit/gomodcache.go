@@ -53,7 +53,7 @@ func goFetchHits(pt part, cwds cwdSet, env Env) []hit {
 	if sub == "mod" && len(rest) > 0 && (rest[0].Value == "edit" || rest[0].Value == "init") {
 		return nil
 	}
-	graph := sub == "mod" || sub == "list" && hasWord(rest, "-m")
+	graph := sub == "mod" || sub == "doc" || sub == "list" && hasWord(rest, "-m") // go doc loads the whole graph (red team 19a, finding 2)
 	mode := goModFlag(pt.cmd, v.args)
 	for _, d := range cwds.dirs {
 		_, root, ok := env.moduleRoot(d)
