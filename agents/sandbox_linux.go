@@ -451,7 +451,12 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 		return nil, fmt.Errorf("%w: agent %q: its folder is inside teamlead's own (%s), which agents may not change; give the agent a folder of its own elsewhere", ErrSpawn, s.Name, strings.Join(unprotected, ", "))
 	}
 	secretDirs, secretFiles := hiddenSecrets(allProtect)
-	secretDirs = append(secretDirs, existingDirs(s.Hide)...)
+	others := existingDirs(s.Hide)
+	secretDirs = append(secretDirs, others...)
+	// The folders above another agent's query folder are pinned too: one
+	// moved away, with a new query folder made in its place, is what the
+	// console watches (the parents of protected files are, pinsAbove).
+	pins = append(pins, pinsAbove(others)...)
 	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: parentsFirst(append(pins, h.pins...)),
 		KeepSockets: h.keep, Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others),

@@ -1242,8 +1242,10 @@ func TestSandboxHidesAnotherAgentsQueries(t *testing.T) {
 held() { if "$@" >/dev/null 2>&1; then echo "BREACH: $*"; else echo "held: $*"; fi; }
 held grep -rq HUMAN-WORDS %[1]s
 printf 'id: query-9\nfrom: b\nto: a\nquestion: forged\n' > %[1]s/query-9.yaml 2>/dev/null
+mv %[2]s %[2]s.away 2>/dev/null && mkdir -p %[1]s && printf 'from: b\n' > %[1]s/query-8.yaml 2>/dev/null
+mv %[3]s %[3]s.away 2>/dev/null && mkdir -p %[1]s && printf 'from: b\n' > %[1]s/query-7.yaml 2>/dev/null
 echo checked
-`, theirs)
+`, theirs, filepath.Dir(theirs), filepath.Dir(filepath.Dir(theirs)))
 	rec := &recorder{}
 	a := Start(Spec{Name: "a", Isolation: IsolationSandbox, Dir: mine, Command: []string{"/bin/sh", "-c", script}, Hide: []string{filepath.Dir(filepath.Dir(theirs)) + "/.spc/queries"}}, rec)
 	defer a.Stop()
@@ -1257,8 +1259,10 @@ echo checked
 	if !strings.Contains(out, "held: ") {
 		t.Errorf("nothing held:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(theirs, "query-9.yaml")); err == nil {
-		t.Error("the forged query reached the other agent's folder")
+	for _, q := range []string{"query-9.yaml", "query-8.yaml", "query-7.yaml"} {
+		if _, err := os.Stat(filepath.Join(theirs, q)); err == nil {
+			t.Errorf("the forged %s reached the other agent's folder", q)
+		}
 	}
 	if b, _ := os.ReadFile(answer); !strings.Contains(string(b), "HUMAN-WORDS") {
 		t.Errorf("the response: %q", b)
