@@ -106,7 +106,7 @@ func (b *bashCheck) collect(cmds []Command, cwds cwdSet, depth int) {
 		}
 		v := lookThrough(c)
 		if v.name == "find" {
-			v.nested = append(v.nested, findExec(v.args)...)
+			v.nested = append(v.nested, findExec(v.args, cwds, b.env)...)
 		}
 		pt := part{cmd: c, view: v, cwds: cwds}
 		if v.chdir {
@@ -151,7 +151,7 @@ func (b *bashCheck) nested(n nested, cwds cwdSet, depth int) {
 		b.parts = append(b.parts, part{cmd: Command{Text: text}, err: errTooDeep})
 		return
 	}
-	if n.remote {
+	if n.elsewhere {
 		cwds = cwdSet{env: b.env, unknown: true}
 	}
 	if n.words != nil {

@@ -279,7 +279,7 @@ func (b *bashCheck) floorOnly(cmds []Command, cwds cwdSet, depth int) []hit {
 	for _, c := range cmds {
 		v := lookThrough(c)
 		if v.name == "find" {
-			v.nested = append(v.nested, findExec(v.args)...)
+			v.nested = append(v.nested, findExec(v.args, cwds, b.env)...)
 		}
 		hs = append(hs, b.hits(part{cmd: c, view: v, cwds: cwds}, depth)...)
 		for _, n := range v.nested {

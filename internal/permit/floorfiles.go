@@ -2,6 +2,7 @@ package permit
 
 import (
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -536,13 +537,28 @@ func wipeHits(v view, cwds cwdSet, env Env) []hit {
 }
 
 // findExec returns the commands of find's -exec, -execdir, -ok and -okdir,
-// with {} standing for a file under each start path.
-func findExec(args []Word) []nested {
+// with {} standing for each file find may hand them (foundFiles), else
+// for a file under each start path; a writer's {} with too many files to
+// look at stands for files known only when it runs. {} as a sample name
+// let find .github -name ci.yml -exec tee {} + overwrite a workflow, and
+// its writes went uncounted for the parts after it (red team 19a,
+// findings 4 and 8).
+func findExec(args []Word, cwds cwdSet, env Env) []nested {
 	starts, i := findStarts(args)
+	follow := false // -L or -H before the start paths, -follow after
+	for _, a := range args {
+		follow = follow || a.Value == "-L" || a.Value == "-H" || a.Value == "-follow"
+	}
+	found, listed := foundFiles(starts, args[i:], follow, cwds, env)
 	var inner []nested
 	for ; i < len(args); i++ {
 		switch args[i].Value {
 		case "-exec", "-execdir", "-ok", "-okdir":
+			// -execdir runs in each found file's folder: its relative
+			// paths are not the working directory's (red team 19a,
+			// finding 3: find .git/hooks -name x -execdir cp /abs/h
+			// pre-commit \; wrote a hook)
+			dir := args[i].Value == "-execdir" || args[i].Value == "-okdir"
 			var words []Word
 			for i++; i < len(args) && args[i].Value != ";" && args[i].Value != "+"; i++ {
 				words = append(words, args[i])
@@ -550,12 +566,125 @@ func findExec(args []Word) []nested {
 			if len(words) == 0 {
 				continue
 			}
-			for _, s := range starts {
-				inner = append(inner, nested{words: placeFound(words, s)})
+			switch {
+			case !hasFound(words):
+				inner = append(inner, nested{words: words, elsewhere: dir})
+			case listed:
+				for _, f := range found {
+					inner = append(inner, nested{words: placeFile(words, f), elsewhere: dir})
+				}
+			case writers[cmdName(words[0])]:
+				inner = append(inner, nested{words: placeFile(words, ""), elsewhere: dir})
+			default:
+				for _, s := range starts {
+					inner = append(inner, nested{words: placeFound(words, s), elsewhere: dir})
+				}
 			}
 		}
 	}
 	return inner
+}
+
+// maxFound bounds the files find -exec's {} is judged as, one by one.
+const maxFound = 64
+
+// foundFiles returns what find may hand its -exec command under the
+// start paths: every entry whose name its leading -name/-iname tests let
+// through (every entry when it has none, or they cannot be read; -type
+// and -maxdepth are not read, so deeper files count too), the start paths
+// themselves among them; false when there are more than maxFound or they
+// cannot be listed.
+func foundFiles(starts, expr []Word, follow bool, cwds cwdSet, env Env) ([]string, bool) {
+	if env.FS == nil || len(starts) == 0 {
+		return nil, false
+	}
+	match, _, ok := findTests(expr)
+	if !ok {
+		match = nil
+	}
+	kind := findType(expr) // without -L, -type f is no link
+	if follow {
+		kind = ""
+	}
+	var out []string
+	take := func(p string, mode fs.FileMode) bool {
+		if (match == nil || match(p)) && (kind == "" || kind == "f" && mode.IsRegular() || kind == "d" && mode.IsDir() ||
+			kind == "l" && mode&fs.ModeSymlink != 0) {
+			out = append(out, p)
+		}
+		return len(out) <= maxFound
+	}
+	for _, s := range starts {
+		roots, ok := cwds.resolve(s)
+		if !ok || s.Dynamic || s.Glob {
+			return nil, false
+		}
+		for _, root := range roots {
+			fi, err := env.FS.Lstat(root)
+			if err != nil {
+				continue // find finds nothing there
+			}
+			if !take(root, fi.Mode()) {
+				return nil, false
+			}
+			complete := walkTree(env, root, 20*maxFound, func(full string, e fs.DirEntry) (string, bool) {
+				if !take(full, e.Type()) {
+					return "", true
+				}
+				if e.IsDir() {
+					return full, false
+				}
+				return "", false
+			})
+			if !complete || len(out) > maxFound {
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// findType is the -type of find's leading tests ("" when there is none).
+func findType(expr []Word) string {
+	t := ""
+	for i := 0; i < len(expr); i++ {
+		switch expr[i].Value {
+		case "-type":
+			if i+1 < len(expr) {
+				t = expr[i+1].Value
+			}
+		case "-exec", "-execdir", "-ok", "-okdir":
+			return t
+		}
+	}
+	return t
+}
+
+// hasFound reports whether find -exec's words name the file ({}).
+func hasFound(words []Word) bool {
+	for _, w := range words {
+		if strings.Contains(w.Value, "{}") {
+			return true
+		}
+	}
+	return false
+}
+
+// placeFile replaces {} in find -exec's words by the file f (absolute),
+// or, with f empty, by a file known only when it runs.
+func placeFile(words []Word, f string) []Word {
+	out := make([]Word, 0, len(words))
+	for _, w := range words {
+		if strings.Contains(w.Value, "{}") {
+			if f == "" {
+				w = Word{Raw: w.Raw, Value: w.Value, Dynamic: true}
+			} else {
+				w = Word{Raw: strings.ReplaceAll(w.Raw, "{}", f), Value: strings.ReplaceAll(w.Value, "{}", f), Dynamic: w.Dynamic, Glob: w.Glob}
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // placeFound replaces {} in find -exec's words by a file under start.

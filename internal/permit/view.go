@@ -16,9 +16,9 @@ const (
 
 // nested is a command another command runs: sh -c TEXT, find -exec ARGV...
 type nested struct {
-	text   string // shell text to split
-	words  []Word // or an argv already split
-	remote bool   // runs on another machine (ssh): relative paths are unknown
+	text      string // shell text to split
+	words     []Word // or an argv already split
+	elsewhere bool   // runs in a folder not known here (ssh's other machine, find -execdir's found files' folders): relative paths are unknown
 }
 
 // view is a simple command seen through its wrappers (sudo, env, nice,
@@ -214,7 +214,7 @@ func scriptOf(v view, c Command, out []nested) (scriptKind, []nested) {
 		return scriptStatic, out
 	case v.name == "ssh":
 		if remote := sshRemote(v.args); len(remote) > 0 {
-			return scriptNone, append(out, nested{text: joinValues(remote), remote: true})
+			return scriptNone, append(out, nested{text: joinValues(remote), elsewhere: true})
 		}
 	}
 	if key, ok := interpreter(v.name); ok {
