@@ -31,6 +31,7 @@ idle
 	t.Log("\n" + s)
 
 	// Critical: the first y only asks for the second.
+	c.afterGuard()
 	c.keys("y")
 	c.waitScreen("the confirmation", "p-1 is critical: y again approves, other keys cancel (floor delete-recursive-outside)")
 	if strings.Contains(tm.received("dev"), "verdict: approved") {
@@ -51,14 +52,16 @@ idle
 
 	// The next request: deny it with a message.
 	c.waitScreen("the second request", "⚠ permission: dev wants Bash(git push --force origin main) — y/n")
+	c.afterGuard()
 	c.keys("N")
 	// Within a second of a decision the first press only shows the next
 	// request; the second decides it.
 	waitFor(t, 20*time.Second, "the message prompt, or the next request shown", func() bool {
 		s = c.screen()
-		return strings.Contains(s, "p-2 is next") || strings.Contains(s, "message to dev:")
+		return strings.Contains(s, "p-2 is next") || strings.Contains(s, "just changed: look again") || strings.Contains(s, "message to dev:")
 	}, func() string { return "screen:\n" + s })
 	if !strings.Contains(s, "message to dev:") {
+		c.afterGuard()
 		c.keys("N")
 	}
 	c.waitScreen("the message prompt", "deny p-2 (dev wants Bash(git push --force origin main)) — message to dev:")
@@ -115,6 +118,7 @@ idle
 	if strings.Contains(tm.received("claude"), "1") {
 		t.Fatal("a key was pressed in the dialog before the person decided")
 	}
+	c.afterGuard()
 	c.keys("y")
 	c.waitScreen("the confirmation", "p-1 is critical")
 	c.keys("y")

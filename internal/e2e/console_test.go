@@ -50,6 +50,15 @@ func (c *tmuxConsole) keys(keys ...string) {
 	c.tmux(append([]string{"send-keys", "-t", "main"}, keys...)...)
 }
 
+// decisionGuard is how long the console takes no decision key after the
+// request under the cursor or in the badge changed (tui's shownGuard: a
+// person cannot have read it sooner), and a little more.
+const decisionGuard = 1200 * time.Millisecond
+
+// afterGuard waits out decisionGuard from a request's arrival on screen:
+// it is a time the console promises, not a race hoped over.
+func (c *tmuxConsole) afterGuard() { time.Sleep(decisionGuard) }
+
 // text types literal text.
 func (c *tmuxConsole) text(s string) { c.tmux("send-keys", "-t", "main", "-l", s) }
 

@@ -162,6 +162,7 @@ func firstHourAt(t *testing.T, cols, rows int, resizes [][2]int) {
 
 	// 3. Approve p-2, selected in the inbox: it is critical, so one y
 	// does not approve it; the second does.
+	c.afterGuard()
 	c.keys("y")
 	f.look("the critical confirmation", func(sh shot) string {
 		if inbox, ok := sh.pane("Inbox (1)"); !ok || !strings.Contains(inbox.body, "p-2 ") {
