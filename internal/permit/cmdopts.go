@@ -248,7 +248,7 @@ func outputFiles(name string, args []Word) []Word {
 		_, w := rustcPassHits(cargoPassed(args))
 		out = append(out, w...)
 	case "go": // -gcflags=-cpuprofile=FILE and the other files the tools write
-		out = append(out, goToolFiles(args)...)
+		out = goUnderChdir(args, append(out, goToolFiles(args)...))
 	case "pytest": // --cov-report=html:DIR
 		for _, w := range optionFiles(args, []string{"--cov-report"}) {
 			if _, p, ok := strings.Cut(w.Value, ":"); ok && p != "" {

@@ -17,6 +17,12 @@ import (
 // a pattern with ... counts every folder under it.
 func goImplicitOutputs(args []Word, cwds cwdSet, env Env) []Word {
 	args = singleDash(args)
+	if c, ok := goChdir(args); ok { // the binary lands in -C's folder (red team 19a, finding 1)
+		if c.Dynamic || c.Tilde || cwds.unknown {
+			return []Word{unknownWord}
+		}
+		cwds = cwdSet{env: env, dirs: rebase(cwds.dirs, c.Value)}
+	}
 	for len(args) > 0 && strings.HasPrefix(args[0].Value, "-") { // go -C dir build: -C is judged elsewhere
 		if args[0].Value == "-C" {
 			args = args[1:]
@@ -78,6 +84,68 @@ func goImplicitOutputs(args []Word, cwds cwdSet, env Env) []Word {
 		}
 	}
 	return out
+}
+
+// goChdir returns the folder of go build -C DIR (or -C=DIR; go takes it
+// as the subcommand's first flag, and before it here too): go changes into
+// it first, so the files it writes are relative to it.
+func goChdir(args []Word) (Word, bool) {
+	sub := false
+	for i := 0; i < len(args); i++ {
+		a := args[i].Value
+		if !strings.HasPrefix(a, "-") {
+			if sub || a == "--" {
+				break
+			}
+			sub = true // the subcommand
+			continue
+		}
+		if c, ok := strings.CutPrefix(a, "-C="); ok {
+			return Word{Raw: c, Value: c, Dynamic: args[i].Dynamic, Tilde: strings.HasPrefix(c, "~")}, true
+		}
+		if a == "-C" {
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return unknownWord, true
+		}
+		if n, _, glued := strings.Cut(a[1:], "="); !glued && goValueFlags[n] {
+			i++
+		}
+	}
+	return Word{}, false
+}
+
+// rebase joins sub to each folder (sub itself when absolute).
+func rebase(dirs []string, sub string) []string {
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		out[i] = path.Join(d, sub)
+		if path.IsAbs(sub) {
+			out[i] = path.Clean(sub)
+		}
+	}
+	return out
+}
+
+// goUnderChdir puts the files go writes (-o, profiles) under -C's folder:
+// go build -C .git/hooks -o pre-commit wrote a hook (red team 19a, finding 1).
+func goUnderChdir(args []Word, out []Word) []Word {
+	c, ok := goChdir(singleDash(args))
+	if !ok || len(out) == 0 {
+		return out
+	}
+	res := make([]Word, 0, len(out))
+	for _, w := range out {
+		switch {
+		case c.Dynamic || c.Tilde:
+			w = unknownWord
+		case !w.Dynamic && !w.Tilde && !path.IsAbs(w.Value):
+			w = pathWord(path.Join(c.Value, w.Value))
+		}
+		res = append(res, w)
+	}
+	return res
 }
 
 // majorSuffix is a module path's major version element (/v2).
