@@ -43,6 +43,13 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, fileWriteHits(v, cwds, env)...)
 	case "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon":
 		hs = append(hs, chmodHits(v, cwds, env)...)
+	case "tree":
+		// -R with -H writes 00Tree.html into every folder it lists,
+		// .git's hooks and refs among them (red team 19a, finding 6)
+		_, opts := operands(v.args)
+		if hasShort(opts, "R") && hasShort(opts, "H") {
+			hs = append(hs, hit{id: FloorProtectedFile, detail: "tree -R -H writes 00Tree.html into every folder it lists, git's and the agent CLIs' among them"})
+		}
 	case "find":
 		hs = append(hs, findDeleteHits(v, cwds, env)...)
 		hs = append(hs, b.findCopyHits(pt)...)

@@ -362,6 +362,12 @@ func fileWriteHits(v view, cwds cwdSet, env Env) []hit {
 		if !hasShort(opts, "i") && !hasLong(opts, "--in-place") {
 			return nil
 		}
+		if v.name != "perl" {
+			// the files, not the program: sed -i '/^#/d' README.md was
+			// judged as writing /^#/d, outside (red team 19a's false
+			// positive)
+			_, ops, _, _ = sedInPlace(v.args)
+		}
 	case "dd":
 		var hs []hit
 		for _, a := range v.args {
