@@ -926,7 +926,7 @@ func (m Model) onFocusKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		// text typed on (Claude Code's dialog takes Enter as "1. Yes")
 		// approved it, outside y/n, and was recorded as withdrawn (red
 		// team 19b, finding 6). Held until it is decided.
-		m.status, m.statusE = fmt.Sprintf("%s shows a permission dialog (%s): keys are held — %s to leave, then y or n", agent, id, m.keys.Unfocus.Help().Key), true
+		m.status, m.statusE = fmt.Sprintf("%s has a permission request waiting (%s): keys are held — %s to leave, then y or n", agent, id, m.keys.Unfocus.Help().Key), true
 		return m, nil
 	}
 	if b := KeyBytes(k); len(b) > 0 {

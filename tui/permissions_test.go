@@ -705,7 +705,7 @@ func TestFocusModeHoldsKeysWhileADialogWaits(t *testing.T) {
 	waitOutput(t, tm, "keys go to dev")
 	tm.Send(runes("1"))
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitOutput(t, tm, "dev shows a permission dialog (p-3): keys are held")
+	waitOutput(t, tm, "dev has a permission request waiting (p-3): keys are held")
 	for _, c := range f.Calls() {
 		if strings.HasPrefix(c, "keys dev") {
 			t.Fatalf("a key reached dev's dialog: %q", f.Calls())
