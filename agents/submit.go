@@ -1,6 +1,9 @@
 package agents
 
-import "strings"
+import (
+	"strings"
+	"sync/atomic"
+)
 
 // Text typed into a CLI can be read by it and still not be submitted: an
 // Enter right after a paste taken as a newline (Gemini CLI), or one dropped
@@ -45,6 +48,9 @@ func (a *Agent) checkSubmit(p *proc, raw string, read, taken <-chan struct{}) {
 		if a.isHeld() || a.dialogShown() || a.write(p, a.spec.Preset.Submit) != nil {
 			// A dialog came up (its keys are the human's), or the process
 			// is going: leave the text where it is.
+			if f := submitLeft.Load(); f != nil {
+				(*f)()
+			}
 			return
 		}
 		presses++
@@ -58,6 +64,11 @@ func (a *Agent) checkSubmit(p *proc, raw string, read, taken <-chan struct{}) {
 		a.reportResubmit(text, presses, true)
 	}
 }
+
+// submitLeft, when set (by tests), is called when checkSubmit leaves a
+// text unsubmitted: a hold released before that look would have let the
+// key go (TestSubmitNotPressedWhileHeld released it too soon, at times).
+var submitLeft atomic.Pointer[func()]
 
 // waitFor waits until ch is closed; false if abort (nil: never) is closed,
 // p exits or the agent stops first.

@@ -105,13 +105,24 @@ func TestSubmitNotPressedWhileHeld(t *testing.T) {
 	held := make(chan struct{})
 	var once sync.Once
 	spec.SubmitCheck = func(text string) bool {
-		once.Do(func() { a.Hold(true); close(held) })
+		once.Do(func() { a.Hold(true) })
 		return s.check(text)
 	}
+	// The hold is released once the writer has looked at it and left the
+	// text: released before, the key would rightly go.
+	var left sync.Once
+	f := func() { left.Do(func() { close(held) }) }
+	submitLeft.Store(&f)
+	defer submitLeft.Store(nil)
 	a, rec := start(t, spec)
 	eventually(t, "ready", rec.diag, func() bool { return rec.has("ready") })
 	typeAndWait(t, a, rec, "run it")
-	<-held
+	select {
+	case <-held:
+	case <-time.After(waitTimeout):
+		data, _ := os.ReadFile(recFile)
+		t.Fatalf("the writer did not leave the text while held: %q", data)
+	}
 	a.Hold(false)
 	typeAndWait(t, a, rec, "after")
 	fileIs(t, recFile, "run it\rafter\r", rec)
