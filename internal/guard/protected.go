@@ -124,17 +124,7 @@ var toolchainHomes = []struct{ env, dir string }{
 // and the user can write, and the Go the PATH names (its GOROOT: its
 // pkg/tool compiles and links every build, its go.env sets GOFLAGS).
 func Toolchains() []string {
-	var cands []string
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		for _, t := range toolchainHomes {
-			if v := os.Getenv(t.env); t.env != "" && filepath.IsAbs(v) {
-				cands = append(cands, filepath.Clean(v))
-				continue
-			}
-			cands = append(cands, filepath.Join(home, filepath.FromSlash(t.dir)))
-		}
-	}
-	cands = append(cands, goRoot())
+	cands := append(toolchainCandidates(), goRoot())
 	var out []string
 	for _, p := range cands {
 		if p == "" {
@@ -147,19 +137,28 @@ func Toolchains() []string {
 	return out
 }
 
-// missingToolchains are the toolchain folders of toolchainHomes in the
-// home that do not exist yet.
-func missingToolchains() []string {
+// toolchainCandidates are the folders of toolchainHomes: each one's
+// variable when it names a folder, else its place in the home.
+func toolchainCandidates() []string {
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
 		return nil
 	}
 	var out []string
 	for _, t := range toolchainHomes {
-		p := filepath.Join(home, filepath.FromSlash(t.dir))
 		if v := os.Getenv(t.env); t.env != "" && filepath.IsAbs(v) {
-			p = filepath.Clean(v)
+			out = append(out, filepath.Clean(v))
+			continue
 		}
+		out = append(out, filepath.Join(home, filepath.FromSlash(t.dir)))
+	}
+	return out
+}
+
+// missingToolchains are the folders of toolchainHomes that do not exist yet.
+func missingToolchains() []string {
+	var out []string
+	for _, p := range toolchainCandidates() {
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
 			out = append(out, p)
 		}
