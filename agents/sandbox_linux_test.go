@@ -1247,7 +1247,7 @@ mv %[3]s %[3]s.away 2>/dev/null && mkdir -p %[1]s && printf 'from: b\n' > %[1]s/
 echo checked
 `, theirs, filepath.Dir(theirs), filepath.Dir(filepath.Dir(theirs)))
 	rec := &recorder{}
-	a := Start(Spec{Name: "a", Isolation: IsolationSandbox, Dir: mine, Command: []string{"/bin/sh", "-c", script}, Hide: []string{filepath.Dir(filepath.Dir(theirs)) + "/.spc/queries"}}, rec)
+	a := Start(Spec{Name: "a", Isolation: IsolationSandbox, Dir: mine, Command: []string{"/bin/sh", "-c", script}, Hide: []string{theirs}}, rec)
 	defer a.Stop()
 	select {
 	case <-a.Done():

@@ -555,7 +555,16 @@ func findExec(args []Word, cwds cwdSet, env Env) []nested {
 	for _, a := range args {
 		follow = follow || a.Value == "-L" || a.Value == "-H" || a.Value == "-follow"
 	}
-	found, listed := foundFiles(starts, args[i:], follow, cwds, env)
+	expr := args[i:]
+	var found []string
+	looked, listed := false, false
+	list := func() bool { // walked only for a command that names the file
+		if !looked {
+			looked = true
+			found, listed = foundFiles(starts, expr, follow, cwds, env)
+		}
+		return listed
+	}
 	var inner []nested
 	for ; i < len(args); i++ {
 		switch args[i].Value {
@@ -575,7 +584,7 @@ func findExec(args []Word, cwds cwdSet, env Env) []nested {
 			switch {
 			case !hasFound(words):
 				inner = append(inner, nested{words: words, elsewhere: dir})
-			case listed:
+			case list():
 				for _, f := range found {
 					inner = append(inner, nested{words: placeFile(words, f), elsewhere: dir})
 				}
