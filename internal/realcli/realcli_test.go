@@ -480,6 +480,14 @@ func resumesAfterACrash(t *testing.T, c cli) {
 		return false
 	})
 	r.logf("the conversation: %s", id)
+	// A CLI writes its conversation down as the turn goes: killed before
+	// the turn ends, there may be nothing to resume yet (seen once with
+	// Claude Code under CI load: --resume exited 1 and the console started
+	// a new conversation, as it should). The crash comes after the turn.
+	r.waitFor("the CLI done with the turn", stepDeadline, func() bool {
+		last := r.agent().LastOutput
+		return r.screenState() == "idle" && !last.IsZero() && time.Since(last) > time.Second
+	})
 	r.kill()
 
 	r.startConsole()
