@@ -304,7 +304,13 @@ func (b *bashCheck) pathsInside(pt part) bool {
 	follow := b.env.FS != nil && followsLinks(pt.view)
 	words := allWords(pt.cmd)
 	if len(pt.cmd.Args) > 0 {
-		words = append(append([]Word{}, pt.cmd.Assigns...), pt.cmd.Args[1:]...)
+		words = append([]Word{}, pt.cmd.Assigns...)
+		skip := patternArgs(pt.view, pt.cmd.Args)
+		for j, a := range pt.cmd.Args[1:] {
+			if !skip[j+1] || a.Dynamic || a.Glob {
+				words = append(words, a) // a computed program is judged as before
+			}
+		}
 		if textOnly[cmdName(pt.cmd.Args[0])] && textOnly[pt.view.name] {
 			words = append([]Word{}, pt.cmd.Assigns...) // echo "$(date)": text, not paths
 			for _, a := range pt.cmd.Args[1:] {
@@ -415,4 +421,83 @@ func textValue(v string, next *bool) bool {
 		return true
 	}
 	return false
+}
+
+// patternSwitches are grep's and rg's long options that take no value.
+var patternSwitches = setOf("--recursive", "--dereference-recursive", "--ignore-case", "--line-number", "--hidden",
+	"--word-regexp", "--fixed-strings", "--invert-match", "--count", "--files-with-matches", "--no-ignore",
+	"--extended-regexp", "--perl-regexp", "--only-matching", "--with-filename", "--no-filename", "--quiet",
+	"--silent", "--regexp-extended", "--null-data", "--smart-case", "--no-heading", "--heading", "--vimgrep")
+
+// patternArgs returns the places in a command's words (args[0] is its
+// name) that hold a sed program or a grep pattern: text, not paths, so
+// sed -i '/^#/d' f and grep -rn /api/v1 src are inside the folder. Only
+// when the view's arguments are the command's last words (no wrapper
+// moved them), and only the first operand when no -e or -f gives the
+// program; the files sed's program reads and writes are the view's own.
+func patternArgs(v view, args []Word) map[int]bool {
+	grep := v.name == "grep" || v.name == "egrep" || v.name == "fgrep" || v.name == "rg"
+	if !grep && v.name != "sed" && v.name != "gsed" || len(v.args) == 0 || len(v.args) >= len(args) {
+		return nil
+	}
+	off := len(args) - len(v.args)
+	for i, a := range v.args {
+		if args[off+i].Raw != a.Raw {
+			return nil
+		}
+	}
+	long := "--expression"
+	if grep {
+		long = "--regexp"
+	}
+	skip := map[int]bool{}
+	given := false // a program or pattern given by option
+	first := -1
+	for i := 0; i < len(v.args); i++ {
+		w := v.args[i].Value
+		switch {
+		case w == "--":
+			if !given && i+1 < len(v.args) {
+				first = i + 1
+			}
+			i = len(v.args)
+		case w == "-e" || w == long:
+			given = true
+			if i+1 < len(v.args) {
+				i++
+				skip[off+i] = true
+			}
+		case strings.HasPrefix(w, long+"="):
+			given = true
+			skip[off+i] = true
+		case w == "-f" || w == "--file" || strings.HasPrefix(w, "--file="):
+			given = true
+			if w == "-f" || w == "--file" {
+				i++ // a file: still judged as a path
+			}
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			if j := strings.IndexAny(w[1:], "ef"); !strings.HasPrefix(w, "--") && j >= 0 {
+				given = true
+				if w[1+j] == 'e' && 2+j < len(w) {
+					skip[off+i] = true // -e'/x/d' glued; -nf FILE keeps its file
+				}
+				continue
+			}
+			// an option that may take the next word (grep -A 3,
+			// --exclude-from FILE, rg --files DIR, sed -l 5): the first
+			// operand is then not sure to be the pattern
+			if first < 0 && !given && (strings.HasPrefix(w, "--") && !strings.Contains(w, "=") && !patternSwitches[w] ||
+				!strings.HasPrefix(w, "--") && strings.ContainsAny(w[len(w)-1:], "ABCmMdDgtTjrEl")) {
+				return nil
+			}
+		default:
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if !given && first >= 0 {
+		skip[off+first] = true
+	}
+	return skip
 }

@@ -41,6 +41,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, copyHits(v, cwds, env)...)
 	case "tee", "truncate", "touch", "sed", "gsed", "perl", "dd", "mkdir", "sponge":
 		hs = append(hs, fileWriteHits(v, cwds, env)...)
+		hs = append(hs, bulkEmptyHits(v, cwds, env)...)
 	case "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon":
 		hs = append(hs, chmodHits(v, cwds, env)...)
 	case "tree":
@@ -52,6 +53,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		}
 	case "find":
 		hs = append(hs, findDeleteHits(v, cwds, env)...)
+		hs = append(hs, findEmptyHits(v, cwds, env)...)
 		hs = append(hs, b.findCopyHits(pt)...)
 	case "git":
 		hs = append(hs, gitHits(parseGit(v.args))...)

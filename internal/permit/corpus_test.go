@@ -179,7 +179,9 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/c18/deploy.json":     `{"apiVersion": "v1", "kind": "Secret", "data": {"token": "Z2hwXzE2QzdlNDJGMjkyYzY5MTJFNzcxMGM4MzgzNDdBZTE3OEI0YQ=="}}`,
 		wd + "/c18/notes16.txt":     utf16le("token: ghp_16C7e42F292c6912E7710c838347Ae178B4a\n"), wd + "/c18/bom16.txt": "\xff\xfe" + utf16le("API_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n"),
 		wd + "/c18/cm.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n  greeting: aGVsbG8gd29ybGQgaGVsbG8=\n", wd + "/c18/plain16.txt": utf16le("hello world, nothing here\n"),
-		wd + "/c19/README.md":   "# c19 PRIVATE notes\n",
+		wd + "/c19/README.md": "# c19 PRIVATE notes\n",
+		// Red team 19a, finding 5: files to empty in bulk, one alone, one empty.
+		wd + "/e20/a.txt": "a\n", wd + "/e20/b.txt": "b\n", wd + "/e20/one/only.txt": "only\n", wd + "/e20/none/empty.txt": "",
 		out + "/k19/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
 		home + "/.ssh/id_rsa":   "KEY\n", home + "/.bash_history": "export TOKEN=x\n", home + "/.aws/credentials": "[default]\n",
 		out + "/file.txt": "outside\n", root + "/outside-secret": "x\n",

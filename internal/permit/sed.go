@@ -7,6 +7,30 @@ type sedScript struct {
 	exec   bool     // the e command or the s///e flag runs shell commands
 	writes []string // files the w and W commands and the s///w flag write
 	reads  []string // files the r and R commands read
+	// empties is a command that takes every line of every file (d, D, z
+	// or c with no address or 1,$, s of the whole line): sed -i d * empties
+	// each file it edits (red team 19a, finding 5)
+	empties bool
+	prints  bool // a command that prints (p, P, l, =, a, i, r...): -n then keeps some text
+}
+
+// wholeAddress reports a sed address (spaces taken out) that selects
+// every line.
+func wholeAddress(a string) bool {
+	switch a {
+	case "", "1,$", "0~1", "1~1", "$!", "0,$":
+		return true
+	}
+	return false
+}
+
+// wholeLine reports a regular expression that matches every line whole.
+func wholeLine(re string) bool {
+	switch strings.TrimSuffix(strings.TrimPrefix(re, "^"), "$") {
+	case ".*", `.\+`, ".+", "":
+		return re != "" && re != "^" && re != "$" && re != "^$"
+	}
+	return false
 }
 
 // sedPrograms returns the programs of a sed command line: the -e and
@@ -112,13 +136,14 @@ func scanSed(prog string) sedScript {
 	// expression holds the delimiter as a plain character, as GNU and BSD
 	// sed read it: s/.*[/].*/touch x/e runs touch x (red team 13b,
 	// finding 1).
-	delimited := func(re ...bool) {
+	delimited := func(re ...bool) (first string) {
 		if i >= len(prog) {
-			return
+			return ""
 		}
 		d := prog[i]
 		i++
-		for _, isRE := range re {
+		for n, isRE := range re {
+			from := i
 			for i < len(prog) && prog[i] != d {
 				switch {
 				case prog[i] == '\\':
@@ -128,33 +153,65 @@ func scanSed(prog string) sedScript {
 				}
 				i++
 			}
+			if n == 0 {
+				first = prog[from:min(i, len(prog))]
+			}
 			i++
 		}
+		return first
 	}
+	// addr is the address before the command at hand; depth counts the
+	// braces open (a command in a block is narrowed by the block's
+	// address, so only top-level ones count for empties)
+	addr, depth := "", 0
 	for i < len(prog) {
 		c := prog[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == '!' || c == ',' ||
-			c >= '0' && c <= '9' || c == '$' || c == '~' || c == '+':
+		case c == ';' || c == '\n' || c == '{' || c == '}':
+			if c == '{' {
+				depth++
+			} else if c == '}' {
+				depth--
+			}
+			addr = ""
+			i++
+			continue
+		case c == ' ' || c == '\t':
+			i++
+			continue
+		case c == '!' || c == ',' || c >= '0' && c <= '9' || c == '$' || c == '~' || c == '+':
+			addr += string(c)
 			i++
 			continue
 		case c == '/':
+			addr += "/"
 			delimited(true)
 			continue
 		case c == '\\' && i+1 < len(prog):
+			addr += "/"
 			i++
 			delimited(true)
 			continue
 		}
 		i++
+		every := depth == 0 && wholeAddress(addr)
+		addr = ""
+		switch c {
+		case 'd', 'D', 'z':
+			s.empties = s.empties || every
+		case 'p', 'P', 'l', '=':
+			s.prints = true
+		}
 		switch c {
 		case 's':
-			delimited(true, false)
+			re := delimited(true, false)
 			flags := ""
 			for i < len(prog) && strings.IndexByte("gpiImMe0123456789", prog[i]) >= 0 {
 				flags += string(prog[i])
 				i++
 			}
+			s.empties = s.empties || every && wholeLine(re)
+			s.prints = s.prints || strings.Contains(flags, "p")
 			if strings.Contains(flags, "e") {
 				s.exec = true
 			}
@@ -170,8 +227,11 @@ func scanSed(prog string) sedScript {
 		case 'w', 'W':
 			s.writes = append(s.writes, restOfLine())
 		case 'r', 'R':
+			s.prints = true
 			s.reads = append(s.reads, restOfLine())
 		case 'a', 'i', 'c':
+			s.prints = true
+			s.empties = s.empties || c == 'c' && every
 			for {
 				line := restOfLine()
 				if !strings.HasSuffix(line, "\\") || i >= len(prog) {

@@ -1,0 +1,188 @@
+package permit
+
+import (
+	"io/fs"
+	"strings"
+)
+
+// One command that empties many files at once — sed -i d *, tee src/* <
+// /dev/null, truncate -s 0 *.go, find pkg -type f -exec tee {} + — loses
+// their uncommitted content as rm -rf * or git checkout . would, while
+// each file alone is only an edit (red team 19a, finding 5). Such a
+// command is on the git-discard floor; one file emptied stays an edit.
+
+// emptiedFiles returns the files a command empties or fills with one
+// same content: tee's (not -a), truncate -s 0's, and sed -i's when its
+// program takes every line (or -n prints nothing); nil for any other
+// command, or when what it does cannot be read.
+func emptiedFiles(name string, args []Word) []Word {
+	switch name {
+	case "tee":
+		ops, opts := operands(args)
+		if hasShort(opts, "a") || hasLong(opts, "--append") {
+			return nil
+		}
+		return ops
+	case "truncate":
+		return truncatedFiles(args)
+	case "sed", "gsed":
+		_, files, inPlace, _ := sedInPlace(args)
+		progs, scripts, ok := sedPrograms(args)
+		if !inPlace || !ok || len(scripts) > 0 {
+			return nil
+		}
+		empties, prints := false, false
+		for _, p := range progs {
+			s := scanSed(p)
+			empties, prints = empties || s.empties, prints || s.prints
+		}
+		if empties || sedQuiet(args) && !prints {
+			return files
+		}
+	}
+	return nil
+}
+
+// truncatedFiles returns truncate's files when it cuts them to nothing
+// (-s 0, --size=0, -s0).
+func truncatedFiles(args []Word) []Word {
+	var files []Word
+	size := ""
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case v == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case v == "-s" || v == "--size" || v == "-r" || v == "--reference":
+			if i+1 < len(args) {
+				i++
+				if v == "-s" || v == "--size" {
+					size = args[i].Value
+				}
+			}
+		case strings.HasPrefix(v, "--size="):
+			size = strings.TrimPrefix(v, "--size=")
+		case strings.HasPrefix(v, "-s"):
+			size = strings.TrimPrefix(v, "-s")
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+		default:
+			files = append(files, args[i])
+		}
+	}
+	if strings.TrimLeft(size, "<") != "0" {
+		return nil
+	}
+	return files
+}
+
+// sedQuiet reports sed's -n (--quiet, --silent): only what the program
+// prints is written back.
+func sedQuiet(args []Word) bool {
+	for _, a := range args {
+		v := a.Value
+		if v == "--" {
+			return false
+		}
+		if v == "--quiet" || v == "--silent" {
+			return true
+		}
+		if len(v) < 2 || v[0] != '-' || v[1] == '-' {
+			continue
+		}
+		for _, c := range v[1:] {
+			if c == 'n' {
+				return true
+			}
+			if strings.ContainsRune("iefl", c) { // the rest is a value
+				break
+			}
+		}
+	}
+	return false
+}
+
+// manyFiles reports words that stand for two files or more with content:
+// a glob or an expansion, or two existing non-empty files (two new ones
+// written alike are no loss: echo ok | tee a.log b.log).
+func manyFiles(words []Word, cwds cwdSet, env Env) bool {
+	n := 0
+	for _, w := range words {
+		if w.Glob || w.Dynamic {
+			return true
+		}
+		if filled(w, cwds, env) {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// filled reports a file that exists here with content (any file when
+// the policy has no file system to look at).
+func filled(w Word, cwds cwdSet, env Env) bool {
+	if env.FS == nil {
+		return true
+	}
+	abs, ok := cwds.resolve(w)
+	if !ok {
+		return true
+	}
+	for _, a := range abs {
+		if filledPath(a, env) {
+			return true
+		}
+	}
+	return false
+}
+
+// filledPath reports a file (not a folder) at an absolute path with
+// content, or a link.
+func filledPath(p string, env Env) bool {
+	fi, err := env.FS.Lstat(p)
+	return err == nil && !fi.IsDir() && (fi.Size() > 0 || fi.Mode()&fs.ModeSymlink != 0)
+}
+
+// bulkEmptyHits: a command that empties several files it names.
+func bulkEmptyHits(v view, cwds cwdSet, env Env) []hit {
+	if files := emptiedFiles(v.name, v.args); manyFiles(files, cwds, env) {
+		return []hit{{id: FloorGitDiscard, detail: v.name + " " + joinValues(v.args) + " empties every file it names: their uncommitted content is lost, as with rm"}}
+	}
+	return nil
+}
+
+// findEmptyHits: find whose -exec empties each file it finds ({}), when
+// it may find two files with content or more.
+func findEmptyHits(v view, cwds cwdSet, env Env) []hit {
+	starts, i := findStarts(v.args)
+	follow := false
+	for _, a := range v.args {
+		follow = follow || a.Value == "-L" || a.Value == "-H" || a.Value == "-follow"
+	}
+	expr := v.args[i:]
+	for ; i < len(v.args); i++ {
+		switch v.args[i].Value {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		var words []Word
+		for i++; i < len(v.args) && v.args[i].Value != ";" && v.args[i].Value != "+"; i++ {
+			words = append(words, v.args[i])
+		}
+		if len(words) < 2 || words[0].Dynamic || !hasFound(emptiedFiles(cmdName(words[0]), words[1:])) {
+			continue
+		}
+		found, listed := foundFiles(starts, expr, follow, cwds, env)
+		n := 0
+		for _, f := range found { // listed only with a file system
+			if filledPath(f, env) {
+				n++
+			}
+		}
+		if !listed || n >= 2 {
+			return []hit{{id: FloorGitDiscard, detail: "find " + joinValues(v.args) + " empties every file it finds: their uncommitted content is lost, as with rm"}}
+		}
+	}
+	return nil
+}
