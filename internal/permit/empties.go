@@ -31,10 +31,10 @@ func emptiedFiles(name string, args []Word) []Word {
 		if !inPlace || !ok || len(scripts) > 0 {
 			return nil
 		}
-		empties, prints := false, false
+		empties, prints, nul := false, false, sedFlag(args, 'z', "--null-data")
 		for _, p := range progs {
 			s := scanSed(p)
-			empties, prints = empties || s.empties, prints || s.prints
+			empties, prints = empties || s.empties || nul && s.emptiesNul, prints || s.prints
 		}
 		if empties || sedQuiet(args) && !prints {
 			return files
@@ -79,19 +79,27 @@ func truncatedFiles(args []Word) []Word {
 // sedQuiet reports sed's -n (--quiet, --silent): only what the program
 // prints is written back.
 func sedQuiet(args []Word) bool {
+	return sedFlag(args, 'n', "--quiet", "--silent")
+}
+
+// sedFlag reports a sed option without a value, short or long (a long
+// one abbreviated too: --null).
+func sedFlag(args []Word, short rune, long ...string) bool {
 	for _, a := range args {
 		v := a.Value
 		if v == "--" {
 			return false
 		}
-		if v == "--quiet" || v == "--silent" {
-			return true
+		for _, l := range long {
+			if len(v) > 3 && strings.HasPrefix(l, v) {
+				return true
+			}
 		}
 		if len(v) < 2 || v[0] != '-' || v[1] == '-' {
 			continue
 		}
 		for _, c := range v[1:] {
-			if c == 'n' {
+			if c == short {
 				return true
 			}
 			if strings.ContainsRune("iefl", c) { // the rest is a value

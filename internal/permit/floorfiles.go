@@ -134,6 +134,7 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 	remoteDest := v.name == "rsync" && dest != nil && isRemoteSpec(dest.Value)
 	if dest != nil && !remoteDest {
 		hs = append(hs, writeHits(*dest, cwds, env, v.name)...)
+		hs = append(hs, deviceDestHits(v.name, *dest, cwds)...)
 		if v.name == "rsync" && hasLong(opts, "--delete", "--del") {
 			for _, d := range targetsOutside([]Word{*dest}, cwds, env, false) {
 				hs = append(hs, hit{id: FloorDeleteRecursiveOutside, detail: "rsync --delete into " + d})
@@ -173,6 +174,22 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 		}
 	}
 	return hs
+}
+
+// deviceDestHits: mv onto /dev/null (or any device) is no harmless
+// output as a redirect to it is: the file's content is gone, and run as
+// root mv replaces the device itself (red team 20a, finding 5).
+func deviceDestHits(name string, dest Word, cwds cwdSet) []hit {
+	if name != "mv" && name != "gmv" {
+		return nil
+	}
+	abs, _ := cwds.resolve(dest)
+	for _, a := range abs {
+		if a == "/dev" || strings.HasPrefix(a, "/dev/") {
+			return []hit{{id: FloorWriteSystem, detail: "mv onto " + a + " takes the file away and replaces the device"}}
+		}
+	}
+	return nil
 }
 
 // makesSymlinks reports a copy that makes symbolic links instead of

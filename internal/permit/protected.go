@@ -157,6 +157,11 @@ var protectedNames = map[string]string{
 	"pytest.toml": "pytest's configuration (addopts can load plugins)", ".pytest.toml": "pytest's configuration (addopts can load plugins)",
 	".opencode.json": "an agent CLI's settings (OpenCode's legacy file: its commands and MCP servers)",
 	".lazy.lua":      "neovim's per-folder plugin specs (lazy.nvim runs them on opening the folder)",
+	// version files: which interpreter the version manager's shims run
+	// (red team 20a, finding 9)
+	".python-version": "the python pyenv's shims run here", ".nvmrc": "the node nvm runs here",
+	".node-version": "the node the version manager runs here", ".ruby-version": "the ruby the version manager runs here",
+	".go-version": "the go goenv runs here", ".java-version": "the java jenv runs here",
 }
 
 // protectedFile reports why writing abs (an absolute path, links already
@@ -220,7 +225,36 @@ func (e Env) protectedFile(abs string) (string, bool) {
 	if why, ok := e.rootProtected(abs); ok {
 		return why, true
 	}
+	if why, ok := e.bareRepoFile(segs); ok {
+		return why, true
+	}
 	return e.gitProgramFile(abs)
+}
+
+// bareRepoFile reports a write that makes or changes a git repository
+// other than .git: a folder holding HEAD (with objects and refs) is one to
+// git, and its config's core.pager or hooks run when the human later runs
+// git in it (red team 20a, finding 7). HEAD is protected by name; any file
+// in a folder inside the workdir that holds a HEAD is too. The HEAD is
+// read (not only looked at) so that a part of the same request writing it
+// first makes the judgement stale.
+func (e Env) bareRepoFile(segs []string) (string, bool) {
+	if strings.EqualFold(segs[len(segs)-1], "HEAD") {
+		return "a git repository's HEAD (a folder with HEAD, objects and refs is a repository: its config runs programs when git runs there)", true
+	}
+	if e.FS == nil {
+		return "", false
+	}
+	for i := len(segs) - 1; i > 0; i-- {
+		dir := "/" + strings.Join(segs[:i], "/")
+		if !e.strictlyInside(dir) {
+			break
+		}
+		if _, err := e.FS.ReadFile(dir + "/HEAD"); err == nil {
+			return "a git repository's files (" + dir + " holds a HEAD: its config and hooks run programs when git runs there)", true
+		}
+	}
+	return "", false
 }
 
 // protectedHit is the floor hit for a write to a protected file, or nil.

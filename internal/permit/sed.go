@@ -11,7 +11,10 @@ type sedScript struct {
 	// or c with no address or 1,$, s of the whole line): sed -i d * empties
 	// each file it edits (red team 19a, finding 5)
 	empties bool
-	prints  bool // a command that prints (p, P, l, =, a, i, r...): -n then keeps some text
+	// emptiesNul is empties under -z, where a file without NUL bytes is
+	// one line: 1d and $d take it all
+	emptiesNul bool
+	prints     bool // a command that prints (p, P, l, =, a, i, r...): -n then keeps some text
 }
 
 // wholeAddress reports a sed address (spaces taken out) that selects
@@ -195,10 +198,16 @@ func scanSed(prog string) sedScript {
 		}
 		i++
 		every := depth == 0 && wholeAddress(addr)
+		everyNul := every || depth == 0 && (addr == "1" || addr == "$")
 		addr = ""
 		switch c {
 		case 'd', 'D', 'z':
 			s.empties = s.empties || every
+			s.emptiesNul = s.emptiesNul || everyNul
+		case 'q', 'Q':
+			// quitting writes back only the lines before it: sed -i Q *
+			// empties each file, sed -i q keeps its first line
+			s.empties, s.emptiesNul = true, true
 		case 'p', 'P', 'l', '=':
 			s.prints = true
 		}
@@ -211,6 +220,7 @@ func scanSed(prog string) sedScript {
 				i++
 			}
 			s.empties = s.empties || every && wholeLine(re)
+			s.emptiesNul = s.emptiesNul || everyNul && wholeLine(re)
 			s.prints = s.prints || strings.Contains(flags, "p")
 			if strings.Contains(flags, "e") {
 				s.exec = true
@@ -232,6 +242,7 @@ func scanSed(prog string) sedScript {
 		case 'a', 'i', 'c':
 			s.prints = true
 			s.empties = s.empties || c == 'c' && every
+			s.emptiesNul = s.emptiesNul || c == 'c' && everyNul
 			for {
 				line := restOfLine()
 				if !strings.HasSuffix(line, "\\") || i >= len(prog) {

@@ -488,6 +488,11 @@ func (c *converter) word(w *syntax.Word) Word {
 	var b strings.Builder
 	for i, part := range w.Parts {
 		c.part(part, &b, &out, false, i == 0)
+		if i > 0 && zshParamFlag(w.Parts[i-1], part) {
+			// bash prints $~x as it is; zsh globs x's value (a qualifier
+			// in it runs code), and $=x splits it
+			c.failEval("%s: zsh expands $~, $= and $^ (a glob in the value may run code)", out.Raw)
+		}
 	}
 	out.Value = b.String()
 	if len(w.Parts) == 1 {
@@ -525,7 +530,12 @@ func (c *converter) part(part syntax.WordPart, b *strings.Builder, w *Word, quot
 			c.part(q, b, w, true, false)
 		}
 	case *syntax.ExtGlob:
+		// bash's @(…) !(…) +(…) match names the policy's globs do not
+		// (.@(env) is .env), and zsh, the shell many users run their CLI
+		// in, reads (…) after a glob as qualifiers: *(e:'cmd':) and
+		// *(+fn) run code, *(D) takes hidden files (red team 20a).
 		w.Glob = true
+		c.failEval("%s: an extended glob: zsh reads (…) after a glob as qualifiers that may run code, and bash matches names with it the policy cannot follow", c.text(p))
 		b.WriteString(c.text(p))
 	case *syntax.ParamExp:
 		w.Dynamic = true
@@ -537,6 +547,15 @@ func (c *converter) part(part syntax.WordPart, b *strings.Builder, w *Word, quot
 		w.Dynamic = true
 		b.WriteString(c.text(part))
 	}
+}
+
+// zshParamFlag reports a bare $ followed by ~, = or ^: the parser keeps
+// them as two literals.
+func zshParamFlag(prev, part syntax.WordPart) bool {
+	a, ok1 := prev.(*syntax.Lit)
+	b, ok2 := part.(*syntax.Lit)
+	return ok1 && ok2 && strings.HasSuffix(a.Value, "$") && !strings.HasSuffix(a.Value, `\$`) &&
+		b.Value != "" && strings.IndexByte("~=^", b.Value[0]) >= 0
 }
 
 // hasGlob reports an unescaped *, ? or [ in an unquoted literal.

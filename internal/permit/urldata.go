@@ -217,7 +217,35 @@ func gitURLHits(g gitInfo, cwds cwdSet, env Env) []hit {
 			}
 		}
 	}
+	hs = append(hs, refspecDataHits(g, ops)...)
 	return append(hs, remoteURLHits(g, cwds, env)...)
+}
+
+// refspecDataHits judges the refs named after the address of git fetch,
+// pull, ls-remote and push: the server is told each one's name (protocol
+// v2 sends them as ref prefixes), so a ref named with encoded data
+// carries it off as a URL path would (red team 20a, finding 8).
+func refspecDataHits(g gitInfo, ops []Word) []hit {
+	switch g.sub {
+	case "fetch", "pull", "ls-remote", "push", "fetch-pack", "send-pack":
+	default:
+		return nil
+	}
+	if len(ops) < 2 {
+		return nil
+	}
+	for _, w := range ops[1:] {
+		v := strings.TrimPrefix(w.Value, "+")
+		if m := secretShape.FindString(v); m != "" {
+			return []hit{{id: FloorURLData, detail: "git " + g.sub + " " + w.Value + ": the ref name holds what looks like a key or token (" + m + "…), and the server is told it"}}
+		}
+		for _, seg := range strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == '/' }) {
+			if why, ok := encodedSegment(seg); ok {
+				return []hit{{id: FloorURLData, detail: "git " + g.sub + " " + w.Value + ": the ref name carries " + why + ", and the server is told it"}}
+			}
+		}
+	}
+	return nil
 }
 
 // localRepoHits judges a repository address that is a local path or a
