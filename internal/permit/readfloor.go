@@ -654,6 +654,7 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		if !hasLong(gopts, "--untracked", "--no-index") {
 			return b.gitGrepHits(pt, g, prints)
 		}
+		roots = pathspecRoots(roots, env)
 	case "find":
 		starts, i := findStarts(v.args)
 		exec := false
@@ -757,6 +758,42 @@ func (b *bashCheck) recursiveHits(pt part) []hit {
 		}
 	}
 	return nil
+}
+
+// pathspecRoots turns git's pathspecs into the folders they search: git,
+// not the shell, matches a quoted glob or a :(magic) one, and '*' takes
+// .env as well (git grep --no-index SECRET -- '*', round 21 self-attack);
+// one with top magic (:/, :(top)) searches from the top, taken as the
+// working directory.
+func pathspecRoots(specs []Word, env Env) []Word {
+	var out []Word
+	for _, w := range specs {
+		v := w.Value
+		if !w.Dynamic && !strings.HasPrefix(v, ":") && !strings.ContainsAny(v, "*?[\\") {
+			out = append(out, w)
+			continue
+		}
+		dir := "."
+		if magic, rest, ok := strings.Cut(strings.TrimPrefix(v, ":"), ")"); strings.HasPrefix(v, ":(") && ok {
+			if strings.Contains(magic, "top") {
+				dir = env.Workdir
+			}
+			v = rest
+		} else if strings.HasPrefix(v, ":/") {
+			dir = env.Workdir
+		}
+		if dir == "" {
+			dir = "."
+		}
+		out = append(out, pathWord(dir))
+		if i := strings.IndexAny(v, "*?[\\"); i > 0 && !w.Dynamic && !strings.HasPrefix(v, ":") {
+			// src/*.go searches src: keep the folder before the glob too
+			if d := path.Dir(v[:i]); d != "." {
+				out = append(out[:len(out)-1], pathWord(d))
+			}
+		}
+	}
+	return out
 }
 
 // gitGrepHits: git grep searches the tracked files of the folder it runs
