@@ -226,6 +226,17 @@ func prefixLen(words []Word) (int, error) {
 	}
 	name := cmdName(words[n])
 	n++
+	if goals, _ := makeGoalsFirst(words[n:]); isMake(name) && len(goals) >= 2 {
+		// a make rule covers only the goals it names (eachGoal decides
+		// the others on their own): make a b gets Bash(make a b:*), not
+		// Bash(make a:*) that would leave b asked (found by FuzzAlwaysPrefix)
+		for i := n; i < len(words); i++ {
+			if words[i].Dynamic {
+				return 0, dynamicOperand(words, i)
+			}
+		}
+		return len(words), nil
+	}
 	limit := 2
 	if _, interp := interpreter(name); interp || shells[name] {
 		limit = 1 // the script, not the script's arguments
