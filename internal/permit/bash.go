@@ -30,6 +30,7 @@ type part struct {
 // bashCheck decides one Bash action.
 type bashCheck struct {
 	p          *Policy
+	raw        string // the request's whole text, before any trimming
 	agent      string
 	env        Env
 	parts      []part
@@ -61,7 +62,7 @@ func (p *Policy) bashParts(a Action, agent string, env Env) ([]part, []Decision)
 		rec = &recorder{FS: env.FS}
 		env.FS = rec
 	}
-	b := &bashCheck{p: p, agent: agent, env: env}
+	b := &bashCheck{p: p, agent: agent, env: env, raw: a.Arg}
 	cmds, err := SplitShell(a.Arg)
 	if err != nil {
 		b.parts = append(b.parts, part{cmd: Command{Text: strings.TrimSpace(a.Arg)}, err: err})

@@ -438,14 +438,22 @@ func (b *bashCheck) loopWords(w Word, cwds cwdSet) ([]Word, bool) {
 		return nil, false
 	}
 	// read f, printf -v f, mapfile f, getopts o f, unset f, f() …: any
-	// other word that names it
+	// other word that names it; and $f before the loop is the
+	// environment's f, not the loop's (gofmt -d $f; for f in …)
+	header := false
 	for _, c := range b.all {
 		words := append(append([]Word{}, c.Args...), c.Assigns...)
 		for _, r := range c.Redirects {
 			words = append(words, r.Target)
 		}
+		if c.Control && len(c.Loop) > 0 && len(c.Assigns) == 1 && strings.HasPrefix(c.Assigns[0].Value, name+"=") {
+			header = true
+		}
 		for _, x := range words {
 			if (x.Value == "$"+name || x.Value == "${"+name+"}") && x.Dynamic {
+				if !header {
+					return nil, false
+				}
 				continue
 			}
 			if c.Control && len(c.Loop) > 0 && len(c.Args) == 0 {

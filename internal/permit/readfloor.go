@@ -167,10 +167,8 @@ func (b *bashCheck) envHits(pt part) []hit {
 	return nil
 }
 
-// lookAlike reports characters that make text look like what it is not:
-// bidirectional controls, zero-width characters, other control characters,
-// or a command name or option spelled with non-ASCII letters or dashes.
-func lookAlike(text string, c Command, v view) (string, bool) {
+// hiddenChar reports a character that hides or reorders text.
+func hiddenChar(text string) (string, bool) {
 	for _, r := range text {
 		switch {
 		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
@@ -182,6 +180,16 @@ func lookAlike(text string, c Command, v view) (string, bool) {
 		case textsafe.Dangerous(r) && r >= 0x80:
 			return "an invisible character hides in the text", true
 		}
+	}
+	return "", false
+}
+
+// lookAlike reports characters that make text look like what it is not:
+// bidirectional controls, zero-width characters, other control characters,
+// or a command name or option spelled with non-ASCII letters or dashes.
+func lookAlike(text string, c Command, v view) (string, bool) {
+	if why, ok := hiddenChar(text); ok {
+		return why, true
 	}
 	if len(c.Args) > 0 && !isASCII(c.Args[0].Value) {
 		return "the command name " + c.Args[0].Value + " holds non-ASCII letters that look like others", true
