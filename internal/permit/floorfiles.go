@@ -134,7 +134,7 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 	remoteDest := v.name == "rsync" && dest != nil && isRemoteSpec(dest.Value)
 	if dest != nil && !remoteDest {
 		hs = append(hs, writeHits(*dest, cwds, env, v.name)...)
-		hs = append(hs, deviceDestHits(v.name, *dest, cwds)...)
+		hs = append(hs, deviceDestHits(v.name, opts, *dest, cwds)...)
 		if v.name == "rsync" && hasLong(opts, "--delete", "--del") {
 			for _, d := range targetsOutside([]Word{*dest}, cwds, env, false) {
 				hs = append(hs, hit{id: FloorDeleteRecursiveOutside, detail: "rsync --delete into " + d})
@@ -178,15 +178,28 @@ func copyHits(v view, cwds cwdSet, env Env) []hit {
 
 // deviceDestHits: mv onto /dev/null (or any device) is no harmless
 // output as a redirect to it is: the file's content is gone, and run as
-// root mv replaces the device itself (red team 20a, finding 5).
-func deviceDestHits(name string, dest Word, cwds cwdSet) []hit {
-	if name != "mv" && name != "gmv" {
+// root mv replaces the device itself (red team 20a, finding 5). So do
+// the others that make a new entry where the device was: ln, install
+// (it unlinks the destination first), rsync (a temporary file renamed
+// over it) and cp --remove-destination; cp alone writes into the device.
+func deviceDestHits(name string, opts []string, dest Word, cwds cwdSet) []hit {
+	switch name {
+	case "mv", "gmv", "ln", "link", "install":
+	case "rsync":
+		if hasLong(opts, "--inplace") {
+			return nil
+		}
+	case "cp", "gcp":
+		if !hasLong(opts, "--remove-destination") {
+			return nil
+		}
+	default:
 		return nil
 	}
 	abs, _ := cwds.resolve(dest)
 	for _, a := range abs {
 		if a == "/dev" || strings.HasPrefix(a, "/dev/") {
-			return []hit{{id: FloorWriteSystem, detail: "mv onto " + a + " takes the file away and replaces the device"}}
+			return []hit{{id: FloorWriteSystem, detail: name + " onto " + a + " replaces the device (and mv takes the file away)"}}
 		}
 	}
 	return nil
