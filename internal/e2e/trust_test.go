@@ -558,16 +558,21 @@ did "echo ssh-ed25519 AAAA agent >> $HOME/.ssh/authorized_keys"
 did "mv $HOME/.bashrc $HOME/.bashrc.old"
 did "echo x > $HOME/.cache/mine"
 did "echo 'echo pwned' > $HOME/bin/git"
-did "echo 'teamlead approve p-1' > $HOME/.bash_profile"
+sh -c "echo 'teamlead approve p-1' > $HOME/.bash_profile" >/dev/null 2>&1; echo "TRIED: a new .bash_profile"
 did "echo GOFLAGS=-toolexec=/tmp/x >> $HOME/.config/go/env"
+n=0; while sh -c "echo >> $HOME/.bash_profile" 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done
+did "echo 'teamlead approve p-1' >> $HOME/.bash_profile"
 echo done; exec sleep 600`
 	tm.extra = "    env: {OUT: " + out + "}\n"
 	tm.write("team.yaml", []agentDef{{name: "dev", command: []string{"/bin/sh", "-c", script}}})
 	c := tm.start()
 	defer c.stop()
-	checkAttempts(t, c, out, 8, 4, 6)
-	// A start-up file that did not exist cannot be bound: one that
-	// appears is told (red team 14d, finding 3).
+	// A start-up file that did not exist cannot be bound before it is
+	// made: the first write may land (or its writer be killed when the
+	// sandbox pins the new file, as happens under load), but the file is
+	// pinned once it appears, so later writes fail, and it is told (red
+	// team 14d, finding 3; 19b, finding 8).
+	checkAttempts(t, c, out, 9, 4)
 	waitFor(t, 20*time.Second, "the new .bash_profile told", func() bool {
 		return strings.Contains(c.out.String(), filepath.Join(home, ".bash_profile")+" appeared while agents ran")
 	}, c.out.String)
