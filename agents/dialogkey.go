@@ -22,7 +22,12 @@ const (
 	KeyRead      KeyOutcome = iota // the program read it
 	KeyTakenBack                   // unread: flushed from the input queue
 	KeyLost                        // not typed, or the process ended before it was read
+	KeyNotShown                    // not typed: the dialog it answers was not on the screen
 )
+
+// KeyShowWait is how long PressKey waits for the dialog the keys answer to
+// be on the screen before it types them.
+const KeyShowWait = time.Second
 
 // PressKey types keys into the running process for a dialog and calls done
 // (on another goroutine) with what became of them: read by the program,
@@ -41,22 +46,35 @@ func (a *Agent) PressKey(keys string, wait time.Duration, shown func() bool, don
 		return
 	}
 	a.keyWait.Add(1)
+	go func() {
+		out := a.typeKey(p, keys, wait, shown)
+		a.keyWait.Add(-1)
+		a.wake()
+		done(out)
+	}()
+}
+
+// typeKey types keys once the dialog they answer is on the screen (a key
+// typed into another dialog is read at once, before any watch could take
+// it back: red team 21b, finding 1), then watches them.
+func (a *Agent) typeKey(p *proc, keys string, wait time.Duration, shown func() bool) KeyOutcome {
+	if shown != nil && !shown() {
+		deadline := time.Now().Add(KeyShowWait)
+		for !shown() {
+			if time.Now().After(deadline) || p.isExited() {
+				return KeyNotShown
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	p.wmu.Lock()
 	_, err := p.writeLocked([]byte(keys))
 	end := p.written.Load()
 	p.wmu.Unlock()
 	if err != nil {
-		a.keyWait.Add(-1)
-		a.wake()
-		go done(KeyLost)
-		return
+		return KeyLost
 	}
-	go func() {
-		out := a.watchKey(p, end, wait, shown)
-		a.keyWait.Add(-1)
-		a.wake()
-		done(out)
-	}()
+	return a.watchKey(p, end, wait, shown)
 }
 
 // watchKey waits until p has read its input up to end, or takes it back.

@@ -102,3 +102,32 @@ func TestMessageFlushedWithAKeyIsTypedAgain(t *testing.T) {
 		t.Errorf("the key taken back was read: %q", b)
 	}
 }
+
+// A key is typed only while the dialog it answers is on the screen: a
+// program that reads at once would take a key typed into another dialog
+// before any watch could take it back (red team 21b, finding 1: the y on
+// npm install answered the rm -rf ~ dialog that had replaced it).
+func TestDialogKeyNotTypedWhileAnotherDialogShows(t *testing.T) {
+	dir := t.TempDir()
+	recFile := filepath.Join(dir, "input")
+	script := `exec ` + mockPath + ` --raw --record ` + recFile + ` -e 'say ready
+timeout 20s
+expectkey 2
+say GOT-2'`
+	a, rec := start(t, Spec{Command: []string{"sh", "-c", script}, Dir: dir})
+	eventually(t, "ready", rec.diag, func() bool { return strings.Contains(rec.output(), "ready") })
+	if o := pressed(t, a, "1", 5*time.Second, func() bool { return false }); o != KeyNotShown {
+		t.Fatalf("a key for a dialog not on the screen: outcome %v, want not shown", o)
+	}
+	if b, _ := os.ReadFile(recFile); len(b) > 0 {
+		t.Fatalf("the key was typed: the program read %q", b)
+	}
+	if a.isHeld() {
+		t.Fatal("the writer is still held after the key was not typed")
+	}
+	if o := pressed(t, a, "2", 5*time.Second, func() bool { return true }); o != KeyRead {
+		t.Fatalf("a key for the dialog shown: outcome %v, want read", o)
+	}
+	eventually(t, "GOT-2", rec.diag, func() bool { return strings.Contains(rec.output(), "GOT-2") })
+	fileIs(t, recFile, "2", rec)
+}

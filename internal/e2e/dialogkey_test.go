@@ -59,3 +59,44 @@ sleep 1000`
 		t.Fatalf("the rm dialog was answered by the stale key:\n%s", out)
 	}
 }
+
+// Red team 21b, finding 1: a dialog replaced on the screen by another
+// withdraws its request, so approving it types nothing into the dialog
+// that replaced it (one y answered rm -rf ~ for npm install left-pad).
+func TestApprovingAReplacedDialogTypesNothing(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "keys.in")
+	script := bin.mockagent + ` --raw --record ` + rec + ` -e 'dialog claude-code npm install left-pad
+sleep 3s
+write \e[2J\e[H
+dialog claude-code rm -rf /srv/prod
+timeout 30s
+expectkey 1
+say GOT-KEY
+idle'`
+	tm := newTeam(t, agentDef{name: "c", role: "developer", preset: "claude-code", command: []string{"sh", "-c", script}})
+	c := tm.start()
+	defer c.stop()
+	status := func(action string) (id, st string) { // as the last record says
+		for _, r := range auditJSON(t, tm, "--kind", "permission") {
+			if f := r["fields"].(map[string]any); f["action"] == action {
+				id, _ = r["msg_id"].(string)
+				st, _ = f["status"].(string)
+			}
+		}
+		return id, st
+	}
+	waitFor(t, 30e9, "the npm dialog as a request", func() bool { id, _ := status("Bash(npm install left-pad)"); return id != "" })
+	waitFor(t, 30e9, "the rm dialog as a request", func() bool { id, _ := status("Bash(rm -rf /srv/prod)"); return id != "" })
+	waitFor(t, 10e9, "the npm request withdrawn", func() bool { _, st := status("Bash(npm install left-pad)"); return st == "withdrawn" })
+	id, _ := status("Bash(npm install left-pad)")
+	if out, err := tm.cli("approve", id); err == nil {
+		t.Errorf("approving the replaced dialog's request: %s", out)
+	}
+	if b, _ := os.ReadFile(rec); len(b) > 0 {
+		t.Fatalf("the rm dialog read a key: %q", b)
+	}
+	if out, _ := tm.cli("peek", "c"); strings.Contains(out, "GOT-KEY") {
+		t.Fatalf("the rm dialog was answered:\n%s", out)
+	}
+}

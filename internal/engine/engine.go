@@ -542,7 +542,7 @@ func (e *Engine) step(batch []input) error {
 		case inDialogGone:
 			out = e.lead.DialogGone(in.agent, now)
 		case inKeyUnread:
-			out = e.lead.KeyUnread(in.reason, in.n > 0, now)
+			out = e.lead.KeyUnread(in.reason, in.n == keyOpen, in.n == keyNotTyped, now)
 		case inCall:
 			if e.stopping {
 				in.reply <- ErrStopped

@@ -151,6 +151,14 @@ func (e *Engine) afterPermissions(keys []lead.KeyPress, resolved []approvals.Req
 	}
 }
 
+// What became of a dialog key that did not answer its dialog (input.n of
+// inKeyUnread).
+const (
+	keyGone     = 0 // taken back unread, and its dialog is gone
+	keyOpen     = 1 // taken back unread, its dialog still shows
+	keyNotTyped = 2 // not typed: its dialog was not on the screen
+)
+
 // keyPresser types a dialog key and tells whether the program read it
 // (agents.Agent.PressKey).
 type keyPresser interface {
@@ -166,14 +174,16 @@ func (e *Engine) pressKey(pk keyPresser, k lead.KeyPress) {
 	s := e.sinks[k.Agent]
 	shown := func() bool { return s == nil || s.dialogShows(k.Action) }
 	pk.PressKey(k.Keys, 0, shown, func(o agents.KeyOutcome) {
-		if o != agents.KeyTakenBack {
-			return
+		switch o {
+		case agents.KeyTakenBack:
+			open := keyGone
+			if shown() {
+				open = keyOpen
+			}
+			e.send(input{kind: inKeyUnread, agent: k.Agent, reason: k.Permission, n: open})
+		case agents.KeyNotShown:
+			e.send(input{kind: inKeyUnread, agent: k.Agent, reason: k.Permission, n: keyNotTyped})
 		}
-		open := 0
-		if shown() {
-			open = 1
-		}
-		e.send(input{kind: inKeyUnread, agent: k.Agent, reason: k.Permission, n: open})
 	})
 }
 

@@ -520,6 +520,13 @@ func (l *Lead) AgentState(agent string, state wire.AgentState, fields map[string
 	}
 	m.state = state
 	m.restarting = fields["final"] == "false"
+	switch state {
+	case wire.StateStarting, wire.StateRestarting, wire.StateExited, wire.StateFailed, wire.StateStopped:
+		// The dialogs of a process that ended went with it: a key for one
+		// would answer whatever the next process shows (red team 21b,
+		// finding 1: a deny's Esc reached the restarted agent).
+		l.withdrawDialogs(&out, agent, "", "the agent's process that showed its dialog "+string(state)+" before anyone here decided", now)
+	}
 	// The echo memory is kept across a restart: envelopes queued but not
 	// yet typed are typed into the new process, which echoes them.
 	out.record(wire.Record{Time: now, Kind: wire.KindAgent, Subject: "agent." + agent + ".state", Agent: agent, Reason: string(state), Fields: fields})

@@ -99,6 +99,10 @@ func (l *Lead) PermissionDialog(agent, action string, keys approvals.Keys, now t
 	if l.approvals == nil || l.members[agent] == nil {
 		return out
 	}
+	// A screen shows one dialog: one for another action took the place of
+	// any still pending, whose key would now answer this one (red team
+	// 21b, finding 1: a y on npm install answered rm -rf ~).
+	l.withdrawDialogs(&out, agent, action, "another dialog ("+action+") took its place on the agent's screen before anyone here decided", now)
 	if r := l.approvals.PendingFor(agent, action); r != nil {
 		if r.Source != approvals.FromDialog { // a hook that fell back to the CLI's dialog
 			r.Source, r.Keys = approvals.FromDialog, keys
@@ -116,18 +120,24 @@ func (l *Lead) PermissionDialog(agent, action string, keys approvals.Keys, now t
 // terminal, or the CLI gave up).
 func (l *Lead) DialogGone(agent string, now time.Time) Output {
 	var out Output
+	l.withdrawDialogs(&out, agent, "", "the dialog left the screen before anyone here decided", now)
+	return out
+}
+
+// withdrawDialogs withdraws agent's pending requests read off its screen,
+// but one for the action kept: their dialogs are no longer there to answer.
+func (l *Lead) withdrawDialogs(out *Output, agent, kept, why string, now time.Time) {
 	if l.approvals == nil {
-		return out
+		return
 	}
 	for _, p := range l.approvals.Pending() {
-		if p.Agent == agent && p.Source == approvals.FromDialog {
-			if r, err := l.approvals.Withdraw(p.ID, "the dialog left the screen before anyone here decided", now); err == nil {
-				l.recordPermission(&out, r, r.Note, now)
-				l.closeItem(&out, r.ID, "agent", "withdrawn", now)
+		if p.Agent == agent && p.Source == approvals.FromDialog && (kept == "" || p.Action != kept) {
+			if r, err := l.approvals.Withdraw(p.ID, why, now); err == nil {
+				l.recordPermission(out, r, r.Note, now)
+				l.closeItem(out, r.ID, "agent", "withdrawn", now)
 			}
 		}
 	}
-	return out
 }
 
 // PermissionHook is a request from agent's CLI hook; the request returned
@@ -221,7 +231,7 @@ func (l *Lead) DecidePermission(id string, approve bool, note string, now time.T
 // back (red team 18b, finding 1): the decision answered nothing. With its
 // dialog still on screen (open) the request is open again and back in the
 // inbox; with the dialog gone it is withdrawn.
-func (l *Lead) KeyUnread(id string, open bool, now time.Time) Output {
+func (l *Lead) KeyUnread(id string, open, notTyped bool, now time.Time) Output {
 	var out Output
 	if l.approvals == nil {
 		return out
@@ -240,8 +250,14 @@ func (l *Lead) KeyUnread(id string, open bool, now time.Time) Output {
 		// agent of a refusal its dialog never got.
 		l.keyNotReadNotice(&out, r, open, now)
 	}
+	if notTyped {
+		open = false
+	}
 	if !open {
 		why := fmt.Sprintf("the key for %s (%s) was not read; taken back, and its dialog is gone: withdrawn", id, was)
+		if notTyped {
+			why = fmt.Sprintf("the key for %s (%s) was not typed: its dialog was no longer on the agent's screen (another, or none, was there); withdrawn", id, was)
+		}
 		if w, err := l.approvals.Withdraw(id, why, now); err == nil {
 			l.recordPermission(&out, w, why, now)
 		}

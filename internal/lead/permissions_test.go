@@ -146,7 +146,7 @@ func TestPermissionKeyUnread(t *testing.T) {
 	if _, err := l.DecidePermission("p-1", true, "", t0); err != nil {
 		t.Fatal(err)
 	}
-	out := l.KeyUnread("p-1", true, t0)
+	out := l.KeyUnread("p-1", true, false, t0)
 	if r, _ := l.Permission("p-1"); r.Status != approvals.Pending || len(l.Inbox()) != 1 || len(out.Records) == 0 ||
 		!strings.Contains(out.Records[0].Body, "the key for p-1 (approved) was not read; taken back, the request is open again") {
 		t.Fatalf("%+v %+v %+v", r, l.Inbox(), out.Records)
@@ -154,7 +154,7 @@ func TestPermissionKeyUnread(t *testing.T) {
 	if out, err := l.DecidePermission("p-1", false, "", t0); err != nil || len(out.Keys) != 1 {
 		t.Fatalf("decided again: %v %+v", err, out.Keys)
 	}
-	out = l.KeyUnread("p-1", false, t0)
+	out = l.KeyUnread("p-1", false, false, t0)
 	if r, _ := l.Permission("p-1"); r.Status != approvals.Withdrawn || len(out.Records) == 0 || !strings.Contains(out.Records[len(out.Records)-1].Body, "its dialog is gone: withdrawn") {
 		t.Fatalf("%+v %+v", r, out.Records)
 	}
@@ -168,5 +168,51 @@ func TestPermissionKeyUnread(t *testing.T) {
 	}
 	if len(told) != 1 || !strings.Contains(told[0], "disregard the refusal of p-1") || !strings.Contains(told[0], "withdrawn") {
 		t.Fatalf("the agent was told %q", told)
+	}
+}
+
+// Red team 21b, finding 1: a screen shows one dialog. A dialog for another
+// action withdraws the request still pending for the one it replaced, and
+// a process that ends takes its dialogs with it, so no decision on them
+// types a key into what shows now. The key of a decision whose dialog was
+// no longer shown is not typed: withdrawn, said so.
+func TestDialogReplacedOrProcessEndedWithdraws(t *testing.T) {
+	l := permTeam(t)
+	keys := approvals.Keys{Approve: "1", Deny: "\x1b"}
+	l.PermissionDialog("dev", "Bash(npm install left-pad)", keys, t0)
+	out := l.PermissionDialog("dev", "Bash(rm -rf ~)", keys, t0)
+	if r, _ := l.Permission("p-1"); r.Status != approvals.Withdrawn || !strings.Contains(r.Note, "another dialog (Bash(rm -rf ~)) took its place") {
+		t.Fatalf("the replaced dialog's request: %+v", r)
+	}
+	if _, err := l.DecidePermission("p-1", true, "", t0); err == nil {
+		t.Fatal("the replaced dialog's request was approved")
+	}
+	if r, _ := l.Permission("p-2"); r.Status != approvals.Pending || len(out.Records) == 0 {
+		t.Fatalf("the dialog on the screen: %+v", r)
+	}
+	// The same dialog seen again keeps its request.
+	l.PermissionDialog("dev", "Bash(rm -rf ~)", keys, t0)
+	if r, _ := l.Permission("p-2"); r.Status != approvals.Pending {
+		t.Fatalf("the dialog seen again: %+v", r)
+	}
+	l.AgentState("dev", wire.StateRestarting, nil, t0)
+	if r, _ := l.Permission("p-2"); r.Status != approvals.Withdrawn || !strings.Contains(r.Note, "process that showed its dialog restarting") {
+		t.Fatalf("the dialog of the process that ended: %+v", r)
+	}
+	l.PermissionDialog("dev", "Bash(git push origin main)", keys, t0)
+	id := ""
+	for _, r := range l.approvals.Pending() {
+		id = r.ID
+	}
+	if id == "" {
+		t.Fatal("git push origin main is not pending")
+	}
+	if _, err := l.DecidePermission(id, true, "", t0); err != nil {
+		t.Fatal(err)
+	}
+	out = l.KeyUnread(id, true, true, t0)
+	if r, _ := l.Permission(id); r.Status != approvals.Withdrawn || len(out.Records) == 0 ||
+		!strings.Contains(out.Records[len(out.Records)-1].Body, "was not typed: its dialog was no longer on the agent's screen") {
+		t.Fatalf("%+v %+v", r, out.Records)
 	}
 }
