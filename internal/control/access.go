@@ -148,7 +148,8 @@ func withheldText(audience []string) string { return "[withheld: " + withheldNot
 // a question's answer (for its asker, and the agent that answered it), a
 // question dropped with the human's reason (for its asker), a permission
 // request the human decided (the note is for the requester), and an inbox
-// item that carries back a send or an answer its agent could not be given.
+// item that carries back a send or an answer its agent could not be given,
+// and the text typed into an agent whose submit key was pressed again.
 func recordAudience(r store.Record) ([]string, bool) {
 	var aud []string
 	add := func(names ...string) {
@@ -169,7 +170,10 @@ func recordAudience(r store.Record) ([]string, bool) {
 		}
 		add(r.Agent, agentOf(by))
 	case r.Kind == "permission" && r.Fields["decided_by"] == "human",
-		r.Type == "undelivered" && (r.Fields["delivery"] == "human" || r.Fields["delivery"] == "answer"):
+		r.Type == "undelivered" && (r.Fields["delivery"] == "human" || r.Fields["delivery"] == "answer"),
+		// the text still in an agent's input box: the human's words to it
+		// as often as not (red team 21b, finding 2)
+		r.Kind == "resubmit", r.Kind == "submit-stuck":
 		add(r.Agent)
 	default:
 		return nil, false

@@ -166,3 +166,25 @@ func TestVerdictWithheldFromOtherAgents(t *testing.T) {
 		}
 	}
 }
+
+// The text left in an agent's input box when its submit key was pressed
+// again is what was typed into it, the human's words often: it is that
+// agent's to read, no other's (red team 21b, finding 2: the human's
+// message to victim in a submit-stuck record, read by evil).
+func TestTypedTextWithheldFromOtherAgents(t *testing.T) {
+	con, dir := newConsole(t)
+	con.commit(t,
+		store.Record{Kind: "submit-stuck", Subject: "agent.b.input", Agent: "b", Body: "HUMAN-SECRET: the prod db password is hunter2",
+			Reason: "the text still waits in the input box after the submit key was pressed 3 more times"},
+		store.Record{Kind: "resubmit", Subject: "agent.b.input", Agent: "b", Body: "the answer is hunter2",
+			Reason: "the text still waited in the input box; the submit key was pressed once more and it was taken"})
+	srv := listen(t, con, dir)
+	for _, format := range []string{`{"cmd":"audit"}`, `{"cmd":"audit","format":"json"}`} {
+		if out := readAs(t, con, srv, "a", format); strings.Contains(out, "hunter2") || !strings.Contains(out, "withheld") {
+			t.Errorf("agent a read %s as: %s", format, out)
+		}
+		if out := readAs(t, con, srv, "b", format); !strings.Contains(out, "hunter2") {
+			t.Errorf("agent b could not read its own input in %s: %s", format, out)
+		}
+	}
+}
