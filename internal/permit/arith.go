@@ -323,6 +323,8 @@ func (s *arithScan) call(x *syntax.CallExpr) {
 		}
 	}
 	for _, n := range assignedNames(v) {
+		base, _, _ := strings.Cut(n, "[")
+		s.commandTable(base, v.name+" "+n)
 		if strings.ContainsAny(n, "$`") {
 			s.fail(v.name + " " + n + ": bash evaluates the subscript of a variable name known only when it runs, which runs the commands it holds")
 		}
@@ -330,6 +332,19 @@ func (s *arithScan) call(x *syntax.CallExpr) {
 			n = n[:i]
 		}
 		s.add(n, arithSource{unknown: true})
+	}
+}
+
+// commandTables are the variables that are bash's own tables of what a
+// command name runs: BASH_CMDS[cat]=/bin/bash makes cat run bash (as hash
+// -p does), BASH_ALIASES[ls]='touch x;' makes ls an alias (red team 21a,
+// findings 2 and 9).
+var commandTables = setOf("BASH_CMDS", "BASH_ALIASES")
+
+// commandTable fails on a value given to one of bash's command tables.
+func (s *arithScan) commandTable(name, where string) {
+	if commandTables[name] {
+		s.fail(where + ": " + name + " is bash's table of what command names run; a value given to it makes a command run another program")
 	}
 }
 
@@ -368,6 +383,7 @@ func (s *arithScan) assign(a *syntax.Assign) {
 		return
 	}
 	name := a.Name.Value
+	s.commandTable(name, s.c.text(a))
 	if a.Index != nil && !s.assoc[name] {
 		s.arith(a.Index, s.c.text(a))
 	}
@@ -534,6 +550,13 @@ func (s *arithScan) part(p syntax.WordPart, where string) {
 		}
 		if p.Excl {
 			s.fail(where + " evaluates " + s.c.text(p) + ", the value of a variable named by another, known only when it runs: bash runs the commands in an array subscript it holds")
+			return
+		}
+		if p.Repl != nil || p.Exp != nil && p.Exp.Op == syntax.OtherParamOps {
+			// ${x/Q/$} and ${x@E} make text the value never held: a
+			// known x='a[Q(cmd)]' becomes a[$(cmd)] as it runs (red
+			// team 21a, finding 1)
+			s.fail(where + " evaluates " + s.c.text(p) + " as arithmetic: the replacement or transformation makes a value known only when it runs, and bash runs the commands in an array subscript it holds")
 			return
 		}
 		s.uses = append(s.uses, arithUse{name: p.Param.Value, where: where})

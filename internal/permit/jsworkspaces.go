@@ -3,6 +3,7 @@ package permit
 import (
 	"encoding/json"
 	"path"
+	"strings"
 )
 
 // package.json's "workspaces" name folders whose scripts npm runs for -ws,
@@ -15,8 +16,9 @@ import (
 // they read names one outside. pnpm reads pnpm-workspace.yaml, which is
 // protected.
 
-// jsWorkspaceTools are the package managers that read package.json's workspaces.
-var jsWorkspaceTools = setOf("npm", "npx", "yarn", "bun", "bunx")
+// jsWorkspaceTools are the package managers that read package.json's
+// workspaces (and, through corepack's shims, its packageManager).
+var jsWorkspaceTools = setOf("npm", "npx", "yarn", "bun", "bunx", "pnpm", "pnpx")
 
 // jsWorkspaceHits: npm, yarn or bun where a package.json from the folder
 // it runs in up to the working directory names a workspace outside.
@@ -44,10 +46,16 @@ func jsWorkspaceHits(v view, cwds cwdSet, env Env) []hit {
 // outside the working directory, if one does.
 func workspaceOutside(env Env, dir string, body []byte) (string, bool) {
 	var pkg struct {
-		Workspaces json.RawMessage `json:"workspaces"`
+		Workspaces     json.RawMessage `json:"workspaces"`
+		PackageManager string          `json:"packageManager"`
 	}
 	if json.Unmarshal(body, &pkg) != nil {
 		return "which is not JSON the policy can read: the workspaces whose scripts it runs are unknown", true
+	}
+	if _, version, _ := strings.Cut(pkg.PackageManager, "@"); strings.Contains(version, ":") || strings.Contains(version, "/") {
+		// corepack downloads and runs the package manager packageManager
+		// names, from the URL it gives (red team 21a, finding 12)
+		return "whose packageManager " + pkg.PackageManager + " names a package manager by address: corepack downloads and runs it", true
 	}
 	if len(pkg.Workspaces) == 0 || string(pkg.Workspaces) == "null" {
 		return "", false

@@ -277,7 +277,9 @@ func (e Env) protectedHit(abs, by string) []hit {
 func (e Env) dependencyCode(abs string) (string, bool) {
 	segs := splitSegs(abs)
 	for i, s := range segs {
-		if s == "node_modules" && (i+1 >= len(segs) || segs[i+1] != ".cache") { // tools' caches are not code
+		// any letter case: Node_modules is node_modules on a disk that
+		// ignores case (red team 21a, finding 11)
+		if strings.EqualFold(s, "node_modules") && (i+1 >= len(segs) || !strings.EqualFold(segs[i+1], ".cache")) { // tools' caches are not code
 			return "code of an installed dependency: npx, npm scripts and the tests run it (node_modules/.bin links into it)", true
 		}
 		if l := strings.ToLower(s); (l == ".venv" || l == "venv") && i+1 < len(segs) {

@@ -58,7 +58,9 @@ func envDump(v view, env Env) (string, bool) {
 			for _, a := range args {
 				switch n := a.Value; {
 				case n == "-0" || n == "--null" || n == "--":
-				case a.Dynamic || strings.HasPrefix(n, "-"):
+				case a.Dynamic || a.Glob || strings.HasPrefix(n, "-"):
+					// a glob names whatever files match: touch
+					// DATABASE_URL; printenv DATABASE_UR[L] (red team 21a)
 					return "printenv " + a.Raw + " may print any variable", true
 				case env.secretVarName(n):
 					return "printenv " + n + " prints a secret", true
@@ -164,7 +166,31 @@ func (b *bashCheck) envHits(pt part) []hit {
 			return []hit{{id: id, detail: w.Raw + " is a process's environment"}}
 		}
 	}
+	if n := arithSecret(b.raw, b.env); n != "" {
+		return []hit{{id: id, detail: "bash evaluates the names in arithmetic (and the names their values hold), and an error prints the value: " + n + " holds a secret"}}
+	}
 	return nil
+}
+
+// arithMarker finds where bash may evaluate text as arithmetic: $((…)),
+// ((…)), $[…], let, [[ -eq … ]], declare -i, a subscript, ${x:off}.
+var arithMarker = regexp.MustCompile(`\(\(|\$\[|let|-(eq|ne|lt|le|gt|ge)|(declare|typeset|local)\s+-\w*i|\[|\$\{[^}]*:`)
+
+var shellName = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// arithSecret returns a secret variable named anywhere in a text that has
+// an arithmetic context: echo $((DATABASE_URL)) prints its value in the
+// error (red team 21a, finding 5), and so does n=DATABASE_URL; echo $((n)).
+func arithSecret(text string, env Env) string {
+	if !arithMarker.MatchString(text) {
+		return ""
+	}
+	for _, n := range shellName.FindAllString(text, -1) {
+		if env.secretVarName(n) {
+			return n
+		}
+	}
+	return ""
 }
 
 // hiddenChar reports a character that hides or reorders text.

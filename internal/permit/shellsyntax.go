@@ -526,6 +526,12 @@ func (c *converter) part(part syntax.WordPart, b *strings.Builder, w *Word, quot
 		}
 		b.WriteString(p.Value)
 	case *syntax.DblQuoted:
+		if p.Dollar {
+			// $"…" is looked up in the message catalog TEXTDOMAIN and
+			// TEXTDOMAINDIR name, one the agent can write, and bash
+			// expands the $(…) in the translation (red team 21a, finding 3)
+			c.failEval("%s: a translated string: bash expands the command substitutions in its translation, from a catalog the command can choose", c.text(p))
+		}
 		for _, q := range p.Parts {
 			c.part(q, b, w, true, false)
 		}

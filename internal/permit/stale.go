@@ -316,6 +316,8 @@ func staleRead(reads []fileRead, c changes, text string) (string, bool) {
 			case (r.kind == readContent && f == r.path || r.kind == readListing && path.Dir(f) == r.path) &&
 				(parsedFiles[path.Base(f)] || cgo && strings.HasSuffix(f, ".go")):
 				return f, true
+			case r.kind == readListing && path.Dir(f) == r.path && strings.HasPrefix(path.Base(f), "-"):
+				return f, true // touch -- -ee && sed -n p *: a glob's match the program reads as an option
 			}
 		}
 	}
