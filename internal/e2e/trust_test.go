@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -803,4 +804,54 @@ echo done; exec sleep 600`
 		t.Fatal(err)
 	}
 	checkAttempts(t, c, out, 6, 5)
+}
+
+// Claude Code keeps a folder's conversations in the home every agent
+// shares (~/.claude/projects/<folder>): another agent read there what
+// the human told this one, and could write "user" turns it would resume
+// (red team 21b, finding 3). Each sandbox shows the other agents' folders
+// there empty (what is written there stays in the sandbox); the agent's
+// own stays its to write.
+func TestAgentCannotReadAnotherAgentsConversation(t *testing.T) {
+	needSandbox(t)
+	tm := newTeam(t)
+	home := filepath.Join(tm.dir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	victimDir, evilDir := filepath.Join(tm.dir, "victim"), filepath.Join(tm.dir, "evil")
+	for _, d := range []string{victimDir, evilDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	realVictim, _ := filepath.EvalSymlinks(victimDir)
+	conv := filepath.Join(home, ".claude", "projects", regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(realVictim, "-"))
+	victim := `mkdir -p ` + conv + ` && echo '{"type":"user","message":"HUMAN-SECRET hunter2"}' > ` + conv + `/s.jsonl && echo VICTIM-WROTE > ` + victimDir + `/wrote.txt; exec sleep 600`
+	out := filepath.Join(tm.dir, "evil.out")
+	evil := `exec > "$OUT" 2>&1
+n=0; until [ -s ` + victimDir + `/wrote.txt ] || [ $n -ge 400 ]; do sleep 0.05; n=$((n+1)); done
+if cat ` + conv + `/s.jsonl 2>/dev/null | grep -q hunter2; then echo "BREACH: read"; else echo "held: read"; fi
+if ls -A ` + conv + ` | grep -q .; then echo "BREACH: listed"; else echo "held: listed"; fi
+sh -c 'echo forged >> ` + conv + `/s.jsonl' 2>/dev/null
+echo checked; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "victim", dir: victimDir, preset: "claude-code", command: []string{"sh", "-c", victim}},
+		{name: "evil", dir: evilDir, command: []string{"sh", "-c", evil}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 60*time.Second, "evil's attempts", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "checked")
+	}, c.out.String)
+	got, _ := os.ReadFile(out)
+	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 2 {
+		t.Fatalf("evil reached victim's conversation:\n%s", got)
+	}
+	// What evil wrote there went to the empty folder it was shown.
+	if b, _ := os.ReadFile(filepath.Join(conv, "s.jsonl")); !strings.Contains(string(b), "hunter2") || strings.Contains(string(b), "forged") {
+		t.Fatalf("victim's conversation: %q", b)
+	}
 }

@@ -382,7 +382,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 		Protect:     e.protected(),
 		Guarded:     e.opts.Guarded,
 		Others:      e.othersProgress(a.Name),
-		Hide:        e.othersQueries(a.Name),
+		Hide:        append(e.othersQueries(a.Name), e.othersConversations(a.Name)...),
 		Binds:       binds(a.Confined),
 		StartArgs:   func() []string { return e.startArgs(a.Name) },
 		SubmitCheck: s.submitPending,
