@@ -217,7 +217,7 @@ func joinNote(a, b string) string {
 
 // cell is s on one line, cut to at most n runes at a word boundary.
 func cell(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = report.Flat(s)
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -811,8 +811,9 @@ echo done; exec sleep 600`
 // the human told this one, and could write "user" turns it would resume
 // (red team 21b, finding 3). Each sandbox shows the other agents' folders
 // there empty (what is written there stays in the sandbox); the agent's
-// own stays its to write.
-func TestAgentCannotReadAnotherAgentsConversation(t *testing.T) {
+// own stays its to write. Another agent's folder is read-only: an agent
+// wrote hooks into another's .claude/settings.local.json (finding 4).
+func TestAgentCannotReachAnotherAgentsConversationOrFolder(t *testing.T) {
 	needSandbox(t)
 	tm := newTeam(t)
 	home := filepath.Join(tm.dir, "home")
@@ -836,6 +837,10 @@ n=0; until [ -s ` + victimDir + `/wrote.txt ] || [ $n -ge 400 ]; do sleep 0.05; 
 if cat ` + conv + `/s.jsonl 2>/dev/null | grep -q hunter2; then echo "BREACH: read"; else echo "held: read"; fi
 if ls -A ` + conv + ` | grep -q .; then echo "BREACH: listed"; else echo "held: listed"; fi
 sh -c 'echo forged >> ` + conv + `/s.jsonl' 2>/dev/null
+mkdir -p ` + victimDir + `/.claude 2>/dev/null
+if sh -c 'echo "{\"hooks\":{}}" > ` + victimDir + `/.claude/settings.local.json' 2>/dev/null; then echo "BREACH: settings"; else echo "held: settings"; fi
+if sh -c 'echo x > ` + victimDir + `/planted.txt' 2>/dev/null; then echo "BREACH: folder"; else echo "held: folder"; fi
+if sh -c 'echo mine > ` + evilDir + `/mine.txt' 2>/dev/null; then echo "own: folder"; fi
 echo checked; exec sleep 600`
 	tm.extra = "    env: {OUT: " + out + "}\n"
 	tm.write("team.yaml", []agentDef{{name: "victim", dir: victimDir, preset: "claude-code", command: []string{"sh", "-c", victim}},
@@ -847,8 +852,8 @@ echo checked; exec sleep 600`
 		return strings.Contains(string(b), "checked")
 	}, c.out.String)
 	got, _ := os.ReadFile(out)
-	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 2 {
-		t.Fatalf("evil reached victim's conversation:\n%s", got)
+	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 4 || !strings.Contains(string(got), "own: folder") {
+		t.Fatalf("evil reached victim's conversation or folder:\n%s", got)
 	}
 	// What evil wrote there went to the empty folder it was shown.
 	if b, _ := os.ReadFile(filepath.Join(conv, "s.jsonl")); !strings.Contains(string(b), "hunter2") || strings.Contains(string(b), "forged") {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Claude Code keeps each folder's conversations in its config folder,
@@ -83,4 +84,40 @@ func plainFolders(root, p string) bool {
 		}
 	}
 	return true
+}
+
+// othersFolders are the folders of the other agents that work on this
+// machine in folders of their own: read-only in name's sandbox. An agent
+// wrote hooks into another's .claude/settings.local.json, which its
+// Claude Code runs as it, and as the human who opens claude there (red
+// team 21b, finding 4). Folders that hold one another (a team in one
+// checkout and its subfolders) are shared work, and left writable; a
+// worktree agent's own binds already confine it.
+func (e *Engine) othersFolders(name string) []string {
+	var mine string
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == name {
+			if a.Repo != "" {
+				return nil
+			}
+			mine = realDir(a.Dir)
+		}
+	}
+	var out []string
+	for _, a := range e.opts.Team.Agents {
+		if a.Name == name || a.Host != "" || a.Dir == "" {
+			continue
+		}
+		d := realDir(a.Dir)
+		if within(mine, d) || within(d, mine) || slices.Contains(out, d) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// within reports p as root or under it.
+func within(p, root string) bool {
+	return p == root || root == "/" || strings.HasPrefix(p, root+string(filepath.Separator))
 }

@@ -381,7 +381,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 		Isolation:   agents.Isolation(a.Isolation),
 		Protect:     e.protected(),
 		Guarded:     e.opts.Guarded,
-		Others:      e.othersProgress(a.Name),
+		Others:      append(e.othersProgress(a.Name), e.othersFolders(a.Name)...),
 		Hide:        append(e.othersQueries(a.Name), e.othersConversations(a.Name)...),
 		Binds:       binds(a.Confined),
 		StartArgs:   func() []string { return e.startArgs(a.Name) },

@@ -661,6 +661,15 @@ func arrow(to string) string {
 // OneLine joins the lines of s with spaces (and collapses its runs of spaces).
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// Flat puts s on one line for a list on the screen: each line break shown
+// as ↵, so that two lines never read as one (red team 21b, finding 5: the
+// inbox showed "npm install left-pad rm -rf ~" for a request on two
+// lines), and runs of spaces collapsed.
+func Flat(s string) string {
+	s = strings.NewReplacer("\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ").Replace(strings.TrimSpace(s))
+	return strings.Join(strings.Fields(s), " ")
+}
+
 // ---- md
 
 // mdRenderer writes a readable Markdown report.

@@ -238,3 +238,18 @@ func TestEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A line break in a text put on one line is shown, never a plain space:
+// the inbox read "npm install left-pad rm -rf ~" as one command with
+// arguments (red team 21b, finding 5).
+func TestFlatShowsLineBreaks(t *testing.T) {
+	for in, want := range map[string]string{
+		"Bash(npm install left-pad\nrm -rf ~)": "Bash(npm install left-pad ↵ rm -rf ~)",
+		"a\r\nb\rc":                            "a ↵ b ↵ c",
+		"  one   line  ":                       "one line",
+	} {
+		if got := Flat(in); got != want {
+			t.Errorf("Flat(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -207,7 +207,7 @@ func (m Model) item(i, w int) []string {
 	if it.IsPermission() && it.Action != "" {
 		text = it.Action
 	}
-	text = ansi.Truncate("  "+strings.Join(strings.Fields(text), " "), w, "…")
+	text = ansi.Truncate("  "+report.Flat(text), w, "…")
 	selected, focused := i == m.sel, i == m.sel && m.focused
 	switch {
 	case focused:
