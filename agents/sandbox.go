@@ -70,6 +70,27 @@ func ownGoCaches(env []string) []string {
 		"GOCACHE="+filepath.Join(own, "build"), "GOMODCACHE="+filepath.Join(own, "mod"), "GOPROXY="+proxy, "GOFLAGS="+flags)
 }
 
+// goCacheBinds keep the other agents' Go caches read-only in a sandbox,
+// and its own writable: a build cache's entries are trusted as built, so
+// an agent that wrote into another's made that one's go test run its code,
+// speaking as it (red team 21b, finding 4). env is the sandbox's
+// (ownGoCaches set its GOCACHE).
+func goCacheBinds(env []string) []Bind {
+	build := envValue(env, "GOCACHE")
+	own := filepath.Dir(build)
+	all := filepath.Dir(own)
+	if !filepath.IsAbs(build) || filepath.Base(all) != "go" || os.MkdirAll(build, 0o700) != nil ||
+		os.MkdirAll(filepath.Join(own, "mod"), 0o700) != nil {
+		return nil
+	}
+	for _, d := range []string{all, own} {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			return nil // a link an agent left: not bound over
+		}
+	}
+	return []Bind{{Path: all}, {Path: own, Writable: true}}
+}
+
 // dropEnv returns env without the variables named.
 func dropEnv(env []string, names ...string) []string {
 	out := make([]string, 0, len(env))

@@ -457,9 +457,10 @@ func (a *Agent) spawnSandboxed(path string, argv, env []string, isolation string
 	// moved away, with a new query folder made in its place, is what the
 	// console watches (the parents of protected files are, pinsAbove).
 	pins = append(pins, pinsAbove(others)...)
-	cfg := shimConfig{Path: path, Args: argv, Env: sandboxEnv(env), Dir: dir, Cols: cols, Rows: rows,
+	senv := sandboxEnv(env)
+	cfg := shimConfig{Path: path, Args: argv, Env: senv, Dir: dir, Cols: cols, Rows: rows,
 		Grace: s.Grace, Hide: append(h.dirs, secretDirs...), HideFile: append(h.files, secretFiles...), ReadOnly: h.readOnly, Protect: protect, Pin: parentsFirst(append(pins, h.pins...)),
-		KeepSockets: h.keep, Binds: s.Binds, Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others),
+		KeepSockets: h.keep, Binds: append(goCacheBinds(senv), s.Binds...), Watch: watchable(allProtect), WatchHidden: secretFiles, WatchOthers: watchable(s.Others),
 		WatchGuarded: guardedOf(s.Guarded, watchable(allProtect))}
 	cmd, ctl, master, tty, err := startSandbox(cfg, a.guarded)
 	if err != nil {

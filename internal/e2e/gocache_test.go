@@ -105,3 +105,39 @@ echo done; exec sleep 600`
 		t.Errorf("your module cache's lib.go: %q", got)
 	}
 }
+
+// Another agent's Go caches are read-only to an agent, its own writable: a
+// build cache's entries are trusted as built, so writing another's made
+// its go test run the writer's code (red team 21b, finding 4).
+func TestAgentCannotWriteAnotherAgentsGoCache(t *testing.T) {
+	needSandbox(t)
+	tm := newTeam(t)
+	home := filepath.Join(tm.dir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	out := filepath.Join(tm.dir, "evil.out")
+	evil := `exec > "$OUT" 2>&1
+own=$(dirname "$GOCACHE"); victim="${own%-evil}-dev"
+n=0; until [ -d "$victim/build" ] || [ $n -ge 400 ]; do sleep 0.05; n=$((n+1)); done
+if sh -c "echo x > $victim/build/planted" 2>/dev/null; then echo "BREACH: build"; else echo "held: build"; fi
+if sh -c "mkdir -p $victim/mod/evil" 2>/dev/null; then echo "BREACH: mod"; else echo "held: mod"; fi
+if sh -c "mkdir $(dirname "$own")/new-dev" 2>/dev/null; then echo "BREACH: new"; else echo "held: new"; fi
+if sh -c "echo x > $GOCACHE/mine" 2>/dev/null; then echo "own: build"; fi
+echo checked; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "dev", command: []string{"sh", "-c", "exec sleep 600"}},
+		{name: "evil", command: []string{"sh", "-c", evil}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 60*time.Second, "evil's attempts", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "checked")
+	}, c.out.String)
+	got, _ := os.ReadFile(out)
+	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 3 || !strings.Contains(string(got), "own: build") {
+		t.Fatalf("evil's attempts on dev's Go caches:\n%s", got)
+	}
+}
