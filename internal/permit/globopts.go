@@ -15,9 +15,9 @@ func globOptionHits(c Command, cwds cwdSet, env Env) []hit {
 	if env.FS == nil {
 		return nil
 	}
-	for _, w := range c.Args {
-		if w.Value == "--" {
-			return nil // what follows is operands to most programs
+	for i, w := range c.Args {
+		if w.Value == "--" && (i == 0 || !strings.HasPrefix(c.Args[i-1].Value, "-")) {
+			return nil // what follows is operands to most programs (not grep -e --, where -- is -e's value)
 		}
 		if !w.Glob || w.Dynamic || strings.HasPrefix(w.Value, "/") {
 			continue
