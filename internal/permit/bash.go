@@ -29,8 +29,15 @@ type part struct {
 
 // bashCheck decides one Bash action.
 type bashCheck struct {
-	p          *Policy
-	raw        string // the request's whole text, before any trimming
+	p   *Policy
+	raw string // the request's whole text, before any trimming
+	// secretDone and secretWhy cache requestSecret, a judgement of the
+	// whole request
+	secretDone bool
+	secretWhy  string
+	// hiddenDone and hiddenWhy cache rawHidden
+	hiddenDone bool
+	hiddenWhy  string
 	agent      string
 	env        Env
 	parts      []part
@@ -53,6 +60,15 @@ func (p *Policy) checkBash(a Action, agent string, env Env) Decision {
 		ds = append(ds, p.decision(a.String(), nil, []hit{{id: FloorForkBomb, detail: "a function piping itself into itself"}}))
 	}
 	return combine(a.String(), ds)
+}
+
+// rawHidden is hiddenChar of the whole request, once per request.
+func (b *bashCheck) rawHidden() (string, bool) {
+	if !b.hiddenDone {
+		b.hiddenDone = true
+		b.hiddenWhy, _ = hiddenChar(b.raw)
+	}
+	return b.hiddenWhy, b.hiddenWhy != ""
 }
 
 // bashParts splits a Bash action into its parts and decides each.

@@ -139,6 +139,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 		hs = append(hs, b.makeEnvHits(cwds)...)
 	}
 	hs = append(hs, manifestHits(v, cwds, env)...)
+	hs = append(hs, cargoFetchHits(v, cwds, env)...)
 	hs = append(hs, outsideCodeHits(v, cwds, env)...)
 	hs = append(hs, indirectHits(pt, cwds, env)...)
 	if v.name == "go" {
@@ -173,7 +174,7 @@ func (b *bashCheck) hits(pt part, depth int) []hit {
 	hs = append(hs, hostDataHits(v)...)
 	if why, ok := lookAlike(pt.cmd.Text, pt.cmd, v); ok {
 		hs = append(hs, hit{id: FloorLookAlike, detail: why})
-	} else if why, ok := hiddenChar(b.raw); ok {
+	} else if why, ok := b.rawHidden(); ok {
 		// one the part's text lost at its ends: bash reads a form feed
 		// as part of a word (~<FF> is not ~), the parser as a blank
 		hs = append(hs, hit{id: FloorLookAlike, detail: why})

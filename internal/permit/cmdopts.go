@@ -16,8 +16,10 @@ var cmdOptions = map[string][]string{
 
 // gitCmdOptions are the same for git's subcommands.
 var gitCmdOptions = map[string][]string{
-	"fetch": {"--upload-pack"}, "pull": {"--upload-pack"}, "clone": {"--upload-pack", "-u"},
-	"ls-remote": {"--upload-pack"}, "push": {"--receive-pack", "--exec"}, "archive": {"--exec"},
+	// --exec is git's old, hidden name for --upload-pack (red team 22a,
+	// finding 2: git ls-remote --exec='touch x; git-upload-pack' . ran it).
+	"fetch": {"--upload-pack", "--exec"}, "pull": {"--upload-pack", "--exec"}, "clone": {"--upload-pack", "-u", "--exec"},
+	"ls-remote": {"--upload-pack", "--exec"}, "push": {"--receive-pack", "--exec"}, "archive": {"--exec"},
 	"grep": {"--open-files-in-pager", "-O"}, "difftool": {"-x", "--extcmd"}, "rebase": {"-x", "--exec"},
 	"mergetool": {"--tool-cmd"},
 	// Red team 13b (finding 6): the plumbing under push and fetch, and the

@@ -208,12 +208,15 @@ var jsRunners = map[string]bool{"npm": true, "npx": true, "pnpm": true, "pnpx": 
 var jsToolCodeOpts = map[string][]string{
 	"jest": {"--moduleNameMapper", "--haste", "--testEnvironmentOptions", "--modulePaths", "--moduleDirectories",
 		"--testSequencer", "--filter", "--testResultsProcessor", "--prettierPath", "--dependencyExtractor",
-		"--snapshotSerializers", "--testRunner", "--runner", "--moduleLoader"},
+		"--snapshotSerializers", "--testRunner", "--runner", "--moduleLoader", "--inspect", "--inspect-brk"},
 	"eslint": {"--init", "--inspect-config"},
-	"vitest": {"--root", "--workspace", "--dir", "--globalSetup", "--setupFiles"},
-	"npm":    {"--shell", "--onload-script", "--git", "--editor", "--browser", "--viewer", "--init-module"},
-	"pnpm":   {"--shell", "--onload-script", "--git", "--editor", "--browser", "--viewer"},
-	"yarn":   {"--shell", "--onload-script"},
+	// A debugger or UI server listening lets whoever connects run code
+	// as the user (red team 22a, finding 5: --inspect-brk=0.0.0.0:9229).
+	"vitest": {"--root", "--workspace", "--dir", "--globalSetup", "--setupFiles", "--inspect", "--inspectBrk", "--inspect-brk",
+		"--inspect-wait", "--api", "--ui", "--browser"},
+	"npm":  {"--shell", "--onload-script", "--git", "--editor", "--browser", "--viewer", "--init-module"},
+	"pnpm": {"--shell", "--onload-script", "--git", "--editor", "--browser", "--viewer"},
+	"yarn": {"--shell", "--onload-script"},
 }
 
 // jsOptName is the name of a JavaScript tool's long option as its parser

@@ -27,7 +27,7 @@ var protectedDirs = map[string]string{
 	".kilocode": "an agent's rules (Kilo Code)", ".qwen": "an agent CLI's settings (Qwen Code)", ".opencode": "an agent CLI's settings and commands (opencode)",
 	".augment":  "an agent's rules (Augment)",
 	".agents":   "the agents' skills (Codex, OpenCode, Copilot CLI: instructions and the scripts they are told to run)",
-	".lefthook": "the scripts lefthook's git hooks run", ".clinerules": "the instructions the editor's agent reads",
+	".lefthook": "the scripts lefthook's git hooks run", ".lefthook-local": "the scripts lefthook's git hooks run", ".clinerules": "the instructions the editor's agent reads",
 	".helix": "the editor's language servers (commands run on opening a file)", ".lapce": "the editor's run configurations",
 	".theia": "the editor's tasks", ".fleet": "the editor's run configurations", ".mise": "mise's configuration and tasks",
 	".semaphore": "CI pipelines", ".builds": "CI pipelines (sourcehut)", ".tekton": "CI pipelines", ".teamcity": "CI pipelines",
@@ -54,6 +54,10 @@ var protectedGitHub = map[string]bool{"workflows": true, "actions": true, "depen
 // (.lintstagedrc.json, lint-staged.config.mjs, app.code-workspace).
 var (
 	protectedPrefixes = map[string]string{".lintstagedrc": "the commands lint-staged runs on every commit",
+		// every format lefthook reads (red team 22a, finding 4: .lefthook.toml's
+		// pre-commit command ran at git commit)
+		"lefthook.": "lefthook's git hooks", ".lefthook.": "lefthook's git hooks", "lefthook-local.": "lefthook's git hooks",
+		".lefthook-local.":    "lefthook's git hooks",
 		"lint-staged.config.": "the commands lint-staged runs on every commit", ".simple-git-hooks": "git hooks (simple-git-hooks)",
 		"simple-git-hooks.": "git hooks (simple-git-hooks)", ".huskyrc": "git hooks run by husky", "husky.config.": "git hooks run by husky",
 		"tsconfig":       "the TypeScript compiler's project (where it writes: outDir, tsBuildInfoFile; plugins)",

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -85,11 +86,30 @@ func envDump(v view, env Env) (string, bool) {
 				return v.name + " " + a.Value + " prints variables, tokens and keys included", true
 			}
 		}
-	case "npm", "yarn", "pnpm", "bun":
-		// npm run env is npm's own script: it prints the environment
-		if len(args) > 1 && (args[0].Value == "run" || args[0].Value == "run-script") && args[1].Value == "env" ||
-			len(args) == 1 && args[0].Value == "env" && v.name == "yarn" {
-			return v.name + " run env prints the environment, tokens and keys included", true
+	case "npm", "yarn", "pnpm", "bun", "npx", "bunx", "pnpx":
+		// npm run env is npm's own script: it prints the environment, as
+		// the env program run through npm exec, npx or yarn does; options
+		// come anywhere (npm run -s env, npm run -- env: red team 22a,
+		// finding 3)
+		var words []string
+		dynamic := ""
+		for _, a := range args {
+			if a.Dynamic && dynamic == "" {
+				dynamic = a.Raw
+			}
+			if !strings.HasPrefix(a.Value, "-") {
+				words = append(words, a.Value)
+			}
+		}
+		running := len(words) > 0 && (words[0] == "run" || words[0] == "run-script" || words[0] == "rum" || words[0] == "urn" ||
+			words[0] == "exec" || words[0] == "x" || words[0] == "dlx")
+		if running && dynamic != "" {
+			return v.name + " " + dynamic + ": a script or program known only when it runs may print the environment", true
+		}
+		// an option's value may stand between (npm run -w pkg env)
+		runs := running && slices.Contains(words[1:], "env")
+		if runs || len(words) > 0 && words[0] == "env" && v.name != "pnpm" && v.name != "npm" {
+			return v.name + " " + joinValues(args) + " prints the environment, tokens and keys included", true
 		}
 	case "make", "gmake", "bmake":
 		for _, a := range args {
@@ -166,10 +186,44 @@ func (b *bashCheck) envHits(pt part) []hit {
 			return []hit{{id: id, detail: w.Raw + " is a process's environment"}}
 		}
 	}
-	if n := arithSecret(b.raw, b.env); n != "" {
-		return []hit{{id: id, detail: "bash evaluates the names in arithmetic (and the names their values hold), and an error prints the value: " + n + " holds a secret"}}
+	if why := b.requestSecret(); why != "" {
+		return []hit{{id: id, detail: why}}
 	}
 	return nil
+}
+
+// requestSecret says how the request as a whole passes a secret variable
+// on, once per request (each part asks; a request of 5000 parts made the
+// scan quadratic): a secret copied into another variable is the secret,
+// x=$GITHUB_TOKEN; echo $x (red team 22a, finding 1); case $GITHUB_TOKEN in
+// ghp_a*) tells it one guess at a time (finding 8); and a name in
+// arithmetic is printed in the error (arithSecret).
+func (b *bashCheck) requestSecret() string {
+	if b.secretDone {
+		return b.secretWhy
+	}
+	b.secretDone = true
+	var named []string
+	for _, a := range b.assigns {
+		named = append(named, a.Raw)
+	}
+	for _, c := range b.all {
+		if c.Control {
+			named = append(named, c.Text)
+		}
+	}
+	for _, t := range named {
+		for _, m := range expansionName.FindAllStringSubmatch(t, -1) {
+			if m[1] != "!" && b.env.secretVarName(m[2]) {
+				b.secretWhy = "$" + m[2] + " holds a secret, and " + firstLine(t) + " passes it on"
+				return b.secretWhy
+			}
+		}
+	}
+	if n := arithSecret(b.raw, b.env); n != "" {
+		b.secretWhy = "bash evaluates the names in arithmetic (and the names their values hold), and an error prints the value: " + n + " holds a secret"
+	}
+	return b.secretWhy
 }
 
 // arithMarker finds where bash may evaluate text as arithmetic: $((…)),
