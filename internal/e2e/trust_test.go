@@ -860,3 +860,43 @@ echo checked; exec sleep 600`
 		t.Fatalf("victim's conversation: %q", b)
 	}
 }
+
+// The files the team's commands name are read-only in every sandbox: an
+// agent replaced another's launcher script in the team's folder, and on
+// its next start its code ran as that agent (red team 22b, finding 1).
+func TestAgentCannotReplaceAnotherAgentsProgram(t *testing.T) {
+	needSandbox(t)
+	tm := newTeam(t)
+	bin := filepath.Join(tm.dir, "bin")
+	otherDir, evilDir := filepath.Join(tm.dir, "other"), filepath.Join(tm.dir, "evil")
+	for _, d := range []string{bin, otherDir, evilDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	launcher := filepath.Join(bin, "other.sh")
+	if err := os.WriteFile(launcher, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tm.dir, "evil.out")
+	evil := `exec > "$OUT" 2>&1
+if sh -c 'echo "touch PLANTED" >> ` + launcher + `' 2>/dev/null; then echo "BREACH: write"; else echo "held: write"; fi
+if sh -c 'printf "#!/bin/sh\ntouch PLANTED\n" > ` + bin + `/x.tmp && mv ` + bin + `/x.tmp ` + launcher + `' 2>/dev/null; then echo "BREACH: rename"; else echo "held: rename"; fi
+echo checked; exec sleep 600`
+	tm.extra = "    env: {OUT: " + out + "}\n"
+	tm.write("team.yaml", []agentDef{{name: "other", dir: otherDir, command: []string{"sh", launcher}},
+		{name: "evil", dir: evilDir, command: []string{"sh", "-c", evil}}})
+	c := tm.start()
+	defer c.stop()
+	waitFor(t, 60*time.Second, "evil's attempts", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "checked")
+	}, c.out.String)
+	got, _ := os.ReadFile(out)
+	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 2 {
+		t.Fatalf("evil's attempts on other's launcher:\n%s", got)
+	}
+	if b, _ := os.ReadFile(launcher); string(b) != "#!/bin/sh\nexec sleep 600\n" {
+		t.Fatalf("other's launcher: %q", b)
+	}
+}

@@ -379,7 +379,7 @@ func (e *Engine) spec(a config.Agent, s *sink) agents.Spec {
 			LineDelay: p.LineDelay, Paste: agents.PasteMode(p.Paste), ReadyTimeout: p.ReadyTimeout, Parse: a.Parse,
 			SubmitRetries: p.SubmitRetries, AcksWithNext: p.Acks == config.AcksWithNext},
 		Isolation:   agents.Isolation(a.Isolation),
-		Protect:     e.protected(),
+		Protect:     append(e.protected(), e.agentPrograms()...),
 		Guarded:     e.opts.Guarded,
 		Others:      append(e.othersProgress(a.Name), e.othersFolders(a.Name)...),
 		Hide:        append(e.othersQueries(a.Name), e.othersConversations(a.Name)...),
