@@ -79,7 +79,7 @@ func TestProgressHandoffStallAndResume(t *testing.T) {
 	c2 := tm.start()
 	waitFor(t, 20*time.Second, "the resumption offer", func() bool {
 		out, _ := tm.cli("inbox")
-		return strings.Contains(out, "w-wf-sse") && strings.Contains(out, "stopped at step 2 of 3")
+		return strings.Contains(out, "w-planner-wf-sse") && strings.Contains(out, "stopped at step 2 of 3")
 	})
 	// ... and not handed over a second time.
 	if n := strings.Count(tm.received("dev"), "type: handoff"); n != 1 {

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -98,4 +100,39 @@ idle
 		t.Errorf("%d messages from boxed, want 1", fromBoxed)
 	}
 	c.stop()
+}
+
+// TestScreenModeRestartDoesNotReadOldBlocksAgain: a restarted screen-mode
+// agent's terminal is reset, but the scrollback keeps what the last
+// process printed: its blocks were read again as new ones when the new
+// process printed at once (red team 22b, finding 2: a relayed message
+// arrived twice, a decided request came back). Each block arrives once.
+func TestScreenModeRestartDoesNotReadOldBlocksAgain(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	first := `write ` + block(3, "before the restart") + `
+write \e[45;1H` + strings.Repeat(`\n`, 60) + `
+sleep 1s
+exit 1`
+	second := `write ` + block(3, "after the restart") + `
+idle`
+	script := `if [ -e ` + marker + ` ]; then exec ` + bin.mockagent + ` --raw -e '` + second + `'; else touch ` + marker + `; exec ` + bin.mockagent + ` --raw -e '` + first + `'; fi`
+	tm := newTeam(t,
+		agentDef{name: "fs", parse: "screen", restart: "on-failure", command: []string{"sh", "-c", script}},
+		agentDef{name: "sink", flags: []string{"--raw"}, script: "idle\n"},
+	)
+	c := tm.start()
+	tm.waitReceived("sink", "after the restart")
+	// Every block read off the screen by now is committed once the console
+	// has stopped: the audit then holds each message the relay took.
+	c.stop()
+	n := 0
+	for _, r := range auditJSON(t, tm, "--kind", "message") {
+		if strings.Contains(fmt.Sprint(r["body"]), "before the restart") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the block from before the restart was taken %d times", n)
+	}
 }

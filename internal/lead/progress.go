@@ -74,7 +74,10 @@ func (l *Lead) workflowEvents(out *Output, st progress.State, before, cur *progr
 		// Seen at start-up, not finished: offer it for resumption.
 		rec(wire.KindWorkflow, fmt.Sprintf("workflow %s found unfinished at step %d of %d", cur.WorkflowID, cur.CurrentStep, cur.TotalSteps))
 		l.toInbox(out, wire.Record{Time: now, Agent: st.Agent, From: orDash(st.Agent), Type: "resume", Task: cur.WorkflowID,
-			MsgID: "w-" + cur.WorkflowID,
+			// the agent in the id: two agents naming one workflow id took
+			// one inbox item, and the later one's agent got the answer
+			// (red team 22b, finding 3)
+			MsgID: "w-" + orDash(st.Agent) + "-" + cur.WorkflowID,
 			Body: fmt.Sprintf("Workflow %s (%s) stopped at step %d of %d; answer to tell %s how to resume from step %d.",
 				cur.WorkflowID, cur.Task, cur.CurrentStep, cur.TotalSteps, orDash(st.Agent), cur.CurrentStep)})
 	case before == nil:

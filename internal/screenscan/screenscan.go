@@ -58,9 +58,6 @@ type Scanner struct {
 // New returns a scanner with nothing seen.
 func New() *Scanner { return &Scanner{seen: map[uint64]*seenBlock{}} }
 
-// Reset forgets everything (the agent restarted: a new screen).
-func (s *Scanner) Reset() { s.seen = map[uint64]*seenBlock{} }
-
 // Scan reads the terminal's current text and emits the stable blocks not
 // emitted before. width is the terminal's width, used to recognise rows a
 // program wrapped itself. It reports whether blocks are waiting to be seen
