@@ -383,7 +383,9 @@ func (m Model) onRecords(msg recordsMsg) (tea.Model, tea.Cmd) {
 			} else {
 				cmds = append(cmds, m.notify(r))
 			}
-		case wire.KindAnswered:
+		case wire.KindAnswered, wire.KindDropped:
+			// teamlead drop from another terminal takes the item away too
+			// (red team 22b, finding 4: it stayed in the console's inbox)
 			m.queue.Remove(r.MsgID)
 		case wire.KindPermission:
 			if r.Fields["decided_by"] == "human" {

@@ -497,6 +497,10 @@ func TestNewInboxItemNotifiesAndAnsweredLeaves(t *testing.T) {
 	waitOutput(t, tm, "3 waiting for you")
 	f.publish(store.Record{Kind: "question-answer", Subject: "question.answer.q-0003", MsgID: "q-0003", Time: t0})
 	waitOutput(t, tm, "2 waiting for you")
+	// Dropped from another terminal (teamlead drop), it leaves too (red
+	// team 22b, finding 4).
+	f.publish(store.Record{Kind: wire.KindDropped, Subject: "human.drop.architect", From: "human", MsgID: "m-7", Time: t0})
+	waitOutput(t, tm, "1 waiting for you")
 }
 
 func TestPaletteSendAndActions(t *testing.T) {
