@@ -194,7 +194,10 @@ var jsCodeOpts = []string{"--config", "-c", "--globalSetup", "--globalTeardown",
 	"--globalconfig", "--dir", "--setup", "--globalSetupFile", "--config-loader", "--configLoader",
 	// red team 16b: pnpm's hooks files, yarn's rc file (which names the
 	// yarn that runs), the scripts of a workspace root above the folder
-	"--pnpmfile", "--global-pnpmfile", "--use-yarnrc", "--workspace-root"}
+	"--pnpmfile", "--global-pnpmfile", "--use-yarnrc", "--workspace-root",
+	// red team 22a, finding 10: pnpm test installs (and runs the packages'
+	// install scripts) before the run
+	"--verify-deps-before-run"}
 
 // jsRunners are the commands those options are looked for in.
 var jsRunners = map[string]bool{"npm": true, "npx": true, "pnpm": true, "pnpx": true, "yarn": true, "bun": true,

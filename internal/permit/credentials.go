@@ -35,7 +35,10 @@ var credentialFiles = map[string]bool{".netrc": true, "_netrc": true, ".npmrc": 
 	// Red team 8b: more env files and histories.
 	".flaskenv": true, "fish_history": true, ".irb_history": true, ".pry_history": true, ".zhistory": true,
 	".ash_history": true, ".rhistory": true, ".scala_history": true, ".guile_history": true, ".octave_hist": true,
-	".postgres": true, ".django": true, "credentials.yml.enc": true}
+	".postgres": true, ".django": true, "credentials.yml.enc": true,
+	// Red team 22a, finding 9: ansible's vault password files.
+	"vault_pass": true, ".vault_pass": true, "vault_pass.txt": true, ".vault_pass.txt": true, ".vault-password": true,
+	"vault-password": true, "vault_password": true, ".vault_password": true}
 
 // credentialNamed are families of credential files known by the shape of
 // their name: an environment's appsettings.<Env>.json (.NET), Spring's

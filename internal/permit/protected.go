@@ -161,6 +161,10 @@ var protectedNames = map[string]string{
 	"pytest.toml": "pytest's configuration (addopts can load plugins)", ".pytest.toml": "pytest's configuration (addopts can load plugins)",
 	".opencode.json": "an agent CLI's settings (OpenCode's legacy file: its commands and MCP servers)",
 	".lazy.lua":      "neovim's per-folder plugin specs (lazy.nvim runs them on opening the folder)",
+	// red team 22a, finding 10: more git hook managers, and nextest's
+	// setup scripts
+	".overcommit.yml": "overcommit's git hooks", ".overcommit.yaml": "overcommit's git hooks",
+	"trunk.yaml": "trunk's actions (git hooks among them)", "nextest.toml": "cargo nextest's configuration (its setup scripts run before the tests)",
 	// version files: which interpreter the version manager's shims run
 	// (red team 20a, finding 9)
 	".python-version": "the python pyenv's shims run here", ".nvmrc": "the node nvm runs here",
