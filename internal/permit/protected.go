@@ -14,6 +14,7 @@ const FloorProtectedFile = "protected-file"
 var protectedDirs = map[string]string{
 	".git":    "git's configuration and hooks (a hook or core.fsmonitor runs on the next git command)",
 	".claude": "Claude Code's settings and hooks", ".codex": "Codex's configuration", ".gemini": "Gemini CLI's settings",
+	".trae":   "the instructions Trae's agent reads (red team 23a, finding 4)",
 	".cursor": "Cursor's settings", ".vscode": "the editor's tasks and settings (tasks run on opening the folder)",
 	".idea": "the IDE's run configurations", ".husky": "git hooks run by husky", ".devcontainer": "the dev container's commands",
 	".circleci": "CI pipelines", ".buildkite": "CI pipelines", ".cargo": "cargo's configuration (runners, wrappers, aliases)",
@@ -37,7 +38,12 @@ var protectedDirs = map[string]string{
 // protectedSubDirs are folders protected under one parent only: yarn's
 // release (the file yarnPath runs) and plugins, mise's folder under .config.
 var protectedSubDirs = map[[2]string]string{{".yarn", "releases"}: "the yarn release every yarn command runs",
-	{".yarn", "plugins"}: "yarn's plugins (run by every yarn command)", {".config", "mise"}: "mise's configuration (hooks, env scripts)",
+	// red team 23a, findings 2 and 4: the binaries cargo runs again when
+	// they look newer than the sources; the editor SDK wrappers yarn makes
+	{"target", "debug"}:   "the binaries cargo builds (cargo run runs one that looks up to date)",
+	{"target", "release"}: "the binaries cargo builds (cargo run runs one that looks up to date)",
+	{".yarn", "sdks"}:     "the SDK wrappers the editor runs (yarn dlx @yarnpkg/sdks)",
+	{".yarn", "plugins"}:  "yarn's plugins (run by every yarn command)", {".config", "mise"}: "mise's configuration (hooks, env scripts)",
 	{"node_modules", ".bin"}: "the programs npx and npm scripts run by name (npx tsc runs node_modules/.bin/tsc)",
 	{".venv", "bin"}:         "the programs the project's virtual environment runs by name", {"venv", "bin"}: "the programs the project's virtual environment runs by name"}
 
@@ -78,6 +84,9 @@ var (
 		"ava.config.":        "ava's configuration (require: modules it loads)",
 		"playwright.config.": "playwright's configuration (globalSetup, webServer commands)"}
 	protectedSuffixes = map[string]string{".code-workspace": "the editor's tasks and settings (tasks run on opening the workspace)",
+		// red team 23a, finding 2: python loads a .pyc whose header matches
+		// the source's time and size instead of the source
+		".pyc": "compiled Python that import loads instead of the source beside it", ".pyo": "compiled Python that import loads instead of the source beside it",
 		".sublime-project": "the editor's build systems (commands)"}
 )
 
@@ -161,6 +170,9 @@ var protectedNames = map[string]string{
 	"pytest.toml": "pytest's configuration (addopts can load plugins)", ".pytest.toml": "pytest's configuration (addopts can load plugins)",
 	".opencode.json": "an agent CLI's settings (OpenCode's legacy file: its commands and MCP servers)",
 	".lazy.lua":      "neovim's per-folder plugin specs (lazy.nvim runs them on opening the folder)",
+	// red team 23a, finding 4: editors' per-folder files that start programs
+	".ycm_extra_conf.py": "YouCompleteMe's per-project Python (vim runs it on opening a file)", ".lvimrc": "vim's per-folder script (localvimrc runs it)",
+	"coc-settings.json": "coc.nvim's settings (its language servers are commands vim starts)",
 	// red team 22a, finding 10: more git hook managers, and nextest's
 	// setup scripts
 	".overcommit.yml": "overcommit's git hooks", ".overcommit.yaml": "overcommit's git hooks",
