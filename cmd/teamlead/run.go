@@ -103,8 +103,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 			return fmt.Errorf("%s is not a folder of its own (a link?): the console keeps its store and secrets only in a real folder; remove it, or pass another --state", d)
 		}
 	}
-	agentPaths := engine.ShieldPaths(team)
-	shield := shieldFromOtherConsoles(g, append(append(protected(g, team), sharedGit...), agentPaths...), team.SecretFolders(), f.natsListen != "" || team.Bus.Listen != "", errOut)
+	shield := shieldFromOtherConsoles(g, append(protected(g, team), sharedGit...), team.SecretFolders(), f.natsListen != "" || team.Bus.Listen != "", errOut)
 	if fresh {
 		// Made by this console and protected only now: what an agent
 		// wrote into it in between is not taken either.
@@ -183,7 +182,7 @@ func run(cmd *cobra.Command, g *globals, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	protect := append(append(protected(g, team), sharedGit...), control.OtherAgents(g.state)...)
+	protect := append(protected(g, team), sharedGit...)
 	// The console's NATS credentials and key grant publishing as the
 	// console: no agent reads them (red team 9a, finding 9), nor what a
 	// rotation writes beside them first: their folders are hidden whole
@@ -417,8 +416,7 @@ func enterRegistry(g *globals, eng *engine.Engine, team *config.Team, socket str
 	stopped = func() {}
 	var protect []string
 	err = control.Enter(control.LockWait, func() error {
-		agentPaths := engine.ShieldPaths(team)
-		s, err := register(g, socket, append(team.OwnFiles(), sharedGit...), team.OwnFiles(), team.SecretFolders(), agentPaths)
+		s, err := register(g, socket, append(team.OwnFiles(), sharedGit...), team.OwnFiles(), team.SecretFolders())
 		if err == nil {
 			stopped = s
 		}
@@ -427,7 +425,7 @@ func enterRegistry(g *globals, eng *engine.Engine, team *config.Team, socket str
 		// Every other console's and node's secrets (red team 11a,
 		// finding 7: a node's --nats-file) and files.
 		agents.KeepSecret(control.Hidden()...)
-		protect = append(protected(g, team), control.OtherAgents(g.state)...)
+		protect = protected(g, team)
 	})
 	if errors.Is(err, control.ErrRegistryLocked) {
 		return nil, "", err
@@ -504,7 +502,7 @@ func printEvents(w io.Writer, eng *engine.Engine, after uint64) {
 // with the paths other consoles' sandboxes must keep read-only besides its
 // state folder and team files (protect), those of them its guard checks
 // by hash (guarded), and the secret folders they hide (hide).
-func register(g *globals, socket string, protect, guarded, hide, agentPaths []string) (func(), error) {
+func register(g *globals, socket string, protect, guarded, hide []string) (func(), error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -517,7 +515,7 @@ func register(g *globals, socket string, protect, guarded, hide, agentPaths []st
 	if err != nil {
 		return nil, err
 	}
-	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect, Guarded: absPaths(guarded), Hide: hide, Agents: agentPaths})
+	return control.Register(control.Registration{Dir: dir, Config: config, State: state, Socket: socket, PID: os.Getpid(), Started: time.Now(), Protect: protect, Guarded: absPaths(guarded), Hide: hide})
 }
 
 // absPaths is paths made absolute (those that cannot be are left out).

@@ -45,14 +45,7 @@ type Registration struct {
 	Guarded []string `json:"guarded,omitempty"`
 	// Hide are folders of its secrets (bus.creds, bus.tls.key) that every
 	// console's sandboxes hide (Hidden).
-	Hide []string `json:"hide,omitempty"`
-	// Agents are its agents' folders and the programs their commands name:
-	// the other consoles' sandboxes keep them read-only (Protected), as
-	// its own keep each agent's from the others (an agent of one console
-	// rewrote another console's agent's launcher and ran as it, red team
-	// 23b, finding 1). Its own console leaves them to its engine, which
-	// keeps folders that hold one another shared.
-	Agents  []string  `json:"agents,omitempty"`
+	Hide    []string  `json:"hide,omitempty"`
 	Started time.Time `json:"started"`
 	Stopped time.Time `json:"stopped,omitzero"`
 }
@@ -264,26 +257,6 @@ func Protected(state string, ownFiles []string) []string {
 		}
 	}
 	return append(guard.Protected(state, reg, files), states...)
-}
-
-// OtherAgents are the agents' folders and programs of every console this
-// user has run but the one on state (Registration.Agents): its sandboxes
-// keep them read-only. Not part of Protected, which a console also asks
-// the others to keep: asked to protect its own agents' folders, a console
-// killed its agents that worked in them.
-func OtherAgents(state string) []string {
-	self := filepath.Clean(state)
-	if abs, err := filepath.Abs(state); err == nil {
-		self = abs
-	}
-	regs, _ := Registrations()
-	var out []string
-	for _, r := range regs {
-		if filepath.Clean(r.State) != self {
-			out = append(out, r.Agents...)
-		}
-	}
-	return out
 }
 
 // teamFiles are the files beside a team file that a console of it reads,

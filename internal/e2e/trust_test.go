@@ -422,11 +422,7 @@ echo checked
 // finding 5: it wrote them and read the NATS token).
 func TestNewerConsoleIsProtectedFromOlderAgents(t *testing.T) {
 	needSandbox(t)
-	victimAgent := filepath.Join(t.TempDir(), "dev")
-	if err := os.MkdirAll(victimAgent, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	victim := newTeam(t, agentDef{name: "dev", script: "idle\n", dir: victimAgent})
+	victim := newTeam(t, agentDef{name: "dev", script: "idle\n"})
 	attempt := filepath.Join(t.TempDir(), "attempt")
 	goFile := filepath.Join(t.TempDir(), "go")
 	script := fmt.Sprintf(`touch %[5]s.running; until [ -e %[5]s ]; do sleep 0.05; done
@@ -434,8 +430,7 @@ func TestNewerConsoleIsProtectedFromOlderAgents(t *testing.T) {
 if echo forged > %[2]s/FORGED; then echo WROTE-STATE; fi
 if cat %[2]s/secrets/token; then echo READ-SECRET; fi
 if mv %[3]s %[3]s.moved; then echo MOVED-TEAM; fi
-if echo x > %[6]s/planted; then echo WROTE-AGENT-FOLDER; fi
-echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.dir, attempt, goFile, victimAgent)
+echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.dir, attempt, goFile)
 	older := newTeam(t, agentDef{name: "mallory", command: []string{"sh", "-c", script}})
 	older.stateHome = filepath.Join(victim.dir, "xdg-state")
 	victim.stateHome = older.stateHome
@@ -459,8 +454,7 @@ echo done; } > %[4]s 2>&1; exec sleep 600`, victim.config, victim.state, victim.
 		return strings.Contains(string(b), "done")
 	}, func() string { return co.out.String() + cv.out.String() })
 	b, _ := os.ReadFile(attempt)
-	// ... nor its agents' folders (red team 23b, finding 1).
-	for _, breach := range []string{"WROTE-TEAM", "WROTE-STATE", "READ-SECRET", "SECRET-TOKEN", "MOVED-TEAM", "WROTE-AGENT-FOLDER"} {
+	for _, breach := range []string{"WROTE-TEAM", "WROTE-STATE", "READ-SECRET", "SECRET-TOKEN", "MOVED-TEAM"} {
 		if strings.Contains(string(b), breach) {
 			t.Errorf("%s:\n%s", breach, b)
 		}

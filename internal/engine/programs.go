@@ -2,8 +2,6 @@ package engine
 
 import (
 	"os"
-
-	"github.com/teamlead/teamlead/internal/config"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,11 +20,7 @@ var scriptExts = []string{".sh", ".bash", ".zsh", ".fish", ".py", ".js", ".mjs",
 // agentPrograms are the existing files the team's commands name: a
 // program given by a path, and the arguments that are scripts (by their
 // name) or executable files, each relative to its agent's folder.
-func (e *Engine) agentPrograms() []string { return AgentPrograms(e.opts.Team.Agents) }
-
-// AgentPrograms are the existing files the commands of agents name (see
-// agentPrograms).
-func AgentPrograms(agents []config.Agent) []string {
+func (e *Engine) agentPrograms() []string {
 	var out []string
 	add := func(dir, p string, needScript bool) {
 		if p == "" || strings.HasPrefix(p, "-") {
@@ -48,7 +42,7 @@ func AgentPrograms(agents []config.Agent) []string {
 		}
 		out = append(out, p)
 	}
-	for _, a := range agents {
+	for _, a := range e.opts.Team.Agents {
 		if a.Host != "" || len(a.Command) == 0 {
 			continue
 		}
@@ -60,22 +54,4 @@ func AgentPrograms(agents []config.Agent) []string {
 		}
 	}
 	return out
-}
-
-// ShieldPaths are what the sandboxes of other consoles' agents must keep
-// read-only of this team's: its agents' folders and the programs their
-// commands name. Within a team each sandbox keeps them of the other
-// agents (othersFolders, agentPrograms); an agent of another console of
-// the same user wrote them (red team 23b, finding 1).
-func ShieldPaths(team *config.Team) []string {
-	var out []string
-	for _, a := range team.Agents {
-		if a.Host != "" || a.Dir == "" {
-			continue
-		}
-		if dir := realDir(a.Dir); !slices.Contains(out, dir) {
-			out = append(out, dir)
-		}
-	}
-	return append(out, AgentPrograms(team.Agents)...)
 }
