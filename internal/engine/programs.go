@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // The programs the team's entries start are the team's as much as its
@@ -31,6 +32,12 @@ func (e *Engine) agentPrograms() []string {
 		}
 		fi, err := os.Stat(p)
 		if err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			// A file with two names cannot be bound read-only under one
+			// (the sandbox stops when it finds the other): npm installs
+			// Claude Code's and OpenCode's binaries so. Left as it is.
 			return
 		}
 		script := fi.Mode()&0o111 != 0
