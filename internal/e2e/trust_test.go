@@ -398,15 +398,7 @@ echo checked
 	tm.write("team.yaml", []agentDef{{name: "qa", command: []string{"sh", "-c", qa}}, {name: "dev", command: []string{"sh", "-c", dev}}})
 	c := tm.start()
 	defer c.stop()
-	attempt := filepath.Join(tm.dir, "attempt.txt")
-	waitFor(t, 60*time.Second, "dev's attempts", func() bool {
-		b, _ := os.ReadFile(attempt)
-		return strings.Contains(string(b), "checked")
-	}, c.out.String)
-	got, _ := os.ReadFile(attempt)
-	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 4 {
-		t.Fatalf("dev wrote qa's progress file:\n%s", got)
-	}
+	allHeld(t, c, filepath.Join(tm.dir, "attempt.txt"), "dev", 4)
 	if b, _ := os.ReadFile(filepath.Join(tm.dir, "qa.txt")); !strings.Contains(string(b), "QA-WROTE") {
 		t.Fatalf("qa could not write its own progress file")
 	}
@@ -847,14 +839,7 @@ echo checked; exec sleep 600`
 		{name: "evil", dir: evilDir, command: []string{"sh", "-c", evil}}})
 	c := tm.start()
 	defer c.stop()
-	waitFor(t, 60*time.Second, "evil's attempts", func() bool {
-		b, _ := os.ReadFile(out)
-		return strings.Contains(string(b), "checked")
-	}, c.out.String)
-	got, _ := os.ReadFile(out)
-	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 4 || !strings.Contains(string(got), "own: folder") {
-		t.Fatalf("evil reached victim's conversation or folder:\n%s", got)
-	}
+	allHeld(t, c, out, "evil", 4, "own: folder")
 	// What evil wrote there went to the empty folder it was shown.
 	if b, _ := os.ReadFile(filepath.Join(conv, "s.jsonl")); !strings.Contains(string(b), "hunter2") || strings.Contains(string(b), "forged") {
 		t.Fatalf("victim's conversation: %q", b)
@@ -888,15 +873,29 @@ echo checked; exec sleep 600`
 		{name: "evil", dir: evilDir, command: []string{"sh", "-c", evil}}})
 	c := tm.start()
 	defer c.stop()
-	waitFor(t, 60*time.Second, "evil's attempts", func() bool {
-		b, _ := os.ReadFile(out)
-		return strings.Contains(string(b), "checked")
-	}, c.out.String)
-	got, _ := os.ReadFile(out)
-	if strings.Contains(string(got), "BREACH") || strings.Count(string(got), "held: ") != 2 {
-		t.Fatalf("evil's attempts on other's launcher:\n%s", got)
-	}
+	allHeld(t, c, out, "evil", 2)
 	if b, _ := os.ReadFile(launcher); string(b) != "#!/bin/sh\nexec sleep 600\n" {
 		t.Fatalf("other's launcher: %q", b)
 	}
+}
+
+// allHeld waits for the attempts an agent writes to out ("held: …" or
+// "BREACH: …" lines, then "checked"), and fails unless none breached, held
+// lines number held, and each of want is there too; it returns them.
+func allHeld(t *testing.T, c *console, out, who string, held int, want ...string) string {
+	t.Helper()
+	waitFor(t, 60*time.Second, who+"'s attempts", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Contains(string(b), "checked")
+	}, c.out.String)
+	b, _ := os.ReadFile(out)
+	got := string(b)
+	ok := !strings.Contains(got, "BREACH") && strings.Count(got, "held: ") == held
+	for _, w := range want {
+		ok = ok && strings.Contains(got, w)
+	}
+	if !ok {
+		t.Fatalf("%s's attempts:\n%s", who, got)
+	}
+	return got
 }
