@@ -162,9 +162,7 @@ func (e *Engine) findSession(agent string) {
 		return
 	}
 	home, dir := e.agentHome(agent)
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
+	dir = realDir(dir)
 	var since time.Time
 	if a := s.runner(); a != nil {
 		since = a.Info().StartedAt.Add(-2 * time.Second)
