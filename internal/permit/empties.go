@@ -2,6 +2,7 @@ package permit
 
 import (
 	"io/fs"
+	"slices"
 	"strings"
 )
 
@@ -45,36 +46,27 @@ func emptiedFiles(name string, args []Word) []Word {
 		}
 		return nil
 	case "sort":
-		var ops []Word
-		for i := 0; i < len(args); i++ {
-			if args[i].Value == "-o" || args[i].Value == "--output" || args[i].Value == "-T" || args[i].Value == "-S" || args[i].Value == "-k" || args[i].Value == "-t" {
-				i++ // its value
-				continue
-			}
-			if !strings.HasPrefix(args[i].Value, "-") {
-				ops = append(ops, args[i])
-			}
-		}
-		for i, a := range args {
-			out := ""
+		// sort -o F: F gets the sorted inputs, unless F is among them
+		// (sort -o f f sorts f in place); the options' values are told by
+		// the tables the rest of the policy reads sort with
+		split := shortSplit("sort", args)
+		var ops []string
+		for i := 0; i < len(split); i++ {
+			v := split[i].Value
 			switch {
-			case (a.Value == "-o" || a.Value == "--output") && i+1 < len(args):
-				out = args[i+1].Value
-			case strings.HasPrefix(a.Value, "--output="):
-				out = strings.TrimPrefix(a.Value, "--output=")
-			case strings.HasPrefix(a.Value, "-o") && len(a.Value) > 2:
-				out = a.Value[2:]
-			default:
-				continue
+			case optionValues["sort"][v] || v == "-o" || v == "--output" || v == "-T" || v == "--temporary-directory":
+				i++
+			case !strings.HasPrefix(v, "-"):
+				ops = append(ops, v)
 			}
-			for _, o := range ops {
-				if o.Value == out {
-					return nil // sort -o f f sorts f in place
-				}
-			}
-			return notBeside(Word{Raw: out, Value: out})
 		}
-		return nil
+		var out []Word
+		for _, o := range outputFiles("sort", args) {
+			if !slices.Contains(ops, o.Value) {
+				out = append(out, notBeside(o)...)
+			}
+		}
+		return out
 	case "dd":
 		for _, a := range args {
 			if of, ok := strings.CutPrefix(a.Value, "of="); ok && !strings.Contains(joinValues(args), "conv=notrunc") {
